@@ -1,0 +1,1 @@
+"""One translation each between our messages and a model's wire format."""

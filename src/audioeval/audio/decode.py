@@ -1,0 +1,51 @@
+"""Reading audio files into mono float32 arrays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from audioeval.core.errors import AudioError
+
+
+@dataclass(frozen=True)
+class Clip:
+    """Mono float32 samples in [-1, 1] and their sample rate."""
+
+    samples: np.ndarray
+    sample_rate: int
+
+    @property
+    def duration_s(self) -> float:
+        return len(self.samples) / float(self.sample_rate)
+
+
+def load_clip(path: str | Path, *, sample_id: str | None = None, field: str | None = None) -> Clip:
+    """Decode any libsndfile format (WAV, FLAC, OGG, MP3) to a mono float32 clip."""
+    import soundfile as sf
+
+    p = Path(path)
+    if not p.is_file():
+        raise AudioError("audio file not found", file=str(p), sample_id=sample_id, field=field)
+    try:
+        data, rate = sf.read(str(p), dtype="float32", always_2d=True)
+    except Exception as exc:  # soundfile raises several types for unreadable files
+        raise AudioError(
+            f"audio file could not be decoded ({exc})", file=str(p), sample_id=sample_id, field=field
+        ) from exc
+    mono = data.mean(axis=1) if data.shape[1] > 1 else data[:, 0]
+    if mono.size == 0:
+        raise AudioError("audio file holds no samples", file=str(p), sample_id=sample_id, field=field)
+    return Clip(np.ascontiguousarray(mono, dtype=np.float32), int(rate))
+
+
+def resample(clip: Clip, target_rate: int) -> Clip:
+    """Resample with soxr (high quality); a no-op when the rate already matches."""
+    if target_rate <= 0 or clip.sample_rate == target_rate:
+        return clip
+    import soxr
+
+    out = soxr.resample(clip.samples, clip.sample_rate, target_rate)
+    return Clip(np.asarray(out, dtype=np.float32), target_rate)

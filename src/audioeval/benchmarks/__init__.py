@@ -1,0 +1,1 @@
+"""Validated benchmark definitions; one folder per built-in benchmark."""

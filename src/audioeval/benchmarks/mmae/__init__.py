@@ -1,0 +1,1 @@
+"""MMAE: instruction-based audio editing judged by multiple-choice rubrics."""

@@ -1,0 +1,198 @@
+"""Reading and validating MMAE metadata and predictions.
+
+A malformed file is a fatal error. A malformed sample is reported (file, id, field) and
+skipped; the rest of the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from audioeval.core.errors import InputError
+from audioeval.judge.audio_refs import find_mentions
+from audioeval.judge.rubric_votes import McqRubric
+from audioeval.benchmarks.mmae.records import MmaePrediction, MmaeSample
+
+_INPUT_LABEL_PREFIX = "input"
+
+
+def read_json_records(path: str | Path, what: str) -> list[Any]:
+    """A JSON list, or JSONL with one object per line; errors name the file (and line)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{what} file not found", file=str(p))
+    text = p.read_text(encoding="utf-8")
+    if p.suffix == ".jsonl":
+        out = []
+        for lineno, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"malformed JSON line ({exc.msg})", file=str(p), line=lineno) from exc
+        return out
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", file=str(p)
+        ) from exc
+    if not isinstance(data, list):
+        raise InputError(f"{what} must be a JSON list of objects, got {type(data).__name__}", file=str(p))
+    return data
+
+
+def _field(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], file: str, sid: str | None) -> Any:
+    if name not in obj:
+        raise InputError("missing field", file=file, sample_id=sid, field=name)
+    value = obj[name]
+    if not isinstance(value, kind):
+        expected = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InputError(
+            f"expected {expected}, got {type(value).__name__}", file=file, sample_id=sid, field=name
+        )
+    return value
+
+
+def _audio_parts(messages: list[Any], role: str, file: str, sid: str) -> list[str]:
+    paths: list[str] = []
+    for mi, msg in enumerate(messages):
+        if not isinstance(msg, dict):
+            raise InputError("message is not an object", file=file, sample_id=sid, field=f"messages[{mi}]")
+        if msg.get("role") != role:
+            continue
+        content = msg.get("content")
+        if not isinstance(content, list):
+            if role == "assistant":
+                raise InputError(
+                    "assistant content must be a list of parts", file=file, sample_id=sid,
+                    field=f"messages[{mi}].content",
+                )
+            continue
+        for pi, part in enumerate(content):
+            if isinstance(part, dict) and part.get("type") == "audio":
+                url = part.get("audio_url")
+                if isinstance(url, dict):
+                    url = url.get("url")
+                if not isinstance(url, str) or not url:
+                    raise InputError(
+                        "audio part without a path", file=file, sample_id=sid,
+                        field=f"messages[{mi}].content[{pi}].audio_url",
+                    )
+                paths.append(url.removeprefix("file://"))
+    return paths
+
+
+def _rubric(obj: Any, index: int, n_inputs: int, file: str, sid: str) -> McqRubric:
+    where = f"rubrics[{index}]"
+    if not isinstance(obj, dict):
+        raise InputError("rubric is not an object", file=file, sample_id=sid, field=where)
+    try:
+        category = _field(obj, "category", str, file, sid)
+        question = _field(obj, "question", str, file, sid)
+        right = _field(obj, "right_choice", str, file, sid)
+        wrong = _field(obj, "wrong_choices", list, file, sid)
+    except InputError as exc:
+        raise InputError(exc.message, file=file, sample_id=sid, field=f"{where}.{exc.field}") from None
+    if not wrong or not all(isinstance(w, str) for w in wrong):
+        raise InputError("must be a non-empty list of strings", file=file, sample_id=sid, field=f"{where}.wrong_choices")
+    try:
+        mentions = find_mentions(question)
+    except ValueError as exc:
+        raise InputError(str(exc), file=file, sample_id=sid, field=f"{where}.question") from None
+    if not mentions:
+        raise InputError("question references no audio (<audio output>, <audio input1>, …)",
+                         file=file, sample_id=sid, field=f"{where}.question")
+    for m in mentions:
+        if not valid_label(m.label, n_inputs):
+            raise InputError(
+                f"{m.text} names no clip of this sample (it has output and input1..input{n_inputs})",
+                file=file, sample_id=sid, field=f"{where}.question",
+            )
+    return McqRubric(category, question, right, tuple(wrong))
+
+
+def valid_label(label: str, n_inputs: int) -> bool:
+    if label == "output":
+        return True
+    if label.startswith(_INPUT_LABEL_PREFIX):
+        num = label[len(_INPUT_LABEL_PREFIX):]
+        return (num == "" and n_inputs >= 1) or (num.isdigit() and 1 <= int(num) <= n_inputs)
+    return False
+
+
+def _sample(obj: Any, index: int, file: str) -> MmaeSample:
+    if not isinstance(obj, dict):
+        raise InputError(f"item {index} is not an object", file=file)
+    sid = obj.get("id")
+    if not isinstance(sid, str) or not sid:
+        raise InputError(f"item {index} has no string id", file=file, field="id")
+    complexity = _field(obj, "complexity", str, file, sid)
+    modality = _field(obj, "modality", str, file, sid)
+    granularity = _field(obj, "granularity", list, file, sid)
+    operations = _field(obj, "operations", list, file, sid)
+    messages = _field(obj, "messages", list, file, sid)
+    rubrics = _field(obj, "rubrics", list, file, sid)
+    ops: list[tuple[str, str]] = []
+    for oi, op in enumerate(operations):
+        if not isinstance(op, dict) or not isinstance(op.get("operation"), str):
+            raise InputError("expected {granularity, operation}", file=file, sample_id=sid, field=f"operations[{oi}]")
+        ops.append((str(op.get("granularity", "")), op["operation"]))
+    inputs = _audio_parts(messages, "user", file, sid)
+    if not rubrics:
+        raise InputError("sample has no rubrics", file=file, sample_id=sid, field="rubrics")
+    parsed = tuple(_rubric(r, i, len(inputs), file, sid) for i, r in enumerate(rubrics))
+    return MmaeSample(
+        sid, complexity, modality, tuple(str(g) for g in granularity), tuple(ops), tuple(inputs), parsed
+    )
+
+
+def load_metadata(path: str | Path) -> tuple[dict[str, MmaeSample], list[InputError]]:
+    """Samples by id, plus the errors of samples that were skipped."""
+    file = str(path)
+    samples: dict[str, MmaeSample] = {}
+    errors: list[InputError] = []
+    for i, obj in enumerate(read_json_records(path, "metadata")):
+        try:
+            sample = _sample(obj, i, file)
+        except InputError as exc:
+            errors.append(exc)
+            continue
+        if sample.id in samples:
+            errors.append(InputError("duplicate id in metadata; the first one is kept", file=file, sample_id=sample.id, field="id"))
+            continue
+        samples[sample.id] = sample
+    return samples, errors
+
+
+def _prediction(obj: Any, index: int, file: str) -> MmaePrediction:
+    if not isinstance(obj, dict):
+        raise InputError(f"item {index} is not an object", file=file)
+    sid = obj.get("id")
+    if not isinstance(sid, str) or not sid:
+        raise InputError(f"item {index} has no string id", file=file, field="id")
+    messages = _field(obj, "messages", list, file, sid)
+    outputs = _audio_parts(messages, "assistant", file, sid)
+    if not outputs:
+        raise InputError("no assistant turn with an audio part (the edited audio)", file=file, sample_id=sid, field="messages")
+    return MmaePrediction(sid, outputs[-1], tuple(_audio_parts(messages, "user", file, sid)))
+
+
+def load_predictions(path: str | Path) -> tuple[dict[str, MmaePrediction], list[InputError]]:
+    file = str(path)
+    preds: dict[str, MmaePrediction] = {}
+    errors: list[InputError] = []
+    for i, obj in enumerate(read_json_records(path, "predictions")):
+        try:
+            pred = _prediction(obj, i, file)
+        except InputError as exc:
+            errors.append(exc)
+            continue
+        if pred.id in preds:
+            errors.append(InputError("duplicate id in predictions; the first one is kept", file=file, sample_id=pred.id, field="id"))
+            continue
+        preds[pred.id] = pred
+    return preds, errors

@@ -1,0 +1,38 @@
+"""MMAE taxonomy groups: which groups a sample belongs to in each breakdown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+Row = Mapping[str, Any]
+
+
+def complexity_group(complexity: str) -> str:
+    return "single" if complexity == "single" else "multiple"
+
+
+def granularity_group(granularity: Sequence[str]) -> str:
+    """'local', 'global', or 'mix' when a sample lists both (the paper's Mix share)."""
+    values = sorted({g.lower() for g in granularity})
+    if not values:
+        return "unspecified"
+    return values[0] if len(values) == 1 else "mix"
+
+
+def operation_keys(row: Row) -> list[str]:
+    """One group per distinct operation, keyed `granularity:operation` (alteration exists
+    at both granularities)."""
+    keys = {f"{op['granularity']}:{op['operation']}" if op["granularity"] else op["operation"]
+            for op in row["operations"]}
+    return sorted(keys)
+
+
+BREAKDOWNS: dict[str, Callable[[Row], Sequence[str]]] = {
+    "modality": lambda r: [r["modality"]],
+    "complexity": lambda r: [r["complexity"]],
+    "complexity_group": lambda r: [complexity_group(r["complexity"])],
+    "granularity": lambda r: [granularity_group(r["granularity"])],
+    "operation": operation_keys,
+    "modality_x_complexity_group": lambda r: [f"{r['modality']}|{complexity_group(r['complexity'])}"],
+}

@@ -1,0 +1,1 @@
+"""The `audioeval` command line."""

@@ -1,0 +1,35 @@
+"""Turning audioeval errors into one clear line and an exit code."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import typer
+from rich.console import Console
+
+from audioeval.core.errors import AudioevalError, InputError
+
+err_console = Console(stderr=True)
+
+
+@contextlib.contextmanager
+def friendly_errors() -> Iterator[None]:
+    try:
+        yield
+    except InputError as exc:
+        err_console.print(f"[red]error:[/red] {exc.describe()}", highlight=False)
+        raise typer.Exit(2) from None
+    except AudioevalError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+
+
+def report_skipped(errors: list[InputError], *, limit: int = 20) -> None:
+    if not errors:
+        return
+    err_console.print(f"[yellow]{len(errors)} item(s) skipped:[/yellow]")
+    for exc in errors[:limit]:
+        err_console.print(f"  - {exc.describe()}", highlight=False)
+    if len(errors) > limit:
+        err_console.print(f"  … and {len(errors) - limit} more (see skipped.json)")

@@ -1,0 +1,1 @@
+"""The only place for concurrency, retries, timeouts, endpoint balancing, caching and resume."""

@@ -1,0 +1,113 @@
+"""Sending chat requests to OpenAI-compatible endpoints: concurrency, retries, timeouts.
+
+One attempt has one deadline (`timeout_s`). Inside it, transport errors, timeouts of a single
+request, 429 and 5xx answers are retried with exponential backoff and jitter, on whichever
+endpoint the pool offers. Other 4xx answers and malformed bodies end the attempt with a
+recorded error. The API key is sent as a bearer token and never written anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from typing import Any
+
+import httpx
+
+from audioeval.adapters.openai_chat import reply_text
+from audioeval.core.generation import Generation
+from audioeval.engine.endpoint_pool import EndpointPool
+
+RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+class ChatClient:
+    def __init__(
+        self,
+        base_urls: list[str],
+        *,
+        api_key: str | None = None,
+        timeout_s: float = 300.0,
+        concurrency: int = 16,
+        backoff_base_s: float = 0.25,
+        backoff_max_s: float = 8.0,
+        cooldown_s: float = 2.0,
+    ) -> None:
+        self.pool = EndpointPool(base_urls, cooldown_s=cooldown_s)
+        self.timeout_s = timeout_s
+        self.backoff_base_s = backoff_base_s
+        self.backoff_max_s = backoff_max_s
+        self._sem = asyncio.Semaphore(concurrency)
+        self._headers = {"Content-Type": "application/json"}
+        if api_key:
+            self._headers["Authorization"] = f"Bearer {api_key}"
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        self._http = httpx.AsyncClient(limits=limits, timeout=None, trust_env=False)
+        self._rng = random.Random()
+        self.calls = 0
+        self.retries = 0
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> ChatClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _backoff(self, tries: int) -> float:
+        return min(self.backoff_max_s, self.backoff_base_s * 2**tries) * self._rng.uniform(0.5, 1.5)
+
+    async def complete(self, body: dict[str, Any]) -> Generation:
+        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        async with self._sem:
+            self.calls += 1
+            return await self._send(payload)
+
+    async def _send(self, payload: bytes) -> Generation:
+        start = time.monotonic()
+        deadline = start + self.timeout_s
+        tries = 0
+        last_error = "no request sent"
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return Generation(None, error=f"timed out after {self.timeout_s:g}s (last: {last_error})",
+                                  latency_s=time.monotonic() - start)
+            ep = self.pool.acquire()
+            try:
+                resp = await self._http.post(
+                    ep.url + "/chat/completions", content=payload, headers=self._headers,
+                    timeout=httpx.Timeout(remaining),
+                )
+            except httpx.TimeoutException:
+                self.pool.release(ep, failed=True)
+                last_error = f"{ep.url}: request timed out"
+            except httpx.TransportError as exc:
+                self.pool.release(ep, failed=True)
+                last_error = f"{ep.url}: {type(exc).__name__}: {exc}"
+            else:
+                if resp.status_code in RETRYABLE_STATUS:
+                    self.pool.release(ep, failed=resp.status_code >= 500)
+                    last_error = f"{ep.url}: HTTP {resp.status_code}: {resp.text[:200]}"
+                else:
+                    self.pool.release(ep, failed=False)
+                    return self._reply(resp, ep.url, time.monotonic() - start)
+            tries += 1
+            self.retries += 1
+            pause = min(self._backoff(tries - 1), max(0.0, deadline - time.monotonic()))
+            await asyncio.sleep(pause)
+
+    @staticmethod
+    def _reply(resp: httpx.Response, url: str, latency: float) -> Generation:
+        if resp.status_code >= 400:
+            return Generation(None, error=f"{url}: HTTP {resp.status_code}: {resp.text[:300]}",
+                              endpoint=url, latency_s=latency)
+        try:
+            text = reply_text(resp.json())
+        except (ValueError, json.JSONDecodeError) as exc:
+            return Generation(None, error=f"{url}: malformed response: {exc}", endpoint=url, latency_s=latency)
+        return Generation(text, endpoint=url, latency_s=latency)

@@ -1,0 +1,130 @@
+"""Collecting valid votes on one multiple-choice rubric and taking the majority.
+
+The engine drives a `RubricVoting`: it asks which attempts to launch, runs them however it
+schedules work, and records each answer. Ask until `votes_needed` valid votes exist, with at
+most `max_attempts` attempts in all (failures included). The rubric scores 1 when a strict
+majority of its valid votes pick the right choice; with fewer valid votes than needed it is
+failed: recorded, counted, never scored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from audioeval.core.generation import Generation
+from audioeval.judge.option_shuffle import ShuffledOptions, shuffle_options, vote_seed
+from audioeval.judge.verdict import parse_verdict
+
+
+@dataclass(frozen=True, slots=True)
+class McqRubric:
+    category: str
+    question: str
+    right_choice: str
+    wrong_choices: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class AttemptRecord:
+    attempt: int
+    options: list[str]
+    right_letter: str
+    raw: str | None
+    letter: str | None
+    valid: bool
+    correct: bool | None
+    error: str | None
+    endpoint: str | None = None
+    latency_s: float | None = None
+    cached: bool = False
+
+
+@dataclass(slots=True)
+class RubricVoting:
+    rubric: McqRubric
+    sample_id: str
+    rubric_index: int
+    seed: int = 0
+    votes_needed: int = 3
+    max_attempts: int = 10
+    attempts: list[AttemptRecord] = field(default_factory=list)
+    _launched: int = 0
+
+    def options_for(self, attempt: int) -> ShuffledOptions:
+        return shuffle_options(
+            self.rubric.right_choice,
+            list(self.rubric.wrong_choices),
+            seed=vote_seed(self.seed, self.sample_id, self.rubric_index, attempt),
+        )
+
+    @property
+    def valid_votes(self) -> int:
+        return sum(a.valid for a in self.attempts)
+
+    @property
+    def in_flight(self) -> int:
+        return self._launched - len(self.attempts)
+
+    @property
+    def done(self) -> bool:
+        if self.in_flight:
+            return False
+        return self.valid_votes >= self.votes_needed or self._launched >= self.max_attempts
+
+    def next_attempts(self) -> list[int]:
+        """Attempt indices to launch now: as many as valid votes are still missing."""
+        missing = self.votes_needed - self.valid_votes - self.in_flight
+        n = max(0, min(missing, self.max_attempts - self._launched))
+        out = list(range(self._launched, self._launched + n))
+        self._launched += n
+        return out
+
+    def record(self, attempt: int, options: ShuffledOptions, gen: Generation) -> AttemptRecord:
+        if gen.ok:
+            verdict = parse_verdict(gen.text or "", len(options.texts))
+            correct = None if verdict.letter is None else verdict.letter == options.right_letter
+            rec = AttemptRecord(
+                attempt, list(options.texts), options.right_letter, gen.text, verdict.letter,
+                verdict.valid, correct, verdict.error, gen.endpoint, gen.latency_s, gen.cached,
+            )
+        else:
+            rec = AttemptRecord(
+                attempt, list(options.texts), options.right_letter, None, None, False, None,
+                gen.error, gen.endpoint, gen.latency_s, gen.cached,
+            )
+        self.attempts.append(rec)
+        return rec
+
+    def outcome(self) -> dict[str, Any]:
+        """Votes, score (0/1) or failure, and every attempt, as a JSON-ready record."""
+        attempts = sorted(self.attempts, key=lambda a: a.attempt)
+        votes = [bool(a.correct) for a in attempts if a.valid][: self.votes_needed]
+        failed = len(votes) < self.votes_needed
+        score = None if failed else int(2 * sum(votes) > len(votes))
+        return {
+            "votes": votes,
+            "score": score,
+            "failed": failed,
+            "failure": (
+                f"only {len(votes)} valid votes of {self.votes_needed} after "
+                f"{len(attempts)} attempts"
+                if failed
+                else None
+            ),
+            "attempts": [asdict(a) for a in attempts],
+        }
+
+
+def rescore_attempts(attempts: list[dict[str, Any]], votes_needed: int) -> dict[str, Any]:
+    """Re-parse stored raw answers and recompute votes and score, with no judge call."""
+    votes: list[bool] = []
+    for a in sorted(attempts, key=lambda a: a["attempt"]):
+        if a.get("raw") is None:
+            continue
+        verdict = parse_verdict(a["raw"], len(a["options"]))
+        if verdict.letter is not None:
+            votes.append(verdict.letter == a["right_letter"])
+    votes = votes[:votes_needed]
+    failed = len(votes) < votes_needed
+    return {"votes": votes, "score": None if failed else int(2 * sum(votes) > len(votes)), "failed": failed}

@@ -1,0 +1,83 @@
+"""Parsing a judge's answer into one option letter, robustly but without guessing.
+
+Accepted: a JSON object with a `choice` key, bare or inside a ```json fence or surrounded by
+text, `<think>` blocks removed; the choice may be lower-case, wrapped as "(b)" or followed by
+the option text ("B. Yes"). Anything else (no choice, a letter out of range, several
+conflicting objects) is an invalid vote, never a guess.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_FENCE_RE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_CHOICE_FIELD_RE = re.compile(r'"choice"\s*:\s*"([^"]*)"')
+_LETTER_RE = re.compile(r"^\(?\s*([A-Za-z])\s*\)?(?:[.):,\s]|$)")
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    letter: str | None
+    reason: str | None
+    error: str | None
+
+    @property
+    def valid(self) -> bool:
+        return self.letter is not None
+
+
+def _json_objects(text: str) -> list[dict[str, object]]:
+    """Every top-level JSON object that decodes, scanning from each '{'."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, object]] = []
+    i = text.find("{")
+    while i != -1:
+        try:
+            obj, end = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            i = text.find("{", i + 1)
+            continue
+        if isinstance(obj, dict):
+            found.append(obj)
+        i = text.find("{", end)
+    return found
+
+
+def _letter(value: object) -> str | None:
+    if not isinstance(value, str):
+        return None
+    m = _LETTER_RE.match(value.strip())
+    return m.group(1).upper() if m else None
+
+
+def parse_verdict(raw: str, n_options: int) -> Verdict:
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:n_options]
+    text = _THINK_RE.sub("", raw or "").strip()
+    if not text:
+        return Verdict(None, None, "empty answer")
+    candidates: list[str] = [m.group(1) for m in _FENCE_RE.finditer(text)] + [text]
+    choices: list[tuple[str | None, str | None]] = []
+    for chunk in candidates:
+        for obj in _json_objects(chunk):
+            if "choice" in obj:
+                reason = obj.get("reason")
+                choices.append((_letter(obj["choice"]), reason if isinstance(reason, str) else None))
+        if choices:
+            break
+    if not choices:
+        m = _CHOICE_FIELD_RE.findall(text)
+        choices = [(_letter(v), None) for v in m]
+    if not choices:
+        return Verdict(None, None, "no JSON object with a 'choice' key")
+    picked = {c for c, _ in choices}
+    if len(picked) > 1:
+        return Verdict(None, None, f"conflicting choices {sorted(str(p) for p in picked)}")
+    letter, reason = choices[-1]
+    if letter is None:
+        return Verdict(None, reason, "choice is not a single option letter")
+    if letter not in letters:
+        return Verdict(None, reason, f"choice {letter!r} out of range A-{letters[-1]}")
+    return Verdict(letter, reason, None)

@@ -1,0 +1,1 @@
+"""Corpus metrics from summed statistics, grouped breakdowns, bootstrap confidence intervals."""

@@ -1,0 +1,1 @@
+"""JSON summaries, tables, HTML report."""

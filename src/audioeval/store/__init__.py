@@ -1,0 +1,1 @@
+"""Run directories: append-only JSONL, atomic summaries, the content-keyed response cache."""

@@ -1,0 +1,117 @@
+"""Append-only, crash-safe JSONL files.
+
+Every record is written as one complete line and flushed to the OS at once, so a process
+killed at any moment (kill -9) leaves at most one partial last line. Opening a file for
+append first cuts such a partial tail, so the next record never glues onto it. fsync runs at
+most every `fsync_interval_s` seconds and on close, keeping disk waits off the hot path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class JsonlReadReport:
+    """What reading a JSONL file found: the records and the lines that were not records."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    bad_lines: list[int] = field(default_factory=list)
+    truncated_tail: bool = False
+
+
+def read_jsonl(path: str | Path) -> JsonlReadReport:
+    """Read every complete, valid JSON object line; report partial or corrupt lines."""
+    report = JsonlReadReport()
+    p = Path(path)
+    if not p.exists():
+        return report
+    raw = p.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        report.truncated_tail = True
+        raw = raw[: raw.rfind(b"\n") + 1]
+    for lineno, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            report.bad_lines.append(lineno)
+            continue
+        if isinstance(obj, dict):
+            report.records.append(obj)
+        else:
+            report.bad_lines.append(lineno)
+    return report
+
+
+def iter_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
+    yield from read_jsonl(path).records
+
+
+def _cut_partial_tail(path: Path) -> None:
+    if not path.exists():
+        return
+    with open(path, "rb+") as fh:
+        fh.seek(0, os.SEEK_END)
+        size = fh.tell()
+        if size == 0:
+            return
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return
+        # Walk back to the last newline and cut everything after it.
+        pos = size - 1
+        chunk = 4096
+        while pos > 0:
+            start = max(0, pos - chunk)
+            fh.seek(start)
+            buf = fh.read(pos - start)
+            idx = buf.rfind(b"\n")
+            if idx >= 0:
+                fh.truncate(start + idx + 1)
+                return
+            pos = start
+        fh.truncate(0)
+
+
+class JsonlAppender:
+    """Append records to a JSONL file, one flushed line each."""
+
+    def __init__(self, path: str | Path, *, fsync_interval_s: float = 1.0) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _cut_partial_tail(self.path)
+        self._fh = open(self.path, "ab")
+        self._fsync_interval_s = fsync_interval_s
+        self._last_fsync = time.monotonic()
+        self.written = 0
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        self._fh.write(line + b"\n")
+        self._fh.flush()
+        self.written += 1
+        now = time.monotonic()
+        if now - self._last_fsync >= self._fsync_interval_s:
+            os.fsync(self._fh.fileno())
+            self._last_fsync = now
+
+    def close(self) -> None:
+        if self._fh.closed:
+            return
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+        self._fh.close()
+
+    def __enter__(self) -> JsonlAppender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
