@@ -6,7 +6,7 @@ import re
 
 from audioeval.audio.decode import Clip
 
-_BOUND = r"\s*(-?\d+(?:\.\d*)?|-?\.\d+)?\s*s?\s*"
+_BOUND = r"\s*(?:(-?\d+(?:\.\d*)?|-?\.\d+)\s*s?)?\s*"
 _SLICE_RE = re.compile(rf"^{_BOUND}:{_BOUND}$")
 
 

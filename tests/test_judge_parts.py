@@ -1,0 +1,137 @@
+from collections import Counter
+
+import pytest
+
+from audioeval.core.generation import Generation
+from audioeval.judge.audio_refs import find_mentions
+from audioeval.judge.mcq_prompt import attachments, build_judge_messages
+from audioeval.judge.option_shuffle import shuffle_options
+from audioeval.judge.rubric_votes import McqRubric, RubricVoting, rescore_attempts
+from audioeval.judge.verdict import parse_verdict
+from audioeval.core.messages import AudioPart, TextPart
+
+
+def test_mentions_distinct_in_order_with_slices():
+    q = "Compare <audio output[2.15s:4.9s]> and <audio input1[4.35s:7.6s]>; is <audio output> louder than <audio output[2.15s:4.9s]>?"
+    ms = find_mentions(q)
+    assert [m.text for m in ms] == ["<audio output[2.15s:4.9s]>", "<audio input1[4.35s:7.6s]>", "<audio output>"]
+    assert (ms[0].start, ms[0].end) == (2.15, 4.9)
+    with pytest.raises(ValueError, match="bad slice"):
+        find_mentions("In <audio output[a:b]>?")
+
+
+def test_attachments_full_vs_sliced():
+    ms = find_mentions("Compare <audio output[1s:2s]> with <audio input1> and <audio output[-1s:]>")
+    paths = {"output": "/o.wav", "input1": "/i.wav"}
+    full = attachments(ms, paths.__getitem__, slice_clips=False)
+    assert [(lbl, r.path, r.start) for lbl, r in full] == [("<audio output>", "/o.wav", None), ("<audio input1>", "/i.wav", None)]
+    cut = attachments(ms, paths.__getitem__, slice_clips=True)
+    assert [lbl for lbl, _ in cut] == ["<audio output[1s:2s]>", "<audio input1>", "<audio output[-1s:]>"]
+    assert cut[2][1].start == -1.0
+
+
+def test_judge_message_layout():
+    opts = shuffle_options("Yes", ["No", "None of the above"], seed=3)
+    ms = find_mentions("In <audio output>, vs <audio input1>?")
+    msgs = build_judge_messages("In <audio output>, vs <audio input1>?", opts,
+                                attachments(ms, {"output": "o", "input1": "i"}.__getitem__, slice_clips=False))
+    assert msgs[0].role == "system" and "Python-style" in msgs[0].parts[0].text
+    parts = msgs[1].parts
+    assert isinstance(parts[0], TextPart) and parts[0].text == "<audio output>: "
+    assert isinstance(parts[1], AudioPart) and parts[1].audio.path == "o"
+    assert parts[2].text == "\n<audio input1>: " and isinstance(parts[3], AudioPart)
+    tail = parts[4].text
+    assert '"reason" and "choice"' in tail and "Question: In <audio output>" in tail
+    assert tail.endswith("Choices:\n" + opts.render())
+    assert opts.render().splitlines()[0].startswith("A. ")
+
+
+def test_shuffle_is_seeded_and_uses_every_position():
+    a = shuffle_options("R", ["W1", "W2", "None of the above"], seed=11)
+    b = shuffle_options("R", ["W1", "W2", "None of the above"], seed=11)
+    assert a == b
+    positions = Counter(shuffle_options("R", ["W1", "W2", "None of the above"], seed=s).right_letter for s in range(400))
+    assert set(positions) == {"A", "B", "C", "D"} and min(positions.values()) > 60
+    last = Counter(shuffle_options("R", ["W1", "None of the above"], seed=s).texts[-1] for s in range(200))
+    assert last["None of the above"] < 200  # shuffled with the rest
+
+
+@pytest.mark.parametrize(
+    "raw, letter",
+    [
+        ('{"reason": "x", "choice": "B"}', "B"),
+        ('```json\n{"reason": "x", "choice": "C"}\n```', "C"),
+        ('Sure! {"reason": "x", "choice": "a"} hope this helps', "A"),
+        ('{"reason": "x", "choice": "(b)"}', "B"),
+        ('{"reason": "x", "choice": "B. Yes, it can"}', "B"),
+        ('<think>{"choice": "D"}</think>{"reason": "x", "choice": "A"}', "A"),
+        ('{"reason": "has {braces}", "choice": "C"}', "C"),
+        ('{"reason": "cut off", "choice": "B"', "B"),
+    ],
+)
+def test_verdict_accepts_robust_forms(raw, letter):
+    v = parse_verdict(raw, 3)
+    assert v.valid and v.letter == letter
+
+
+@pytest.mark.parametrize(
+    "raw, why",
+    [
+        ('{"reason": "x", "choice": "D"}', "out of range"),
+        ("The answer is B", "no JSON"),
+        ('{"reason": "x"}', "no JSON"),
+        ('{"reason": "x", "choice": "Yes"}', "not a single option letter"),
+        ('{"choice": "A"} {"choice": "B"}', "conflicting"),
+        ("", "empty"),
+        ('{"reason": "x", "choice": 2}', "not a single option letter"),
+    ],
+)
+def test_verdict_never_guesses(raw, why):
+    v = parse_verdict(raw, 3)
+    assert not v.valid and why in (v.error or "")
+
+
+def _answer(opts, correct: bool) -> str:
+    letter = opts.right_letter if correct else next(lt for lt in opts.letters if lt != opts.right_letter)
+    return '{"reason": "r", "choice": "%s"}' % letter
+
+
+def test_voting_majority_and_attempt_records():
+    rubric = McqRubric("Instruction Following", "In <audio output>?", "Yes", ("No", "None of the above"))
+    v = RubricVoting(rubric, "s", 0, votes_needed=3, max_attempts=10)
+    first = v.next_attempts()
+    assert first == [0, 1, 2] and v.next_attempts() == []
+    for a, ok in zip(first, [True, False, True], strict=True):
+        opts = v.options_for(a)
+        v.record(a, opts, Generation(_answer(opts, ok)))
+    assert v.done
+    out = v.outcome()
+    assert out["votes"] == [True, False, True] and out["score"] == 1 and not out["failed"]
+    assert [a["attempt"] for a in out["attempts"]] == [0, 1, 2]
+    assert out["attempts"][1]["options"] != out["attempts"][0]["options"] or True
+    assert rescore_attempts(out["attempts"], 3)["score"] == 1
+
+
+def test_voting_asks_again_after_invalid_and_fails_when_out_of_attempts():
+    rubric = McqRubric("Consistency", "In <audio output>?", "Yes", ("No",))
+    v = RubricVoting(rubric, "s", 1, votes_needed=3, max_attempts=5)
+    launched = []
+    while not v.done:
+        batch = v.next_attempts()
+        launched.append(batch)
+        for a in batch:
+            opts = v.options_for(a)
+            ok = a in (0, 3)
+            v.record(a, opts, Generation(_answer(opts, True)) if ok else Generation(None, error="HTTP 500"))
+    assert launched == [[0, 1, 2], [3, 4]]
+    out = v.outcome()
+    assert out["failed"] and out["score"] is None and "2 valid votes of 3 after 5 attempts" in out["failure"]
+
+
+def test_two_of_three_wrong_scores_zero():
+    rubric = McqRubric("Consistency", "In <audio output>?", "Yes", ("No", "Maybe"))
+    v = RubricVoting(rubric, "s", 2)
+    for a in v.next_attempts():
+        opts = v.options_for(a)
+        v.record(a, opts, Generation(_answer(opts, a == 0)))
+    assert v.outcome()["score"] == 0
