@@ -10,7 +10,7 @@ from rich.console import Console
 
 from audioeval.core.errors import AudioevalError, InputError
 
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ its finished votes again.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,8 +182,11 @@ class _Runner:
 
 
 def _aggregate(cfg: MmaeRunConfig, plan: MmaePlan, done: dict[tuple[str, int], dict[str, Any]],
-               skipped: list[InputError]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    skipped_ids = {e.sample_id for e in skipped}
+               skipped: list[InputError], unreadable: list[InputError]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Rows of the planned samples whose audio could be read; `skipped` holds every input
+    error, counted once per item."""
+    skipped_ids = {e.sample_id for e in unreadable}
+    n_skipped = len({e.sample_id if e.sample_id else f"#{i}" for i, e in enumerate(skipped)})
     rows = []
     for item in plan.items:
         if item.sample.id in skipped_ids:
@@ -190,7 +194,7 @@ def _aggregate(cfg: MmaeRunConfig, plan: MmaePlan, done: dict[tuple[str, int], d
         results = {i: done[(item.sample.id, i)] for i in range(len(item.sample.rubrics))
                    if (item.sample.id, i) in done}
         rows.append(per_sample_row(item.sample, results))
-    tax = taxonomy(rows, n_skipped=len(skipped), n_resamples=cfg.n_resamples, seed=cfg.seed)
+    tax = taxonomy(rows, n_skipped=n_skipped, n_resamples=cfg.n_resamples, seed=cfg.seed)
     return rows, tax
 
 
@@ -206,7 +210,8 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     samples, meta_errors = load_metadata(cfg.metadata)
     preds, pred_errors = load_predictions(cfg.predictions)
     plan = make_plan(samples, preds, audio_root=audio_root, metadata_file=str(cfg.metadata),
-                     predictions_file=str(cfg.predictions))
+                     predictions_file=str(cfg.predictions),
+                     rejected_ids=frozenset(e.sample_id for e in meta_errors if e.sample_id))
     cfg.output_dir.mkdir(parents=True, exist_ok=True)
     check_or_write_signature(cfg.output_dir, cfg.signature())
     results_path = cfg.output_dir / RESULTS_FILE
@@ -231,7 +236,7 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
         if cache is not None:
             cache.close()
     skipped = meta_errors + pred_errors + plan.skipped + runner.skipped
-    rows, tax = _aggregate(cfg, plan, done, runner.skipped)
+    rows, tax = _aggregate(cfg, plan, done, skipped, runner.skipped)
     extra = {"audioeval_version": __version__, "judged_now": runner.judged_now, "reused": reused,
              "judge_calls": client.calls, "cache_hits": cache.hits if cache else 0,
              "endpoints": [e.stats() for e in client.pool.endpoints], "pid": os.getpid()}
@@ -267,7 +272,10 @@ def rescore_mmae(output_dir: Path, metadata: Path, *, n_resamples: int = 1000, s
         results = {i: done[(sid, i)] for i in range(len(sample.rubrics)) if (sid, i) in done}
         if results:
             rows.append(per_sample_row(sample, results))
-    tax = taxonomy(rows, n_skipped=0, n_resamples=n_resamples, seed=seed)
+    skipped_file = output_dir / "skipped.json"
+    skipped = json.loads(skipped_file.read_text(encoding="utf-8")) if skipped_file.exists() else []
+    n_skipped = len({s.get("id") or f"#{i}" for i, s in enumerate(skipped)})
+    tax = taxonomy(rows, n_skipped=n_skipped, n_resamples=n_resamples, seed=seed)
     write_json_atomic(output_dir / "per_sample.json", [public_row(r) for r in rows])
     write_json_atomic(output_dir / "taxonomy.json", {**tax, "run": {"rescored": True, "reparsed": reparse}})
     return [public_row(r) for r in rows], tax

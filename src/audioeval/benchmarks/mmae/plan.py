@@ -53,11 +53,14 @@ def make_plan(
     audio_root: str | Path,
     metadata_file: str,
     predictions_file: str,
+    rejected_ids: frozenset[str] = frozenset(),
 ) -> MmaePlan:
+    """Work items for predicted samples; `rejected_ids` are metadata samples already reported
+    as invalid, so their predictions are not reported a second time."""
     root = Path(audio_root)
     plan = MmaePlan()
     for sid in predictions:
-        if sid not in samples:
+        if sid not in samples and sid not in rejected_ids:
             plan.skipped.append(InputError("prediction id not in the metadata", file=predictions_file, sample_id=sid, field="id"))
     for sid, sample in samples.items():
         pred = predictions.get(sid)

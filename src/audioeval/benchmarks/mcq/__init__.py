@@ -1,0 +1,1 @@
+"""MMAR and MMAU: multiple-choice audio reasoning, scored official-exact and robust."""

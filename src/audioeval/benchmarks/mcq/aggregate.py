@@ -1,0 +1,92 @@
+"""From per-item rows to the summary: every breakdown group with n, accuracy and a 95 % CI.
+
+Accuracies are micro, `(correct / n) * 100` as the official scripts compute them, so the
+two-decimal figures are the same to the last digit. Items without a prediction are left
+out of every group (as officially) but counted. Confidence intervals are percentile
+bootstraps from `metrics.breakdown.summarise`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from audioeval.benchmarks.mcq.definitions import McqBenchmark
+from audioeval.metrics.breakdown import summarise
+
+Row = dict[str, Any]
+
+
+def accuracy(correct: int, n: int) -> float:
+    """The official figure: `(correct / n) * 100`, 0 for an empty group."""
+    return (correct / n) * 100 if n > 0 else 0
+
+
+def grouped(rows: Sequence[Row], bench: McqBenchmark) -> dict[str, dict[str, list[Row]]]:
+    """Scored rows per axis and group: the axis' fixed groups first, then first-seen order."""
+    out: dict[str, dict[str, list[Row]]] = {}
+    for axis in bench.axes:
+        groups: dict[str, list[Row]] = {g: [] for g in axis.fixed}
+        for row in rows:
+            value = row.get(axis.name)
+            if value is not None:
+                groups.setdefault(value, []).append(row)
+        out[axis.name] = groups
+    return out
+
+
+def _mode(members: Sequence[Row], stats: dict[str, Any], name: str) -> dict[str, Any]:
+    correct = sum(int(r[name]) for r in members)
+    acc = accuracy(correct, len(members))
+    return {"correct": correct, "accuracy": round(acc, 2), "ci": stats.get(f"{name}_ci")}
+
+
+def summarise_group(members: Sequence[Row], *, n_resamples: int, seed: int) -> dict[str, Any]:
+    """n, both modes' correct count, accuracy and CI, and the unparseable count and rate."""
+    metrics = ["official", "robust"]
+    rubric_rows = [r for r in members if r.get("rubric_score") is not None]
+    stats = summarise(members, metrics, n_resamples=n_resamples, seed=seed) if members else {}
+    group: dict[str, Any] = {"n": len(members)}
+    group["official"] = _mode(members, stats, "official")
+    group["robust"] = _mode(members, stats, "robust")
+    unparseable = sum(int(r["unparseable"]) for r in members)
+    group["robust"]["unparseable"] = unparseable
+    group["robust"]["unparseable_rate"] = round(accuracy(unparseable, len(members)), 2)
+    if any("rubric_score" in r for r in members):
+        rs = summarise(rubric_rows, ["rubric_score"], n_resamples=n_resamples, seed=seed)
+        group["rubric"] = {
+            "n": len(rubric_rows), "score": rs["rubric_score"], "ci": rs["rubric_score_ci"],
+            "failed": sum(1 for r in members if r.get("rubric_failed")),
+        }
+    return group
+
+
+def summary_groups(rows: Sequence[Row], bench: McqBenchmark, *, n_resamples: int = 1000,
+                   seed: int = 0) -> dict[str, Any]:
+    """`{"overall": group, "breakdowns": {axis: {name: group}}}` over scored rows."""
+    scored = [r for r in rows if r.get("official") is not None]
+    return {
+        "overall": summarise_group(scored, n_resamples=n_resamples, seed=seed),
+        "breakdowns": {
+            axis: {name: summarise_group(members, n_resamples=n_resamples, seed=seed)
+                   for name, members in groups.items()}
+            for axis, groups in grouped(scored, bench).items()
+        },
+    }
+
+
+def disagreements(rows: Sequence[Row]) -> list[Row]:
+    """Items the two modes score differently, with what each mode saw."""
+    keys = ("id", "line", "answer", "answer_letter", "prediction", "official", "official_reason",
+            "robust", "robust_choice", "robust_method", "robust_reason")
+    return [{k: r.get(k) for k in keys} for r in rows
+            if r.get("official") is not None and r["official"] != r["robust"]]
+
+
+def method_counts(rows: Sequence[Row]) -> dict[str, int]:
+    """How often each robust rule decided (and how often nothing could be read)."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        if r.get("robust_method"):
+            counts[r["robust_method"]] = counts.get(r["robust_method"], 0) + 1
+    return dict(sorted(counts.items()))

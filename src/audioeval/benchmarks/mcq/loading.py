@@ -1,0 +1,120 @@
+"""Validating MMAR / MMAU items: every error names the file, line, id and field.
+
+A prediction key that is absent (or null) means "no prediction": the item is counted and
+reported, never scored. Anything else that is not a string is bad input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.mcq.definitions import McqBenchmark
+from audioeval.benchmarks.mcq.reading import read_items
+from audioeval.core.errors import InputError
+
+
+@dataclass(frozen=True, slots=True)
+class McqItem:
+    """One question with its (optional) prediction and breakdown groups."""
+
+    id: str
+    line: int
+    choices: tuple[str, ...]
+    answer: str
+    prediction: str | None
+    thinking: str | None
+    groups: dict[str, str]
+    record: dict[str, Any] = field(repr=False)
+
+
+@dataclass(frozen=True)
+class McqFile:
+    """A validated file: its items in order, the key predictions were read from, its format."""
+
+    path: Path
+    items: list[McqItem]
+    prediction_key: str | None
+    jsonl: bool
+
+
+def resolve_prediction_key(records: list[Any], keys: tuple[str, ...]) -> str | None:
+    """The first candidate key that at least one item has."""
+    for key in keys:
+        if any(isinstance(r, dict) and key in r for r in records):
+            return key
+    return None
+
+
+def _text(obj: dict[str, Any], name: str, where: dict[str, Any], *, nullable: bool = False) -> Any:
+    if name not in obj:
+        raise InputError("missing field", field=name, **where)
+    value = obj[name]
+    if value is None and nullable:
+        return None
+    if not isinstance(value, str):
+        raise InputError(f"expected a string, got {type(value).__name__}", field=name, **where)
+    return value
+
+
+def _item(obj: Any, line: int, bench: McqBenchmark, key: str | None, file: str) -> McqItem:
+    where: dict[str, Any] = {"file": file, "line": line}
+    if not isinstance(obj, dict):
+        raise InputError(f"item is a {type(obj).__name__}, not an object", **where)
+    sid = obj.get("id")
+    if isinstance(sid, int) and not isinstance(sid, bool):
+        sid = str(sid)
+    if not isinstance(sid, str) or not sid:
+        raise InputError("missing or non-string id", field="id", **where)
+    where["sample_id"] = sid
+    answer = _text(obj, "answer", where)
+    choices = obj.get("choices")
+    if "choices" not in obj:
+        raise InputError("missing field", field="choices", **where)
+    if not isinstance(choices, list) or not choices or not all(isinstance(c, str) for c in choices):
+        raise InputError("expected a non-empty list of strings", field="choices", **where)
+    prediction = _text(obj, key, where, nullable=True) if key and key in obj else None
+    thinking = None
+    if bench.thinking_key and bench.thinking_key in obj:
+        thinking = _text(obj, bench.thinking_key, where, nullable=True)
+    groups: dict[str, str] = {}
+    for axis in bench.axes:
+        if axis.field not in obj and not axis.required:
+            continue
+        value = _text(obj, axis.field, where, nullable=not axis.required)
+        if value is not None:
+            groups[axis.name] = value
+    return McqItem(sid, line, tuple(choices), answer, prediction, thinking, groups, obj)
+
+
+def load_mcq_file(
+    path: str | Path,
+    bench: McqBenchmark,
+    *,
+    prediction_key: str | None = None,
+    require_predictions: bool = True,
+) -> McqFile:
+    """Read and validate a predictions (or metadata) file; the first bad item is an error."""
+    file = str(path)
+    pairs, jsonl = read_items(path, "predictions" if require_predictions else "metadata")
+    key = prediction_key or resolve_prediction_key([o for o, _ in pairs], bench.prediction_keys)
+    if require_predictions and key is None:
+        raise InputError(
+            f"no item has a prediction under {' or '.join(repr(k) for k in bench.prediction_keys)}"
+            " (use --prediction-key to name another key)", file=file)
+    if require_predictions and prediction_key and not any(
+            isinstance(o, dict) and prediction_key in o for o, _ in pairs):
+        raise InputError(f"no item has the prediction key {prediction_key!r}", file=file)
+    items: list[McqItem] = []
+    seen: dict[str, int] = {}
+    for obj, line in pairs:
+        item = _item(obj, line, bench, key, file)
+        if item.id in seen:
+            raise InputError(f"duplicate id (first at line {seen[item.id]})", file=file,
+                             line=line, sample_id=item.id, field="id")
+        seen[item.id] = line
+        items.append(item)
+    if not items:
+        raise InputError("file holds no items", file=file)
+    return McqFile(Path(path), items, key, jsonl)

@@ -1,0 +1,70 @@
+"""Reading a JSON list or a JSONL file of objects, with the line where each item starts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from audioeval.core.errors import InputError
+
+
+def _is_jsonl(path: Path, text: str) -> bool:
+    if path.suffix.lower() == ".jsonl":
+        return True
+    return text.lstrip()[:1] == "{"
+
+
+def _jsonl(text: str, file: str) -> list[tuple[Any, int]]:
+    out: list[tuple[Any, int]] = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((json.loads(line), lineno))
+        except json.JSONDecodeError as exc:
+            raise InputError(f"malformed JSON line ({exc.msg} at column {exc.colno})",
+                             file=file, line=lineno) from None
+    return out
+
+
+def item_lines(text: str) -> list[int]:
+    """The 1-based line where each element of a top-level JSON list starts."""
+    decoder = json.JSONDecoder()
+    ws = " \t\r\n"
+    i = text.index("[") + 1
+    lines: list[int] = []
+    line, counted = 1, 0
+    while True:
+        while i < len(text) and text[i] in ws:
+            i += 1
+        if i >= len(text) or text[i] == "]":
+            return lines
+        line += text.count("\n", counted, i)
+        counted = i
+        lines.append(line)
+        _, i = decoder.raw_decode(text, i)
+        while i < len(text) and text[i] in ws + ",":
+            i += 1
+
+
+def read_items(path: str | Path, what: str = "predictions") -> tuple[list[tuple[Any, int]], bool]:
+    """[(item, line)] and whether the file is JSONL (`.jsonl`, or one object per line)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{what} file not found", file=str(p))
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} file is not UTF-8 text ({exc.reason})", file=str(p)) from None
+    if _is_jsonl(p, text):
+        return _jsonl(text, str(p)), True
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})", file=str(p),
+                         line=exc.lineno) from None
+    if not isinstance(data, list):
+        raise InputError(f"{what} must be a JSON list of objects (or JSONL), got "
+                         f"{type(data).__name__}", file=str(p))
+    return list(zip(data, item_lines(text), strict=True)), False

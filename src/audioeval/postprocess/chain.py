@@ -1,0 +1,40 @@
+"""Named chains of text steps ending in a choice extractor; the chain's name goes in results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from audioeval.postprocess.choice_extraction import ChoiceExtraction, extract_choice
+from audioeval.postprocess.markdown import strip_markdown
+from audioeval.postprocess.think_tags import strip_think
+
+TextStep = Callable[[str], str]
+
+TEXT_STEPS: dict[str, TextStep] = {
+    "strip_think": strip_think,
+    "strip_markdown": strip_markdown,
+    "strip_whitespace": str.strip,
+}
+
+
+@dataclass(frozen=True)
+class ChoiceChain:
+    """Text steps applied in order, then `extract_choice`."""
+
+    name: str
+    steps: tuple[str, ...]
+
+    def clean(self, text: str) -> str:
+        for step in self.steps:
+            text = TEXT_STEPS[step](text)
+        return text
+
+    def __call__(self, text: str, choices: Sequence[str]) -> ChoiceExtraction:
+        return extract_choice(self.clean(text), choices)
+
+    def describe(self) -> dict[str, object]:
+        return {"name": self.name, "steps": [*self.steps, "extract_choice"]}
+
+
+ROBUST_MCQ = ChoiceChain("mcq-robust-v1", ("strip_think", "strip_markdown"))
