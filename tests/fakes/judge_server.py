@@ -159,6 +159,7 @@ class FakeJudge:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
     server: _Server
 
     def log_message(self, *args: object) -> None:  # silence
@@ -182,7 +183,11 @@ class _Handler(BaseHTTPRequestHandler):
         judge = self.server.judge
         cfg = judge.config
         length = int(self.headers.get("Content-Length", "0"))
-        body = json.loads(self.rfile.read(length))
+        try:
+            body = json.loads(self.rfile.read(length))
+        except (ValueError, OSError):  # the client gave up mid-request (e.g. its timeout)
+            self.close_connection = True
+            return
         with judge._lock:
             judge.stats.requests += 1
             n = judge.stats.requests
@@ -219,6 +224,9 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 1024
     judge: FakeJudge
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # clients that time out and hang up are expected in fault-injection tests
 
 
 class FakeJudgeServer:

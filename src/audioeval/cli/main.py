@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from audioeval.cli.mcq_commands import mcq_app
 from audioeval.cli.mmae_commands import mmae_app
 
 app = typer.Typer(
@@ -13,6 +14,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(mmae_app, name="mmae")
+app.add_typer(mcq_app, name="mcq")
 
 
 @app.command()

@@ -13,6 +13,8 @@ from audioeval.cli.errors import friendly_errors, report_skipped
 
 mmae_app = typer.Typer(help="MMAE: rubric-judged scoring of audio edits.", no_args_is_help=True)
 console = Console()
+if not console.is_terminal:
+    console = Console(width=120)
 
 
 class AudioPartStyle(str, Enum):

@@ -12,9 +12,10 @@ import asyncio
 import json
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
-import httpx
+import aiohttp
 
 from audioeval.adapters.openai_chat import reply_text
 from audioeval.core.generation import Generation
@@ -43,14 +44,22 @@ class ChatClient:
         self._headers = {"Content-Type": "application/json"}
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
-        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-        self._http = httpx.AsyncClient(limits=limits, timeout=None, trust_env=False)
+        self._concurrency = concurrency
+        self._http: aiohttp.ClientSession | None = None
         self._rng = random.Random()
         self.calls = 0
         self.retries = 0
 
+    def _session(self) -> aiohttp.ClientSession:
+        # aiohttp's pool stays O(1) per request at hundreds of connections (httpx's does not).
+        if self._http is None:
+            connector = aiohttp.TCPConnector(limit=self._concurrency, limit_per_host=0, ttl_dns_cache=300)
+            self._http = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None))
+        return self._http
+
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if self._http is not None:
+            await self._http.close()
 
     async def __aenter__(self) -> ChatClient:
         return self
@@ -61,9 +70,13 @@ class ChatClient:
     def _backoff(self, tries: int) -> float:
         return min(self.backoff_max_s, self.backoff_base_s * 2**tries) * self._rng.uniform(0.5, 1.5)
 
-    async def complete(self, body: dict[str, Any]) -> Generation:
-        payload = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    async def complete(self, body: dict[str, Any] | Callable[[], dict[str, Any]]) -> Generation:
+        """Send one chat request. A callable body is built only once a concurrency slot is
+        free, so thousands of queued attempts never hold their encoded audio at once."""
         async with self._sem:
+            built = body() if callable(body) else body
+            payload = json.dumps(built, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            del built
             self.calls += 1
             return await self._send(payload)
 
@@ -79,35 +92,36 @@ class ChatClient:
                                   latency_s=time.monotonic() - start)
             ep = self.pool.acquire()
             try:
-                resp = await self._http.post(
-                    ep.url + "/chat/completions", content=payload, headers=self._headers,
-                    timeout=httpx.Timeout(remaining),
-                )
-            except httpx.TimeoutException:
+                async with self._session().post(
+                    ep.url + "/chat/completions", data=payload, headers=self._headers,
+                    timeout=aiohttp.ClientTimeout(total=remaining),
+                ) as resp:
+                    status, raw = resp.status, await resp.read()
+            except TimeoutError:
                 self.pool.release(ep, failed=True)
                 last_error = f"{ep.url}: request timed out"
-            except httpx.TransportError as exc:
+            except aiohttp.ClientError as exc:
                 self.pool.release(ep, failed=True)
                 last_error = f"{ep.url}: {type(exc).__name__}: {exc}"
             else:
-                if resp.status_code in RETRYABLE_STATUS:
-                    self.pool.release(ep, failed=resp.status_code >= 500)
-                    last_error = f"{ep.url}: HTTP {resp.status_code}: {resp.text[:200]}"
+                if status in RETRYABLE_STATUS:
+                    self.pool.release(ep, failed=status >= 500)
+                    last_error = f"{ep.url}: HTTP {status}: {raw[:200].decode('utf-8', 'replace')}"
                 else:
                     self.pool.release(ep, failed=False)
-                    return self._reply(resp, ep.url, time.monotonic() - start)
+                    return self._reply(status, raw, ep.url, time.monotonic() - start)
             tries += 1
             self.retries += 1
             pause = min(self._backoff(tries - 1), max(0.0, deadline - time.monotonic()))
             await asyncio.sleep(pause)
 
     @staticmethod
-    def _reply(resp: httpx.Response, url: str, latency: float) -> Generation:
-        if resp.status_code >= 400:
-            return Generation(None, error=f"{url}: HTTP {resp.status_code}: {resp.text[:300]}",
+    def _reply(status: int, raw: bytes, url: str, latency: float) -> Generation:
+        if status >= 400:
+            return Generation(None, error=f"{url}: HTTP {status}: {raw[:300].decode('utf-8', 'replace')}",
                               endpoint=url, latency_s=latency)
         try:
-            text = reply_text(resp.json())
-        except (ValueError, json.JSONDecodeError) as exc:
+            text = reply_text(json.loads(raw))
+        except (ValueError, UnicodeDecodeError) as exc:
             return Generation(None, error=f"{url}: malformed response: {exc}", endpoint=url, latency_s=latency)
         return Generation(text, endpoint=url, latency_s=latency)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,7 @@ class MmaeRunResult:
     judged_now: int
     reused: int
     calls: int = 0
+    judging_s: float = 0.0
     cache_hits: int = 0
     decodes: int = 0
     encodes: int = 0
@@ -229,7 +231,9 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     try:
         with JudgeProgress(total_todo, enabled=cfg.progress) as progress:
             runner = _Runner(cfg, plan, done, writer, judge, progress)
+            started = time.perf_counter()
             await runner.run()
+            judging_s = time.perf_counter() - started
     finally:
         writer.close()
         await client.aclose()
@@ -243,7 +247,7 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     write_outputs(cfg.output_dir, rows, tax, skipped, extra)
     return MmaeRunResult(
         cfg.output_dir, tax, [public_row(r) for r in rows], skipped, runner.judged_now, reused,
-        calls=client.calls, cache_hits=cache.hits if cache else 0, decodes=clips.decodes,
+        calls=client.calls, judging_s=judging_s, cache_hits=cache.hits if cache else 0, decodes=clips.decodes,
         encodes=clips.encodes, endpoints=extra["endpoints"],
     )
 

@@ -2,7 +2,9 @@
 
 Tried in order, the first rule that applies decides:
 
-1. `option_text`: the whole answer is one option's text ("Open Grassland.").
+1. `option_text`: the whole answer is one option's text ("Open Grassland."). When options
+   are letters themselves (notes "E", "C", …), a lone letter naming one option by letter
+   and another by text is unparseable.
 2. `letter`: the whole answer is an option letter ("B", "(B)", "B.", "b)"), alone or followed
    by that option's text ("(B) Richard Nixon"). A letter out of range, or followed by the
    text of another option, is unparseable.
@@ -31,7 +33,9 @@ _STATEMENT_RE = re.compile(
     rf"\b{_KEY}{_VERB}\s*|\bI(?:\s+would|'d|\s+will)?\s+(?:choose|select|pick)\s+|\\boxed\{{",
     re.IGNORECASE,
 )
-_TAIL_LETTER_RE = re.compile(r"^[(\[]?\s*([A-Z])\s*[)\]]?(?=$|[\s.,:;!?)\]}])|^[(\[]\s*([a-z])\s*[)\]]")
+_TAIL_LETTER_RE = re.compile(
+    r"^[(\[]?\s*([A-Z])\s*[)\]]?(?=$|[\s.,:;!?)\]}])|^[(\[]\s*([a-z])\s*[)\]]"
+)
 _FILLER = {"option", "choice", "letter", "the"}
 _NEGATION = {"not", "neither", "none", "unclear", "unknown"}
 _LEADING_SEP = ",.;:!\n-—("
@@ -58,12 +62,22 @@ def _unparseable(reason: str) -> ChoiceExtraction:
     return ChoiceExtraction(None, "unparseable", reason)
 
 
+def _ambiguous(letter: str, text_idx: int, opts: Options) -> ChoiceExtraction | None:
+    """Unparseable when a lone letter is both an option letter and another option's text."""
+    idx = opts.letter_index(letter)
+    if idx is None or opts.canon[idx] == text_idx:
+        return None
+    return _unparseable(f"{letter!r} is both option letter {letter.upper()} and the text of "
+                        f"option {LETTERS[text_idx]}")
+
+
 def _whole(text: str, opts: Options, method: str | None = None) -> ChoiceExtraction | None:
     """Rules 1–2 on a whole text; None when neither applies."""
     idx = opts.exact(words(text))
-    if idx is not None:
-        return ChoiceExtraction(idx, method or "option_text")
     m = _LETTER_ONLY_RE.match(text)
+    if idx is not None:
+        clash = _ambiguous(m.group(1), idx, opts) if m else None
+        return clash or ChoiceExtraction(idx, method or "option_text")
     rest = ""
     if m is None:
         lead = _LETTER_LEAD_RE.match(text)
@@ -78,7 +92,7 @@ def _whole(text: str, opts: Options, method: str | None = None) -> ChoiceExtract
     idx = opts.letter_index(letter)
     if idx is None:
         return _unparseable(f"letter {letter.upper()} is not an option (A-{opts.letters[-1]})")
-    if rest and opts.exact(words(rest)) != idx:
+    if rest and opts.words[idx] != words(rest):
         return _unparseable(f"letter {letter.upper()} is followed by the text of another option")
     return ChoiceExtraction(idx, method or "letter")
 
@@ -93,9 +107,10 @@ def _resolve_tail(tail: str, opts: Options) -> tuple[int | None, str | None]:
         ws = ws[1:]
         tail = re.sub(r"^\W*\w+", "", tail, count=1)
     idx = opts.prefix(ws)
-    if idx is not None:
-        return idx, None
     m = _TAIL_LETTER_RE.match(tail.strip(" \t\"'“”‘’"))
+    if idx is not None:
+        clash = _ambiguous(m.group(1) or m.group(2), idx, opts) if m else None
+        return (None, clash.reason) if clash else (idx, None)
     if m is None:
         return None, None
     letter = m.group(1) or m.group(2)
@@ -104,7 +119,7 @@ def _resolve_tail(tail: str, opts: Options) -> tuple[int | None, str | None]:
         return None, f"stated letter {letter.upper()} is not an option (A-{opts.letters[-1]})"
     after = words(tail.strip(" \t\"'“”‘’")[m.end():])
     named = opts.prefix(after)
-    if named is not None and named != idx:
+    if named is not None and named != opts.canon[idx]:
         return None, f"stated letter {letter.upper()} is followed by the text of another option"
     return idx, None
 
@@ -131,9 +146,8 @@ def _leading(text: str, opts: Options) -> ChoiceExtraction | None:
     ]
     if not hits:
         return None
-    longest = max(len(opts.choices[i].strip()) for i in hits)
-    best = [i for i in hits if len(opts.choices[i].strip()) == longest]
-    return ChoiceExtraction(best[0], "leading_option_text") if len(best) == 1 else None
+    best = max(hits, key=lambda i: (len(opts.choices[i].strip()), -i))
+    return ChoiceExtraction(opts.canon[best], "leading_option_text")
 
 
 def extract_choice(text: str, choices: Sequence[str]) -> ChoiceExtraction:

@@ -31,6 +31,7 @@ class McqBenchmark:
     prediction_keys: tuple[str, ...]
     axes: tuple[Axis, ...]
     audio_field: str
+    metadata_file: str
     thinking_key: str | None = None
     rubrics: bool = False
 
@@ -50,6 +51,7 @@ MMAR = McqBenchmark(
         Axis("sub-category", "sub-category", "Sub-category-wise Accuracy:", required=False),
     ),
     audio_field="audio_path",
+    metadata_file="MMAR-meta.jsonl",
     thinking_key="thinking_prediction",
     rubrics=True,
 )
@@ -63,6 +65,7 @@ MMAU = McqBenchmark(
         Axis("sub-category", "sub-category", "Sub-category-wise Accuracy:", required=False),
     ),
     audio_field="audio_id",
+    metadata_file="mmau-test-mini.json",
 )
 
 BENCHMARKS: dict[str, McqBenchmark] = {b.name: b for b in (MMAR, MMAU)}

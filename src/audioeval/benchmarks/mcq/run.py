@@ -103,3 +103,23 @@ def write_outputs(output_dir: str | Path, result: McqScoreResult) -> Path:
     write_jsonl_atomic(out / "disagreements.jsonl", result.disagreements)
     write_json_atomic(out / "summary.json", result.summary)
     return out
+
+
+def apply_rubric_outcomes(result: McqScoreResult, tasks_ids: Sequence[str],
+                          outcomes: Mapping[str, Mapping[str, Any]], info: Mapping[str, Any], *,
+                          n_resamples: int = 1000, seed: int = 0) -> None:
+    """Put each eligible item's rubric score (0-1, None when failed) on its row; re-summarise."""
+    eligible = set(tasks_ids)
+    for row in result.rows:
+        if row["id"] not in eligible:
+            continue
+        outcome = outcomes.get(row["id"])
+        row["rubric_score"] = None if outcome is None else outcome.get("score")
+        row["rubric_failed"] = outcome is None or bool(outcome.get("failed"))
+    scored = [r for r in result.rows if r.get("rubric_score") is not None]
+    full = {**info, "eligible": len(eligible), "scored": len(scored),
+            "failed": sum(1 for r in result.rows if r.get("rubric_failed")),
+            "zero_unmatched": sum(1 for i in eligible
+                                  if outcomes.get(i, {}).get("matched") is False)}
+    result.summary = build_summary(result.bench, result.file, result.rows,
+                                   n_resamples=n_resamples, seed=seed, rubrics=full)

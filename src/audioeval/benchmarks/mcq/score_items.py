@@ -7,7 +7,7 @@ from typing import Any
 
 from audioeval.benchmarks.mcq.loading import McqItem
 from audioeval.postprocess.chain import ROBUST_MCQ, ChoiceChain
-from audioeval.postprocess.options import LETTERS
+from audioeval.postprocess.options import LETTERS, words
 from audioeval.scoring.mcq_official import official_match
 
 
@@ -21,6 +21,15 @@ def answer_index(answer: str, choices: Sequence[str]) -> int | None:
         if c.strip() == stripped:
             return i
     return None
+
+
+def is_answer(choice: str, answer: str, answer_at: int | None) -> bool:
+    """Whether a chosen option is the answer: the same text (ignoring surrounding spaces;
+    repeated choices are the same answer), or, for an answer that is not among the choices,
+    the same words."""
+    if answer_at is not None:
+        return choice.strip() == answer.strip()
+    return words(choice) == words(answer)
 
 
 def score_item(item: McqItem, chain: ChoiceChain = ROBUST_MCQ) -> dict[str, Any]:
@@ -40,7 +49,7 @@ def score_item(item: McqItem, chain: ChoiceChain = ROBUST_MCQ) -> dict[str, Any]
     row.update(
         official=int(om.correct),
         official_reason=om.reason,
-        robust=int(ex.index is not None and ex.index == ai),
+        robust=int(ex.index is not None and is_answer(item.choices[ex.index], item.answer, ai)),
         robust_choice=ex.letter,
         robust_method=ex.method,
         robust_reason=ex.reason,

@@ -1,0 +1,187 @@
+"""Judge-call throughput, CPU per call and peak memory of `audioeval mmae score`.
+
+Against the fake OpenAI-compatible judge (tests/fakes/judge_server.py) run in separate
+processes with a fixed latency per request, the achieved call rate is compared with the
+ideal concurrency ÷ latency at concurrency 8, 64 and 256. The client runs in its own process
+so its CPU time and peak RSS are its own. The largest run scores a synthetic set of 2,000
+samples × 9 rubrics (18,000 rubrics, 54,000 judge calls), with 1-second clips unique per
+sample so the response cache never short-cuts a call.
+
+    python bench/judge_throughput.py            # writes the figures into docs/performance.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+N_RUBRICS = 9
+
+
+def write_set(root: Path, n: int) -> tuple[Path, Path]:
+    import soundfile as sf
+
+    from audioeval.benchmarks.mmae.synthetic import MODALITIES, render
+    from audioeval.benchmarks.mmae.records import COMPLEXITIES
+
+    rng = np.random.default_rng(0)
+    meta, preds = [], []
+    for k in range(n):
+        sid = f"b{k:05d}"
+        (root / "wav" / sid).mkdir(parents=True, exist_ok=True)
+        tones_in = [(440.0, 0.0, 1.0), (660.0, 0.5, 1.0)]
+        x = render(tones_in, 16000, duration=1.0) + rng.normal(0, 1e-3, 16000).astype(np.float32)
+        y = render(tones_in[:1], 16000, duration=1.0) + rng.normal(0, 1e-3, 16000).astype(np.float32)
+        sf.write(root / "wav" / sid / "audio1.wav", x, 16000, subtype="PCM_16")
+        sf.write(root / "wav" / sid / "out.wav", y, 16000, subtype="PCM_16")
+        rubrics = []
+        for r in range(N_RUBRICS):
+            freq, present = (660, False) if r % 2 == 0 else (440, True)
+            yes, no = f"Yes, a tone near {freq} Hz can be heard", f"No, no tone near {freq} Hz can be heard"
+            clip = ["<audio output>", "<audio output[0.5s:]>", "<audio output[:-0.2s]>"][r % 3]
+            q = f"In {clip}, can a steady tone near {freq} Hz be heard? (check {r})"
+            if r == 8:
+                q = f"Compared with <audio input1>, in {clip}, can a steady tone near {freq} Hz be heard?"
+            rubrics.append({"category": "Instruction Following" if r < 4 else "Consistency", "question": q,
+                            "right_choice": yes if present else no, "wrong_choices": [no if present else yes, "None of the above"]})
+        messages = [{"role": "user", "content": [{"type": "text", "text": "Remove the 660 Hz tone."},
+                                                  {"type": "audio", "audio_url": f"wav/{sid}/audio1.wav"}]}]
+        meta.append({"id": sid, "complexity": COMPLEXITIES[k % 6], "modality": MODALITIES[k % 7],
+                     "granularity": ["local"], "operations": [{"granularity": "local", "operation": "removal"}],
+                     "messages": messages, "tags": [], "rubrics": rubrics})
+        preds.append({"id": sid, "messages": messages + [{"role": "assistant", "content": [
+            {"type": "audio", "audio_url": f"wav/{sid}/out.wav"}]}]})
+    (root / "meta.json").write_text(json.dumps(meta))
+    (root / "preds.json").write_text(json.dumps(preds))
+    return root / "preds.json", root / "meta.json"
+
+
+def client(args: argparse.Namespace) -> None:
+    """Run one scoring in this process and print its figures as JSON."""
+    from audioeval.audio.clip_cache import ClipCache
+    from audioeval.core.messages import AudioRef
+    from audioeval.engine.mmae_run import MmaeRunConfig, run_mmae
+
+    root = Path(args.root)
+    meta = json.loads((root / "meta.json").read_text())[: args.n]
+    sub = root / f"meta_{args.n}.json"
+    sub.write_text(json.dumps(meta))
+    cfg = MmaeRunConfig(predictions=root / "preds.json", metadata=sub, output_dir=Path(args.out),
+                        base_urls=args.urls.split(","), concurrency=args.concurrency, progress=False,
+                        n_resamples=200, timeout=60)
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    result = run_mmae(cfg)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    # The one-off cost of decoding and encoding every clip, measured on its own.
+    clips = ClipCache()
+    e0 = time.process_time()
+    for item in meta:
+        clips.get(AudioRef(str(root / "wav" / item["id"] / "audio1.wav")))
+        clips.get(AudioRef(str(root / "wav" / item["id"] / "out.wav")))
+    encode_cpu = time.process_time() - e0
+    print(json.dumps({
+        "samples": len(meta), "rubrics": result.taxonomy["overall"]["n_rubrics"],
+        "failed": result.taxonomy["overall"]["n_rubrics_failed"], "calls": result.calls,
+        "wall_s": wall, "judging_s": result.judging_s, "cpu_s": cpu, "encode_cpu_s": encode_cpu,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }))
+
+
+def start_servers(latency: float, n: int) -> tuple[list[subprocess.Popen[str]], list[str]]:
+    procs, urls = [], []
+    for _ in range(n):
+        p = subprocess.Popen([sys.executable, "-m", "tests.fakes.judge_server", "--latency", str(latency)],
+                             cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        assert p.stdout is not None
+        urls.append(p.stdout.readline().strip())
+        procs.append(p)
+    return procs, urls
+
+
+def measure(root: Path, n: int, concurrency: int, latency: float, servers: int) -> dict[str, float]:
+    procs, urls = start_servers(latency, servers)
+    try:
+        with tempfile.TemporaryDirectory() as out:
+            cmd = [sys.executable, __file__, "--client", "--root", str(root), "--n", str(n), "--out", out,
+                   "--urls", ",".join(urls), "--concurrency", str(concurrency)]
+            res = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1])
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait()
+    ideal = concurrency / latency
+    # The rate counts the judging phase: first request to last answer (loading the files and
+    # writing the summaries are reported apart, as wall_s).
+    res.update(concurrency=concurrency, latency_s=latency, ideal_rate=ideal, rate=res["calls"] / res["judging_s"])
+    res["fraction_of_ideal"] = res["rate"] / ideal
+    res["cpu_ms_per_call"] = 1000 * res["cpu_s"] / res["calls"]
+    res["cpu_ms_per_call_beyond_encoding"] = 1000 * (res["cpu_s"] - res["encode_cpu_s"]) / res["calls"]
+    return res
+
+
+def write_doc(rows: list[dict[str, float]]) -> None:
+    doc = ROOT / "docs" / "performance.md"
+    text = doc.read_text() if doc.exists() else "# Performance\n\nFigures measured by the scripts in `bench/`.\n"
+    lines = [
+        "## MMAE judge throughput",
+        "",
+        f"`python bench/judge_throughput.py`, measured {time.strftime('%Y-%m-%d')} on this project's CI kind of "
+        f"machine ({os.cpu_count()} cores, CPU only). The fake judge runs in 2 separate processes "
+        "(2 endpoints) with a fixed latency per request; the client is a third process. Goal: ≥ 0.95 of the "
+        "ideal rate (concurrency ÷ latency); ≤ 1 ms client CPU per call beyond the first encoding of each clip.",
+        "",
+        "| concurrency | latency | samples | rubrics | judge calls | ideal calls/s | achieved calls/s | fraction of ideal | whole command s | CPU ms/call | CPU ms/call beyond encoding | peak RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['concurrency']} | {r['latency_s']:g} s | {r['samples']} | {r['rubrics']} | {r['calls']} | "
+            f"{r['ideal_rate']:.0f} | {r['rate']:.0f} | {r['fraction_of_ideal']:.3f} | {r['wall_s']:.1f} | {r['cpu_ms_per_call']:.2f} | "
+            f"{r['cpu_ms_per_call_beyond_encoding']:.2f} | {r['peak_rss_mb']:.0f} |")
+    lines.append("")
+    section = "\n".join(lines) + "\n"
+    pattern = re.compile(r"## MMAE judge throughput\n.*?(?=\n## |\Z)", re.S)
+    text = pattern.sub(section.rstrip("\n") + "\n", text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+    doc.write_text(text)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--client", action="store_true")
+    ap.add_argument("--root"), ap.add_argument("--n", type=int), ap.add_argument("--out")
+    ap.add_argument("--urls"), ap.add_argument("--concurrency", type=int)
+    ap.add_argument("--quick", action="store_true", help="smaller sets, for a smoke run")
+    args = ap.parse_args()
+    if args.client:
+        client(args)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        write_set(root, 2000)
+        plan = [(8, 0.05, 60), (64, 0.2, 300), (256, 0.5, 2000)]
+        if args.quick:
+            plan = [(8, 0.05, 20), (64, 0.2, 60), (256, 0.5, 150)]
+        rows = []
+        for conc, lat, n in plan:
+            row = measure(root, n, conc, lat, servers=2)
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    if not args.quick:
+        write_doc(rows)
+
+
+if __name__ == "__main__":
+    main()

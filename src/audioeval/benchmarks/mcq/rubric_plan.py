@@ -1,0 +1,86 @@
+"""Which MMAR items get a reasoning-rubric score, and what the judge is shown for each.
+
+An item is eligible when it has a prediction and a valid `rubric` (5 items in the current
+MMAR JSONL), a `question` and a reference `thinking`; `--rubric-meta` can supply those by
+id (the metadata wins, as in the official script). Eligible items whose answer fails the
+official match score 0 with no judge call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.mcq.loading import McqItem
+from audioeval.core.errors import InputError
+from audioeval.judge.reasoning_rubric import RubricItem, parse_rubric
+
+RUBRIC_FIELDS = ("rubric", "thinking", "question")
+
+
+@dataclass(frozen=True)
+class RubricTask:
+    """One eligible item: what the judge sees, and the key that says the work is the same."""
+
+    item: McqItem
+    rubric: tuple[RubricItem, ...]
+    question: str
+    reference: str
+    matched: bool
+    key: str
+
+
+@dataclass
+class RubricPlan:
+    tasks: list[RubricTask] = field(default_factory=list)
+    without_rubric: int = 0
+    skipped: list[InputError] = field(default_factory=list)
+
+
+def _key(item: McqItem, rubric: Any, reference: str) -> str:
+    blob = json.dumps([item.id, item.prediction, item.thinking, rubric, reference],
+                      ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def plan_rubrics(items: Sequence[McqItem], matched: Mapping[str, bool], file: str,
+                 meta: Mapping[str, Mapping[str, Any]] | None = None) -> RubricPlan:
+    """Eligible items in file order; a malformed rubric is reported and the item skipped."""
+    plan = RubricPlan()
+    for item in items:
+        if item.prediction is None:
+            continue
+        rec: dict[str, Any] = dict(item.record)
+        if meta and item.id in meta:
+            rec.update({k: meta[item.id][k] for k in RUBRIC_FIELDS if k in meta[item.id]})
+        if rec.get("rubric") is None:
+            plan.without_rubric += 1
+            continue
+        where = {"file": file, "line": item.line, "sample_id": item.id}
+        try:
+            rubric = parse_rubric(rec["rubric"])
+        except ValueError as exc:
+            plan.skipped.append(InputError(str(exc), field="rubric", **where))
+            continue
+        question, reference = rec.get("question"), rec.get("thinking")
+        if not isinstance(question, str) or not isinstance(reference, str):
+            name = "question" if not isinstance(question, str) else "thinking"
+            plan.skipped.append(
+                InputError("needed for rubric judging: a string", field=name, **where))
+            continue
+        plan.tasks.append(RubricTask(item, rubric, question, reference, bool(matched[item.id]),
+                                     _key(item, rec["rubric"], reference)))
+    return plan
+
+
+def load_rubric_meta(path: str | Path) -> dict[str, dict[str, Any]]:
+    """MMAR metadata records by id, to supply `rubric`, `thinking` and `question`."""
+    from audioeval.benchmarks.mcq.definitions import MMAR
+    from audioeval.benchmarks.mcq.loading import load_mcq_file
+
+    meta = load_mcq_file(path, MMAR, require_predictions=False)
+    return {item.id: item.record for item in meta.items}

@@ -1,0 +1,1 @@
+"""Prompt templates from YAML, rendered with a sandboxed Jinja environment into messages."""

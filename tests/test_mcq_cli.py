@@ -1,0 +1,80 @@
+"""`audioeval mcq score` end to end: files written, summary as data, printed output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from audioeval.cli.main import app
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+runner = CliRunner()
+
+
+def mmau_items() -> list[dict]:
+    p = SHARED / "data/mmau/mmau-test-mini.json"
+    if not p.exists():
+        pytest.skip(f"{p}: ../shared not present (a user's clone has no shared data)")
+    return json.loads(p.read_text(encoding="utf-8"))
+
+
+def test_score_mmau_writes_summary_per_item_and_disagreements(tmp_path: Path) -> None:
+    items = mmau_items()
+    for i, it in enumerate(items):
+        letter = "ABCDEFGH"[it["choices"].index(it["answer"])]
+        if i % 4 == 0:
+            it["model_output"] = it["answer"]
+        elif i % 4 == 1:
+            it["model_output"] = f"Answer: {letter}"
+        elif i % 4 == 2:
+            it["model_output"] = "I am not sure."
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps(items))
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmau", "--predictions", str(preds),
+                              "--output_dir", str(out), "--bootstrap", "100"])
+    assert res.exit_code == 0, res.output
+    assert "Task-wise Accuracy:" in res.output and "Difficulty-wise Accuracy:" in res.output
+    assert "Total Accuracy: 33.33% over 750 samples" in res.output
+    assert "No prediction count: 250" in res.output
+    s = json.loads((out / "summary.json").read_text())
+    assert s["benchmark"] == "mmau" and s["prediction_key"] == "model_output"
+    assert s["counts"]["without_prediction"] == 250 and s["counts"]["scored"] == 750
+    assert s["overall"]["official"]["correct"] == 250
+    # One "Answer: <letter>" item has note names as options ("C" is letter C and option D):
+    # the robust mode calls it unparseable rather than guess.
+    assert s["overall"]["robust"]["correct"] == 499
+    assert s["overall"]["robust"]["unparseable"] == 251
+    assert list(s["breakdowns"]) == ["task", "difficulty", "sub-category"]
+    assert list(s["breakdowns"]["difficulty"]) == ["easy", "hard", "medium"]
+    for axis in s["breakdowns"].values():
+        for g in axis.values():
+            assert set(g) >= {"n", "official", "robust"}
+            lo, hi = g["official"]["ci"]
+            assert lo <= g["official"]["accuracy"] <= hi
+    assert sum(g["n"] for g in s["breakdowns"]["task"].values()) == 750
+    per_item = [json.loads(x) for x in (out / "per_item.jsonl").read_text().splitlines()]
+    assert len(per_item) == 1000 and {"official", "robust", "robust_method"} <= set(per_item[0])
+    dis = [json.loads(x) for x in (out / "disagreements.jsonl").read_text().splitlines()]
+    assert len(dis) == s["disagreements"]["n"] == 249
+    assert all(d["robust"] == 1 and d["official"] == 0 for d in dis)
+
+
+def test_default_output_dir_is_outputs_benchmark(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    preds = tmp_path / "p.jsonl"
+    preds.write_text(json.dumps({"id": "a", "choices": ["Dog", "Cat"], "answer": "Dog",
+                                 "modality": "sound", "category": "Signal Layer",
+                                 "answer_prediction": "(A) Dog"}) + "\n")
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmar", "--predictions", str(preds),
+                              "--no-official-print"])
+    assert res.exit_code == 0, res.output
+    assert "Modality-wise" not in res.output
+    s = json.loads((tmp_path / "outputs" / "mmar" / "summary.json").read_text())
+    assert s["overall"]["n"] == 1 and s["breakdowns"]["modality"]["music"]["n"] == 0
+    assert s["breakdowns"]["modality"]["music"]["official"]["ci"] is None
+    assert s["rubrics"] is None
