@@ -38,23 +38,52 @@ def audioeval(*args: object) -> None:
 def main() -> None:
     shutil.rmtree(OUT, ignore_errors=True)
     data = write_synthetic_set(OUT / "set", 42)
-    console.print(Panel(
-        "DEMONSTRATION JUDGE: a rule-based fake OpenAI-compatible server that decodes the audio "
-        "and measures tones.\nIt is NOT Qwen3-Omni and these are NOT MMAE results.",
-        style="bold yellow",
-    ))
+    console.print(
+        Panel(
+            "DEMONSTRATION JUDGE: a rule-based fake OpenAI-compatible server that decodes the audio "
+            "and measures tones.\nIt is NOT Qwen3-Omni and these are NOT MMAE results.",
+            style="bold yellow",
+        )
+    )
     rows = {}
     with FakeJudgeServer(FakeJudgeConfig()) as judge:
         for name in ("identity", "noise"):
-            audioeval("mmae", "baseline", name, "--metadata", data.metadata, "--audio_root", data.root,
-                      "--out", OUT / name)
-        systems = {"identity": OUT / "identity" / "predictions.json", "noise": OUT / "noise" / "predictions.json",
-                   "oracle edit": data.oracle_predictions}
+            audioeval(
+                "mmae",
+                "baseline",
+                name,
+                "--metadata",
+                data.metadata,
+                "--audio_root",
+                data.root,
+                "--out",
+                OUT / name,
+            )
+        systems = {
+            "identity": OUT / "identity" / "predictions.json",
+            "noise": OUT / "noise" / "predictions.json",
+            "oracle edit": data.oracle_predictions,
+        }
         for name, preds in systems.items():
             out = OUT / "scores" / name.replace(" ", "_")
-            audioeval("mmae", "score", "--predictions", preds, "--metadata", data.metadata,
-                      "--audio_root", data.root, "--base_urls", judge.base_url, "--output_dir", out,
-                      "--concurrency", 8, "--model", "Qwen3Omni-Instruct")
+            audioeval(
+                "mmae",
+                "score",
+                "--predictions",
+                preds,
+                "--metadata",
+                data.metadata,
+                "--audio_root",
+                data.root,
+                "--base_urls",
+                judge.base_url,
+                "--output_dir",
+                out,
+                "--concurrency",
+                8,
+                "--model",
+                "Qwen3Omni-Instruct",
+            )
             rows[name] = json.loads((out / "taxonomy.json").read_text())["overall"]
     table = Table(title="Demo (demonstration judge): overall rates in %")
     for col in ("system", "IFR", "CR", "EMR", "n"):

@@ -11,8 +11,13 @@ from audioeval.engine.mmae_run import MmaeRunConfig
 
 def config(preds: Path, meta: Path, out: Path, urls: list[str], **kw: Any) -> MmaeRunConfig:
     base: dict[str, Any] = dict(
-        predictions=preds, metadata=meta, output_dir=out, base_urls=urls, progress=False,
-        n_resamples=200, timeout=20.0,
+        predictions=preds,
+        metadata=meta,
+        output_dir=out,
+        base_urls=urls,
+        progress=False,
+        n_resamples=200,
+        timeout=20.0,
     )
     base.update(kw)
     return MmaeRunConfig(**base)

@@ -32,7 +32,10 @@ def test_parse_slice_rejects_garbage(bad):
         parse_slice(bad)
 
 
-@pytest.mark.parametrize("start, end", [(None, None), (1.0, 2.0), (-1.0, None), (None, -0.5), (2.5, 10.0), (-10.0, 1.0), (2.0, 1.0)])
+@pytest.mark.parametrize(
+    "start, end",
+    [(None, None), (1.0, 2.0), (-1.0, None), (None, -0.5), (2.5, 10.0), (-10.0, 1.0), (2.0, 1.0)],
+)
 def test_slices_follow_python_semantics(start, end):
     rate, n = 10, 30  # 3 s at 10 Hz: one sample per 0.1 s
     samples = list(range(n))

@@ -1,20 +1,25 @@
+import json
 from collections import Counter
 
 import pytest
 
 from audioeval.core.generation import Generation
+from audioeval.core.messages import AudioPart, TextPart
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.mcq_prompt import attachments, build_judge_messages
 from audioeval.judge.option_shuffle import shuffle_options
 from audioeval.judge.rubric_votes import McqRubric, RubricVoting, rescore_attempts
 from audioeval.judge.verdict import parse_verdict
-from audioeval.core.messages import AudioPart, TextPart
 
 
 def test_mentions_distinct_in_order_with_slices():
     q = "Compare <audio output[2.15s:4.9s]> and <audio input1[4.35s:7.6s]>; is <audio output> louder than <audio output[2.15s:4.9s]>?"
     ms = find_mentions(q)
-    assert [m.text for m in ms] == ["<audio output[2.15s:4.9s]>", "<audio input1[4.35s:7.6s]>", "<audio output>"]
+    assert [m.text for m in ms] == [
+        "<audio output[2.15s:4.9s]>",
+        "<audio input1[4.35s:7.6s]>",
+        "<audio output>",
+    ]
     assert (ms[0].start, ms[0].end) == (2.15, 4.9)
     with pytest.raises(ValueError, match="bad slice"):
         find_mentions("In <audio output[a:b]>?")
@@ -24,7 +29,10 @@ def test_attachments_full_vs_sliced():
     ms = find_mentions("Compare <audio output[1s:2s]> with <audio input1> and <audio output[-1s:]>")
     paths = {"output": "/o.wav", "input1": "/i.wav"}
     full = attachments(ms, paths.__getitem__, slice_clips=False)
-    assert [(lbl, r.path, r.start) for lbl, r in full] == [("<audio output>", "/o.wav", None), ("<audio input1>", "/i.wav", None)]
+    assert [(lbl, r.path, r.start) for lbl, r in full] == [
+        ("<audio output>", "/o.wav", None),
+        ("<audio input1>", "/i.wav", None),
+    ]
     cut = attachments(ms, paths.__getitem__, slice_clips=True)
     assert [lbl for lbl, _ in cut] == ["<audio output[1s:2s]>", "<audio input1>", "<audio output[-1s:]>"]
     assert cut[2][1].start == -1.0
@@ -33,8 +41,11 @@ def test_attachments_full_vs_sliced():
 def test_judge_message_layout():
     opts = shuffle_options("Yes", ["No", "None of the above"], seed=3)
     ms = find_mentions("In <audio output>, vs <audio input1>?")
-    msgs = build_judge_messages("In <audio output>, vs <audio input1>?", opts,
-                                attachments(ms, {"output": "o", "input1": "i"}.__getitem__, slice_clips=False))
+    msgs = build_judge_messages(
+        "In <audio output>, vs <audio input1>?",
+        opts,
+        attachments(ms, {"output": "o", "input1": "i"}.__getitem__, slice_clips=False),
+    )
     assert msgs[0].role == "system" and "Python-style" in msgs[0].parts[0].text
     parts = msgs[1].parts
     assert isinstance(parts[0], TextPart) and parts[0].text == "<audio output>: "
@@ -50,7 +61,9 @@ def test_shuffle_is_seeded_and_uses_every_position():
     a = shuffle_options("R", ["W1", "W2", "None of the above"], seed=11)
     b = shuffle_options("R", ["W1", "W2", "None of the above"], seed=11)
     assert a == b
-    positions = Counter(shuffle_options("R", ["W1", "W2", "None of the above"], seed=s).right_letter for s in range(400))
+    positions = Counter(
+        shuffle_options("R", ["W1", "W2", "None of the above"], seed=s).right_letter for s in range(400)
+    )
     assert set(positions) == {"A", "B", "C", "D"} and min(positions.values()) > 60
     last = Counter(shuffle_options("R", ["W1", "None of the above"], seed=s).texts[-1] for s in range(200))
     assert last["None of the above"] < 200  # shuffled with the rest
@@ -93,7 +106,7 @@ def test_verdict_never_guesses(raw, why):
 
 def _answer(opts, correct: bool) -> str:
     letter = opts.right_letter if correct else next(lt for lt in opts.letters if lt != opts.right_letter)
-    return '{"reason": "r", "choice": "%s"}' % letter
+    return json.dumps({"reason": "r", "choice": letter})
 
 
 def test_voting_majority_and_attempt_records():

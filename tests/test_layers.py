@@ -4,8 +4,22 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "src" / "audioeval"
-ORDER = ["core", "audio", "store", "prompts", "adapters", "postprocess", "scoring", "judge",
-         "metrics", "benchmarks", "engine", "analysis", "report", "cli"]
+ORDER = [
+    "core",
+    "audio",
+    "store",
+    "prompts",
+    "adapters",
+    "postprocess",
+    "scoring",
+    "judge",
+    "metrics",
+    "benchmarks",
+    "engine",
+    "analysis",
+    "report",
+    "cli",
+]
 
 
 def _imports(path: Path) -> set[str]:

@@ -34,8 +34,21 @@ def test_score_mmau_writes_summary_per_item_and_disagreements(tmp_path: Path) ->
     preds = tmp_path / "preds.json"
     preds.write_text(json.dumps(items))
     out = tmp_path / "out"
-    res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmau", "--predictions", str(preds),
-                              "--output_dir", str(out), "--bootstrap", "100"])
+    res = runner.invoke(
+        app,
+        [
+            "mcq",
+            "score",
+            "--benchmark",
+            "mmau",
+            "--predictions",
+            str(preds),
+            "--output_dir",
+            str(out),
+            "--bootstrap",
+            "100",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "Task-wise Accuracy:" in res.output and "Difficulty-wise Accuracy:" in res.output
     assert "Total Accuracy: 33.33% over 750 samples" in res.output
@@ -63,15 +76,25 @@ def test_score_mmau_writes_summary_per_item_and_disagreements(tmp_path: Path) ->
     assert all(d["robust"] == 1 and d["official"] == 0 for d in dis)
 
 
-def test_default_output_dir_is_outputs_benchmark(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_output_dir_is_outputs_benchmark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     preds = tmp_path / "p.jsonl"
-    preds.write_text(json.dumps({"id": "a", "choices": ["Dog", "Cat"], "answer": "Dog",
-                                 "modality": "sound", "category": "Signal Layer",
-                                 "answer_prediction": "(A) Dog"}) + "\n")
+    preds.write_text(
+        json.dumps(
+            {
+                "id": "a",
+                "choices": ["Dog", "Cat"],
+                "answer": "Dog",
+                "modality": "sound",
+                "category": "Signal Layer",
+                "answer_prediction": "(A) Dog",
+            }
+        )
+        + "\n"
+    )
     monkeypatch.chdir(tmp_path)
-    res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmar", "--predictions", str(preds),
-                              "--no-official-print"])
+    res = runner.invoke(
+        app, ["mcq", "score", "--benchmark", "mmar", "--predictions", str(preds), "--no-official-print"]
+    )
     assert res.exit_code == 0, res.output
     assert "Modality-wise" not in res.output
     s = json.loads((tmp_path / "outputs" / "mmar" / "summary.json").read_text())

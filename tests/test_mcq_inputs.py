@@ -18,9 +18,16 @@ runner = CliRunner()
 
 
 def item(i: int, **over: Any) -> dict[str, Any]:
-    base = {"id": f"id{i}", "question": "Which?", "choices": ["Dog", "Cat"], "answer": "Dog",
-            "modality": "sound", "category": "Signal Layer", "sub-category": "Counting",
-            "answer_prediction": "Dog"}
+    base = {
+        "id": f"id{i}",
+        "question": "Which?",
+        "choices": ["Dog", "Cat"],
+        "answer": "Dog",
+        "modality": "sound",
+        "category": "Signal Layer",
+        "sub-category": "Counting",
+        "answer_prediction": "Dog",
+    }
     base.update(over)
     return {k: v for k, v in base.items() if v is not ...}
 
@@ -58,19 +65,21 @@ def test_json_that_is_not_a_list(tmp_path: Path) -> None:
     assert "JSON list" in error_of(p).message
 
 
-@pytest.mark.parametrize(("field", "over", "message"), [
-    ("answer", {"answer": ...}, "missing field"),
-    ("answer", {"answer": 3}, "expected a string, got int"),
-    ("choices", {"choices": ...}, "missing field"),
-    ("choices", {"choices": []}, "expected a non-empty list of strings"),
-    ("choices", {"choices": ["a", 2]}, "expected a non-empty list of strings"),
-    ("answer_prediction", {"answer_prediction": 7}, "expected a string, got int"),
-    ("answer_prediction", {"answer_prediction": ["B"]}, "expected a string, got list"),
-    ("modality", {"modality": ...}, "missing field"),
-    ("id", {"id": ...}, "missing or non-string id"),
-])
-def test_bad_items_name_line_id_and_field(tmp_path: Path, field: str, over: dict,
-                                          message: str) -> None:
+@pytest.mark.parametrize(
+    ("field", "over", "message"),
+    [
+        ("answer", {"answer": ...}, "missing field"),
+        ("answer", {"answer": 3}, "expected a string, got int"),
+        ("choices", {"choices": ...}, "missing field"),
+        ("choices", {"choices": []}, "expected a non-empty list of strings"),
+        ("choices", {"choices": ["a", 2]}, "expected a non-empty list of strings"),
+        ("answer_prediction", {"answer_prediction": 7}, "expected a string, got int"),
+        ("answer_prediction", {"answer_prediction": ["B"]}, "expected a string, got list"),
+        ("modality", {"modality": ...}, "missing field"),
+        ("id", {"id": ...}, "missing or non-string id"),
+    ],
+)
+def test_bad_items_name_line_id_and_field(tmp_path: Path, field: str, over: dict, message: str) -> None:
     p = jsonl(tmp_path, [item(0), item(1, **over)])
     err = error_of(p)
     assert (err.field, err.line, err.message) == (field, 2, message)
@@ -123,27 +132,87 @@ def test_unknown_benchmark_name() -> None:
 def test_cli_exit_codes_for_bad_input(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(item(0)) + "\n{oops\n")
-    res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmar", "--predictions", str(bad),
-                              "--output_dir", str(tmp_path / "out")])
+    res = runner.invoke(
+        app,
+        [
+            "mcq",
+            "score",
+            "--benchmark",
+            "mmar",
+            "--predictions",
+            str(bad),
+            "--output_dir",
+            str(tmp_path / "out"),
+        ],
+    )
     assert res.exit_code == 2
     assert f"{bad}:2" in res.output and "malformed JSON line" in res.output
     assert not (tmp_path / "out" / "summary.json").exists()
     res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmlu", "--predictions", str(bad)])
     assert res.exit_code == 2 and "mmlu" in res.output
-    res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmar", "--predictions",
-                              str(tmp_path / "absent.jsonl")])
+    res = runner.invoke(
+        app, ["mcq", "score", "--benchmark", "mmar", "--predictions", str(tmp_path / "absent.jsonl")]
+    )
     assert res.exit_code == 2 and "predictions file not found" in res.output
     good = jsonl(tmp_path, [item(0)], "good.jsonl")
-    res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmau", "--predictions", str(good),
-                              "--rubrics", "--output_dir", str(tmp_path / "o2")])
+    res = runner.invoke(
+        app,
+        [
+            "mcq",
+            "score",
+            "--benchmark",
+            "mmau",
+            "--predictions",
+            str(good),
+            "--rubrics",
+            "--output_dir",
+            str(tmp_path / "o2"),
+        ],
+    )
     assert res.exit_code == 2
 
 
 def test_cli_rubrics_only_for_mmar(tmp_path: Path) -> None:
     p = tmp_path / "mmau.json"
-    p.write_text(json.dumps([{"id": "a", "choices": ["x", "y"], "answer": "x", "task": "sound",
-                              "difficulty": "easy", "model_output": "x"}]))
-    res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmau", "--predictions", str(p),
-                              "--rubrics", "--judge-base-urls", "http://127.0.0.1:9/v1",
-                              "--output_dir", str(tmp_path / "o")])
+    p.write_text(
+        json.dumps(
+            [
+                {
+                    "id": "a",
+                    "choices": ["x", "y"],
+                    "answer": "x",
+                    "task": "sound",
+                    "difficulty": "easy",
+                    "model_output": "x",
+                }
+            ]
+        )
+    )
+    res = runner.invoke(
+        app,
+        [
+            "mcq",
+            "score",
+            "--benchmark",
+            "mmau",
+            "--predictions",
+            str(p),
+            "--rubrics",
+            "--judge-base-urls",
+            "http://127.0.0.1:9/v1",
+            "--output_dir",
+            str(tmp_path / "o"),
+        ],
+    )
     assert res.exit_code == 2 and "MMAR only" in res.output
+
+
+def test_jsonl_lines_split_on_newlines_only_and_bad_bytes_are_named(tmp_path: Path) -> None:
+    p = tmp_path / "p.jsonl"
+    p.write_text(
+        json.dumps(item(0, answer_prediction="Dog\u2028really"), ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    assert load_mcq_file(p, MMAR).items[0].prediction == "Dog\u2028really"
+    p.write_bytes(json.dumps(item(0)).encode() + b"\n" + b'{"id": "\xff"}\n')
+    err = error_of(p)
+    assert err.line == 2 and "not UTF-8" in err.message

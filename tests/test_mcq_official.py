@@ -40,6 +40,7 @@ def load(rel: str) -> list[dict[str, Any]]:
 
 # --- an independent implementation of the official evaluation.py, written from the spec ---
 
+
 def ref_match(answer: str, prediction: str, choices: list[str]) -> bool:
     def tok(text: str) -> set[str]:
         return set(re.findall(r"\b\w+\b", text.lower()))
@@ -55,13 +56,30 @@ def ref_match(answer: str, prediction: str, choices: list[str]) -> bool:
 
 
 REF_AXES = {
-    "mmar": [("Modality-wise Accuracy:", "modality", ["sound", "music", "speech",
-              "mix-sound-music", "mix-sound-speech", "mix-music-speech",
-              "mix-sound-music-speech"]),
-             ("Category-wise Accuracy:", "category", ["Signal Layer", "Perception Layer",
-              "Semantic Layer", "Cultural Layer"])],
-    "mmau": [("Task-wise Accuracy:", "task", ["sound", "music", "speech"]),
-             ("Difficulty-wise Accuracy:", "difficulty", ["easy", "hard", "medium"])],
+    "mmar": [
+        (
+            "Modality-wise Accuracy:",
+            "modality",
+            [
+                "sound",
+                "music",
+                "speech",
+                "mix-sound-music",
+                "mix-sound-speech",
+                "mix-music-speech",
+                "mix-sound-music-speech",
+            ],
+        ),
+        (
+            "Category-wise Accuracy:",
+            "category",
+            ["Signal Layer", "Perception Layer", "Semantic Layer", "Cultural Layer"],
+        ),
+    ],
+    "mmau": [
+        ("Task-wise Accuracy:", "task", ["sound", "music", "speech"]),
+        ("Difficulty-wise Accuracy:", "difficulty", ["easy", "hard", "medium"]),
+    ],
 }
 
 
@@ -92,12 +110,17 @@ def ref_evaluate(data: list[dict[str, Any]], key: str, bench: str) -> tuple[list
         for name, (c, n) in metrics.items():
             acc = (c / n) * 100 if n > 0 else 0
             lines.append(f"{name} : {acc:.2f}% over {n} samples")
-    lines += ["*" * 30, f"Total Accuracy: {(corr / total) * 100:.2f}% over {total} samples",
-              "*" * 30, "No prediction count: 0"]
+    lines += [
+        "*" * 30,
+        f"Total Accuracy: {(corr / total) * 100:.2f}% over {total} samples",
+        "*" * 30,
+        "No prediction count: 0",
+    ]
     return lines, matches
 
 
 # --- generated prediction sets ---
+
 
 def _other(item: dict[str, Any], rng: random.Random) -> str:
     others = [c for c in item["choices"] if c != item["answer"]] or item["choices"]
@@ -114,8 +137,9 @@ GENERATORS = {
     "wrong": _other,
     "letter_only": lambda it, rng: _letter(it),
     "letter_prefixed": lambda it, rng: f"({_letter(it)}) {it['answer']}",
-    "reasoning": lambda it, rng: (f"Let me weigh the options: {'; '.join(it['choices'])}. "
-                                  f"Therefore the answer is {it['answer']}."),
+    "reasoning": lambda it, rng: (
+        f"Let me weigh the options: {'; '.join(it['choices'])}. Therefore the answer is {it['answer']}."
+    ),
     "others_mentioned": lambda it, rng: f"{it['answer']}, not {_other(it, rng)}",
     "empty": lambda it, rng: "",
     "missing": lambda it, rng: None,
@@ -148,8 +172,10 @@ def score(tmp_path: Path, name: str, bench: McqBenchmark, records: list[dict], s
 
 
 @pytest.mark.parametrize("which", list(FILES))
-@pytest.mark.parametrize("kind", ["correct", "wrong", "letter_only", "letter_prefixed",
-                                  "reasoning", "others_mentioned", "empty", "mixed"])
+@pytest.mark.parametrize(
+    "kind",
+    ["correct", "wrong", "letter_only", "letter_prefixed", "reasoning", "others_mentioned", "empty", "mixed"],
+)
 def test_official_mode_equals_reference(tmp_path: Path, which: str, kind: str) -> None:
     rel, bench, key = FILES[which]
     data = load(rel)
@@ -169,8 +195,12 @@ def test_items_without_prediction_are_skipped_but_counted(tmp_path: Path) -> Non
     preds = [dict(d, model_output=d["answer"]) for d in data[:900]] + [dict(d) for d in data[900:]]
     result = score(tmp_path, "half", MMAU, preds, ".json")
     s = result.summary
-    assert s["counts"] == {"items": 1000, "scored": 900, "without_prediction": 100,
-                           "answer_not_in_choices": 0}
+    assert s["counts"] == {
+        "items": 1000,
+        "scored": 900,
+        "without_prediction": 100,
+        "answer_not_in_choices": 0,
+    }
     assert s["overall"]["n"] == 900 and s["overall"]["official"]["accuracy"] == 100.0
     assert len(s["without_prediction_ids"]) == 100
     assert official_lines(s, MMAU)[-1] == "No prediction count: 100"
@@ -180,20 +210,22 @@ def test_items_without_prediction_are_skipped_but_counted(tmp_path: Path) -> Non
 def test_oracle_scores_100(tmp_path: Path, which: str) -> None:
     rel, bench, key = FILES[which]
     data = load(rel)
-    result = score(tmp_path, "oracle", bench, [dict(d, **{key: d["answer"]}) for d in data],
-                   Path(rel).suffix)
+    result = score(tmp_path, "oracle", bench, [dict(d, **{key: d["answer"]}) for d in data], Path(rel).suffix)
     assert result.summary["overall"]["official"]["correct"] == len(data) == 1000
     assert result.summary["overall"]["official"]["accuracy"] == 100.0
 
 
-@pytest.mark.parametrize(("which", "items", "options"),
-                         [("mmar-jsonl", 20, 28), ("mmar-json", 21, 29), ("mmau", 9, 12)])
-def test_order_blind_items_score_a_wrong_option_correct(tmp_path: Path, which: str, items: int,
-                                                        options: int) -> None:
+@pytest.mark.parametrize(
+    ("which", "items", "options"), [("mmar-jsonl", 20, 28), ("mmar-json", 21, 29), ("mmau", 9, 12)]
+)
+def test_order_blind_items_score_a_wrong_option_correct(
+    tmp_path: Path, which: str, items: int, options: int
+) -> None:
     rel, bench, key = FILES[which]
     data = load(rel)
-    blind = [(d, c) for d in data for c in d["choices"]
-             if c != d["answer"] and tokens(c) == tokens(d["answer"])]
+    blind = [
+        (d, c) for d in data for c in d["choices"] if c != d["answer"] and tokens(c) == tokens(d["answer"])
+    ]
     assert len({d["id"] for d, _ in blind}) == items and len(blind) == options
     preds, seen = [], set()
     for d, wrong in blind:
@@ -205,19 +237,17 @@ def test_order_blind_items_score_a_wrong_option_correct(tmp_path: Path, which: s
     same = sum(1 for p in preds if p[key].strip() == p["answer"].strip())
     assert same == (1 if which == "mmar-json" else 0)
     assert result.summary["overall"]["official"]["correct"] == items  # the official quirk
-    assert result.summary["overall"]["robust"]["correct"] == same     # robust reads word order
+    assert result.summary["overall"]["robust"]["correct"] == same  # robust reads word order
     assert result.summary["disagreements"]["n"] == items - same
 
 
-@pytest.mark.parametrize(("which", "broken"), [("mmar-jsonl", 15), ("mmau", 33),
-                                               ("mmar-json", 20)])
+@pytest.mark.parametrize(("which", "broken"), [("mmar-jsonl", 15), ("mmau", 33), ("mmar-json", 20)])
 def test_letter_prefix_breaks_the_measured_items(tmp_path: Path, which: str, broken: int) -> None:
     """'(X) answer' fails when a distractor holds the letter as a word; items whose answer is
     not among the choices (6 in the old JSON) have no letter and count as broken."""
     rel, bench, key = FILES[which]
     data = load(rel)
-    preds = [dict(d, **{key: f"({_letter(d)}) {d['answer']}"}) for d in data
-             if d["answer"] in d["choices"]]
+    preds = [dict(d, **{key: f"({_letter(d)}) {d['answer']}"}) for d in data if d["answer"] in d["choices"]]
     result = score(tmp_path, "prefixed", bench, preds, Path(rel).suffix)
     failed = result.summary["overall"]["n"] - result.summary["overall"]["official"]["correct"]
     assert failed + (len(data) - len(preds)) == broken
@@ -237,6 +267,7 @@ def test_mmar_avg_is_the_micro_total(tmp_path: Path) -> None:
 
 # --- quirks, one by one ---
 
+
 def test_word_order_is_ignored() -> None:
     choices = ["From far to near", "From near to far", "Stays still"]
     assert official_match("From far to near", "From near to far", choices).correct
@@ -251,8 +282,9 @@ def test_letter_in_parentheses_collides_with_a_middle_initial() -> None:
 
 
 def test_letter_only_is_wrong_unless_the_answer_is_that_letter() -> None:
-    assert not official_match("Gerald Ford", "C", ["Richard Nixon", "Lyndon B. Johnson",
-                                                   "Gerald Ford"]).correct
+    assert not official_match(
+        "Gerald Ford", "C", ["Richard Nixon", "Lyndon B. Johnson", "Gerald Ford"]
+    ).correct
     assert official_match("B", "B", ["A", "B", "C"]).correct
 
 

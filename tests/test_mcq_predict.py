@@ -22,9 +22,16 @@ runner = CliRunner()
 
 
 def config(root: Path, url: str, out: Path, **kw: Any) -> McqPredictConfig:
-    base: dict[str, Any] = dict(bench=MMAR, metadata=root / "MMAR-meta.jsonl", audio_root=root,
-                                base_urls=[url], model="fake-audio-lm", out=out, progress=False,
-                                timeout=20.0)
+    base: dict[str, Any] = dict(
+        bench=MMAR,
+        metadata=root / "MMAR-meta.jsonl",
+        audio_root=root,
+        base_urls=[url],
+        model="fake-audio-lm",
+        out=out,
+        progress=False,
+        timeout=20.0,
+    )
     base.update(kw)
     return McqPredictConfig(**base)
 
@@ -67,7 +74,8 @@ def test_missing_audio_is_recorded_and_asked_again_once_present(tmp_path: Path) 
         assert (res.answered, res.failed) == (3, 1)
         raw = lines(tmp_path / "preds.json.run" / "raw_outputs.jsonl")
         failed = [r for r in raw if r["raw"] is None]
-        assert [r["id"] for r in failed] == ["tone02"] and "audio file not found" in failed[0]["error"]
+        assert [r["id"] for r in failed] == ["tone02"]
+        assert "audio file not found" in failed[0]["error"]
         preds = json.loads(out.read_text())  # a JSON list, as the suffix says
         assert "answer_prediction" not in preds[2]
         assert score_file(MMAR, out, n_resamples=50).summary["counts"]["without_prediction"] == 1
@@ -80,8 +88,7 @@ def test_missing_audio_is_recorded_and_asked_again_once_present(tmp_path: Path) 
 def test_server_errors_are_retried(tmp_path: Path) -> None:
     write_tone_set(tmp_path / "set", 3)
     with FakeMcqServer(FakeMcqConfig(fail_first=2)) as server:
-        res = predict(config(tmp_path / "set", server.base_url, tmp_path / "p.jsonl",
-                             concurrency=1))
+        res = predict(config(tmp_path / "set", server.base_url, tmp_path / "p.jsonl", concurrency=1))
         assert res.answered == 3 and server.stats.requests == 5
 
 
@@ -100,8 +107,9 @@ def test_letters_template_with_reasoning_is_read_by_the_robust_mode(tmp_path: Pa
     write_tone_set(tmp_path / "set", 8)
     out = tmp_path / "p.jsonl"
     with FakeMcqServer(FakeMcqConfig(answer_style="reasoning")) as server:
-        predict(config(tmp_path / "set", server.base_url, out, template="mcq_letters",
-                       audio_part="input_audio"))
+        predict(
+            config(tmp_path / "set", server.base_url, out, template="mcq_letters", audio_part="input_audio")
+        )
         assert server.stats.part_types == {"input_audio": 8}
     s = score_file(MMAR, out, n_resamples=50).summary
     assert s["overall"]["official"]["correct"] == 0  # mentions another option's frequency
@@ -115,21 +123,60 @@ def test_mmau_layout_and_cli(tmp_path: Path) -> None:
     items = []
     for i, hz in enumerate((220, 880)):
         tone_wav(root / "test-mini-audios" / f"u{i}.wav", hz)
-        items.append({"id": f"u{i}", "audio_id": f"./test-mini-audios/u{i}.wav",
-                      "question": "Which tone?", "choices": ["220 Hz", "880 Hz"],
-                      "answer": f"{hz} Hz", "task": "sound", "difficulty": "easy",
-                      "sub-category": "Pitch", "split": "test-mini"})
+        items.append(
+            {
+                "id": f"u{i}",
+                "audio_id": f"./test-mini-audios/u{i}.wav",
+                "question": "Which tone?",
+                "choices": ["220 Hz", "880 Hz"],
+                "answer": f"{hz} Hz",
+                "task": "sound",
+                "difficulty": "easy",
+                "sub-category": "Pitch",
+                "split": "test-mini",
+            }
+        )
     (root / "mmau-test-mini.json").write_text(json.dumps(items))
     out = tmp_path / "mmau_preds.json"
     with FakeMcqServer() as server:
-        res = runner.invoke(app, ["mcq", "predict", "--benchmark", "mmau", "--audio_root",
-                                  str(root), "--base_urls", server.base_url, "--model",
-                                  "fake-audio-lm", "--out", str(out), "--no-progress"])
+        res = runner.invoke(
+            app,
+            [
+                "mcq",
+                "predict",
+                "--benchmark",
+                "mmau",
+                "--audio_root",
+                str(root),
+                "--base_urls",
+                server.base_url,
+                "--model",
+                "fake-audio-lm",
+                "--out",
+                str(out),
+                "--no-progress",
+            ],
+        )
         assert res.exit_code == 0, res.output
         assert "2/2 answered" in res.output
-        res = runner.invoke(app, ["mcq", "predict", "--benchmark", "mmau", "--audio_root",
-                                  str(root), "--base_urls", server.base_url, "--model",
-                                  "another-model", "--out", str(out), "--no-progress"])
+        res = runner.invoke(
+            app,
+            [
+                "mcq",
+                "predict",
+                "--benchmark",
+                "mmau",
+                "--audio_root",
+                str(root),
+                "--base_urls",
+                server.base_url,
+                "--model",
+                "another-model",
+                "--out",
+                str(out),
+                "--no-progress",
+            ],
+        )
         assert res.exit_code == 2 and "other settings" in res.output
     preds = json.loads(out.read_text())
     assert [p["model_output"] for p in preds] == ["220 Hz", "880 Hz"]
@@ -138,8 +185,7 @@ def test_mmau_layout_and_cli(tmp_path: Path) -> None:
 
 def test_templates_are_validated_and_strict(tmp_path: Path) -> None:
     t = load_template("mcq_choices")
-    msgs = render(t, {"question": "Q?", "choices": ["a", "b"], "letters": ["A", "B"]},
-                  AudioRef("x.wav"))
+    msgs = render(t, {"question": "Q?", "choices": ["a", "b"], "letters": ["A", "B"]}, AudioRef("x.wav"))
     assert [m.role for m in msgs] == ["user"]
     audio, text = msgs[0].parts
     assert isinstance(audio, AudioPart) and audio.audio.path == "x.wav"
@@ -163,17 +209,34 @@ def test_templates_are_validated_and_strict(tmp_path: Path) -> None:
 def test_custom_template_file_and_bad_template_exit_2(tmp_path: Path) -> None:
     write_tone_set(tmp_path / "set", 2)
     good = tmp_path / "mine.yaml"
-    good.write_text("name: mine-v1\naudio: after\nsystem: Be brief.\n"
-                    "user: |-\n  {{ question }}\n  Select one option from the provided choices:\n"
-                    "  {{ choices | join('\\n') }}\n")
+    good.write_text(
+        "name: mine-v1\naudio: after\nsystem: Be brief.\n"
+        "user: |-\n  {{ question }}\n  Select one option from the provided choices:\n"
+        "  {{ choices | join('\\n') }}\n"
+    )
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: bad\nuser: '{{ nothing_here }}'\n")
     with FakeMcqServer() as server:
-        res = predict(config(tmp_path / "set", server.base_url, tmp_path / "p.jsonl",
-                             template=str(good)))
+        res = predict(config(tmp_path / "set", server.base_url, tmp_path / "p.jsonl", template=str(good)))
         assert res.answered == 2
-        cli = runner.invoke(app, ["mcq", "predict", "--benchmark", "mmar", "--audio_root",
-                                  str(tmp_path / "set"), "--base_urls", server.base_url,
-                                  "--model", "fake-audio-lm", "--out", str(tmp_path / "q.jsonl"),
-                                  "--template", str(bad), "--no-progress"])
+        cli = runner.invoke(
+            app,
+            [
+                "mcq",
+                "predict",
+                "--benchmark",
+                "mmar",
+                "--audio_root",
+                str(tmp_path / "set"),
+                "--base_urls",
+                server.base_url,
+                "--model",
+                "fake-audio-lm",
+                "--out",
+                str(tmp_path / "q.jsonl"),
+                "--template",
+                str(bad),
+                "--no-progress",
+            ],
+        )
     assert cli.exit_code == 2 and "nothing_here" in cli.output

@@ -17,39 +17,44 @@ from audioeval.postprocess.think_tags import split_think, strip_think
 PRESIDENTS = ["Richard Nixon", "Lyndon B. Johnson", "John F. Kennedy", "Gerald Ford"]
 
 
-@pytest.mark.parametrize(("text", "letter", "method"), [
-    ("B", "B", "letter"),
-    ("(B)", "B", "letter"),
-    ("B.", "B", "letter"),
-    ("b)", "B", "letter"),
-    ("[C]", "C", "letter"),
-    ("(B) Lyndon B. Johnson", "B", "letter"),
-    ("D. Gerald Ford", "D", "letter"),
-    ("Answer: B", "B", "answer_statement"),
-    ("The answer is B.", "B", "answer_statement"),
-    ("the answer is (C)", "C", "answer_statement"),
-    ("The correct option is Gerald Ford.", "D", "answer_statement"),
-    ("Final answer: John F. Kennedy", "C", "answer_statement"),
-    ("I choose A", "A", "answer_statement"),
-    ("\\boxed{D}", "D", "answer_statement"),
-    ("**Answer:** D", "D", "answer_statement"),
-    ("The answer is option B", "B", "answer_statement"),
-    ("Richard Nixon", "A", "option_text"),
-    ("richard nixon.", "A", "option_text"),
-    ("  Gerald   Ford  ", "D", "option_text"),
-    ("Gerald Ford, since he was not elected.", "D", "leading_option_text"),
-    ("Thinking about the era of the recording...\nC", "C", "last_line"),
-    ("Thinking about it.\n(B) Lyndon B. Johnson", "B", "last_line"),
-    ("The speech sounds like John F. Kennedy to me", "C", "only_option_mentioned"),
-])
+@pytest.mark.parametrize(
+    ("text", "letter", "method"),
+    [
+        ("B", "B", "letter"),
+        ("(B)", "B", "letter"),
+        ("B.", "B", "letter"),
+        ("b)", "B", "letter"),
+        ("[C]", "C", "letter"),
+        ("(B) Lyndon B. Johnson", "B", "letter"),
+        ("D. Gerald Ford", "D", "letter"),
+        ("Answer: B", "B", "answer_statement"),
+        ("The answer is B.", "B", "answer_statement"),
+        ("the answer is (C)", "C", "answer_statement"),
+        ("The correct option is Gerald Ford.", "D", "answer_statement"),
+        ("Final answer: John F. Kennedy", "C", "answer_statement"),
+        ("I choose A", "A", "answer_statement"),
+        ("\\boxed{D}", "D", "answer_statement"),
+        ("**Answer:** D", "D", "answer_statement"),
+        ("The answer is option B", "B", "answer_statement"),
+        ("Richard Nixon", "A", "option_text"),
+        ("richard nixon.", "A", "option_text"),
+        ("  Gerald   Ford  ", "D", "option_text"),
+        ("Gerald Ford, since he was not elected.", "D", "leading_option_text"),
+        ("Thinking about the era of the recording...\nC", "C", "last_line"),
+        ("Thinking about it.\n(B) Lyndon B. Johnson", "B", "last_line"),
+        ("The speech sounds like John F. Kennedy to me", "C", "only_option_mentioned"),
+    ],
+)
 def test_extraction_forms(text: str, letter: str, method: str) -> None:
     got = ROBUST_MCQ(text, PRESIDENTS)
     assert (got.letter, got.method) == (letter, method)
 
 
 def test_last_stated_answer_wins_in_long_reasoning() -> None:
-    text = ("Option A, Richard Nixon, resigned; Gerald Ford succeeded him. At first I thought "
-            "the answer is Gerald Ford. Re-listening to the accent, the answer is B.")
+    text = (
+        "Option A, Richard Nixon, resigned; Gerald Ford succeeded him. At first I thought "
+        "the answer is Gerald Ford. Re-listening to the accent, the answer is B."
+    )
     got = ROBUST_MCQ(text, PRESIDENTS)
     assert (got.letter, got.method) == ("B", "answer_statement")
 
@@ -62,15 +67,18 @@ def test_think_blocks_are_removed_before_reading() -> None:
     assert split_think("<think>why</think> B") == ("B", "why")
 
 
-@pytest.mark.parametrize(("text", "reason"), [
-    ("", "empty answer"),
-    ("<think>The answer is A</think>", "empty answer"),
-    ("I cannot tell from this audio.", "no option found"),
-    ("E", "letter E is not an option (A-D)"),
-    ("The answer is F.", "stated letter F is not an option (A-D)"),
-    ("A. Lyndon B. Johnson", "letter A is followed by the text of another option"),
-    ("Either Richard Nixon or Gerald Ford", "several options mentioned (A, D) and no stated answer"),
-])
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("", "empty answer"),
+        ("<think>The answer is A</think>", "empty answer"),
+        ("I cannot tell from this audio.", "no option found"),
+        ("E", "letter E is not an option (A-D)"),
+        ("The answer is F.", "stated letter F is not an option (A-D)"),
+        ("A. Lyndon B. Johnson", "letter A is followed by the text of another option"),
+        ("Either Richard Nixon or Gerald Ford", "several options mentioned (A, D) and no stated answer"),
+    ],
+)
 def test_unparseable_is_an_outcome_never_a_guess(text: str, reason: str) -> None:
     got = ROBUST_MCQ(text, PRESIDENTS)
     assert got.index is None and got.method == "unparseable" and got.reason == reason
@@ -107,13 +115,22 @@ def test_repeated_choices_are_one_answer() -> None:
 
 def test_markdown_step() -> None:
     assert strip_markdown("## **B**") == "B"
-    assert ROBUST_MCQ.describe() == {"name": "mcq-robust-v1",
-                                     "steps": ["strip_think", "strip_markdown", "extract_choice"]}
+    assert ROBUST_MCQ.describe() == {
+        "name": "mcq-robust-v1",
+        "steps": ["strip_think", "strip_markdown", "extract_choice"],
+    }
 
 
 def _mmau_item(i: int, pred: str | None, choices: list[str], answer: str) -> dict:
-    item = {"id": f"q{i}", "question": "?", "choices": choices, "answer": answer,
-            "task": "sound", "difficulty": "easy", "sub-category": "Counting"}
+    item = {
+        "id": f"q{i}",
+        "question": "?",
+        "choices": choices,
+        "answer": answer,
+        "task": "sound",
+        "difficulty": "easy",
+        "sub-category": "Counting",
+    }
     if pred is not None:
         item["model_output"] = pred
     return item
@@ -122,12 +139,12 @@ def _mmau_item(i: int, pred: str | None, choices: list[str], answer: str) -> dic
 def test_unparseable_counted_and_disagreements_listed(tmp_path: Path) -> None:
     ch = ["Dog", "Cat", "Bird", "Cow"]
     items = [
-        _mmau_item(0, "Dog", ch, "Dog"),                         # both right
-        _mmau_item(1, "B", ch, "Cat"),                           # robust only
+        _mmau_item(0, "Dog", ch, "Dog"),  # both right
+        _mmau_item(1, "B", ch, "Cat"),  # robust only
         _mmau_item(2, "Not a cat: the answer is Dog.", ch, "Dog"),  # robust only
-        _mmau_item(3, "I have no idea", ch, "Bird"),             # unparseable
-        _mmau_item(4, "", ch, "Bird"),                           # unparseable (empty)
-        _mmau_item(5, None, ch, "Cow"),                          # no prediction
+        _mmau_item(3, "I have no idea", ch, "Bird"),  # unparseable
+        _mmau_item(4, "", ch, "Bird"),  # unparseable (empty)
+        _mmau_item(5, None, ch, "Cow"),  # no prediction
     ]
     path = tmp_path / "p.json"
     path.write_text(json.dumps(items))
@@ -140,8 +157,7 @@ def test_unparseable_counted_and_disagreements_listed(tmp_path: Path) -> None:
     assert s["overall"]["robust"]["unparseable_rate"] == 40.0
     assert s["disagreements"]["ids"] == ["q1", "q2"]
     assert s["disagreements"]["robust_only"] == 2 and s["disagreements"]["official_only"] == 0
-    assert s["robust"]["methods"] == {"answer_statement": 1, "letter": 1, "option_text": 1,
-                                      "unparseable": 2}
+    assert s["robust"]["methods"] == {"answer_statement": 1, "letter": 1, "option_text": 1, "unparseable": 2}
     first = result.disagreements[0]
     assert first["prediction"] == "B" and first["robust_choice"] == "B"
     assert first["official_reason"] == "answer_tokens_missing"

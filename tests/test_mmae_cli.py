@@ -6,7 +6,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
 
@@ -14,15 +13,36 @@ AUDIOEVAL = [sys.executable, "-m", "audioeval.cli.main"]
 
 
 def run(*args, env=None, **kw):
-    return subprocess.run([*AUDIOEVAL, *map(str, args)], capture_output=True, text=True, env=env, timeout=300, **kw)
+    return subprocess.run(
+        [*AUDIOEVAL, *map(str, args)], capture_output=True, text=True, env=env, timeout=300, **kw
+    )
 
 
 def test_score_with_official_flag_spellings(synthetic_set, judge_server, tmp_path):
     out = tmp_path / "scores"
-    p = run("mmae", "score", "--predictions", synthetic_set.oracle_predictions, "--metadata", synthetic_set.metadata,
-            "--base_urls", f"{judge_server.base_url},{judge_server.base_url}", "--output_dir", out,
-            "--concurrency", 8, "--retries", 3, "--max_attempts", 10, "--timeout", 60, "--model", "Qwen3Omni-Instruct",
-            "--no-progress")
+    p = run(
+        "mmae",
+        "score",
+        "--predictions",
+        synthetic_set.oracle_predictions,
+        "--metadata",
+        synthetic_set.metadata,
+        "--base_urls",
+        f"{judge_server.base_url},{judge_server.base_url}",
+        "--output_dir",
+        out,
+        "--concurrency",
+        8,
+        "--retries",
+        3,
+        "--max_attempts",
+        10,
+        "--timeout",
+        60,
+        "--model",
+        "Qwen3Omni-Instruct",
+        "--no-progress",
+    )
     assert p.returncode == 0, p.stderr
     assert "Instruction Following" in p.stdout and "100.00" in p.stdout
     tax = json.loads((out / "taxonomy.json").read_text())
@@ -30,22 +50,58 @@ def test_score_with_official_flag_spellings(synthetic_set, judge_server, tmp_pat
 
 
 def test_hyphenated_flags_and_default_audio_root(synthetic_set, judge_server, tmp_path):
-    p = run("mmae", "score", "--predictions", synthetic_set.oracle_predictions, "--metadata", synthetic_set.metadata,
-            "--base-urls", judge_server.base_url, "--output-dir", tmp_path / "o", "--max-attempts", 5,
-            "--audio-part", "input_audio", "--slice-clips", "--no-progress")
+    p = run(
+        "mmae",
+        "score",
+        "--predictions",
+        synthetic_set.oracle_predictions,
+        "--metadata",
+        synthetic_set.metadata,
+        "--base-urls",
+        judge_server.base_url,
+        "--output-dir",
+        tmp_path / "o",
+        "--max-attempts",
+        5,
+        "--audio-part",
+        "input_audio",
+        "--slice-clips",
+        "--no-progress",
+    )
     assert p.returncode == 0, p.stderr
     assert judge_server.stats.part_types.get("input_audio", 0) > 0
 
 
 def test_baseline_then_score(synthetic_set, judge_server, tmp_path):
-    p = run("mmae", "baseline", "noise", "--metadata", synthetic_set.metadata, "--audio_root", synthetic_set.root,
-            "--out", tmp_path / "noise")
+    p = run(
+        "mmae",
+        "baseline",
+        "noise",
+        "--metadata",
+        synthetic_set.metadata,
+        "--audio_root",
+        synthetic_set.root,
+        "--out",
+        tmp_path / "noise",
+    )
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "noise" / "predictions.json").exists()
     assert len(list((tmp_path / "noise" / "audio").glob("*.wav"))) == 42
-    p = run("mmae", "score", "--predictions", tmp_path / "noise" / "predictions.json", "--metadata",
-            synthetic_set.metadata, "--base_urls", judge_server.base_url, "--output_dir", tmp_path / "o",
-            "--audio_root", synthetic_set.root, "--no-progress")
+    p = run(
+        "mmae",
+        "score",
+        "--predictions",
+        tmp_path / "noise" / "predictions.json",
+        "--metadata",
+        synthetic_set.metadata,
+        "--base_urls",
+        judge_server.base_url,
+        "--output_dir",
+        tmp_path / "o",
+        "--audio_root",
+        synthetic_set.root,
+        "--no-progress",
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads((tmp_path / "o" / "taxonomy.json").read_text())["overall"]["EMR"] == 0.0
 
@@ -55,8 +111,19 @@ def test_bad_input_gives_one_clear_line_and_exit_2(tmp_path):
     bad.write_text("[{")
     preds = tmp_path / "p.json"
     preds.write_text("[]")
-    p = run("mmae", "score", "--predictions", preds, "--metadata", bad, "--base_urls", "http://127.0.0.1:9/v1",
-            "--output_dir", tmp_path / "o", "--no-progress")
+    p = run(
+        "mmae",
+        "score",
+        "--predictions",
+        preds,
+        "--metadata",
+        bad,
+        "--base_urls",
+        "http://127.0.0.1:9/v1",
+        "--output_dir",
+        tmp_path / "o",
+        "--no-progress",
+    )
     assert p.returncode == 2
     assert "MMAE-meta.json: malformed JSON" in p.stderr and "Traceback" not in p.stderr
 
@@ -64,9 +131,24 @@ def test_bad_input_gives_one_clear_line_and_exit_2(tmp_path):
 def test_kill_9_mid_run_then_resume_finishes_without_repeats(synthetic_set, tmp_path):
     out = tmp_path / "o"
     with FakeJudgeServer(FakeJudgeConfig(latency_s=0.05)) as s:
-        args = ["mmae", "score", "--predictions", synthetic_set.oracle_predictions, "--metadata", synthetic_set.metadata,
-                "--base_urls", s.base_url, "--output_dir", out, "--concurrency", 4, "--no-progress"]
-        proc = subprocess.Popen([*AUDIOEVAL, *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        args = [
+            "mmae",
+            "score",
+            "--predictions",
+            synthetic_set.oracle_predictions,
+            "--metadata",
+            synthetic_set.metadata,
+            "--base_urls",
+            s.base_url,
+            "--output_dir",
+            out,
+            "--concurrency",
+            4,
+            "--no-progress",
+        ]
+        proc = subprocess.Popen(
+            [*AUDIOEVAL, *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         results = out / "results.jsonl"
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -88,8 +170,22 @@ def test_kill_9_mid_run_then_resume_finishes_without_repeats(synthetic_set, tmp_
 
 def test_rescore_command(synthetic_set, judge_server, tmp_path):
     out = tmp_path / "o"
-    assert run("mmae", "score", "--predictions", synthetic_set.oracle_predictions, "--metadata", synthetic_set.metadata,
-               "--base_urls", judge_server.base_url, "--output_dir", out, "--no-progress").returncode == 0
+    assert (
+        run(
+            "mmae",
+            "score",
+            "--predictions",
+            synthetic_set.oracle_predictions,
+            "--metadata",
+            synthetic_set.metadata,
+            "--base_urls",
+            judge_server.base_url,
+            "--output_dir",
+            out,
+            "--no-progress",
+        ).returncode
+        == 0
+    )
     before = judge_server.stats.requests
     (out / "taxonomy.json").unlink()
     p = run("mmae", "rescore", out, "--metadata", synthetic_set.metadata, "--reparse")

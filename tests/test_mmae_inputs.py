@@ -28,18 +28,21 @@ def _write(root, meta, preds):
 
 def test_bad_samples_are_skipped_named_and_the_run_goes_on(synthetic_set, judge_server, tmp_path):
     root, meta, preds = _copy_set(synthetic_set, tmp_path)
-    del meta[0]["rubrics"][0]["right_choice"]                       # missing field
+    del meta[0]["rubrics"][0]["right_choice"]  # missing field
     meta[1]["rubrics"][1]["question"] = "In <audio input7>, is it quiet?"  # no such clip
-    meta.append(dict(meta[5]))                                      # duplicate id
+    meta.append(dict(meta[5]))  # duplicate id
     preds.append({"id": "not-in-meta", "messages": preds[2]["messages"]})
     preds[3]["messages"][-1]["content"][0]["audio_url"] = "oracle/missing.wav"
-    del preds[4]                                                    # sample without prediction
+    del preds[4]  # sample without prediction
     (root / preds[5]["messages"][-1]["content"][0]["audio_url"]).write_bytes(b"garbage")  # unreadable
     pred_path, meta_path = _write(root, meta, preds)
 
     r = run_mmae(config(pred_path, meta_path, tmp_path / "o", [judge_server.base_url]))
     msgs = [e.describe() for e in r.skipped]
-    assert any("MMAE-meta.json" in m and "syn00000" in m and "rubrics[0].right_choice" in m and "missing field" in m for m in msgs)
+    assert any(
+        "MMAE-meta.json" in m and "syn00000" in m and "rubrics[0].right_choice" in m and "missing field" in m
+        for m in msgs
+    )
     assert any("syn00001" in m and "rubrics[1].question" in m and "<audio input7>" in m for m in msgs)
     assert any("syn00005" in m and "duplicate id" in m for m in msgs)
     assert any("not-in-meta" in m and "not in the metadata" in m for m in msgs)
@@ -89,4 +92,6 @@ def test_paper_example_item_loads(tmp_path):
     assert s.complexity == "single" and s.modality == "sound-speech" and len(s.rubrics) == 4
     assert s.input_audio == ("wav/69e898163a050f39ac567501/audio1.wav",)
     preds, perrors = load_predictions(shared_path("data", "mmae", "example-predictions-format.json"))
-    assert not perrors and preds["69e898163a050f39ac567501"].output_audio == "audio/69e898163a050f39ac567501.wav"
+    assert (
+        not perrors and preds["69e898163a050f39ac567501"].output_audio == "audio/69e898163a050f39ac567501.wav"
+    )

@@ -15,7 +15,9 @@ from tests.mmae_helpers import config, results
 
 def test_oracle_edits_score_100_with_full_taxonomy(synthetic_set, judge_server, tmp_path):
     out = tmp_path / "oracle"
-    r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url]))
+    r = run_mmae(
+        config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url])
+    )
     ov = r.taxonomy["overall"]
     assert (ov["IFR"], ov["CR"], ov["EMR"], ov["n"]) == (100.0, 100.0, 100.0, 42)
     assert ov["n_no_consistency_rubric"] == 3 and ov["CR_n"] == 39  # extraction samples: CR undefined
@@ -47,11 +49,19 @@ def test_oracle_edits_score_100_with_full_taxonomy(synthetic_set, judge_server, 
 def test_identity_and_noise_baselines_reproduce_the_papers_shape(synthetic_set, judge_server, tmp_path):
     scores = {}
     for kind in ("identity", "noise"):
-        preds, errors = write_baseline(kind, metadata=synthetic_set.metadata, audio_root=synthetic_set.root,
-                                       out_dir=tmp_path / kind)
+        preds, errors = write_baseline(
+            kind, metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / kind
+        )
         assert not errors
-        r = run_mmae(config(preds, synthetic_set.metadata, tmp_path / f"{kind}_scores",
-                            [judge_server.base_url], audio_root=synthetic_set.root))
+        r = run_mmae(
+            config(
+                preds,
+                synthetic_set.metadata,
+                tmp_path / f"{kind}_scores",
+                [judge_server.base_url],
+                audio_root=synthetic_set.root,
+            )
+        )
         scores[kind] = r.taxonomy["overall"]
     ident, noise = scores["identity"], scores["noise"]
     assert ident["CR"] > 90 and ident["IFR"] < 40 and ident["EMR"] < 10
@@ -62,7 +72,9 @@ def test_identity_and_noise_baselines_reproduce_the_papers_shape(synthetic_set, 
 def test_noise_baseline_matches_input_length_and_rate(synthetic_set, tmp_path):
     import soundfile as sf
 
-    preds, _ = write_baseline("noise", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path)
+    preds, _ = write_baseline(
+        "noise", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path
+    )
     items = json.loads(preds.read_text())
     for item in items[:6]:
         src = synthetic_set.root / item["messages"][0]["content"][1]["audio_url"]
@@ -72,21 +84,37 @@ def test_noise_baseline_matches_input_length_and_rate(synthetic_set, tmp_path):
 
 
 def test_input_audio_style_and_sliced_clips(synthetic_set, judge_server, tmp_path):
-    r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o",
-                        [judge_server.base_url], audio_part="input_audio", slice_clips=True))
+    r = run_mmae(
+        config(
+            synthetic_set.oracle_predictions,
+            synthetic_set.metadata,
+            tmp_path / "o",
+            [judge_server.base_url],
+            audio_part="input_audio",
+            slice_clips=True,
+        )
+    )
     assert r.taxonomy["overall"]["IFR"] == 100.0 and r.taxonomy["overall"]["CR"] == 100.0
     st = judge_server.stats
     assert st.part_types == {"input_audio": st.audio_parts}
     labels = {lbl for req in st.labels for lbl in req}
     assert "<audio output[1.0s:]>" in labels and "<audio output[-1s:]>" in labels
-    durs = {lbl: d for req, ds in zip(st.labels, st.durations, strict=True) for lbl, d in zip(req, ds, strict=True)}
+    durs = {
+        lbl: d
+        for req, ds in zip(st.labels, st.durations, strict=True)
+        for lbl, d in zip(req, ds, strict=True)
+    }
     assert durs["<audio output[-1s:]>"] == pytest.approx(1.0, abs=0.01)
     assert durs["<audio output[:1.0s]>"] == pytest.approx(1.0, abs=0.01)
     assert st.sample_rates == {16000}
 
 
 def test_full_clip_default_sends_each_clip_whole_once_per_request(synthetic_set, judge_server, tmp_path):
-    run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [judge_server.base_url]))
+    run_mmae(
+        config(
+            synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [judge_server.base_url]
+        )
+    )
     st = judge_server.stats
     assert st.part_types == {"audio_url": st.audio_parts}
     assert all(len(req) == len(set(req)) for req in st.labels)
@@ -95,9 +123,19 @@ def test_full_clip_default_sends_each_clip_whole_once_per_request(synthetic_set,
 
 
 def test_failover_spreads_load_and_survives_a_dead_endpoint(synthetic_set, tmp_path):
-    with FakeJudgeServer(FakeJudgeConfig(latency_s=0.01)) as a, FakeJudgeServer(FakeJudgeConfig(latency_s=0.01)) as b:
-        r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o",
-                            [a.base_url, dead_url(), b.base_url], concurrency=8))
+    with (
+        FakeJudgeServer(FakeJudgeConfig(latency_s=0.01)) as a,
+        FakeJudgeServer(FakeJudgeConfig(latency_s=0.01)) as b,
+    ):
+        r = run_mmae(
+            config(
+                synthetic_set.oracle_predictions,
+                synthetic_set.metadata,
+                tmp_path / "o",
+                [a.base_url, dead_url(), b.base_url],
+                concurrency=8,
+            )
+        )
         assert r.taxonomy["overall"]["EMR"] == 100.0
         assert r.taxonomy["overall"]["n_rubrics_failed"] == 0
         assert a.stats.answered > 60 and b.stats.answered > 60
@@ -109,8 +147,15 @@ def test_failover_spreads_load_and_survives_a_dead_endpoint(synthetic_set, tmp_p
 def test_5xx_and_slow_answers_are_retried_within_the_attempt(synthetic_set, tmp_path):
     cfg = FakeJudgeConfig(fail_first=10, fail_rate=0.1, hang_first=2, hang_s=1.5, seed=1)
     with FakeJudgeServer(cfg) as s:
-        r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o",
-                            [s.base_url], timeout=5.0))
+        r = run_mmae(
+            config(
+                synthetic_set.oracle_predictions,
+                synthetic_set.metadata,
+                tmp_path / "o",
+                [s.base_url],
+                timeout=5.0,
+            )
+        )
         assert r.taxonomy["overall"]["EMR"] == 100.0
         assert s.stats.requests - s.stats.answered >= 10  # injected 5xx, each retried
         assert s.stats.answered == r.calls
@@ -119,8 +164,17 @@ def test_5xx_and_slow_answers_are_retried_within_the_attempt(synthetic_set, tmp_
 
 def test_timeouts_become_failed_attempts_not_answers(synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(hang_first=10_000, hang_s=0.6)) as s:
-        r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o",
-                            [s.base_url], timeout=0.3, max_attempts=4, concurrency=32))
+        r = run_mmae(
+            config(
+                synthetic_set.oracle_predictions,
+                synthetic_set.metadata,
+                tmp_path / "o",
+                [s.base_url],
+                timeout=0.3,
+                max_attempts=4,
+                concurrency=32,
+            )
+        )
     ov = r.taxonomy["overall"]
     assert ov["n_rubrics_failed"] == 119 and ov["n"] == 0 and ov["IFR"] is None
     rec = results(tmp_path / "o")[0]
@@ -130,7 +184,9 @@ def test_timeouts_become_failed_attempts_not_answers(synthetic_set, tmp_path):
 
 def test_garbage_answers_are_invalid_votes_and_trigger_more_attempts(synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(garbage_rate=0.3, seed=5)) as s:
-        r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [s.base_url]))
+        r = run_mmae(
+            config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [s.base_url])
+        )
     lines = results(tmp_path / "o")
     invalid = [a for x in lines for a in x["attempts"] if not a["valid"]]
     assert invalid and all(a["raw"] == "I am not sure what you mean." for a in invalid)
@@ -143,14 +199,22 @@ def test_garbage_answers_are_invalid_votes_and_trigger_more_attempts(synthetic_s
 @pytest.mark.parametrize("style", ["fenced", "lowercase", "think"])
 def test_answer_format_variants_are_parsed(synthetic_set, tmp_path, style):
     with FakeJudgeServer(FakeJudgeConfig(answer_style=style)) as s:
-        r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [s.base_url]))
+        r = run_mmae(
+            config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [s.base_url])
+        )
     assert r.taxonomy["overall"]["EMR"] == 100.0
 
 
 def test_wrong_judge_scores_zero(synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(answer_style="wrong")) as s:
-        r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [s.base_url]))
-    assert (r.taxonomy["overall"]["IFR"], r.taxonomy["overall"]["CR"], r.taxonomy["overall"]["EMR"]) == (0.0, 0.0, 0.0)
+        r = run_mmae(
+            config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [s.base_url])
+        )
+    assert (r.taxonomy["overall"]["IFR"], r.taxonomy["overall"]["CR"], r.taxonomy["overall"]["EMR"]) == (
+        0.0,
+        0.0,
+        0.0,
+    )
 
 
 def test_resume_reuses_results_and_cache(synthetic_set, judge_server, tmp_path):
@@ -160,7 +224,9 @@ def test_resume_reuses_results_and_cache(synthetic_set, judge_server, tmp_path):
     lines = (out / "results.jsonl").read_text().splitlines()
     # simulate a crash: drop the last 20 rubric lines and leave a half-written one
     (out / "results.jsonl").write_text("\n".join(lines[:-20]) + "\n" + lines[-20][:37])
-    r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url]))
+    r = run_mmae(
+        config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url])
+    )
     assert r.reused == 99 and r.judged_now == 20
     assert judge_server.stats.requests == n  # the votes came from the response cache
     assert r.cache_hits == 60
@@ -168,7 +234,9 @@ def test_resume_reuses_results_and_cache(synthetic_set, judge_server, tmp_path):
     assert len(again) == 119 and len({(x["id"], x["rubric_index"]) for x in again}) == 119
     assert r.taxonomy["overall"]["EMR"] == 100.0
     # a third run does nothing at all
-    r3 = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url]))
+    r3 = run_mmae(
+        config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url])
+    )
     assert r3.judged_now == 0 and r3.calls == 0 and r3.decodes == 0
 
 
@@ -176,14 +244,25 @@ def test_resume_with_other_settings_is_refused(synthetic_set, judge_server, tmp_
     out = tmp_path / "o"
     run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url]))
     with pytest.raises(RunConfigError, match="judge_model"):
-        run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url],
-                        model="other-judge"))
+        run_mmae(
+            config(
+                synthetic_set.oracle_predictions,
+                synthetic_set.metadata,
+                out,
+                [judge_server.base_url],
+                model="other-judge",
+            )
+        )
 
 
 def test_rescore_equals_original_and_reparse_is_stable(synthetic_set, judge_server, tmp_path):
     out = tmp_path / "o"
-    preds, _ = write_baseline("identity", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / "id")
-    r = run_mmae(config(preds, synthetic_set.metadata, out, [judge_server.base_url], audio_root=synthetic_set.root))
+    preds, _ = write_baseline(
+        "identity", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / "id"
+    )
+    r = run_mmae(
+        config(preds, synthetic_set.metadata, out, [judge_server.base_url], audio_root=synthetic_set.root)
+    )
     calls = judge_server.stats.requests
     _, tax = rescore_mmae(out, synthetic_set.metadata, n_resamples=200, reparse=True)
     for key in ("IFR", "CR", "EMR", "IFR_ci", "n"):
@@ -195,8 +274,15 @@ def test_rescore_equals_original_and_reparse_is_stable(synthetic_set, judge_serv
 def test_api_key_is_sent_but_never_written(synthetic_set, tmp_path):
     secret = "sk-test-very-secret-123"
     with FakeJudgeServer(FakeJudgeConfig(api_key=secret)) as s:
-        r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o",
-                            [s.base_url], api_key=secret))
+        r = run_mmae(
+            config(
+                synthetic_set.oracle_predictions,
+                synthetic_set.metadata,
+                tmp_path / "o",
+                [s.base_url],
+                api_key=secret,
+            )
+        )
         assert set(s.stats.auth_headers) == {f"Bearer {secret}"}
     assert r.taxonomy["overall"]["EMR"] == 100.0
     for f in (tmp_path / "o").iterdir():
@@ -205,7 +291,15 @@ def test_api_key_is_sent_but_never_written(synthetic_set, tmp_path):
 
 def test_wrong_api_key_fails_rubrics_with_recorded_error(synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(api_key="right")) as s:
-        r = run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o",
-                            [s.base_url], api_key="wrong", max_attempts=3))
+        r = run_mmae(
+            config(
+                synthetic_set.oracle_predictions,
+                synthetic_set.metadata,
+                tmp_path / "o",
+                [s.base_url],
+                api_key="wrong",
+                max_attempts=3,
+            )
+        )
     assert r.taxonomy["overall"]["n_rubrics_failed"] == 119
     assert "HTTP 401" in results(tmp_path / "o")[0]["attempts"][0]["error"]

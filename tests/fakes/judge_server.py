@@ -33,13 +33,14 @@ LABEL_RE = re.compile(r"(<audio [^>]+>):\s*$")
 class FakeJudgeConfig:
     model: str = "Qwen3Omni-Instruct"
     latency_s: float = 0.0
-    fail_first: int = 0            # the first N requests answer 500
-    fail_rate: float = 0.0         # then this share of requests answer 503
-    hang_first: int = 0            # the first N requests sleep hang_s before answering
+    fail_first: int = 0  # the first N requests answer 500
+    fail_rate: float = 0.0  # then this share of requests answer 503
+    hang_first: int = 0  # the first N requests sleep hang_s before answering
     hang_s: float = 0.0
-    garbage_rate: float = 0.0      # share of answers that are not JSON at all
-    answer_style: str = "json"     # json | fenced | lowercase | think | wrong
-    api_key: str | None = None     # when set, requests must carry it as a bearer token
+    garbage_rate: float = 0.0  # share of answers that are not JSON at all
+    answer_style: str = "json"  # json | fenced | lowercase | think | wrong
+    api_key: str | None = None  # when set, requests must carry it as a bearer token
+    memoize_audio: bool = False  # decode each distinct clip once (keeps the fake cheap in bench/)
     seed: int = 0
 
 
@@ -91,6 +92,17 @@ class FakeJudge:
         self.stats = FakeJudgeStats()
         self._rng = random.Random(config.seed)
         self._lock = threading.Lock()
+        self._decoded: dict[int, tuple[np.ndarray, int]] = {}
+
+    def _decode(self, part: dict[str, Any]) -> tuple[str, np.ndarray, int]:
+        key = hash(json.dumps(part)) if self.config.memoize_audio else None
+        if key is not None and key in self._decoded:
+            return part["type"], *self._decoded[key]
+        kind, data = _decode_part(part)
+        samples, rate = sf.read(io.BytesIO(data), dtype="float32")
+        if key is not None:
+            self._decoded[key] = (samples, rate)
+        return kind, samples, rate
 
     def answer(self, body: dict[str, Any]) -> str:
         user = [m for m in body["messages"] if m["role"] == "user"][-1]
@@ -104,8 +116,7 @@ class FakeJudge:
                 m = LABEL_RE.search(part["text"])
                 label = m.group(1) if m else None
                 continue
-            kind, data = _decode_part(part)
-            samples, rate = sf.read(io.BytesIO(data), dtype="float32")
+            kind, samples, rate = self._decode(part)
             with self._lock:
                 self.stats.audio_parts += 1
                 self.stats.part_types[kind] = self.stats.part_types.get(kind, 0) + 1
@@ -122,7 +133,9 @@ class FakeJudge:
         choices = re.findall(r"^([A-Z])\. (.*)$", prompt.split("Choices:", 1)[1], re.M)
         return self._choose(question, choices, clips)
 
-    def _choose(self, question: str, choices: list[tuple[str, str]], clips: dict[str, tuple[np.ndarray, int]]) -> str:
+    def _choose(
+        self, question: str, choices: list[tuple[str, str]], clips: dict[str, tuple[np.ndarray, int]]
+    ) -> str:
         refs = REF_RE.findall(question)
         tone = TONE_RE.search(question)
         wanted = "None of the above"
@@ -175,7 +188,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.endswith("/models"):
-            self._send(200, {"object": "list", "data": [{"id": self.server.judge.config.model, "object": "model"}]})
+            self._send(
+                200, {"object": "list", "data": [{"id": self.server.judge.config.model, "object": "model"}]}
+            )
         else:
             self._send(404, {"error": "not found"})
 
@@ -213,11 +228,18 @@ class _Handler(BaseHTTPRequestHandler):
         text = judge.render(judge.answer(body))
         with judge._lock:
             judge.stats.answered += 1
-        self._send(200, {
-            "id": f"chatcmpl-{n}", "object": "chat.completion", "model": cfg.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-        })
+        self._send(
+            200,
+            {
+                "id": f"chatcmpl-{n}",
+                "object": "chat.completion",
+                "model": cfg.model,
+                "choices": [
+                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                ],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            },
+        )
 
 
 class _Server(ThreadingHTTPServer):
@@ -279,8 +301,10 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--model", default="Qwen3Omni-Instruct")
+    ap.add_argument("--memoize-audio", action="store_true", help="decode each distinct clip once")
     args = ap.parse_args()
-    server = FakeJudgeServer(FakeJudgeConfig(model=args.model, latency_s=args.latency), port=args.port)
+    cfg = FakeJudgeConfig(model=args.model, latency_s=args.latency, memoize_audio=args.memoize_audio)
+    server = FakeJudgeServer(cfg, port=args.port)
     print(server.base_url, flush=True)
     server._server.serve_forever()
 

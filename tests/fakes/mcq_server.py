@@ -32,10 +32,10 @@ RUBRIC_NAME_RE = re.compile(r"^\d+\. (.*)$", re.M)
 class FakeMcqConfig:
     model: str = "fake-audio-lm"
     judge_model: str = "fake-judge"
-    answer_style: str = "text"      # text | letter | reasoning | think | wrong | empty
-    fail_first: int = 0             # the first N requests answer 500
+    answer_style: str = "text"  # text | letter | reasoning | think | wrong | empty
+    fail_first: int = 0  # the first N requests answer 500
     judge_pattern: tuple[int, ...] = (5, 4, 3, 2, 1)  # points given by the n-th identical call
-    judge_garbage_first: int = 0    # the first N judge requests get a non-JSON answer
+    judge_garbage_first: int = 0  # the first N judge requests get a non-JSON answer
 
 
 @dataclass
@@ -69,8 +69,11 @@ class FakeMcq:
 
     def answer(self, body: dict[str, Any]) -> str:
         user = [m for m in body["messages"] if m["role"] == "user"][-1]
-        parts = user["content"] if isinstance(user["content"], list) else [
-            {"type": "text", "text": user["content"]}]
+        parts = (
+            user["content"]
+            if isinstance(user["content"], list)
+            else [{"type": "text", "text": user["content"]}]
+        )
         texts = [p["text"] for p in parts if p["type"] == "text"]
         audio = [p for p in parts if p["type"] != "text"]
         if not audio:
@@ -96,8 +99,7 @@ class FakeMcq:
         if style == "letter":
             return f"({letter})"
         if style == "reasoning":
-            return (f"The clip could be {choices[other]}, but the pitch is steady.\n"
-                    f"Answer: {letter}")
+            return f"The clip could be {choices[other]}, but the pitch is steady.\nAnswer: {letter}"
         if style == "think":
             return f"<think>Not {choices[other]}.</think>{choices[best]}"
         if style == "wrong":
@@ -118,8 +120,9 @@ class FakeMcq:
         if n_judge <= self.config.judge_garbage_first:
             return "I would rather not say."
         points = self.config.judge_pattern[nth % len(self.config.judge_pattern)]
-        scores = [{"name": n, "score": int(i < points), "justification": "checked"}
-                  for i, n in enumerate(names)]
+        scores = [
+            {"name": n, "score": int(i < points), "justification": "checked"} for i, n in enumerate(names)
+        ]
         return "```json\n" + json.dumps(scores) + "\n```"
 
 
@@ -155,9 +158,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(500, {"error": {"message": "injected failure"}})
             return
         text = fake.answer(body)
-        self._send(200, {"id": f"chatcmpl-{n}", "object": "chat.completion",
-                         "choices": [{"index": 0, "finish_reason": "stop",
-                                      "message": {"role": "assistant", "content": text}}]})
+        self._send(
+            200,
+            {
+                "id": f"chatcmpl-{n}",
+                "object": "chat.completion",
+                "choices": [
+                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                ],
+            },
+        )
 
 
 class _Server(ThreadingHTTPServer):
@@ -194,16 +204,22 @@ class FakeMcqServer:
 def tone_wav(path: Any, hz: float, *, seconds: float = 0.5, rate: int = 16000) -> None:
     """Write a sine tone as a 16-bit WAV file."""
     t = np.arange(int(seconds * rate)) / rate
-    sf.write(str(path), (0.5 * np.sin(2 * np.pi * hz * t)).astype(np.float32), rate,
-             subtype="PCM_16")
+    sf.write(str(path), (0.5 * np.sin(2 * np.pi * hz * t)).astype(np.float32), rate, subtype="PCM_16")
 
 
 FREQS = (220, 440, 660, 880)
 
 
 def rubric(i: int) -> list[dict[str, Any]]:
-    return [{"name": f"Point {k} of item {i}", "scoring_point": f"Award 1 point if point {k}.",
-             "note": "unused", "choices": [0, 1]} for k in range(5)]
+    return [
+        {
+            "name": f"Point {k} of item {i}",
+            "scoring_point": f"Award 1 point if point {k}.",
+            "note": "unused",
+            "choices": [0, 1],
+        }
+        for k in range(5)
+    ]
 
 
 def write_tone_set(root: Any, n: int = 8) -> list[dict[str, Any]]:
@@ -217,14 +233,21 @@ def write_tone_set(root: Any, n: int = 8) -> list[dict[str, Any]]:
         hz = FREQS[i % len(FREQS)]
         sid = f"tone{i:02d}"
         tone_wav(root / "audio" / f"{sid}.wav", hz, seconds=0.5 + 0.01 * i)  # all distinct
-        choices = [f"{f} Hz" for f in FREQS[i % 4:] + FREQS[: i % 4]]
-        items.append({
-            "id": sid, "audio_path": f"./audio/{sid}.wav",
-            "question": "Which tone frequency is heard?", "choices": choices,
-            "answer": f"{hz} Hz", "modality": ("sound", "music")[i % 2],
-            "category": "Signal Layer", "sub-category": ("Pitch", "Counting")[i % 2],
-            "thinking": f"The steady tone sits at {hz} Hz.", "cue": ["pitch"],
-            "rubric": rubric(i),
-        })
+        choices = [f"{f} Hz" for f in FREQS[i % 4 :] + FREQS[: i % 4]]
+        items.append(
+            {
+                "id": sid,
+                "audio_path": f"./audio/{sid}.wav",
+                "question": "Which tone frequency is heard?",
+                "choices": choices,
+                "answer": f"{hz} Hz",
+                "modality": ("sound", "music")[i % 2],
+                "category": "Signal Layer",
+                "sub-category": ("Pitch", "Counting")[i % 2],
+                "thinking": f"The steady tone sits at {hz} Hz.",
+                "cue": ["pitch"],
+                "rubric": rubric(i),
+            }
+        )
     (root / "MMAR-meta.jsonl").write_text("".join(json.dumps(x) + "\n" for x in items))
     return items

@@ -31,12 +31,10 @@ class ClipCache:
     done, so callers and tests can check nothing is done twice.
     """
 
-    def __init__(self, target_rate: int = 16000, max_bytes: int = 512 * 1024 * 1024) -> None:
+    def __init__(self, target_rate: int = 16000, max_bytes: int = 128 * 1024 * 1024) -> None:
         self.target_rate = target_rate
         self.max_bytes = max_bytes
-        self._items: OrderedDict[tuple[str, float | None, float | None], EncodedClip] = (
-            OrderedDict()
-        )
+        self._items: OrderedDict[tuple[str, float | None, float | None], EncodedClip] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
         self._key_locks: dict[tuple[str, float | None, float | None], threading.Lock] = {}

@@ -43,67 +43,87 @@ def _urls(value: str | None, hint: str) -> list[str]:
 def score(
     benchmark: BenchmarkName = typer.Option(..., "--benchmark", help="mmar or mmau."),
     predictions: Path = typer.Option(
-        ..., "--predictions",
-        help=("The benchmark's metadata (JSON list or JSONL) with the model's answer added to "
-              "each item."),
+        ...,
+        "--predictions",
+        help=("The benchmark's metadata (JSON list or JSONL) with the model's answer added to each item."),
     ),
     output_dir: Path | None = typer.Option(
-        None, "--output_dir", "--output-dir",
-        help=("Where summary.json, per_item.jsonl and disagreements.jsonl go (default "
-              "outputs/<benchmark>)."),
+        None,
+        "--output_dir",
+        "--output-dir",
+        help=("Where summary.json, per_item.jsonl and disagreements.jsonl go (default outputs/<benchmark>)."),
     ),
     prediction_key: str | None = typer.Option(
-        None, "--prediction-key", "--prediction_key",
-        help=("Key holding the answer (default: answer_prediction or model_prediction for "
-              "MMAR; model_output or model_prediction for MMAU)."),
+        None,
+        "--prediction-key",
+        "--prediction_key",
+        help=(
+            "Key holding the answer (default: answer_prediction or model_prediction for "
+            "MMAR; model_output or model_prediction for MMAU)."
+        ),
     ),
     bootstrap: int = typer.Option(
-        1000, "--bootstrap", min=10,
+        1000,
+        "--bootstrap",
+        min=10,
         help="Bootstrap resamples for the 95% confidence intervals.",
     ),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     official_print: bool = typer.Option(
-        True, "--official-print/--no-official-print",
+        True,
+        "--official-print/--no-official-print",
         help="Also print the official scripts' lines.",
     ),
     rubrics: bool = typer.Option(
-        False, "--rubrics",
-        help=("MMAR only: judge the reasoning of matched answers against each item's rubric "
-              "(MMAR-Rubrics)."),
+        False,
+        "--rubrics",
+        help=("MMAR only: judge the reasoning of matched answers against each item's rubric (MMAR-Rubrics)."),
     ),
     rubric_meta: Path | None = typer.Option(
-        None, "--rubric-meta",
+        None,
+        "--rubric-meta",
         help="MMAR-meta.jsonl supplying rubric, thinking and question by id.",
     ),
     judge_base_urls: str | None = typer.Option(
-        None, "--judge-base-urls", "--judge_base_urls",
+        None,
+        "--judge-base-urls",
+        "--judge_base_urls",
         help="Comma-separated OpenAI-compatible judge endpoints (with --rubrics).",
     ),
     judge_model: str = typer.Option(
-        "gpt-4o-2024-11-20", "--judge-model",
+        "gpt-4o-2024-11-20",
+        "--judge-model",
         help="Served judge model name.",
     ),
     judge_api_key_env: str = typer.Option(
-        "OPENAI_API_KEY", "--judge-api-key-env",
+        "OPENAI_API_KEY",
+        "--judge-api-key-env",
         help="Environment variable holding the judge endpoints' API key.",
     ),
     judge_concurrency: int = typer.Option(16, "--judge-concurrency", min=1),
     judge_timeout: float = typer.Option(
-        120.0, "--judge-timeout", min=0.001,
+        120.0,
+        "--judge-timeout",
+        min=0.001,
         help="Seconds per judge call, retries of transport errors included.",
     ),
     judge_votes: int = typer.Option(
-        5, "--judge-votes", min=1,
+        5,
+        "--judge-votes",
+        min=1,
         help="Valid judge calls per item; the item score drops the highest and lowest.",
     ),
     judge_max_attempts: int = typer.Option(
-        20, "--judge-max-attempts", min=1,
+        20,
+        "--judge-max-attempts",
+        min=1,
         help="Judge calls per item at most, failed parses included.",
     ),
     judge_temperature: float = typer.Option(0.0, "--judge-temperature"),
     judge_seed: int = typer.Option(42, "--judge-seed"),
     no_cache: bool = typer.Option(
-        False, "--no-cache",
+        False,
+        "--no-cache",
         help="Do not read or write the judge response cache.",
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
@@ -119,20 +139,27 @@ def score(
         bench = get_benchmark(benchmark.value)
         if rubrics and not bench.rubrics:
             raise InputError(f"--rubrics applies to MMAR only, not {bench.name}")
-        result = score_file(bench, predictions, prediction_key=prediction_key,
-                            n_resamples=bootstrap, seed=seed)
+        result = score_file(
+            bench, predictions, prediction_key=prediction_key, n_resamples=bootstrap, seed=seed
+        )
         if rubrics:
             from audioeval.benchmarks.mcq.rubric_plan import load_rubric_meta, plan_rubrics
             from audioeval.engine.mcq_rubrics import RubricJudgeConfig, score_with_rubrics
 
             cfg = RubricJudgeConfig(
-                base_urls=_urls(judge_base_urls, "--judge-base-urls"), model=judge_model,
-                api_key=os.environ.get(judge_api_key_env) or None, concurrency=judge_concurrency,
-                timeout=judge_timeout, votes=judge_votes, max_attempts=judge_max_attempts,
-                temperature=judge_temperature, seed=judge_seed, use_cache=not no_cache,
-                progress=progress)
-            matched = {r["id"]: bool(r["official"]) for r in result.rows
-                       if r["official"] is not None}
+                base_urls=_urls(judge_base_urls, "--judge-base-urls"),
+                model=judge_model,
+                api_key=os.environ.get(judge_api_key_env) or None,
+                concurrency=judge_concurrency,
+                timeout=judge_timeout,
+                votes=judge_votes,
+                max_attempts=judge_max_attempts,
+                temperature=judge_temperature,
+                seed=judge_seed,
+                use_cache=not no_cache,
+                progress=progress,
+            )
+            matched = {r["id"]: bool(r["official"]) for r in result.rows if r["official"] is not None}
             meta = load_rubric_meta(rubric_meta) if rubric_meta else None
             plan = plan_rubrics(result.file.items, matched, str(predictions), meta)
             report_skipped(plan.skipped)
@@ -146,44 +173,57 @@ def score(
 def predict(
     benchmark: BenchmarkName = typer.Option(..., "--benchmark", help="mmar or mmau."),
     audio_root: Path = typer.Option(
-        ..., "--audio_root", "--audio-root",
+        ...,
+        "--audio_root",
+        "--audio-root",
         help="Folder the metadata's audio paths are relative to.",
     ),
     base_urls: str = typer.Option(
-        ..., "--base_urls", "--base-urls",
+        ...,
+        "--base_urls",
+        "--base-urls",
         help="Comma-separated OpenAI-compatible endpoints serving the model under test.",
     ),
     model: str = typer.Option(..., "--model", help="Served model name."),
     out: Path = typer.Option(
-        ..., "--out",
+        ...,
+        "--out",
         help="Predictions file to write (.jsonl or .json), read by `mcq score`.",
     ),
     metadata: Path | None = typer.Option(
-        None, "--metadata",
-        help=("Benchmark metadata (default: AUDIO_ROOT/MMAR-meta.jsonl or "
-              "AUDIO_ROOT/mmau-test-mini.json)."),
+        None,
+        "--metadata",
+        help=("Benchmark metadata (default: AUDIO_ROOT/MMAR-meta.jsonl or AUDIO_ROOT/mmau-test-mini.json)."),
     ),
     template: str = typer.Option(
-        "mcq_choices", "--template",
+        "mcq_choices",
+        "--template",
         help="Prompt template: a shipped name (mcq_choices, mcq_letters) or a YAML file.",
     ),
     run_dir: Path | None = typer.Option(
-        None, "--run_dir", "--run-dir",
+        None,
+        "--run_dir",
+        "--run-dir",
         help="Raw outputs, cache and signature (default: OUT.run/); rerun to resume.",
     ),
     concurrency: int = typer.Option(8, "--concurrency", min=1),
     timeout: float = typer.Option(
-        300.0, "--timeout", min=0.001,
+        300.0,
+        "--timeout",
+        min=0.001,
         help="Seconds per request, retries included.",
     ),
     temperature: float | None = typer.Option(None, "--temperature"),
     max_tokens: int | None = typer.Option(None, "--max-tokens"),
     audio_part: AudioPartStyle = typer.Option(
-        AudioPartStyle.audio_url, "--audio-part", "--audio_part",
+        AudioPartStyle.audio_url,
+        "--audio-part",
+        "--audio_part",
         help="audio_url (vLLM data URI) or input_audio (OpenAI).",
     ),
     sample_rate: int = typer.Option(
-        16000, "--sample-rate",
+        16000,
+        "--sample-rate",
         help="Resample audio before sending (0 keeps the native rate).",
     ),
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env"),
@@ -198,15 +238,27 @@ def predict(
     with friendly_errors():
         bench = get_benchmark(benchmark.value)
         cfg = McqPredictConfig(
-            bench=bench, metadata=metadata or audio_root / bench.metadata_file,
-            audio_root=audio_root, base_urls=_urls(base_urls, "--base_urls"), model=model,
-            out=out, run_dir=run_dir, template=template,
-            api_key=os.environ.get(api_key_env) or None, concurrency=concurrency,
-            timeout=timeout, temperature=temperature, max_tokens=max_tokens,
-            audio_part=audio_part.value, sample_rate=sample_rate, use_cache=not no_cache,
-            progress=progress)
+            bench=bench,
+            metadata=metadata or audio_root / bench.metadata_file,
+            audio_root=audio_root,
+            base_urls=_urls(base_urls, "--base_urls"),
+            model=model,
+            out=out,
+            run_dir=run_dir,
+            template=template,
+            api_key=os.environ.get(api_key_env) or None,
+            concurrency=concurrency,
+            timeout=timeout,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            audio_part=audio_part.value,
+            sample_rate=sample_rate,
+            use_cache=not no_cache,
+            progress=progress,
+        )
         res = run_predict(cfg)
     console.print(
         f"{res.answered}/{res.items} answered ({res.failed} without an answer: see "
         f"{res.run_dir / 'raw_outputs.jsonl'}); asked now {res.asked_now}, reused {res.reused}, "
-        f"calls {res.calls}, cache hits {res.cache_hits}. Predictions: {res.out}")
+        f"calls {res.calls}, cache hits {res.cache_hits}. Predictions: {res.out}"
+    )

@@ -29,26 +29,72 @@ class BaselineKind(str, Enum):
 
 @mmae_app.command("score")
 def score(
-    predictions: Path = typer.Option(..., "--predictions", help="predictions.json: each sample's messages plus an assistant turn with the edited audio."),
+    predictions: Path = typer.Option(
+        ...,
+        "--predictions",
+        help="predictions.json: each sample's messages plus an assistant turn with the edited audio.",
+    ),
     metadata: Path = typer.Option(Path("MMAE-meta.json"), "--metadata", help="MMAE metadata (JSON list)."),
-    base_urls: str = typer.Option(..., "--base_urls", "--base-urls", help="Comma-separated OpenAI-compatible judge endpoints, e.g. http://localhost:8001/v1,http://localhost:8002/v1"),
-    audio_root: Path | None = typer.Option(None, "--audio_root", "--audio-root", help="Root for relative audio paths (default: the predictions file's folder)."),
-    output_dir: Path = typer.Option(Path("outputs/scores"), "--output_dir", "--output-dir", help="Where results.jsonl, per_sample.json and taxonomy.json go; rerun to resume."),
-    concurrency: int = typer.Option(16, "--concurrency", min=1, help="Judge requests in flight, over all endpoints."),
+    base_urls: str = typer.Option(
+        ...,
+        "--base_urls",
+        "--base-urls",
+        help="Comma-separated OpenAI-compatible judge endpoints, e.g. http://localhost:8001/v1,http://localhost:8002/v1",
+    ),
+    audio_root: Path | None = typer.Option(
+        None,
+        "--audio_root",
+        "--audio-root",
+        help="Root for relative audio paths (default: the predictions file's folder).",
+    ),
+    output_dir: Path = typer.Option(
+        Path("outputs/scores"),
+        "--output_dir",
+        "--output-dir",
+        help="Where results.jsonl, per_sample.json and taxonomy.json go; rerun to resume.",
+    ),
+    concurrency: int = typer.Option(
+        16, "--concurrency", min=1, help="Judge requests in flight, over all endpoints."
+    ),
     retries: int = typer.Option(3, "--retries", min=1, help="Valid judge votes collected per rubric."),
-    max_attempts: int = typer.Option(10, "--max_attempts", "--max-attempts", min=1, help="Attempts per rubric, failures included."),
-    timeout: float = typer.Option(300.0, "--timeout", min=0.001, help="Seconds per judge request, retries of transport errors included."),
+    max_attempts: int = typer.Option(
+        10, "--max_attempts", "--max-attempts", min=1, help="Attempts per rubric, failures included."
+    ),
+    timeout: float = typer.Option(
+        300.0, "--timeout", min=0.001, help="Seconds per judge request, retries of transport errors included."
+    ),
     model: str = typer.Option("Qwen3Omni-Instruct", "--model", help="Served judge model name."),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the endpoints' API key, if they need one."),
-    audio_part: AudioPartStyle = typer.Option(AudioPartStyle.audio_url, "--audio-part", "--audio_part", help="audio_url (vLLM data URI) or input_audio (OpenAI)."),
-    slice_clips: bool = typer.Option(False, "--slice-clips/--full-clips", help="Send each referenced slice cut out, instead of full clips with the slice notation."),
+    api_key_env: str = typer.Option(
+        "OPENAI_API_KEY",
+        "--api-key-env",
+        help="Environment variable holding the endpoints' API key, if they need one.",
+    ),
+    audio_part: AudioPartStyle = typer.Option(
+        AudioPartStyle.audio_url,
+        "--audio-part",
+        "--audio_part",
+        help="audio_url (vLLM data URI) or input_audio (OpenAI).",
+    ),
+    slice_clips: bool = typer.Option(
+        False,
+        "--slice-clips/--full-clips",
+        help="Send each referenced slice cut out, instead of full clips with the slice notation.",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the per-vote option shuffles and bootstrap."),
-    sample_rate: int = typer.Option(16000, "--judge-sample-rate", help="Resample clips sent to the judge (0 keeps the native rate)."),
-    temperature: float | None = typer.Option(None, "--temperature", help="Judge sampling temperature (default: the server's)."),
+    sample_rate: int = typer.Option(
+        16000, "--judge-sample-rate", help="Resample clips sent to the judge (0 keeps the native rate)."
+    ),
+    temperature: float | None = typer.Option(
+        None, "--temperature", help="Judge sampling temperature (default: the server's)."
+    ),
     max_tokens: int = typer.Option(1024, "--max-tokens", help="Judge max_tokens."),
-    cache: Path | None = typer.Option(None, "--cache", help="Response cache file (default: OUTPUT_DIR/judge_cache.sqlite)."),
+    cache: Path | None = typer.Option(
+        None, "--cache", help="Response cache file (default: OUTPUT_DIR/judge_cache.sqlite)."
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
-    bootstrap: int = typer.Option(1000, "--bootstrap", min=10, help="Bootstrap resamples for confidence intervals."),
+    bootstrap: int = typer.Option(
+        1000, "--bootstrap", min=10, help="Bootstrap resamples for confidence intervals."
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
 ) -> None:
     """Judge every rubric of every predicted sample and write IFR, CR and EMR."""
@@ -59,12 +105,27 @@ def score(
     if not urls:
         raise typer.BadParameter("no endpoint URL given", param_hint="--base_urls")
     cfg = MmaeRunConfig(
-        predictions=predictions, metadata=metadata, output_dir=output_dir, base_urls=urls,
-        audio_root=audio_root, concurrency=concurrency, retries=retries, max_attempts=max_attempts,
-        timeout=timeout, model=model, api_key=os.environ.get(api_key_env) or None,
-        audio_part=audio_part.value, slice_clips=slice_clips, seed=seed, sample_rate=sample_rate,
-        temperature=temperature, max_tokens=max_tokens, cache_path=cache, use_cache=not no_cache,
-        n_resamples=bootstrap, progress=progress,
+        predictions=predictions,
+        metadata=metadata,
+        output_dir=output_dir,
+        base_urls=urls,
+        audio_root=audio_root,
+        concurrency=concurrency,
+        retries=retries,
+        max_attempts=max_attempts,
+        timeout=timeout,
+        model=model,
+        api_key=os.environ.get(api_key_env) or None,
+        audio_part=audio_part.value,
+        slice_clips=slice_clips,
+        seed=seed,
+        sample_rate=sample_rate,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        cache_path=cache,
+        use_cache=not no_cache,
+        n_resamples=bootstrap,
+        progress=progress,
     )
     with friendly_errors():
         result = run_mmae(cfg)
@@ -94,9 +155,13 @@ def rescore(
 
 @mmae_app.command("baseline")
 def baseline(
-    kind: BaselineKind = typer.Argument(..., help="identity (input unchanged) or noise (white noise of the input's length and rate)."),
+    kind: BaselineKind = typer.Argument(
+        ..., help="identity (input unchanged) or noise (white noise of the input's length and rate)."
+    ),
     metadata: Path = typer.Option(Path("MMAE-meta.json"), "--metadata"),
-    audio_root: Path = typer.Option(..., "--audio_root", "--audio-root", help="Root of the metadata's relative audio paths."),
+    audio_root: Path = typer.Option(
+        ..., "--audio_root", "--audio-root", help="Root of the metadata's relative audio paths."
+    ),
     out: Path = typer.Option(..., "--out", help="Folder for predictions.json (and noise audio)."),
 ) -> None:
     """Write predictions for one of the paper's reference baselines."""

@@ -41,9 +41,11 @@ class CachedJudge:
             hit = self.cache.get(key)
             if hit is not None:
                 return Generation(hit, cached=True)
-        gen = await self.client.complete(lambda: build_chat_request(
-            messages, model=self.model, clips=self._clip, style=self.style, sampling=self.sampling
-        ))
+        gen = await self.client.complete(
+            lambda: build_chat_request(
+                messages, model=self.model, clips=self._clip, style=self.style, sampling=self.sampling
+            )
+        )
         if gen.ok and key is not None and self.cache is not None:
             self.cache.put(key, gen.text or "")
         return gen

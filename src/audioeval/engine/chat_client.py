@@ -88,12 +88,17 @@ class ChatClient:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return Generation(None, error=f"timed out after {self.timeout_s:g}s (last: {last_error})",
-                                  latency_s=time.monotonic() - start)
+                return Generation(
+                    None,
+                    error=f"timed out after {self.timeout_s:g}s (last: {last_error})",
+                    latency_s=time.monotonic() - start,
+                )
             ep = self.pool.acquire()
             try:
                 async with self._session().post(
-                    ep.url + "/chat/completions", data=payload, headers=self._headers,
+                    ep.url + "/chat/completions",
+                    data=payload,
+                    headers=self._headers,
                     timeout=aiohttp.ClientTimeout(total=remaining),
                 ) as resp:
                     status, raw = resp.status, await resp.read()
@@ -118,10 +123,16 @@ class ChatClient:
     @staticmethod
     def _reply(status: int, raw: bytes, url: str, latency: float) -> Generation:
         if status >= 400:
-            return Generation(None, error=f"{url}: HTTP {status}: {raw[:300].decode('utf-8', 'replace')}",
-                              endpoint=url, latency_s=latency)
+            return Generation(
+                None,
+                error=f"{url}: HTTP {status}: {raw[:300].decode('utf-8', 'replace')}",
+                endpoint=url,
+                latency_s=latency,
+            )
         try:
             text = reply_text(json.loads(raw))
         except (ValueError, UnicodeDecodeError) as exc:
-            return Generation(None, error=f"{url}: malformed response: {exc}", endpoint=url, latency_s=latency)
+            return Generation(
+                None, error=f"{url}: malformed response: {exc}", endpoint=url, latency_s=latency
+            )
         return Generation(text, endpoint=url, latency_s=latency)

@@ -21,8 +21,12 @@ class Endpoint:
     failures: int = 0
 
     def stats(self) -> dict[str, object]:
-        return {"url": self.url, "requests": self.requests, "failures": self.failures,
-                "down": self.down_until > time.monotonic()}
+        return {
+            "url": self.url,
+            "requests": self.requests,
+            "failures": self.failures,
+            "down": self.down_until > time.monotonic(),
+        }
 
 
 class EndpointPool:

@@ -75,8 +75,14 @@ async def _ask(job: PromptJob, judge: CachedJudge, clips: ClipCache) -> dict[str
     except AudioError as exc:
         return {**record, "raw": None, "error": exc.describe()}
     gen = await judge(job.messages, 0)
-    return {**record, "raw": gen.text, "error": gen.error, "endpoint": gen.endpoint,
-            "latency_s": gen.latency_s, "cached": gen.cached}
+    return {
+        **record,
+        "raw": gen.text,
+        "error": gen.error,
+        "endpoint": gen.endpoint,
+        "latency_s": gen.latency_s,
+        "cached": gen.cached,
+    }
 
 
 async def predict_async(cfg: McqPredictConfig) -> McqPredictResult:
@@ -85,11 +91,19 @@ async def predict_async(cfg: McqPredictConfig) -> McqPredictResult:
     jobs = plan_prompts(file.items, cfg.bench, template, cfg.audio_root, str(cfg.metadata))
     folder = cfg.folder
     folder.mkdir(parents=True, exist_ok=True)
-    check_or_write_signature(folder, {
-        "benchmark": cfg.bench.name, "model": cfg.model, "template": template.name,
-        "template_digest": template.digest, "audio_part": cfg.audio_part,
-        "sample_rate": cfg.sample_rate, "temperature": cfg.temperature,
-        "max_tokens": cfg.max_tokens})
+    check_or_write_signature(
+        folder,
+        {
+            "benchmark": cfg.bench.name,
+            "model": cfg.model,
+            "template": template.name,
+            "template_digest": template.digest,
+            "audio_part": cfg.audio_part,
+            "sample_rate": cfg.sample_rate,
+            "temperature": cfg.temperature,
+            "max_tokens": cfg.max_tokens,
+        },
+    )
     raw_path = folder / "raw_outputs.jsonl"
     answers: dict[str, dict[str, Any]] = {}
     for rec in read_jsonl(raw_path).records:
@@ -98,18 +112,29 @@ async def predict_async(cfg: McqPredictConfig) -> McqPredictResult:
     todo = [j for j in jobs if answers.get(j.item.id, {}).get("prompt_hash") != j.prompt_hash]
     reused = len(jobs) - len(todo)
     clips = ClipCache(target_rate=cfg.sample_rate)
-    client = ChatClient(cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout,
-                        concurrency=cfg.concurrency)
+    client = ChatClient(
+        cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency
+    )
     cache = ResponseCache(folder / "response_cache.sqlite") if cfg.use_cache else None
-    judge = CachedJudge(client, clips, model=cfg.model, style=cfg.audio_part,  # type: ignore[arg-type]
-                        sampling={"temperature": cfg.temperature, "max_tokens": cfg.max_tokens},
-                        cache=cache)
+    judge = CachedJudge(
+        client,
+        clips,
+        model=cfg.model,
+        style=cfg.audio_part,  # type: ignore[arg-type]
+        sampling={"temperature": cfg.temperature, "max_tokens": cfg.max_tokens},
+        cache=cache,
+    )
     writer = JsonlAppender(raw_path)
     queue: asyncio.Queue[PromptJob] = asyncio.Queue()
     for job in todo:
         queue.put_nowait(job)
-    progress = Progress(TextColumn("[bold]asking"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), disable=not cfg.progress)
+    progress = Progress(
+        TextColumn("[bold]asking"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        disable=not cfg.progress,
+    )
     bar = progress.add_task("ask", total=len(todo))
 
     async def worker() -> None:
@@ -130,12 +155,24 @@ async def predict_async(cfg: McqPredictConfig) -> McqPredictResult:
         await client.aclose()
         if cache is not None:
             cache.close()
-    current = {j.item.id: answers[j.item.id]["raw"] for j in jobs
-               if answers.get(j.item.id, {}).get("prompt_hash") == j.prompt_hash}
+    current = {
+        j.item.id: answers[j.item.id]["raw"]
+        for j in jobs
+        if answers.get(j.item.id, {}).get("prompt_hash") == j.prompt_hash
+    }
     jsonl = _is_jsonl_out(cfg.out, file.jsonl)
     write_predictions(cfg.out, file.items, cfg.bench, current, jsonl=jsonl)
-    return McqPredictResult(cfg.out, folder, len(jobs), len(current), len(jobs) - len(current),
-                            len(todo), reused, client.calls, cache.hits if cache else 0)
+    return McqPredictResult(
+        cfg.out,
+        folder,
+        len(jobs),
+        len(current),
+        len(jobs) - len(current),
+        len(todo),
+        reused,
+        client.calls,
+        cache.hits if cache else 0,
+    )
 
 
 def _is_jsonl_out(out: Path, source_jsonl: bool) -> bool:

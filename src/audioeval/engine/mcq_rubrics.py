@@ -50,10 +50,17 @@ class RubricJudgeConfig:
     progress: bool = True
 
     def signature(self) -> dict[str, Any]:
-        return {"benchmark": "mmar-rubrics", "judge_model": self.model,
-                "prompt_version": PROMPT_VERSION, "votes": self.votes,
-                "max_attempts": self.max_attempts, "item_score": "trimmed mean (drop max and min)",
-                "temperature": self.temperature, "seed": self.seed, "max_tokens": self.max_tokens}
+        return {
+            "benchmark": "mmar-rubrics",
+            "judge_model": self.model,
+            "prompt_version": PROMPT_VERSION,
+            "votes": self.votes,
+            "max_attempts": self.max_attempts,
+            "item_score": "trimmed mean (drop max and min)",
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "max_tokens": self.max_tokens,
+        }
 
 
 @dataclass
@@ -66,11 +73,17 @@ class RubricRunResult:
     endpoints: list[dict[str, object]] = field(default_factory=list)
 
 
-async def _judge_task(task: RubricTask, judge: CachedJudge, cfg: RubricJudgeConfig,
-                      progress: JudgeProgress) -> dict[str, Any]:
+async def _judge_task(
+    task: RubricTask, judge: CachedJudge, cfg: RubricJudgeConfig, progress: JudgeProgress
+) -> dict[str, Any]:
     messages = build_rubric_messages(
-        question=task.question, answer=task.item.answer, reference=task.reference,
-        rubric=task.rubric, thinking=task.item.thinking, prediction=task.item.prediction or "")
+        question=task.question,
+        answer=task.item.answer,
+        reference=task.reference,
+        rubric=task.rubric,
+        thinking=task.item.thinking,
+        prediction=task.item.prediction or "",
+    )
     attempts: list[dict[str, Any]] = []
 
     async def call(index: int) -> None:
@@ -78,13 +91,18 @@ async def _judge_task(task: RubricTask, judge: CachedJudge, cfg: RubricJudgeConf
         parsed = parse_rubric_answer(gen.text or "", task.rubric) if gen.ok else None
         valid = parsed is not None and parsed.valid
         progress.vote(valid=valid, error=not gen.ok)
-        attempts.append({
-            "attempt": index, "raw": gen.text, "score": parsed.score if parsed else None,
-            "scores": list(parsed.scores) if parsed else [],
-            "error": gen.error if not gen.ok else (parsed.error if parsed else None),
-            "warning": parsed.warning if parsed else None, "endpoint": gen.endpoint,
-            "cached": gen.cached,
-        })
+        attempts.append(
+            {
+                "attempt": index,
+                "raw": gen.text,
+                "score": parsed.score if parsed else None,
+                "scores": list(parsed.scores) if parsed else [],
+                "error": gen.error if not gen.ok else (parsed.error if parsed else None),
+                "warning": parsed.warning if parsed else None,
+                "endpoint": gen.endpoint,
+                "cached": gen.cached,
+            }
+        )
 
     launched = 0
     while True:
@@ -104,8 +122,7 @@ def _unmatched(task: RubricTask) -> dict[str, Any]:
     return {"call_scores": [], "failed": False, "score": 0.0, "attempts": []}
 
 
-async def judge_rubrics_async(plan: RubricPlan, out_dir: Path,
-                              cfg: RubricJudgeConfig) -> RubricRunResult:
+async def judge_rubrics_async(plan: RubricPlan, out_dir: Path, cfg: RubricJudgeConfig) -> RubricRunResult:
     """Score every planned item (reusing finished ones), appending each as it finishes."""
     rubric_dir = out_dir / "rubrics"
     rubric_dir.mkdir(parents=True, exist_ok=True)
@@ -121,8 +138,9 @@ async def judge_rubrics_async(plan: RubricPlan, out_dir: Path,
             result.reused += 1
         else:
             todo.append(task)
-    client = ChatClient(cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout,
-                        concurrency=cfg.concurrency)
+    client = ChatClient(
+        cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency
+    )
     cache_path = cfg.cache_path or rubric_dir / "judge_cache.sqlite"
     cache = ResponseCache(cache_path) if cfg.use_cache else None
     sampling = {"temperature": cfg.temperature, "seed": cfg.seed, "max_tokens": cfg.max_tokens}
@@ -139,8 +157,14 @@ async def judge_rubrics_async(plan: RubricPlan, out_dir: Path,
                 body = await _judge_task(task, judge, cfg, progress)
             else:
                 body = _unmatched(task)
-            record = {"id": task.item.id, "key": task.key, "matched": task.matched,
-                      "judged": task.matched, "judge_model": cfg.model, **body}
+            record = {
+                "id": task.item.id,
+                "key": task.key,
+                "matched": task.matched,
+                "judged": task.matched,
+                "judge_model": cfg.model,
+                **body,
+            }
             writer.append(record)
             result.outcomes[task.item.id] = record
             result.judged_now += 1
@@ -164,15 +188,28 @@ def judge_rubrics(plan: RubricPlan, out_dir: Path, cfg: RubricJudgeConfig) -> Ru
     return asyncio.run(judge_rubrics_async(plan, out_dir, cfg))
 
 
-def score_with_rubrics(result: McqScoreResult, plan: RubricPlan, out_dir: Path,
-                       cfg: RubricJudgeConfig, *, n_resamples: int = 1000,
-                       seed: int = 0) -> RubricRunResult:
+def score_with_rubrics(
+    result: McqScoreResult,
+    plan: RubricPlan,
+    out_dir: Path,
+    cfg: RubricJudgeConfig,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> RubricRunResult:
     """Judge the plan and fold the rubric scores into an `McqScoreResult` (rows, summary)."""
     run = judge_rubrics(plan, out_dir, cfg)
-    info = {**cfg.signature(), "without_rubric": plan.without_rubric,
-            "skipped": [e.as_record() for e in plan.skipped], "judged_now": run.judged_now,
-            "reused": run.reused, "judge_calls": run.calls, "cache_hits": run.cache_hits,
-            "results": "rubrics/results.jsonl"}
-    apply_rubric_outcomes(result, [t.item.id for t in plan.tasks], run.outcomes, info,
-                          n_resamples=n_resamples, seed=seed)
+    info = {
+        **cfg.signature(),
+        "without_rubric": plan.without_rubric,
+        "skipped": [e.as_record() for e in plan.skipped],
+        "judged_now": run.judged_now,
+        "reused": run.reused,
+        "judge_calls": run.calls,
+        "cache_hits": run.cache_hits,
+        "results": "rubrics/results.jsonl",
+    }
+    apply_rubric_outcomes(
+        result, [t.item.id for t in plan.tasks], run.outcomes, info, n_resamples=n_resamples, seed=seed
+    )
     return run

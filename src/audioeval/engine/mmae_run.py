@@ -104,8 +104,15 @@ def _done_results(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
 
 
 class _Runner:
-    def __init__(self, cfg: MmaeRunConfig, plan: MmaePlan, done: dict[tuple[str, int], dict[str, Any]],
-                 writer: JsonlAppender, judge: CachedJudge, progress: JudgeProgress) -> None:
+    def __init__(
+        self,
+        cfg: MmaeRunConfig,
+        plan: MmaePlan,
+        done: dict[tuple[str, int], dict[str, Any]],
+        writer: JsonlAppender,
+        judge: CachedJudge,
+        progress: JudgeProgress,
+    ) -> None:
         self.cfg = cfg
         self.plan = plan
         self.done = done
@@ -135,8 +142,9 @@ class _Runner:
     async def _sample(self, item: MmaeWorkItem) -> None:
         pending = self._pending(item)
         clips_per_rubric = [
-            attachments(find_mentions(item.sample.rubrics[i].question), item.resolve,
-                        slice_clips=self.cfg.slice_clips)
+            attachments(
+                find_mentions(item.sample.rubrics[i].question), item.resolve, slice_clips=self.cfg.slice_clips
+            )
             for i in pending
         ]
         refs = {ref for clips in clips_per_rubric for _, ref in clips}
@@ -147,7 +155,9 @@ class _Runner:
             for _ in pending:
                 self.progress.rubric_done(failed=False)
             return
-        await asyncio.gather(*(self._rubric(item, i, clips) for i, clips in zip(pending, clips_per_rubric, strict=True)))
+        await asyncio.gather(
+            *(self._rubric(item, i, clips) for i, clips in zip(pending, clips_per_rubric, strict=True))
+        )
 
     def _encode_all(self, sample_id: str, refs: set[AudioRef]) -> None:
         for ref in sorted(refs, key=lambda r: (r.path, r.start or 0.0, r.end or 0.0)):
@@ -155,8 +165,14 @@ class _Runner:
 
     async def _rubric(self, item: MmaeWorkItem, index: int, clips: list[tuple[str, AudioRef]]) -> None:
         rubric = item.sample.rubrics[index]
-        voting = RubricVoting(rubric, item.sample.id, index, seed=self.cfg.seed,
-                              votes_needed=self.cfg.retries, max_attempts=self.cfg.max_attempts)
+        voting = RubricVoting(
+            rubric,
+            item.sample.id,
+            index,
+            seed=self.cfg.seed,
+            votes_needed=self.cfg.retries,
+            max_attempts=self.cfg.max_attempts,
+        )
 
         async def attempt(a: int) -> None:
             options = voting.options_for(a)
@@ -183,8 +199,13 @@ class _Runner:
         self.progress.rubric_done(failed=outcome["failed"])
 
 
-def _aggregate(cfg: MmaeRunConfig, plan: MmaePlan, done: dict[tuple[str, int], dict[str, Any]],
-               skipped: list[InputError], unreadable: list[InputError]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _aggregate(
+    cfg: MmaeRunConfig,
+    plan: MmaePlan,
+    done: dict[tuple[str, int], dict[str, Any]],
+    skipped: list[InputError],
+    unreadable: list[InputError],
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Rows of the planned samples whose audio could be read; `skipped` holds every input
     error, counted once per item."""
     skipped_ids = {e.sample_id for e in unreadable}
@@ -193,15 +214,23 @@ def _aggregate(cfg: MmaeRunConfig, plan: MmaePlan, done: dict[tuple[str, int], d
     for item in plan.items:
         if item.sample.id in skipped_ids:
             continue
-        results = {i: done[(item.sample.id, i)] for i in range(len(item.sample.rubrics))
-                   if (item.sample.id, i) in done}
+        results = {
+            i: done[(item.sample.id, i)]
+            for i in range(len(item.sample.rubrics))
+            if (item.sample.id, i) in done
+        }
         rows.append(per_sample_row(item.sample, results))
     tax = taxonomy(rows, n_skipped=n_skipped, n_resamples=cfg.n_resamples, seed=cfg.seed)
     return rows, tax
 
 
-def write_outputs(output_dir: Path, rows: list[dict[str, Any]], tax: dict[str, Any],
-                  skipped: list[InputError], extra: dict[str, Any]) -> None:
+def write_outputs(
+    output_dir: Path,
+    rows: list[dict[str, Any]],
+    tax: dict[str, Any],
+    skipped: list[InputError],
+    extra: dict[str, Any],
+) -> None:
     write_json_atomic(output_dir / "per_sample.json", [public_row(r) for r in rows])
     write_json_atomic(output_dir / "taxonomy.json", {**tax, "run": extra})
     write_json_atomic(output_dir / "skipped.json", [e.as_record() for e in skipped])
@@ -211,9 +240,14 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     audio_root = cfg.audio_root or cfg.predictions.parent
     samples, meta_errors = load_metadata(cfg.metadata)
     preds, pred_errors = load_predictions(cfg.predictions)
-    plan = make_plan(samples, preds, audio_root=audio_root, metadata_file=str(cfg.metadata),
-                     predictions_file=str(cfg.predictions),
-                     rejected_ids=frozenset(e.sample_id for e in meta_errors if e.sample_id))
+    plan = make_plan(
+        samples,
+        preds,
+        audio_root=audio_root,
+        metadata_file=str(cfg.metadata),
+        predictions_file=str(cfg.predictions),
+        rejected_ids=frozenset(e.sample_id for e in meta_errors if e.sample_id),
+    )
     cfg.output_dir.mkdir(parents=True, exist_ok=True)
     check_or_write_signature(cfg.output_dir, cfg.signature())
     results_path = cfg.output_dir / RESULTS_FILE
@@ -224,9 +258,17 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     clips = ClipCache(target_rate=cfg.sample_rate)
     cache = ResponseCache(cfg.cache_path or cfg.output_dir / "judge_cache.sqlite") if cfg.use_cache else None
     sampling = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
-    client = ChatClient(cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency)
-    judge = CachedJudge(client, clips, model=cfg.model, style=cfg.audio_part,  # type: ignore[arg-type]
-                        sampling=sampling, cache=cache)
+    client = ChatClient(
+        cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency
+    )
+    judge = CachedJudge(
+        client,
+        clips,
+        model=cfg.model,
+        style=cfg.audio_part,  # type: ignore[arg-type]
+        sampling=sampling,
+        cache=cache,
+    )
     writer = JsonlAppender(results_path)
     try:
         with JudgeProgress(total_todo, enabled=cfg.progress) as progress:
@@ -241,14 +283,29 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
             cache.close()
     skipped = meta_errors + pred_errors + plan.skipped + runner.skipped
     rows, tax = _aggregate(cfg, plan, done, skipped, runner.skipped)
-    extra = {"audioeval_version": __version__, "judged_now": runner.judged_now, "reused": reused,
-             "judge_calls": client.calls, "cache_hits": cache.hits if cache else 0,
-             "endpoints": [e.stats() for e in client.pool.endpoints], "pid": os.getpid()}
+    extra = {
+        "audioeval_version": __version__,
+        "judged_now": runner.judged_now,
+        "reused": reused,
+        "judge_calls": client.calls,
+        "cache_hits": cache.hits if cache else 0,
+        "endpoints": [e.stats() for e in client.pool.endpoints],
+        "pid": os.getpid(),
+    }
     write_outputs(cfg.output_dir, rows, tax, skipped, extra)
     return MmaeRunResult(
-        cfg.output_dir, tax, [public_row(r) for r in rows], skipped, runner.judged_now, reused,
-        calls=client.calls, judging_s=judging_s, cache_hits=cache.hits if cache else 0, decodes=clips.decodes,
-        encodes=clips.encodes, endpoints=extra["endpoints"],
+        cfg.output_dir,
+        tax,
+        [public_row(r) for r in rows],
+        skipped,
+        runner.judged_now,
+        reused,
+        calls=client.calls,
+        judging_s=judging_s,
+        cache_hits=cache.hits if cache else 0,
+        decodes=clips.decodes,
+        encodes=clips.encodes,
+        endpoints=extra["endpoints"],
     )
 
 
@@ -256,8 +313,9 @@ def run_mmae(cfg: MmaeRunConfig) -> MmaeRunResult:
     return asyncio.run(run_mmae_async(cfg))
 
 
-def rescore_mmae(output_dir: Path, metadata: Path, *, n_resamples: int = 1000, seed: int = 0,
-                 reparse: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def rescore_mmae(
+    output_dir: Path, metadata: Path, *, n_resamples: int = 1000, seed: int = 0, reparse: bool = False
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Recompute per-sample and taxonomy files from `results.jsonl`, with no judge call.
 
     With `reparse`, every stored raw answer is parsed again (e.g. after a parser change).

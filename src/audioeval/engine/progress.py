@@ -22,8 +22,10 @@ class JudgeProgress:
             TextColumn("[bold]judging rubrics"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("votes {task.fields[votes]} · failed rubrics {task.fields[failures]} · "
-                       "call errors {task.fields[errors]} · {task.fields[rate]}"),
+            TextColumn(
+                "votes {task.fields[votes]} · failed rubrics {task.fields[failures]} · "
+                "call errors {task.fields[errors]} · {task.fields[rate]}"
+            ),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
             console=console,
@@ -48,5 +50,6 @@ class JudgeProgress:
         task = self._progress.tasks[0]
         elapsed = task.elapsed or 0.0
         rate = f"{(task.completed + 1) / elapsed:.1f} rubrics/s" if elapsed > 0 else ""
-        self._progress.update(self._task, advance=1, votes=self.votes, failures=self.failures,
-                              errors=self.errors, rate=rate)
+        self._progress.update(
+            self._task, advance=1, votes=self.votes, failures=self.failures, errors=self.errors, rate=rate
+        )

@@ -68,7 +68,5 @@ def build_judge_messages(
     for i, (label, ref) in enumerate(clips):
         parts.append(TextPart(("\n" if i else "") + f"{label}: "))
         parts.append(AudioPart(ref))
-    parts.append(
-        TextPart(f"\n\n{INSTRUCTIONS}\n\nQuestion: {question}\n\nChoices:\n{options.render()}")
-    )
+    parts.append(TextPart(f"\n\n{INSTRUCTIONS}\n\nQuestion: {question}\n\nChoices:\n{options.render()}"))
     return [Message.text("system", SYSTEM_PROMPT), Message(role="user", parts=tuple(parts))]

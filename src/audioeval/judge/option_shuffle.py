@@ -33,9 +33,7 @@ def vote_seed(seed: int, sample_id: str, rubric_index: int, attempt: int) -> int
     return int.from_bytes(hashlib.sha256(blob).digest()[:8], "big")
 
 
-def shuffle_options(
-    right_choice: str, wrong_choices: list[str], *, seed: int
-) -> ShuffledOptions:
+def shuffle_options(right_choice: str, wrong_choices: list[str], *, seed: int) -> ShuffledOptions:
     """Shuffle the right choice among the wrong ones (all positions, 'None of the above'
     included), reproducibly for a given seed."""
     options = [right_choice, *wrong_choices]

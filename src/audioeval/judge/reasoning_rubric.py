@@ -43,8 +43,7 @@ def parse_rubric(value: Any) -> tuple[RubricItem, ...]:
         name, point, choices = obj.get("name"), obj.get("scoring_point"), obj.get("choices")
         if not isinstance(name, str) or not isinstance(point, str):
             raise ValueError(f"rubric[{i}] needs string 'name' and 'scoring_point'")
-        if (not isinstance(choices, list) or not choices
-                or not all(_is_number(c) for c in choices)):
+        if not isinstance(choices, list) or not choices or not all(_is_number(c) for c in choices):
             raise ValueError(f"rubric[{i}].choices must be a non-empty list of numbers")
         items.append(RubricItem(name, point, tuple(float(c) for c in choices)))
     return tuple(items)
@@ -58,21 +57,42 @@ def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
-def build_rubric_messages(*, question: str, answer: str, reference: str,
-                          rubric: Sequence[RubricItem], thinking: str | None,
-                          prediction: str) -> list[Message]:
+def build_rubric_messages(
+    *,
+    question: str,
+    answer: str,
+    reference: str,
+    rubric: Sequence[RubricItem],
+    thinking: str | None,
+    prediction: str,
+) -> list[Message]:
     """The judge's system and user messages for one item (identical for every call)."""
-    lines = ["## Ground truth", f"Question: {question}", f"Correct answer: {answer}",
-             f"Reference reasoning: {reference}", "", "## Rubric"]
+    lines = [
+        "## Ground truth",
+        f"Question: {question}",
+        f"Correct answer: {answer}",
+        f"Reference reasoning: {reference}",
+        "",
+        "## Rubric",
+    ]
     for i, item in enumerate(rubric, start=1):
         options = ", ".join(_fmt(c) for c in item.choices)
-        lines += [f"{i}. {item.name}", f"   Scoring rule: {item.scoring_point}",
-                  f"   Allowed scores: {options}"]
-    template = [{"name": item.name, "score": "<allowed score>", "justification": "<one sentence>"}
-                for item in rubric]
-    lines += ["", "## Required output",
-              "Return only a JSON list with one object per rubric item, in this order:",
-              json.dumps(template, ensure_ascii=False), "", "## Submission to evaluate"]
+        lines += [
+            f"{i}. {item.name}",
+            f"   Scoring rule: {item.scoring_point}",
+            f"   Allowed scores: {options}",
+        ]
+    template = [
+        {"name": item.name, "score": "<allowed score>", "justification": "<one sentence>"} for item in rubric
+    ]
+    lines += [
+        "",
+        "## Required output",
+        "Return only a JSON list with one object per rubric item, in this order:",
+        json.dumps(template, ensure_ascii=False),
+        "",
+        "## Submission to evaluate",
+    ]
     if thinking:
         lines.append(thinking.strip())
     lines.append(f"The answer is {prediction.strip()}.")
@@ -155,5 +175,4 @@ def item_outcome(call_scores: Sequence[float], votes: int) -> dict[str, Any]:
     """
     used = list(call_scores)[:votes]
     failed = len(used) < votes
-    return {"call_scores": used, "failed": failed,
-            "score": None if failed else trimmed_mean(used)}
+    return {"call_scores": used, "failed": failed, "score": None if failed else trimmed_mean(used)}

@@ -85,13 +85,31 @@ class RubricVoting:
             verdict = parse_verdict(gen.text or "", len(options.texts))
             correct = None if verdict.letter is None else verdict.letter == options.right_letter
             rec = AttemptRecord(
-                attempt, list(options.texts), options.right_letter, gen.text, verdict.letter,
-                verdict.valid, correct, verdict.error, gen.endpoint, gen.latency_s, gen.cached,
+                attempt,
+                list(options.texts),
+                options.right_letter,
+                gen.text,
+                verdict.letter,
+                verdict.valid,
+                correct,
+                verdict.error,
+                gen.endpoint,
+                gen.latency_s,
+                gen.cached,
             )
         else:
             rec = AttemptRecord(
-                attempt, list(options.texts), options.right_letter, None, None, False, None,
-                gen.error, gen.endpoint, gen.latency_s, gen.cached,
+                attempt,
+                list(options.texts),
+                options.right_letter,
+                None,
+                None,
+                False,
+                None,
+                gen.error,
+                gen.endpoint,
+                gen.latency_s,
+                gen.cached,
             )
         self.attempts.append(rec)
         return rec
@@ -107,8 +125,7 @@ class RubricVoting:
             "score": score,
             "failed": failed,
             "failure": (
-                f"only {len(votes)} valid votes of {self.votes_needed} after "
-                f"{len(attempts)} attempts"
+                f"only {len(votes)} valid votes of {self.votes_needed} after {len(attempts)} attempts"
                 if failed
                 else None
             ),

@@ -29,9 +29,7 @@ def summarise(
     """
     out: dict[str, Any] = {"n": len(rows)}
     for name in metrics:
-        vals = np.array(
-            [np.nan if r.get(name) is None else float(r[name]) for r in rows], dtype=np.float64
-        )
+        vals = np.array([np.nan if r.get(name) is None else float(r[name]) for r in rows], dtype=np.float64)
         defined = int((~np.isnan(vals)).sum())
         mean = float(np.nanmean(vals)) if defined else None
         lo, hi = bootstrap_mean_ci(vals, confidence=confidence, n_resamples=n_resamples, seed=seed)

@@ -33,9 +33,7 @@ _STATEMENT_RE = re.compile(
     rf"\b{_KEY}{_VERB}\s*|\bI(?:\s+would|'d|\s+will)?\s+(?:choose|select|pick)\s+|\\boxed\{{",
     re.IGNORECASE,
 )
-_TAIL_LETTER_RE = re.compile(
-    r"^[(\[]?\s*([A-Z])\s*[)\]]?(?=$|[\s.,:;!?)\]}])|^[(\[]\s*([a-z])\s*[)\]]"
-)
+_TAIL_LETTER_RE = re.compile(r"^[(\[]?\s*([A-Z])\s*[)\]]?(?=$|[\s.,:;!?)\]}])|^[(\[]\s*([a-z])\s*[)\]]")
 _FILLER = {"option", "choice", "letter", "the"}
 _NEGATION = {"not", "neither", "none", "unclear", "unknown"}
 _LEADING_SEP = ",.;:!\n-—("
@@ -67,8 +65,9 @@ def _ambiguous(letter: str, text_idx: int, opts: Options) -> ChoiceExtraction | 
     idx = opts.letter_index(letter)
     if idx is None or opts.canon[idx] == text_idx:
         return None
-    return _unparseable(f"{letter!r} is both option letter {letter.upper()} and the text of "
-                        f"option {LETTERS[text_idx]}")
+    return _unparseable(
+        f"{letter!r} is both option letter {letter.upper()} and the text of option {LETTERS[text_idx]}"
+    )
 
 
 def _whole(text: str, opts: Options, method: str | None = None) -> ChoiceExtraction | None:
@@ -117,7 +116,7 @@ def _resolve_tail(tail: str, opts: Options) -> tuple[int | None, str | None]:
     idx = opts.letter_index(letter)
     if idx is None:
         return None, f"stated letter {letter.upper()} is not an option (A-{opts.letters[-1]})"
-    after = words(tail.strip(" \t\"'“”‘’")[m.end():])
+    after = words(tail.strip(" \t\"'“”‘’")[m.end() :])
     named = opts.prefix(after)
     if named is not None and named != opts.canon[idx]:
         return None, f"stated letter {letter.upper()} is followed by the text of another option"
@@ -128,7 +127,7 @@ def _statements(text: str, opts: Options) -> ChoiceExtraction | None:
     """Rule 3: the last answer statement that names an option (or is contradictory)."""
     last: ChoiceExtraction | None = None
     for m in _STATEMENT_RE.finditer(text):
-        idx, error = _resolve_tail(text[m.end():], opts)
+        idx, error = _resolve_tail(text[m.end() :], opts)
         if idx is not None:
             last = ChoiceExtraction(idx, "answer_statement")
         elif error is not None:
@@ -140,8 +139,10 @@ def _leading(text: str, opts: Options) -> ChoiceExtraction | None:
     """Rule 4: an option's text at the very start, followed by punctuation."""
     lowered = text.lower()
     hits = [
-        i for i, c in enumerate(opts.choices)
-        if c.strip() and lowered.startswith(c.strip().lower())
+        i
+        for i, c in enumerate(opts.choices)
+        if c.strip()
+        and lowered.startswith(c.strip().lower())
         and lowered[len(c.strip()) : len(c.strip()) + 1] in tuple(_LEADING_SEP)
     ]
     if not hits:

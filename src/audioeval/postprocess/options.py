@@ -50,7 +50,8 @@ class Options:
                 if tok == first and ws[s : s + n] == w:
                     spans.append((s, s + n, i))
         return {
-            self.canon[i] for s, e, i in spans
+            self.canon[i]
+            for s, e, i in spans
             if not any(s2 <= s and e <= e2 and (e2 - s2) > (e - s) for s2, e2, _ in spans)
         }
 

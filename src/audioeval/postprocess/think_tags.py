@@ -21,10 +21,10 @@ def split_think(text: str) -> tuple[str, str]:
     closes = list(_CLOSE_RE.finditer(rest))
     if closes:
         reasoning.append(rest[: closes[-1].start()])
-        rest = rest[closes[-1].end():]
+        rest = rest[closes[-1].end() :]
     opened = _OPEN_RE.search(rest)
     if opened:
-        reasoning.append(rest[opened.end():])
+        reasoning.append(rest[opened.end() :])
         rest = rest[: opened.start()]
     return rest.strip(), "\n".join(r.strip() for r in reasoning if r.strip())
 

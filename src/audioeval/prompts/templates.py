@@ -42,8 +42,9 @@ def _env() -> Any:
     from jinja2 import StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
 
-    return SandboxedEnvironment(undefined=StrictUndefined, autoescape=False,
-                                keep_trailing_newline=False, trim_blocks=True)
+    return SandboxedEnvironment(
+        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False, trim_blocks=True
+    )
 
 
 def parse_template(text: str, source: str) -> PromptTemplate:
@@ -74,8 +75,9 @@ def parse_template(text: str, source: str) -> PromptTemplate:
                 env.parse(data[key])
             except Exception as exc:  # jinja2.TemplateSyntaxError
                 raise InputError(f"template syntax error: {exc}", file=source, field=key) from None
-    return PromptTemplate(data["name"], data["user"], data.get("system"), audio,
-                          str(data.get("description") or ""), source)
+    return PromptTemplate(
+        data["name"], data["user"], data.get("system"), audio, str(data.get("description") or ""), source
+    )
 
 
 def load_template(name_or_path: str | Path) -> PromptTemplate:
@@ -87,8 +89,10 @@ def load_template(name_or_path: str | Path) -> PromptTemplate:
         return parse_template(p.read_text(encoding="utf-8"), str(p))
     shipped = resources.files("audioeval.prompts").joinpath("templates", f"{name_or_path}.yaml")
     if not shipped.is_file():
-        raise InputError(f"no prompt template named {str(name_or_path)!r}; shipped: "
-                         f"{', '.join(shipped_templates())}", field="template")
+        raise InputError(
+            f"no prompt template named {str(name_or_path)!r}; shipped: {', '.join(shipped_templates())}",
+            field="template",
+        )
     return parse_template(shipped.read_text(encoding="utf-8"), f"audioeval:{name_or_path}")
 
 
@@ -98,8 +102,13 @@ def shipped_templates() -> list[str]:
     return sorted(n.removesuffix(".yaml") for n in names if n.endswith(".yaml"))
 
 
-def render(template: PromptTemplate, variables: dict[str, Any], audio: AudioRef | None = None,
-           *, sample_id: str | None = None) -> list[Message]:
+def render(
+    template: PromptTemplate,
+    variables: dict[str, Any],
+    audio: AudioRef | None = None,
+    *,
+    sample_id: str | None = None,
+) -> list[Message]:
     """System and user messages; the audio part goes where the template says."""
     from jinja2 import TemplateError
 
@@ -108,8 +117,11 @@ def render(template: PromptTemplate, variables: dict[str, Any], audio: AudioRef 
         system = env.from_string(template.system).render(**variables) if template.system else None
         user = env.from_string(template.user).render(**variables)
     except TemplateError as exc:
-        raise InputError(f"prompt template {template.name!r} could not be rendered: {exc}",
-                         file=template.source, sample_id=sample_id) from None
+        raise InputError(
+            f"prompt template {template.name!r} could not be rendered: {exc}",
+            file=template.source,
+            sample_id=sample_id,
+        ) from None
     parts: list[ContentPart] = [TextPart(user)]
     if audio is not None and template.audio != "none":
         part = AudioPart(audio)

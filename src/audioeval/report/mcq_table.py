@@ -13,8 +13,7 @@ from audioeval.benchmarks.mcq.definitions import McqBenchmark
 RULE = "*" * 30
 
 
-def official_lines(summary: dict[str, Any], bench: McqBenchmark,
-                   mode: str = "official") -> list[str]:
+def official_lines(summary: dict[str, Any], bench: McqBenchmark, mode: str = "official") -> list[str]:
     """The official `evaluation.py` printout, from the summary's counts.
 
     Figures are `(correct / n) * 100` with two decimals, as the scripts print them; an empty
@@ -29,8 +28,12 @@ def official_lines(summary: dict[str, Any], bench: McqBenchmark,
             lines.append(f"{name} : {acc:.2f}% over {group['n']} samples")
     overall = summary["overall"]
     total = accuracy(overall[mode]["correct"], overall["n"])
-    lines += [RULE, f"Total Accuracy: {total:.2f}% over {overall['n']} samples", RULE,
-              f"No prediction count: {summary['counts']['without_prediction']}"]
+    lines += [
+        RULE,
+        f"Total Accuracy: {total:.2f}% over {overall['n']} samples",
+        RULE,
+        f"No prediction count: {summary['counts']['without_prediction']}",
+    ]
     return lines
 
 
@@ -51,20 +54,35 @@ def _rubric(group: dict[str, Any]) -> str:
 
 def _table(title: str, groups: dict[str, dict[str, Any]], rubrics: bool) -> Table:
     table = Table(title=title, title_justify="left")
-    for name, justify in (("group", "left"), ("n", "right"), ("official % (95% CI)", "right"),
-                          ("robust % (95% CI)", "right"), ("unparseable %", "right")):
+    for name, justify in (
+        ("group", "left"),
+        ("n", "right"),
+        ("official % (95% CI)", "right"),
+        ("robust % (95% CI)", "right"),
+        ("unparseable %", "right"),
+    ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     if rubrics:
         table.add_column("rubric score (95% CI)", justify="right")
     for name, group in groups.items():
-        cells = [name, str(group["n"]), _acc(group["official"]), _acc(group["robust"]),
-                 f"{group['robust']['unparseable_rate']:.2f}"]
+        cells = [
+            name,
+            str(group["n"]),
+            _acc(group["official"]),
+            _acc(group["robust"]),
+            f"{group['robust']['unparseable_rate']:.2f}",
+        ]
         table.add_row(*cells, *([_rubric(group)] if rubrics else []))
     return table
 
 
-def print_mcq_summary(summary: dict[str, Any], bench: McqBenchmark, *,
-                      console: Console | None = None, official_style: bool = True) -> None:
+def print_mcq_summary(
+    summary: dict[str, Any],
+    bench: McqBenchmark,
+    *,
+    console: Console | None = None,
+    official_style: bool = True,
+) -> None:
     """Official-style lines (official mode), then one table per breakdown, then the counts."""
     console = console or Console()
     if official_style:

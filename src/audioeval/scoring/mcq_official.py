@@ -51,8 +51,7 @@ def official_match(answer: str, prediction: str, choices: Sequence[str]) -> Offi
     missing = a - p
     conflicts = p & distractor_tokens(answer, choices)
     if missing:
-        return OfficialMatch(False, "answer_tokens_missing", tuple(sorted(missing)),
-                             tuple(sorted(conflicts)))
+        return OfficialMatch(False, "answer_tokens_missing", tuple(sorted(missing)), tuple(sorted(conflicts)))
     if conflicts:
         return OfficialMatch(False, "distractor_tokens", (), tuple(sorted(conflicts)))
     return OfficialMatch(True, "match")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import time
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,22 +90,30 @@ class JsonlAppender:
         _cut_partial_tail(self.path)
         self._fh = open(self.path, "ab")
         self._fsync_interval_s = fsync_interval_s
-        self._last_fsync = time.monotonic()
+        self._dirty = threading.Event()
+        self._closing = threading.Event()
+        self._syncer = threading.Thread(target=self._sync_loop, name="jsonl-fsync", daemon=True)
+        self._syncer.start()
         self.written = 0
+
+    def _sync_loop(self) -> None:
+        while not self._closing.wait(self._fsync_interval_s):
+            if self._dirty.is_set():
+                self._dirty.clear()
+                os.fsync(self._fh.fileno())
 
     def append(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         self._fh.write(line + b"\n")
         self._fh.flush()
+        self._dirty.set()
         self.written += 1
-        now = time.monotonic()
-        if now - self._last_fsync >= self._fsync_interval_s:
-            os.fsync(self._fh.fileno())
-            self._last_fsync = now
 
     def close(self) -> None:
         if self._fh.closed:
             return
+        self._closing.set()
+        self._syncer.join()
         self._fh.flush()
         os.fsync(self._fh.fileno())
         self._fh.close()

@@ -28,9 +28,7 @@ class ResponseCache:
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL)"
-        )
+        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
         self.hits = 0
         self.misses = 0
 
@@ -45,9 +43,7 @@ class ResponseCache:
 
     def put(self, key: str, text: str) -> None:
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, text) VALUES (?, ?)", (key, text)
-            )
+            self._db.execute("INSERT OR REPLACE INTO responses (key, text) VALUES (?, ?)", (key, text))
 
     def close(self) -> None:
         with self._lock:

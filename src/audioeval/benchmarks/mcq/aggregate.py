@@ -26,8 +26,9 @@ def accuracy(correct: int, n: int) -> float:
     return (correct / n) * 100 if n > 0 else 0
 
 
-def binary_ci(correct: int, n: int, *, n_resamples: int, seed: int,
-              confidence: float = 0.95) -> list[float] | None:
+def binary_ci(
+    correct: int, n: int, *, n_resamples: int, seed: int, confidence: float = 0.95
+) -> list[float] | None:
     """Percentile bootstrap CI (in %) of the mean of n 0/1 outcomes, `correct` of them 1."""
     if n <= 0:
         return None
@@ -74,21 +75,26 @@ def summarise_group(members: Sequence[Row], *, n_resamples: int, seed: int) -> d
     if any("rubric_score" in r for r in members):
         rs = summarise(rubric_rows, ["rubric_score"], n_resamples=n_resamples, seed=seed)
         group["rubric"] = {
-            "n": len(rubric_rows), "score": rs["rubric_score"], "ci": rs["rubric_score_ci"],
+            "n": len(rubric_rows),
+            "score": rs["rubric_score"],
+            "ci": rs["rubric_score_ci"],
             "failed": sum(1 for r in members if r.get("rubric_failed")),
         }
     return group
 
 
-def summary_groups(rows: Sequence[Row], bench: McqBenchmark, *, n_resamples: int = 1000,
-                   seed: int = 0) -> dict[str, Any]:
+def summary_groups(
+    rows: Sequence[Row], bench: McqBenchmark, *, n_resamples: int = 1000, seed: int = 0
+) -> dict[str, Any]:
     """`{"overall": group, "breakdowns": {axis: {name: group}}}` over scored rows."""
     scored = [r for r in rows if r.get("official") is not None]
     return {
         "overall": summarise_group(scored, n_resamples=n_resamples, seed=seed),
         "breakdowns": {
-            axis: {name: summarise_group(members, n_resamples=n_resamples, seed=seed)
-                   for name, members in groups.items()}
+            axis: {
+                name: summarise_group(members, n_resamples=n_resamples, seed=seed)
+                for name, members in groups.items()
+            }
             for axis, groups in grouped(scored, bench).items()
         },
     }
@@ -96,10 +102,24 @@ def summary_groups(rows: Sequence[Row], bench: McqBenchmark, *, n_resamples: int
 
 def disagreements(rows: Sequence[Row]) -> list[Row]:
     """Items the two modes score differently, with what each mode saw."""
-    keys = ("id", "line", "answer", "answer_letter", "prediction", "official", "official_reason",
-            "robust", "robust_choice", "robust_method", "robust_reason")
-    return [{k: r.get(k) for k in keys} for r in rows
-            if r.get("official") is not None and r["official"] != r["robust"]]
+    keys = (
+        "id",
+        "line",
+        "answer",
+        "answer_letter",
+        "prediction",
+        "official",
+        "official_reason",
+        "robust",
+        "robust_choice",
+        "robust_method",
+        "robust_reason",
+    )
+    return [
+        {k: r.get(k) for k in keys}
+        for r in rows
+        if r.get("official") is not None and r["official"] != r["robust"]
+    ]
 
 
 def method_counts(rows: Sequence[Row]) -> dict[str, int]:

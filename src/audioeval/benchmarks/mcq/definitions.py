@@ -43,11 +43,26 @@ MMAR = McqBenchmark(
     name="mmar",
     prediction_keys=("answer_prediction", "model_prediction"),
     axes=(
-        Axis("modality", "modality", "Modality-wise Accuracy:", (
-            "sound", "music", "speech", "mix-sound-music", "mix-sound-speech",
-            "mix-music-speech", "mix-sound-music-speech")),
-        Axis("category", "category", "Category-wise Accuracy:", (
-            "Signal Layer", "Perception Layer", "Semantic Layer", "Cultural Layer")),
+        Axis(
+            "modality",
+            "modality",
+            "Modality-wise Accuracy:",
+            (
+                "sound",
+                "music",
+                "speech",
+                "mix-sound-music",
+                "mix-sound-speech",
+                "mix-music-speech",
+                "mix-sound-music-speech",
+            ),
+        ),
+        Axis(
+            "category",
+            "category",
+            "Category-wise Accuracy:",
+            ("Signal Layer", "Perception Layer", "Semantic Layer", "Cultural Layer"),
+        ),
         Axis("sub-category", "sub-category", "Sub-category-wise Accuracy:", required=False),
     ),
     audio_field="audio_path",

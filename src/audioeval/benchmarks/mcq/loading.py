@@ -102,17 +102,27 @@ def load_mcq_file(
     if require_predictions and key is None:
         raise InputError(
             f"no item has a prediction under {' or '.join(repr(k) for k in bench.prediction_keys)}"
-            " (use --prediction-key to name another key)", file=file)
-    if require_predictions and prediction_key and not any(
-            isinstance(o, dict) and prediction_key in o for o, _ in pairs):
+            " (use --prediction-key to name another key)",
+            file=file,
+        )
+    if (
+        require_predictions
+        and prediction_key
+        and not any(isinstance(o, dict) and prediction_key in o for o, _ in pairs)
+    ):
         raise InputError(f"no item has the prediction key {prediction_key!r}", file=file)
     items: list[McqItem] = []
     seen: dict[str, int] = {}
     for obj, line in pairs:
         item = _item(obj, line, bench, key, file)
         if item.id in seen:
-            raise InputError(f"duplicate id (first at line {seen[item.id]})", file=file,
-                             line=line, sample_id=item.id, field="id")
+            raise InputError(
+                f"duplicate id (first at line {seen[item.id]})",
+                file=file,
+                line=line,
+                sample_id=item.id,
+                field="id",
+            )
         seen[item.id] = line
         items.append(item)
     if not items:

@@ -36,8 +36,9 @@ def resolve_audio(root: Path, rel: str) -> Path:
     return full
 
 
-def plan_prompts(items: Sequence[McqItem], bench: McqBenchmark, template: PromptTemplate,
-                 audio_root: Path, file: str) -> list[PromptJob]:
+def plan_prompts(
+    items: Sequence[McqItem], bench: McqBenchmark, template: PromptTemplate, audio_root: Path, file: str
+) -> list[PromptJob]:
     """Render every item; a missing question or audio path is bad input (file, line, id)."""
     jobs = []
     for item in items:
@@ -49,8 +50,12 @@ def plan_prompts(items: Sequence[McqItem], bench: McqBenchmark, template: Prompt
         if not isinstance(rel, str) or not rel:
             raise InputError("missing or non-string audio path", field=bench.audio_field, **where)
         audio = AudioRef(str(resolve_audio(audio_root, rel)))
-        variables = {"question": question, "choices": list(item.choices),
-                     "letters": list(LETTERS[: len(item.choices)]), "item": item.record}
+        variables = {
+            "question": question,
+            "choices": list(item.choices),
+            "letters": list(LETTERS[: len(item.choices)]),
+            "item": item.record,
+        }
         messages = render(template, variables, audio, sample_id=item.id)
         shown = "\x00".join(p.text for m in messages for p in m.parts if isinstance(p, TextPart))
         digest = hashlib.sha256(f"{template.digest}\x00{rel}\x00{shown}".encode()).hexdigest()[:16]
@@ -58,8 +63,9 @@ def plan_prompts(items: Sequence[McqItem], bench: McqBenchmark, template: Prompt
     return jobs
 
 
-def write_predictions(out: Path, items: Sequence[McqItem], bench: McqBenchmark,
-                      raw: Mapping[str, str], *, jsonl: bool) -> None:
+def write_predictions(
+    out: Path, items: Sequence[McqItem], bench: McqBenchmark, raw: Mapping[str, str], *, jsonl: bool
+) -> None:
     """The metadata with each answer under the benchmark's first prediction key.
 
     The answer is the reply without `<think>` blocks; MMAR also gets the reasoning under
@@ -68,8 +74,9 @@ def write_predictions(out: Path, items: Sequence[McqItem], bench: McqBenchmark,
     key = bench.prediction_keys[0]
     rows = []
     for item in items:
-        rec = {k: v for k, v in item.record.items()
-               if k not in bench.prediction_keys and k != bench.thinking_key}
+        rec = {
+            k: v for k, v in item.record.items() if k not in bench.prediction_keys and k != bench.thinking_key
+        }
         if item.id in raw:
             answer, thinking = split_think(raw[item.id])
             rec[key] = answer

@@ -25,22 +25,20 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _is_jsonl(path: Path, text: str) -> bool:
-    if path.suffix.lower() == ".jsonl":
-        return True
-    return text[:4096].lstrip()[:1] == "{"
-
-
-def _jsonl(text: str, file: str) -> list[tuple[Any, int]]:
+def _jsonl(raw: bytes, file: str) -> list[tuple[Any, int]]:
+    """One object per line; lines split on bytes, so U+2028 inside a string is no break."""
     out: list[tuple[Any, int]] = []
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             out.append((json.loads(line), lineno))
+        except UnicodeDecodeError as exc:
+            raise InputError(f"line is not UTF-8 text ({exc.reason})", file=file, line=lineno) from None
         except json.JSONDecodeError as exc:
-            raise InputError(f"malformed JSON line ({exc.msg} at column {exc.colno})",
-                             file=file, line=lineno) from None
+            raise InputError(
+                f"malformed JSON line ({exc.msg} at column {exc.colno})", file=file, line=lineno
+            ) from None
     return out
 
 
@@ -69,20 +67,24 @@ def read_items(path: str | Path, what: str = "predictions") -> tuple[list[tuple[
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{what} file not found", file=str(p))
+    raw = p.read_bytes()
+    head = raw[:4096].lstrip()
+    if p.suffix.lower() == ".jsonl" or head[:1] == b"{":
+        with gc_paused():
+            return _jsonl(raw, str(p)), True
     try:
-        text = p.read_text(encoding="utf-8")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(f"{what} file is not UTF-8 text ({exc.reason})", file=str(p)) from None
-    if _is_jsonl(p, text):
-        with gc_paused():
-            return _jsonl(text, str(p)), True
     try:
         with gc_paused():
             data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})", file=str(p),
-                         line=exc.lineno) from None
+        raise InputError(
+            f"malformed JSON ({exc.msg} at column {exc.colno})", file=str(p), line=exc.lineno
+        ) from None
     if not isinstance(data, list):
-        raise InputError(f"{what} must be a JSON list of objects (or JSONL), got "
-                         f"{type(data).__name__}", file=str(p))
+        raise InputError(
+            f"{what} must be a JSON list of objects (or JSONL), got {type(data).__name__}", file=str(p)
+        )
     return list(zip(data, item_lines(text), strict=True)), False

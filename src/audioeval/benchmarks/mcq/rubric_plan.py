@@ -42,13 +42,18 @@ class RubricPlan:
 
 
 def _key(item: McqItem, rubric: Any, reference: str) -> str:
-    blob = json.dumps([item.id, item.prediction, item.thinking, rubric, reference],
-                      ensure_ascii=False, sort_keys=True)
+    blob = json.dumps(
+        [item.id, item.prediction, item.thinking, rubric, reference], ensure_ascii=False, sort_keys=True
+    )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def plan_rubrics(items: Sequence[McqItem], matched: Mapping[str, bool], file: str,
-                 meta: Mapping[str, Mapping[str, Any]] | None = None) -> RubricPlan:
+def plan_rubrics(
+    items: Sequence[McqItem],
+    matched: Mapping[str, bool],
+    file: str,
+    meta: Mapping[str, Mapping[str, Any]] | None = None,
+) -> RubricPlan:
     """Eligible items in file order; a malformed rubric is reported and the item skipped."""
     plan = RubricPlan()
     for item in items:
@@ -69,11 +74,18 @@ def plan_rubrics(items: Sequence[McqItem], matched: Mapping[str, bool], file: st
         question, reference = rec.get("question"), rec.get("thinking")
         if not isinstance(question, str) or not isinstance(reference, str):
             name = "question" if not isinstance(question, str) else "thinking"
-            plan.skipped.append(
-                InputError("needed for rubric judging: a string", field=name, **where))
+            plan.skipped.append(InputError("needed for rubric judging: a string", field=name, **where))
             continue
-        plan.tasks.append(RubricTask(item, rubric, question, reference, bool(matched[item.id]),
-                                     _key(item, rec["rubric"], reference)))
+        plan.tasks.append(
+            RubricTask(
+                item,
+                rubric,
+                question,
+                reference,
+                bool(matched[item.id]),
+                _key(item, rec["rubric"], reference),
+            )
+        )
     return plan
 
 

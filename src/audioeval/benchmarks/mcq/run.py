@@ -18,6 +18,7 @@ from audioeval import __version__
 from audioeval.benchmarks.mcq.aggregate import disagreements, method_counts, summary_groups
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.loading import McqFile, load_mcq_file
+from audioeval.benchmarks.mcq.reading import gc_paused
 from audioeval.benchmarks.mcq.score_items import score_items
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.store.atomic import write_json_atomic
@@ -36,9 +37,15 @@ class McqScoreResult:
     disagreements: list[Row]
 
 
-def build_summary(bench: McqBenchmark, file: McqFile, rows: Sequence[Row], *,
-                  n_resamples: int = 1000, seed: int = 0,
-                  rubrics: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def build_summary(
+    bench: McqBenchmark,
+    file: McqFile,
+    rows: Sequence[Row],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    rubrics: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
     """The JSON summary: counts, both modes per breakdown group, disagreements, settings."""
     missing = [r["id"] for r in rows if r.get("official") is None]
     diffs = disagreements(rows)
@@ -70,12 +77,19 @@ def build_summary(bench: McqBenchmark, file: McqFile, rows: Sequence[Row], *,
     }
 
 
-def score_file(bench: McqBenchmark, predictions: str | Path, *, prediction_key: str | None = None,
-               n_resamples: int = 1000, seed: int = 0) -> McqScoreResult:
+def score_file(
+    bench: McqBenchmark,
+    predictions: str | Path,
+    *,
+    prediction_key: str | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> McqScoreResult:
     """Score a predictions file both ways (no judge)."""
-    file = load_mcq_file(predictions, bench, prediction_key=prediction_key)
-    rows = score_items(file.items)
-    summary = build_summary(bench, file, rows, n_resamples=n_resamples, seed=seed)
+    with gc_paused():  # many small acyclic objects: collector passes only cost time
+        file = load_mcq_file(predictions, bench, prediction_key=prediction_key)
+        rows = score_items(file.items)
+        summary = build_summary(bench, file, rows, n_resamples=n_resamples, seed=seed)
     return McqScoreResult(bench, file, rows, summary, disagreements(rows))
 
 
@@ -105,9 +119,15 @@ def write_outputs(output_dir: str | Path, result: McqScoreResult) -> Path:
     return out
 
 
-def apply_rubric_outcomes(result: McqScoreResult, tasks_ids: Sequence[str],
-                          outcomes: Mapping[str, Mapping[str, Any]], info: Mapping[str, Any], *,
-                          n_resamples: int = 1000, seed: int = 0) -> None:
+def apply_rubric_outcomes(
+    result: McqScoreResult,
+    tasks_ids: Sequence[str],
+    outcomes: Mapping[str, Mapping[str, Any]],
+    info: Mapping[str, Any],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> None:
     """Put each eligible item's rubric score (0-1, None when failed) on its row; re-summarise."""
     eligible = set(tasks_ids)
     for row in result.rows:
@@ -117,9 +137,13 @@ def apply_rubric_outcomes(result: McqScoreResult, tasks_ids: Sequence[str],
         row["rubric_score"] = None if outcome is None else outcome.get("score")
         row["rubric_failed"] = outcome is None or bool(outcome.get("failed"))
     scored = [r for r in result.rows if r.get("rubric_score") is not None]
-    full = {**info, "eligible": len(eligible), "scored": len(scored),
-            "failed": sum(1 for r in result.rows if r.get("rubric_failed")),
-            "zero_unmatched": sum(1 for i in eligible
-                                  if outcomes.get(i, {}).get("matched") is False)}
-    result.summary = build_summary(result.bench, result.file, result.rows,
-                                   n_resamples=n_resamples, seed=seed, rubrics=full)
+    full = {
+        **info,
+        "eligible": len(eligible),
+        "scored": len(scored),
+        "failed": sum(1 for r in result.rows if r.get("rubric_failed")),
+        "zero_unmatched": sum(1 for i in eligible if outcomes.get(i, {}).get("matched") is False),
+    }
+    result.summary = build_summary(
+        result.bench, result.file, result.rows, n_resamples=n_resamples, seed=seed, rubrics=full
+    )

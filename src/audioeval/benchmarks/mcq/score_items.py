@@ -37,8 +37,13 @@ def score_item(item: McqItem, chain: ChoiceChain = ROBUST_MCQ) -> dict[str, Any]
 
     An item without a prediction gets `official` and `robust` None: it is counted, not scored.
     """
-    row: dict[str, Any] = {"id": item.id, "line": item.line, **item.groups,
-                           "answer": item.answer, "prediction": item.prediction}
+    row: dict[str, Any] = {
+        "id": item.id,
+        "line": item.line,
+        **item.groups,
+        "answer": item.answer,
+        "prediction": item.prediction,
+    }
     ai = answer_index(item.answer, item.choices)
     row["answer_letter"] = None if ai is None else LETTERS[ai]
     if item.prediction is None:

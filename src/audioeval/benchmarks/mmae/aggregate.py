@@ -77,8 +77,14 @@ def _micro(rows: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def taxonomy(rows: list[dict[str, Any]], *, n_skipped: int, confidence: float = 0.95,
-             n_resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+def taxonomy(
+    rows: list[dict[str, Any]],
+    *,
+    n_skipped: int,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
     kw = {"confidence": confidence, "n_resamples": n_resamples, "seed": seed}
     scored = [r for r in rows if r["IFR"] is not None or r["CR"] is not None or r["EMR"] is not None]
     overall = summarise(scored, METRICS, **kw)
@@ -96,8 +102,12 @@ def taxonomy(rows: list[dict[str, Any]], *, n_skipped: int, confidence: float = 
     out: dict[str, Any] = {"overall": overall}
     for name, keys in BREAKDOWNS.items():
         out[name] = breakdown(scored, METRICS, keys, **kw)
-    out["confidence"] = {"level": confidence, "method": "percentile bootstrap over samples",
-                         "n_resamples": n_resamples, "seed": seed}
+    out["confidence"] = {
+        "level": confidence,
+        "method": "percentile bootstrap over samples",
+        "n_resamples": n_resamples,
+        "seed": seed,
+    }
     return out
 
 

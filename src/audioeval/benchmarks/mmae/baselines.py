@@ -21,7 +21,11 @@ def _first_input(item: dict[str, Any]) -> str | None:
     for msg in item.get("messages", []):
         if isinstance(msg, dict) and msg.get("role") == "user" and isinstance(msg.get("content"), list):
             for part in msg["content"]:
-                if isinstance(part, dict) and part.get("type") == "audio" and isinstance(part.get("audio_url"), str):
+                if (
+                    isinstance(part, dict)
+                    and part.get("type") == "audio"
+                    and isinstance(part.get("audio_url"), str)
+                ):
                     return str(part["audio_url"])
     return None
 
@@ -47,11 +51,17 @@ def write_baseline(
         sid = item.get("id") if isinstance(item, dict) else None
         first = _first_input(item) if isinstance(item, dict) else None
         if not isinstance(sid, str) or first is None:
-            errors.append(InputError("no id or no user audio", file=str(metadata), sample_id=sid, field="messages"))
+            errors.append(
+                InputError("no id or no user audio", file=str(metadata), sample_id=sid, field="messages")
+            )
             continue
         src = resolve_path(first, root)
         if not src.is_file():
-            errors.append(AudioError(f"input audio not found: {src}", file=str(metadata), sample_id=sid, field="messages"))
+            errors.append(
+                AudioError(
+                    f"input audio not found: {src}", file=str(metadata), sample_id=sid, field="messages"
+                )
+            )
             continue
         if kind == "identity":
             output = src
@@ -60,7 +70,14 @@ def write_baseline(
             try:
                 _noise(src, output, sid)
             except RuntimeError as exc:
-                errors.append(AudioError(f"unreadable input audio {src}: {exc}", file=str(metadata), sample_id=sid, field="messages"))
+                errors.append(
+                    AudioError(
+                        f"unreadable input audio {src}: {exc}",
+                        file=str(metadata),
+                        sample_id=sid,
+                        field="messages",
+                    )
+                )
                 continue
         messages = [m for m in item["messages"] if isinstance(m, dict) and m.get("role") == "user"]
         messages.append({"role": "assistant", "content": [{"type": "audio", "audio_url": str(output)}]})

@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.mmae.records import MmaePrediction, MmaeSample
 from audioeval.core.errors import InputError
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.rubric_votes import McqRubric
-from audioeval.benchmarks.mmae.records import MmaePrediction, MmaeSample
 
 _INPUT_LABEL_PREFIX = "input"
 
@@ -68,7 +68,9 @@ def _audio_parts(messages: list[Any], role: str, file: str, sid: str) -> list[st
         if not isinstance(content, list):
             if role == "assistant":
                 raise InputError(
-                    "assistant content must be a list of parts", file=file, sample_id=sid,
+                    "assistant content must be a list of parts",
+                    file=file,
+                    sample_id=sid,
                     field=f"messages[{mi}].content",
                 )
             continue
@@ -79,7 +81,9 @@ def _audio_parts(messages: list[Any], role: str, file: str, sid: str) -> list[st
                     url = url.get("url")
                 if not isinstance(url, str) or not url:
                     raise InputError(
-                        "audio part without a path", file=file, sample_id=sid,
+                        "audio part without a path",
+                        file=file,
+                        sample_id=sid,
                         field=f"messages[{mi}].content[{pi}].audio_url",
                     )
                 paths.append(url.removeprefix("file://"))
@@ -98,19 +102,27 @@ def _rubric(obj: Any, index: int, n_inputs: int, file: str, sid: str) -> McqRubr
     except InputError as exc:
         raise InputError(exc.message, file=file, sample_id=sid, field=f"{where}.{exc.field}") from None
     if not wrong or not all(isinstance(w, str) for w in wrong):
-        raise InputError("must be a non-empty list of strings", file=file, sample_id=sid, field=f"{where}.wrong_choices")
+        raise InputError(
+            "must be a non-empty list of strings", file=file, sample_id=sid, field=f"{where}.wrong_choices"
+        )
     try:
         mentions = find_mentions(question)
     except ValueError as exc:
         raise InputError(str(exc), file=file, sample_id=sid, field=f"{where}.question") from None
     if not mentions:
-        raise InputError("question references no audio (<audio output>, <audio input1>, …)",
-                         file=file, sample_id=sid, field=f"{where}.question")
+        raise InputError(
+            "question references no audio (<audio output>, <audio input1>, …)",
+            file=file,
+            sample_id=sid,
+            field=f"{where}.question",
+        )
     for m in mentions:
         if not valid_label(m.label, n_inputs):
             raise InputError(
                 f"{m.text} names no clip of this sample (it has output and input1..input{n_inputs})",
-                file=file, sample_id=sid, field=f"{where}.question",
+                file=file,
+                sample_id=sid,
+                field=f"{where}.question",
             )
     return McqRubric(category, question, right, tuple(wrong))
 
@@ -119,7 +131,7 @@ def valid_label(label: str, n_inputs: int) -> bool:
     if label == "output":
         return True
     if label.startswith(_INPUT_LABEL_PREFIX):
-        num = label[len(_INPUT_LABEL_PREFIX):]
+        num = label[len(_INPUT_LABEL_PREFIX) :]
         return (num == "" and n_inputs >= 1) or (num.isdigit() and 1 <= int(num) <= n_inputs)
     return False
 
@@ -139,7 +151,9 @@ def _sample(obj: Any, index: int, file: str) -> MmaeSample:
     ops: list[tuple[str, str]] = []
     for oi, op in enumerate(operations):
         if not isinstance(op, dict) or not isinstance(op.get("operation"), str):
-            raise InputError("expected {granularity, operation}", file=file, sample_id=sid, field=f"operations[{oi}]")
+            raise InputError(
+                "expected {granularity, operation}", file=file, sample_id=sid, field=f"operations[{oi}]"
+            )
         ops.append((str(op.get("granularity", "")), op["operation"]))
     inputs = _audio_parts(messages, "user", file, sid)
     if not rubrics:
@@ -162,7 +176,14 @@ def load_metadata(path: str | Path) -> tuple[dict[str, MmaeSample], list[InputEr
             errors.append(exc)
             continue
         if sample.id in samples:
-            errors.append(InputError("duplicate id in metadata; the first one is kept", file=file, sample_id=sample.id, field="id"))
+            errors.append(
+                InputError(
+                    "duplicate id in metadata; the first one is kept",
+                    file=file,
+                    sample_id=sample.id,
+                    field="id",
+                )
+            )
             continue
         samples[sample.id] = sample
     return samples, errors
@@ -177,7 +198,12 @@ def _prediction(obj: Any, index: int, file: str) -> MmaePrediction:
     messages = _field(obj, "messages", list, file, sid)
     outputs = _audio_parts(messages, "assistant", file, sid)
     if not outputs:
-        raise InputError("no assistant turn with an audio part (the edited audio)", file=file, sample_id=sid, field="messages")
+        raise InputError(
+            "no assistant turn with an audio part (the edited audio)",
+            file=file,
+            sample_id=sid,
+            field="messages",
+        )
     return MmaePrediction(sid, outputs[-1], tuple(_audio_parts(messages, "user", file, sid)))
 
 
@@ -192,7 +218,14 @@ def load_predictions(path: str | Path) -> tuple[dict[str, MmaePrediction], list[
             errors.append(exc)
             continue
         if pred.id in preds:
-            errors.append(InputError("duplicate id in predictions; the first one is kept", file=file, sample_id=pred.id, field="id"))
+            errors.append(
+                InputError(
+                    "duplicate id in predictions; the first one is kept",
+                    file=file,
+                    sample_id=pred.id,
+                    field="id",
+                )
+            )
             continue
         preds[pred.id] = pred
     return preds, errors

@@ -61,21 +61,35 @@ def make_plan(
     plan = MmaePlan()
     for sid in predictions:
         if sid not in samples and sid not in rejected_ids:
-            plan.skipped.append(InputError("prediction id not in the metadata", file=predictions_file, sample_id=sid, field="id"))
+            plan.skipped.append(
+                InputError(
+                    "prediction id not in the metadata", file=predictions_file, sample_id=sid, field="id"
+                )
+            )
     for sid, sample in samples.items():
         pred = predictions.get(sid)
         if pred is None:
-            plan.skipped.append(InputError("sample has no prediction", file=predictions_file, sample_id=sid, field="id"))
+            plan.skipped.append(
+                InputError("sample has no prediction", file=predictions_file, sample_id=sid, field="id")
+            )
             continue
         labels = {m.label for r in sample.rubrics for m in find_mentions(r.question)}
         clips: dict[str, str] = {}
         try:
             for label in sorted(labels):
                 if label == "output":
-                    path, src, fld = resolve_path(pred.output_audio, root), predictions_file, "messages[-1].content.audio_url"
+                    path, src, fld = (
+                        resolve_path(pred.output_audio, root),
+                        predictions_file,
+                        "messages[-1].content.audio_url",
+                    )
                 else:
-                    k = 0 if label == "input" else int(label[len("input"):]) - 1
-                    path, src, fld = _input_path(k, sample, pred, root), metadata_file, f"messages (user audio {k + 1})"
+                    k = 0 if label == "input" else int(label[len("input") :]) - 1
+                    path, src, fld = (
+                        _input_path(k, sample, pred, root),
+                        metadata_file,
+                        f"messages (user audio {k + 1})",
+                    )
                 if not path.is_file():
                     raise AudioError(f"audio file not found: {path}", file=src, sample_id=sid, field=fld)
                 clips["input1" if label == "input" else label] = str(path)

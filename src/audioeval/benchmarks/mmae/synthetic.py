@@ -61,37 +61,80 @@ class _Case:
 def _case(complexity: str, variant: int) -> _Case:
     removed = [(440.0, 0.0, 3.0)]
     if complexity == "single":
-        return _Case(["Remove the 660 Hz tone."], [("local", "removal")], removed,
-                     [_q("<audio output[1.0s:]>", 660, False, IF), _q("<audio output>", 440, True, CON),
-                      _q("<audio output[:1s]>", 440, True, CON)])
+        return _Case(
+            ["Remove the 660 Hz tone."],
+            [("local", "removal")],
+            removed,
+            [
+                _q("<audio output[1.0s:]>", 660, False, IF),
+                _q("<audio output>", 440, True, CON),
+                _q("<audio output[:1s]>", 440, True, CON),
+            ],
+        )
     if complexity == "multi-part":
-        return _Case(["Remove the 660 Hz tone and add an 880 Hz tone during the first second."],
-                     [("local", "removal"), ("local", "addition")], removed + [(880.0, 0.0, 1.0)],
-                     [_q("<audio output[1s:]>", 660, False, IF), _q("<audio output[:1.0s]>", 880, True, IF),
-                      _q("<audio output>", 440, True, CON)])
+        return _Case(
+            ["Remove the 660 Hz tone and add an 880 Hz tone during the first second."],
+            [("local", "removal"), ("local", "addition")],
+            removed + [(880.0, 0.0, 1.0)],
+            [
+                _q("<audio output[1s:]>", 660, False, IF),
+                _q("<audio output[:1.0s]>", 880, True, IF),
+                _q("<audio output>", 440, True, CON),
+            ],
+        )
     if complexity == "multi-instruction":
-        return _Case(["Replace the 660 Hz tone with a 990 Hz tone. Keep everything else as it is."],
-                     [("local", "replacement")], removed + [(990.0, 1.0, 3.0)],
-                     [_q("<audio output[1.0s:3.0s]>", 660, False, IF), _q("<audio output[1.0s:]>", 990, True, IF),
-                      _q("<audio output[-1s:]>", 440, True, CON)])
+        return _Case(
+            ["Replace the 660 Hz tone with a 990 Hz tone. Keep everything else as it is."],
+            [("local", "replacement")],
+            removed + [(990.0, 1.0, 3.0)],
+            [
+                _q("<audio output[1.0s:3.0s]>", 660, False, IF),
+                _q("<audio output[1.0s:]>", 990, True, IF),
+                _q("<audio output[-1s:]>", 440, True, CON),
+            ],
+        )
     if complexity == "multi-audio":
-        return _Case(["Mix the tone of the second clip into the first clip as a background."],
-                     [("global", "background change")], BASE + [(880.0, 0.0, 3.0)],
-                     [{**_q("<audio output>", 880, True, IF),
-                       "question": "Compared with <audio input2>, can a steady tone near 880 Hz be heard in <audio output>?"},
-                      _q("<audio output[1s:]>", 660, True, CON), _q("<audio output>", 440, True, CON)],
-                     extra_input=[(880.0, 0.0, 3.0)])
+        return _Case(
+            ["Mix the tone of the second clip into the first clip as a background."],
+            [("global", "background change")],
+            BASE + [(880.0, 0.0, 3.0)],
+            [
+                {
+                    **_q("<audio output>", 880, True, IF),
+                    "question": "Compared with <audio input2>, can a steady tone near 880 Hz be heard in <audio output>?",
+                },
+                _q("<audio output[1s:]>", 660, True, CON),
+                _q("<audio output>", 440, True, CON),
+            ],
+            extra_input=[(880.0, 0.0, 3.0)],
+        )
     if complexity == "multi-round":
-        return _Case(["Remove the 660 Hz tone.", "Now add a 550 Hz tone over the whole clip."],
-                     [("local", "removal"), ("global", "alteration")], removed + [(550.0, 0.0, 3.0)],
-                     [_q("<audio output[1s:]>", 660, False, IF), _q("<audio output>", 550, True, IF),
-                      {**_q("<audio output>", 440, True, CON),
-                       "question": "Compared with <audio input1>, can a steady tone near 440 Hz still be heard in <audio output>?"}])
+        return _Case(
+            ["Remove the 660 Hz tone.", "Now add a 550 Hz tone over the whole clip."],
+            [("local", "removal"), ("global", "alteration")],
+            removed + [(550.0, 0.0, 3.0)],
+            [
+                _q("<audio output[1s:]>", 660, False, IF),
+                _q("<audio output>", 550, True, IF),
+                {
+                    **_q("<audio output>", 440, True, CON),
+                    "question": "Compared with <audio input1>, can a steady tone near 440 Hz still be heard in <audio output>?",
+                },
+            ],
+        )
     if variant % 2:  # multi-hop, extraction: no consistency rubric at all
-        return _Case(["Keep only the lower of the two tones."], [("local", "extraction")], removed,
-                     [_q("<audio output[1s:]>", 660, False, IF), _q("<audio output>", 440, True, IF)])
-    return _Case(["Remove whichever tone starts later."], [("local", "removal")], removed,
-                 [_q("<audio output[1s:]>", 660, False, IF), _q("<audio output[:-2s]>", 440, True, CON)])
+        return _Case(
+            ["Keep only the lower of the two tones."],
+            [("local", "extraction")],
+            removed,
+            [_q("<audio output[1s:]>", 660, False, IF), _q("<audio output>", 440, True, IF)],
+        )
+    return _Case(
+        ["Remove whichever tone starts later."],
+        [("local", "removal")],
+        removed,
+        [_q("<audio output[1s:]>", 660, False, IF), _q("<audio output[:-2s]>", 440, True, CON)],
+    )
 
 
 @dataclass(frozen=True)
@@ -129,17 +172,29 @@ def write_synthetic_set(root: str | Path, n_samples: int = 42, *, oracle: bool =
                 content += [{"type": "audio", "audio_url": p} for p in rel_paths]
             messages.append({"role": "user", "content": content})
         granularity = sorted({g for g, _ in case.ops})
-        meta.append({
-            "id": sid, "complexity": complexity, "modality": modality, "granularity": granularity,
-            "operations": [{"granularity": g, "operation": o} for g, o in case.ops],
-            "messages": messages, "tags": [["synthetic tones"]], "rubrics": case.rubrics,
-        })
+        meta.append(
+            {
+                "id": sid,
+                "complexity": complexity,
+                "modality": modality,
+                "granularity": granularity,
+                "operations": [{"granularity": g, "operation": o} for g, o in case.ops],
+                "messages": messages,
+                "tags": [["synthetic tones"]],
+                "rubrics": case.rubrics,
+            }
+        )
         if oracle:
             rel = f"oracle/{sid}.wav"
             (out / rel).parent.mkdir(parents=True, exist_ok=True)
             sf.write(str(out / rel), render(case.oracle, rate), rate, subtype="PCM_16")
-            preds.append({"id": sid, "messages": messages + [
-                {"role": "assistant", "content": [{"type": "audio", "audio_url": rel}]}]})
+            preds.append(
+                {
+                    "id": sid,
+                    "messages": messages
+                    + [{"role": "assistant", "content": [{"type": "audio", "audio_url": rel}]}],
+                }
+            )
     write_json_atomic(out / "MMAE-meta.json", meta)
     write_json_atomic(out / "predictions-oracle.json", preds)
     return SyntheticSet(out, out / "MMAE-meta.json", out / "predictions-oracle.json")

@@ -23,8 +23,10 @@ def granularity_group(granularity: Sequence[str]) -> str:
 def operation_keys(row: Row) -> list[str]:
     """One group per distinct operation, keyed `granularity:operation` (alteration exists
     at both granularities)."""
-    keys = {f"{op['granularity']}:{op['operation']}" if op["granularity"] else op["operation"]
-            for op in row["operations"]}
+    keys = {
+        f"{op['granularity']}:{op['operation']}" if op["granularity"] else op["operation"]
+        for op in row["operations"]
+    }
     return sorted(keys)
 
 
