@@ -26,6 +26,7 @@ from audioeval.benchmarks.mmae.synthetic import write_synthetic_set  # noqa: E40
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer  # noqa: E402
 
 OUT = ROOT / "demo_out" / "mmae"
+DEMO_JUDGE = "demo-fake-judge (not Qwen3-Omni)"
 console = Console()
 
 
@@ -46,7 +47,7 @@ def main() -> None:
         )
     )
     rows = {}
-    with FakeJudgeServer(FakeJudgeConfig()) as judge:
+    with FakeJudgeServer(FakeJudgeConfig(model=DEMO_JUDGE)) as judge:
         for name in ("identity", "noise"):
             audioeval(
                 "mmae",

@@ -303,3 +303,35 @@ def test_wrong_api_key_fails_rubrics_with_recorded_error(synthetic_set, tmp_path
         )
     assert r.taxonomy["overall"]["n_rubrics_failed"] == 119
     assert "HTTP 401" in results(tmp_path / "o")[0]["attempts"][0]["error"]
+
+
+def test_failed_rubrics_are_retried_on_rerun(synthetic_set, tmp_path):
+    out = tmp_path / "o"
+    first = run_mmae(
+        config(
+            synthetic_set.oracle_predictions,
+            synthetic_set.metadata,
+            out,
+            [dead_url()],
+            timeout=0.5,
+            max_attempts=3,
+            concurrency=64,
+        )
+    )
+    assert first.taxonomy["overall"]["n_rubrics_failed"] == 119 and first.reused == 0
+    with FakeJudgeServer(FakeJudgeConfig()) as s:
+        second = run_mmae(
+            config(
+                synthetic_set.oracle_predictions,
+                synthetic_set.metadata,
+                out,
+                [s.base_url],
+                max_attempts=3,
+                concurrency=64,
+            )
+        )
+    assert second.reused == 0 and second.judged_now == 119
+    assert second.taxonomy["overall"]["EMR"] == 100.0 and second.taxonomy["overall"]["n_rubrics_failed"] == 0
+    lines = results(out)
+    assert len(lines) == 2 * 119  # the failures stay on record; the new lines supersede them
+    assert sum(x["failed"] for x in lines) == 119

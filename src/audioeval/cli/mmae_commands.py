@@ -131,6 +131,13 @@ def score(
         result = run_mmae(cfg)
     report_skipped(result.skipped)
     print_mmae_summary(result.taxonomy, console=console)
+    failed = result.taxonomy["overall"]["n_rubrics_failed"]
+    if failed:
+        console.print(
+            f"[yellow]{failed} rubric(s) failed (fewer valid votes than --retries): they are counted, "
+            "not scored; their attempts and errors are in results.jsonl. Rerun the same command to "
+            "retry them.[/yellow]"
+        )
     console.print(
         f"judged {result.judged_now} rubric(s) now, {result.reused} reused from an earlier run; "
         f"{result.calls} judge call(s), {result.cache_hits} cache hit(s). Results: {output_dir}"

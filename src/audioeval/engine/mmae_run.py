@@ -1,7 +1,8 @@
 """Scoring an MMAE predictions file: plan, judge every missing rubric, aggregate, write.
 
 Resume: `results.jsonl` in the output directory holds one line per finished rubric; a rerun
-reads it back and judges only what is missing. Judge answers are also kept in a SQLite
+reads it back and judges only what is missing: rubrics never judged and rubrics that failed
+(their new line supersedes the old one; the old one stays for the record). Judge answers are also kept in a SQLite
 response cache keyed by request content, so a rubric interrupted between votes does not ask
 its finished votes again.
 """
@@ -98,7 +99,12 @@ class MmaeRunResult:
     endpoints: list[dict[str, object]] = field(default_factory=list)
 
 
+def _scored(record: dict[str, Any] | None) -> bool:
+    return record is not None and not record.get("failed")
+
+
 def _done_results(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """The latest line of each rubric (a rerun appends a new line for a failed rubric)."""
     report = read_jsonl(path)
     return {(r["id"], int(r["rubric_index"])): r for r in report.records if "id" in r and "rubric_index" in r}
 
@@ -124,7 +130,8 @@ class _Runner:
         self.judged_now = 0
 
     def _pending(self, item: MmaeWorkItem) -> list[int]:
-        return [i for i in range(len(item.sample.rubrics)) if (item.sample.id, i) not in self.done]
+        """Rubrics without a scored result: never judged, or failed in an earlier run."""
+        return [i for i in range(len(item.sample.rubrics)) if not _scored(self.done.get((item.sample.id, i)))]
 
     async def run(self) -> None:
         queue: asyncio.Queue[MmaeWorkItem] = asyncio.Queue()
@@ -252,7 +259,9 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     check_or_write_signature(cfg.output_dir, cfg.signature())
     results_path = cfg.output_dir / RESULTS_FILE
     done = _done_results(results_path)
-    reused = sum(1 for it in plan.items for i in range(len(it.sample.rubrics)) if (it.sample.id, i) in done)
+    reused = sum(
+        1 for it in plan.items for i in range(len(it.sample.rubrics)) if _scored(done.get((it.sample.id, i)))
+    )
     total_todo = sum(len(it.sample.rubrics) for it in plan.items) - reused
 
     clips = ClipCache(target_rate=cfg.sample_rate)
