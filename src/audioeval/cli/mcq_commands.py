@@ -20,6 +20,8 @@ mcq_app = typer.Typer(
     no_args_is_help=True,
 )
 console = Console()
+if not console.is_terminal:
+    console = Console(width=120)
 
 
 class BenchmarkName(StrEnum):
