@@ -10,7 +10,6 @@ itself when it was sent the full clip. Faults can be injected: latency, 5xx answ
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import random
@@ -18,11 +17,12 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 import soundfile as sf
+
+from tests.fakes.openai_http import FakeServer, JsonHandler, completion, decode_audio_part
 
 REF_RE = re.compile(r"<audio\s+([A-Za-z_]+\d*)\s*(?:\[([^\]]*)\])?\s*>")
 TONE_RE = re.compile(r"tone near (\d+(?:\.\d+)?) Hz")
@@ -76,14 +76,6 @@ def tone_present(samples: np.ndarray, rate: int, freq: float) -> bool:
     return peak > 0.05 * float(spec.max()) and peak > 30.0 * (float(np.median(spec)) + 1e-9)
 
 
-def _decode_part(part: dict[str, Any]) -> tuple[str, bytes]:
-    if part["type"] == "audio_url":
-        url = part["audio_url"]["url"]
-        assert url.startswith("data:audio/wav;base64,"), url[:40]
-        return "audio_url", base64.b64decode(url.split(",", 1)[1])
-    return "input_audio", base64.b64decode(part["input_audio"]["data"])
-
-
 class FakeJudge:
     """The answering logic, independent of HTTP."""
 
@@ -98,7 +90,7 @@ class FakeJudge:
         key = hash(json.dumps(part)) if self.config.memoize_audio else None
         if key is not None and key in self._decoded:
             return part["type"], *self._decoded[key]
-        kind, data = _decode_part(part)
+        kind, data = decode_audio_part(part)
         samples, rate = sf.read(io.BytesIO(data), dtype="float32")
         if key is not None:
             self._decoded[key] = (samples, rate)
@@ -170,38 +162,20 @@ class FakeJudge:
         return json.dumps({"reason": "measured the spectrum of the named clip", "choice": letter})
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True
-    server: _Server
-
-    def log_message(self, *args: object) -> None:  # silence
-        pass
-
-    def _send(self, code: int, obj: Any) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class _Handler(JsonHandler):
     def do_GET(self) -> None:
         if self.path.endswith("/models"):
-            self._send(
-                200, {"object": "list", "data": [{"id": self.server.judge.config.model, "object": "model"}]}
+            self.send_json(
+                200, {"object": "list", "data": [{"id": self.server.app.config.model, "object": "model"}]}
             )
         else:
-            self._send(404, {"error": "not found"})
+            self.send_json(404, {"error": "not found"})
 
     def do_POST(self) -> None:
-        judge = self.server.judge
+        judge: FakeJudge = self.server.app
         cfg = judge.config
-        length = int(self.headers.get("Content-Length", "0"))
-        try:
-            body = json.loads(self.rfile.read(length))
-        except (ValueError, OSError):  # the client gave up mid-request (e.g. its timeout)
-            self.close_connection = True
+        body = self.read_json()
+        if body is None:
             return
         with judge._lock:
             judge.stats.requests += 1
@@ -210,77 +184,37 @@ class _Handler(BaseHTTPRequestHandler):
             fail = n <= cfg.fail_first or judge._rng.random() < cfg.fail_rate
             hang = n <= cfg.hang_first
         if cfg.api_key and self.headers.get("Authorization") != f"Bearer {cfg.api_key}":
-            self._send(401, {"error": {"message": "bad api key"}})
+            self.send_json(401, {"error": {"message": "bad api key"}})
             return
         if not self.path.endswith("/chat/completions"):
-            self._send(404, {"error": "not found"})
+            self.send_json(404, {"error": "not found"})
             return
         if body.get("model") != cfg.model:
-            self._send(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
+            self.send_json(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
             return
         if hang:
             time.sleep(cfg.hang_s)
         if cfg.latency_s:
             time.sleep(cfg.latency_s)
         if fail:
-            self._send(500 if n <= cfg.fail_first else 503, {"error": {"message": "injected failure"}})
+            self.send_json(500 if n <= cfg.fail_first else 503, {"error": {"message": "injected failure"}})
             return
         text = judge.render(judge.answer(body))
         with judge._lock:
             judge.stats.answered += 1
-        self._send(
-            200,
-            {
-                "id": f"chatcmpl-{n}",
-                "object": "chat.completion",
-                "model": cfg.model,
-                "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-                ],
-                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-            },
-        )
+        self.send_json(200, completion(n, cfg.model, text))
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 1024
-    judge: FakeJudge
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass  # clients that time out and hang up are expected in fault-injection tests
-
-
-class FakeJudgeServer:
+class FakeJudgeServer(FakeServer):
     """`with FakeJudgeServer(FakeJudgeConfig()) as s: s.base_url` serves on 127.0.0.1."""
 
     def __init__(self, config: FakeJudgeConfig | None = None, port: int = 0) -> None:
         self.judge = FakeJudge(config or FakeJudgeConfig())
-        self._server = _Server(("127.0.0.1", port), _Handler)
-        self._server.judge = self.judge
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        super().__init__(_Handler, self.judge, port)
 
     @property
     def stats(self) -> FakeJudgeStats:
         return self.judge.stats
-
-    def start(self) -> FakeJudgeServer:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> FakeJudgeServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def dead_url() -> str:
@@ -306,7 +240,7 @@ def main() -> None:
     cfg = FakeJudgeConfig(model=args.model, latency_s=args.latency, memoize_audio=args.memoize_audio)
     server = FakeJudgeServer(cfg, port=args.port)
     print(server.base_url, flush=True)
-    server._server.serve_forever()
+    server.http.serve_forever()
 
 
 if __name__ == "__main__":

@@ -10,18 +10,18 @@ Faults can be injected: 500s on the first requests, garbage judge answers.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 import json
 import re
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import numpy as np
 import soundfile as sf
+
+from tests.fakes.openai_http import FakeServer, JsonHandler, completion, decode_audio_part
 
 HZ_RE = re.compile(r"(\d+(?:\.\d+)?)\s*Hz")
 LETTERED_RE = re.compile(r"^\(([A-Z])\) (.*)$", re.M)
@@ -52,14 +52,6 @@ def dominant_hz(samples: np.ndarray, rate: int) -> float:
     return float(np.fft.rfftfreq(samples.size, 1.0 / rate)[int(np.argmax(spec))])
 
 
-def _audio(part: dict[str, Any]) -> tuple[str, bytes]:
-    if part["type"] == "audio_url":
-        url = part["audio_url"]["url"]
-        assert url.startswith("data:audio/wav;base64,"), url[:40]
-        return "audio_url", base64.b64decode(url.split(",", 1)[1])
-    return "input_audio", base64.b64decode(part["input_audio"]["data"])
-
-
 class FakeMcq:
     def __init__(self, config: FakeMcqConfig) -> None:
         self.config = config
@@ -78,7 +70,7 @@ class FakeMcq:
         audio = [p for p in parts if p["type"] != "text"]
         if not audio:
             return self._judge("".join(texts))
-        kind, data = _audio(audio[0])
+        kind, data = decode_audio_part(audio[0])
         samples, rate = sf.read(io.BytesIO(data), dtype="float32")
         with self.lock:
             self.stats.audio_requests += 1
@@ -126,79 +118,38 @@ class FakeMcq:
         return "```json\n" + json.dumps(scores) + "\n```"
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _Server
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _send(self, code: int, obj: Any) -> None:
-        data = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
+class _Handler(JsonHandler):
     def do_POST(self) -> None:
-        fake = self.server.fake
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
+        fake: FakeMcq = self.server.app
+        body = self.read_json()
+        if body is None:
+            return
         with fake.lock:
             fake.stats.requests += 1
             n = fake.stats.requests
             fake.stats.bodies.append({k: v for k, v in body.items() if k != "messages"})
         if not self.path.endswith("/chat/completions"):
-            self._send(404, {"error": "not found"})
+            self.send_json(404, {"error": "not found"})
             return
         if body.get("model") not in (fake.config.model, fake.config.judge_model):
-            self._send(404, {"error": {"message": f"model {body.get('model')} does not exist"}})
+            self.send_json(404, {"error": {"message": f"model {body.get('model')} does not exist"}})
             return
         if n <= fake.config.fail_first:
-            self._send(500, {"error": {"message": "injected failure"}})
+            self.send_json(500, {"error": {"message": "injected failure"}})
             return
-        text = fake.answer(body)
-        self._send(
-            200,
-            {
-                "id": f"chatcmpl-{n}",
-                "object": "chat.completion",
-                "choices": [
-                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
-                ],
-            },
-        )
+        self.send_json(200, completion(n, body["model"], fake.answer(body)))
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeMcq
-
-
-class FakeMcqServer:
+class FakeMcqServer(FakeServer):
     """`with FakeMcqServer(FakeMcqConfig()) as s: s.base_url` serves on 127.0.0.1."""
 
     def __init__(self, config: FakeMcqConfig | None = None) -> None:
         self.fake = FakeMcq(config or FakeMcqConfig())
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self.fake
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        super().__init__(_Handler, self.fake)
 
     @property
     def stats(self) -> FakeMcqStats:
         return self.fake.stats
-
-    def __enter__(self) -> FakeMcqServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
 
 def tone_wav(path: Any, hz: float, *, seconds: float = 0.5, rate: int = 16000) -> None:

@@ -1,0 +1,98 @@
+"""HTTP plumbing shared by the fake OpenAI-compatible servers of the test suite.
+
+A `FakeServer` serves one handler class on 127.0.0.1 in a background thread; handlers reach
+their answering logic as `self.server.app`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def decode_audio_part(part: dict[str, Any]) -> tuple[str, bytes]:
+    """(part type, audio bytes) of a vLLM `audio_url` data URI or an OpenAI `input_audio` part."""
+    if part["type"] == "audio_url":
+        url = part["audio_url"]["url"]
+        assert url.startswith("data:audio/wav;base64,"), url[:40]
+        return "audio_url", base64.b64decode(url.split(",", 1)[1])
+    return "input_audio", base64.b64decode(part["input_audio"]["data"])
+
+
+def completion(n: int, model: str, text: str) -> dict[str, Any]:
+    """A chat completion response body carrying `text`."""
+    return {
+        "id": f"chatcmpl-{n}",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }
+
+
+class JsonHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 keep-alive, no Nagle delay, silent logs, JSON in and out."""
+
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: LocalServer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def send_json(self, code: int, obj: Any) -> None:
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def read_json(self) -> Any | None:
+        """The request body, or None when the client gave up mid-request (e.g. its timeout)."""
+        length = int(self.headers.get("Content-Length", "0"))
+        try:
+            return json.loads(self.rfile.read(length))
+        except (ValueError, OSError):
+            self.close_connection = True
+            return None
+
+
+class LocalServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024
+    app: Any
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # clients that time out and hang up are expected in fault-injection tests
+
+
+class FakeServer:
+    """`with FakeServer(Handler, app) as s: s.base_url` serves on 127.0.0.1."""
+
+    def __init__(self, handler: type[JsonHandler], app: Any, port: int = 0) -> None:
+        self.app = app
+        self.http = LocalServer(("127.0.0.1", port), handler)
+        self.http.app = app
+        self._thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.http.server_address[1]}/v1"
+
+    def start(self) -> FakeServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.http.shutdown()
+        self.http.server_close()
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
