@@ -10,6 +10,7 @@ at a real vLLM judge for real scores (see README).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,7 @@ from rich.table import Table  # noqa: E402
 from audioeval.benchmarks.mmae.synthetic import write_synthetic_set  # noqa: E402
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer  # noqa: E402
 
-OUT = ROOT / "demo_out" / "mmae"
+OUT = Path(os.environ.get("AUDIOEVAL_DEMO_OUT", ROOT / "demo_out")) / "mmae"
 DEMO_JUDGE = "demo-fake-judge (not Qwen3-Omni)"
 console = Console()
 
@@ -83,7 +84,7 @@ def main() -> None:
                 "--concurrency",
                 8,
                 "--model",
-                "Qwen3Omni-Instruct",
+                DEMO_JUDGE,
             )
             rows[name] = json.loads((out / "taxonomy.json").read_text())["overall"]
     table = Table(title="Demo (demonstration judge): overall rates in %")
