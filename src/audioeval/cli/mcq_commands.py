@@ -11,34 +11,20 @@ from enum import StrEnum
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from audioeval.cli.errors import friendly_errors, report_skipped
+from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
 
 mcq_app = typer.Typer(
     help="MMAR and MMAU: multiple-choice audio reasoning, scored official-exact and robust.",
     no_args_is_help=True,
 )
-console = Console()
-if not console.is_terminal:
-    console = Console(width=120)
+console = make_console()
 
 
 class BenchmarkName(StrEnum):
     mmar = "mmar"
     mmau = "mmau"
-
-
-class AudioPartStyle(StrEnum):
-    audio_url = "audio_url"
-    input_audio = "input_audio"
-
-
-def _urls(value: str | None, hint: str) -> list[str]:
-    urls = [u.strip() for u in (value or "").split(",") if u.strip()]
-    if not urls:
-        raise typer.BadParameter("no endpoint URL given", param_hint=hint)
-    return urls
 
 
 @mcq_app.command("score")
@@ -149,7 +135,7 @@ def score(
             from audioeval.engine.mcq_rubrics import RubricJudgeConfig, score_with_rubrics
 
             cfg = RubricJudgeConfig(
-                base_urls=_urls(judge_base_urls, "--judge-base-urls"),
+                base_urls=parse_urls(judge_base_urls, "--judge-base-urls"),
                 model=judge_model,
                 api_key=os.environ.get(judge_api_key_env) or None,
                 concurrency=judge_concurrency,
@@ -243,7 +229,7 @@ def predict(
             bench=bench,
             metadata=metadata or audio_root / bench.metadata_file,
             audio_root=audio_root,
-            base_urls=_urls(base_urls, "--base_urls"),
+            base_urls=parse_urls(base_urls, "--base_urls"),
             model=model,
             out=out,
             run_dir=run_dir,

@@ -7,19 +7,12 @@ from enum import Enum
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from audioeval.cli.errors import friendly_errors, report_skipped
+from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
 
 mmae_app = typer.Typer(help="MMAE: rubric-judged scoring of audio edits.", no_args_is_help=True)
-console = Console()
-if not console.is_terminal:
-    console = Console(width=120)
-
-
-class AudioPartStyle(str, Enum):
-    audio_url = "audio_url"
-    input_audio = "input_audio"
+console = make_console()
 
 
 class BaselineKind(str, Enum):
@@ -101,9 +94,7 @@ def score(
     from audioeval.engine.mmae_run import MmaeRunConfig, run_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
-    urls = [u.strip() for u in base_urls.split(",") if u.strip()]
-    if not urls:
-        raise typer.BadParameter("no endpoint URL given", param_hint="--base_urls")
+    urls = parse_urls(base_urls, "--base_urls")
     cfg = MmaeRunConfig(
         predictions=predictions,
         metadata=metadata,
