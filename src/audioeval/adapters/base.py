@@ -1,0 +1,64 @@
+"""The one interface every model under test implements: `generate(request) -> ModelOutput`.
+
+Adapters translate; they do not retry, cache or schedule (the engine does). An adapter that
+fails returns a `ModelOutput` with `error` set rather than raising, except for set-up
+problems (a missing runtime, a bad configuration), which raise `AudioevalError`s at `start`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from audioeval.core.messages import Message
+from audioeval.core.model_output import ModelOutput
+from audioeval.core.sample import Sample
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationConfig:
+    """Sampling settings; every field that is set goes into the run signature."""
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_record(self) -> dict[str, Any]:
+        rec = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        return {**rec, **self.extra}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One sample, rendered: the messages, the task name, and where audio output goes.
+
+    `audio_out` is the path an adapter writes generated audio to (WAV); adapters that only
+    produce text ignore it.
+    """
+
+    sample: Sample
+    messages: tuple[Message, ...]
+    task: str
+    config: GenerationConfig = GenerationConfig()
+    audio_out: str | None = None
+
+
+@runtime_checkable
+class ModelAdapter(Protocol):
+    """A model under test. `name` labels results; `signature()` goes into run signatures.
+
+    An adapter may also have `tasks`: the task names it serves (None or absent: all); the
+    engine does not pair it with benchmarks of other tasks.
+    """
+
+    name: str
+    max_concurrency: int
+
+    def signature(self) -> dict[str, Any]: ...
+
+    async def start(self) -> None: ...
+
+    async def generate(self, request: ModelRequest) -> ModelOutput: ...
+
+    async def aclose(self) -> None: ...

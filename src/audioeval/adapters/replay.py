@@ -1,0 +1,48 @@
+"""Replaying the outputs of a stored run as a model: rescoring under another spec, or
+comparing post-processing chains, without calling the model again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audioeval.adapters.base import ModelRequest
+from audioeval.core.errors import RunConfigError
+from audioeval.core.model_output import ModelOutput
+from audioeval.store.jsonl import read_jsonl
+
+RECORDS_FILE = "records.jsonl"
+
+
+@dataclass
+class Replay:
+    """Answers each sample with the stored output of the same id in `records.jsonl`."""
+
+    name: str
+    folder: Path
+    max_concurrency: int = 64
+    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def signature(self) -> dict[str, Any]:
+        return {"model": self.name, "type": "replay", "folder": str(self.folder)}
+
+    async def start(self) -> None:
+        path = self.folder / RECORDS_FILE
+        if not path.is_file():
+            raise RunConfigError(f"{path} not found: replay needs a stored benchmark × model folder")
+        for rec in read_jsonl(path).records:
+            out = rec.get("output") or {}
+            if rec.get("id") is not None and out.get("error") is None:
+                self.outputs[str(rec["id"])] = out
+
+    async def generate(self, request: ModelRequest) -> ModelOutput:
+        rec = self.outputs.get(request.sample.id)
+        if rec is None:
+            return ModelOutput(
+                error=f"replay: no stored output for id {request.sample.id!r} in {self.folder}"
+            )
+        return ModelOutput(text=rec.get("text"), audio_path=rec.get("audio_path"), cached=True)
+
+    async def aclose(self) -> None:
+        return None

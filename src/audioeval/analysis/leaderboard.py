@@ -1,0 +1,61 @@
+"""Leaderboards from stored summaries: models × benchmarks, each cell the benchmark's
+headline metric with its CI, plus a normalised average as UltraEval-Audio computes it
+(error rates enter as 100 − value, 0–5 MOS values as 20 × value, fractions × 100).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+
+def normalised(value: float | None, *, unit: str, higher_is_better: bool) -> float | None:
+    """The value on a 0–100 scale where higher is better (None stays None)."""
+    if value is None:
+        return None
+    if unit == "fraction":
+        v = 100.0 * value
+    elif unit == "mos":
+        v = 20.0 * value
+    else:  # "percent", "score" (BLEU, chrF: already 0–100)
+        v = value
+    return v if higher_is_better else 100.0 - v
+
+
+def build_leaderboard(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """`{"benchmarks": [...], "rows": [{"model", "cells": {bench: cell}, "average", "rank"}]}`.
+
+    A cell holds the headline metric's value, CI, n, failed count and normalised value; the
+    average is over the benchmarks the model has a value for (`covered` says how many).
+    """
+    benchmarks: list[str] = []
+    headlines: dict[str, str] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    for res in results:
+        bench, model = res["benchmark"], res["model"]
+        if bench not in benchmarks:
+            benchmarks.append(bench)
+        headline = res["headline"]
+        headlines[bench] = headline
+        block = (res.get("metrics") or {}).get(headline) or {}
+        cell = {
+            "metric": headline,
+            "value": block.get("value"),
+            "ci": block.get("ci"),
+            "n": res.get("scored", 0),
+            "failed": res.get("failed", 0),
+            "higher_is_better": block.get("higher_is_better", True),
+            "unit": block.get("unit", "fraction"),
+        }
+        cell["normalised"] = normalised(
+            cell["value"], unit=str(cell["unit"]), higher_is_better=bool(cell["higher_is_better"])
+        )
+        rows.setdefault(model, {"model": model, "cells": {}})["cells"][bench] = cell
+    for row in rows.values():
+        vals = [c["normalised"] for c in row["cells"].values() if c["normalised"] is not None]
+        row["average"] = sum(vals) / len(vals) if vals else None
+        row["covered"] = len(vals)
+    ordered = sorted(rows.values(), key=lambda r: (r["average"] is None, -(r["average"] or 0.0)))
+    for rank, row in enumerate(ordered, start=1):
+        row["rank"] = rank
+    return {"benchmarks": benchmarks, "headlines": headlines, "rows": ordered}

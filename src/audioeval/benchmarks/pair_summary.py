@@ -1,0 +1,116 @@
+"""The summary of one benchmark × model: corpus metrics with CIs, taxonomy breakdowns,
+and the counts of what was scored, what failed and why.
+
+Only the latest record of each sample id counts (a rerun's record supersedes a failed one).
+Each metric reads the sufficient statistics of the scorer it belongs to.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from audioeval.benchmarks.resolved import ResolvedBenchmark
+from audioeval.metrics.corpus import CorpusMetric, aggregate
+
+# Metrics computed from another scorer's statistics than their own name.
+METRIC_SCORERS: dict[str, tuple[str, ...]] = {
+    "accuracy": ("accuracy", "mcq_match"),
+    "macro_f1": ("accuracy", "mcq_match"),
+}
+
+
+def latest_records(records: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    latest: dict[str, Mapping[str, Any]] = {}
+    for rec in records:
+        if rec.get("id") is not None:
+            latest[str(rec["id"])] = rec
+    return latest
+
+
+def _stats_for(metric: CorpusMetric, rec: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    scores: Mapping[str, Any] = rec.get("scores") or {}
+    base = metric.name.split(":", 1)[0]
+    for scorer in METRIC_SCORERS.get(base, (base,)):
+        if scorer in scores:
+            return scores[scorer]["stats"]
+    merged: dict[str, Any] = {}
+    for result in scores.values():
+        merged.update(result.get("stats") or {})
+    return merged or None
+
+
+def _metric_block(
+    metric: CorpusMetric, recs: list[Mapping[str, Any]], resamples: int, seed: int
+) -> dict[str, Any]:
+    stats = [s for s in (_stats_for(metric, r) for r in recs) if s is not None]
+    if not stats:
+        return {
+            "value": None,
+            "ci": None,
+            "n": 0,
+            "higher_is_better": metric.higher_is_better,
+            "unit": metric.unit,
+        }
+    mv = aggregate(metric, stats, resamples=resamples, seed=seed)
+    ci = None if mv.ci_low is None else [mv.ci_low, mv.ci_high]
+    return {
+        "value": mv.value,
+        "ci": ci,
+        "n": mv.n,
+        "higher_is_better": metric.higher_is_better,
+        "unit": metric.unit,
+    }
+
+
+def summarise_pair(
+    bench: ResolvedBenchmark,
+    records: Iterable[Mapping[str, Any]],
+    *,
+    expected_ids: Iterable[str] | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    latest = latest_records(records)
+    if expected_ids is not None:
+        wanted = set(expected_ids)
+        latest = {k: v for k, v in latest.items() if k in wanted}
+    scored = [r for r in latest.values() if r.get("error") is None and r.get("scores") is not None]
+    failed = [r for r in latest.values() if r.get("error") is not None]
+    outcomes = Counter((r.get("processed") or {}).get("outcome", "ok") for r in scored)
+    metrics = {m.name: _metric_block(m, scored, resamples, seed) for m in bench.metrics}
+    breakdowns: dict[str, Any] = {}
+    for key in bench.spec.taxonomy:
+        groups: dict[str, list[Mapping[str, Any]]] = {}
+        for rec in scored:
+            group = (rec.get("taxonomy") or {}).get(key)
+            if group is not None:
+                groups.setdefault(str(group), []).append(rec)
+        breakdowns[key] = {
+            g: {m.name: _metric_block(m, members, resamples, seed) for m in bench.metrics}
+            for g, members in sorted(groups.items())
+        }
+    errors = Counter(_error_kind(str(r["error"])) for r in failed)
+    return {
+        "benchmark": bench.name,
+        "task": bench.spec.task,
+        "headline": bench.headline,
+        "n": len(latest) if expected_ids is None else len(set(expected_ids)),
+        "scored": len(scored),
+        "failed": len(failed),
+        "missing": 0 if expected_ids is None else len(set(expected_ids) - set(latest)),
+        "unparseable": outcomes.get("unparseable", 0),
+        "failure_kinds": dict(errors),
+        "metrics": metrics,
+        "breakdowns": breakdowns,
+    }
+
+
+def _error_kind(error: str) -> str:
+    for prefix in ("prompt", "cannot score", "timed out", "worker crashed", "replay"):
+        if error.startswith(prefix):
+            return prefix
+    if "HTTP" in error:
+        return "http"
+    return "other"

@@ -1,0 +1,81 @@
+"""Finding benchmarks: a shipped spec by name, a spec file, or an ad-hoc local manifest.
+
+`my.jsonl` / `my.csv` / `my.json` (with `--task`) becomes a spec whose source is that file
+and whose everything else comes from the task's defaults.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from audioeval.benchmarks.spec import BenchmarkSpec, load_spec_file, parse_spec
+from audioeval.core.errors import InputError
+from audioeval.core.suggest import unknown_name
+
+MANIFEST_SUFFIXES = {".jsonl": "jsonl", ".json": "json", ".csv": "csv"}
+
+
+def _shipped_folder():
+    return resources.files("audioeval.benchmarks").joinpath("registry")
+
+
+def shipped_benchmarks() -> dict[str, str]:
+    """name -> file of every spec shipped with audioeval."""
+    out = {}
+    for entry in _shipped_folder().iterdir():
+        if entry.name.endswith((".yaml", ".yml")):
+            out[entry.name.rsplit(".", 1)[0]] = entry.name
+    return dict(sorted(out.items()))
+
+
+def load_shipped(name: str) -> tuple[BenchmarkSpec, str]:
+    import yaml
+
+    files = shipped_benchmarks()
+    if name not in files:
+        raise InputError(unknown_name("benchmark", name, files), field="benchmark")
+    entry = _shipped_folder().joinpath(files[name])
+    where = f"audioeval:benchmarks/registry/{files[name]}"
+    try:
+        data = yaml.safe_load(entry.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise InputError(f"malformed YAML ({exc})", file=where) from None
+    spec = parse_spec(data, where)
+    if spec.name != name:
+        raise InputError(f"spec name {spec.name!r} differs from its file name", file=where, field="name")
+    return spec, where
+
+
+def adhoc_spec(path: Path, task: str) -> BenchmarkSpec:
+    """A spec for a local manifest scored as `task`, named after the file."""
+    kind = MANIFEST_SUFFIXES[path.suffix.lower()]
+    name = path.stem.replace(" ", "_").replace(",", "_").replace("@", "_") or "adhoc"
+    return parse_spec(
+        {"name": name, "task": task, "source": {"type": kind, "path": str(path.resolve())}}, str(path)
+    )
+
+
+def resolve_benchmark(ref: str, *, task: str | None = None) -> tuple[BenchmarkSpec, str]:
+    """(spec, where) for a shipped name, a `.yaml` spec file or a manifest with `task`."""
+    p = Path(ref).expanduser()
+    suffix = p.suffix.lower()
+    if suffix in (".yaml", ".yml"):
+        spec = load_spec_file(p)
+        if task and spec.task != task:
+            spec = spec.model_copy(update={"task": task})
+        return spec, str(p)
+    if suffix in MANIFEST_SUFFIXES:
+        if not p.is_file():
+            raise InputError("benchmark manifest not found", file=str(p), field="benchmark")
+        if not task:
+            raise InputError(
+                "an ad-hoc manifest needs --task (asr, ast, classification, captioning, spoken_qa, mcq, …)",
+                file=str(p),
+                field="task",
+            )
+        return adhoc_spec(p, task), str(p)
+    spec, where = load_shipped(ref)
+    if task and spec.task != task:
+        raise InputError(f"benchmark {ref!r} is a {spec.task!r} task, not {task!r}", field="task")
+    return spec, where

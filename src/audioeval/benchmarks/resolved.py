@@ -1,0 +1,94 @@
+"""A benchmark ready to run: its spec merged with its task's defaults, every name resolved
+to registered code (template, post-processing chain, scorers, metrics).
+
+Resolving is also what `audioeval validate` checks for every shipped spec.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
+from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
+from audioeval.core.errors import InputError
+from audioeval.metrics.corpus import CorpusMetric, get_metric
+from audioeval.postprocess.steps import PostprocessChain, build_chain
+from audioeval.prompts.templates import PromptTemplate, load_template
+from audioeval.scoring.base import Scorer, build_scorer
+
+
+def split_step(step: StepSpec, where: str, field_name: str) -> tuple[str, dict[str, Any]]:
+    """`"wer"` -> ("wer", {}); `{"wer": {"normaliser": [...]}}` -> ("wer", {...})."""
+    if isinstance(step, str):
+        return step, {}
+    if isinstance(step, dict) and len(step) == 1:
+        name, args = next(iter(step.items()))
+        return str(name), dict(args or {})
+    raise InputError("expected a name or a one-key mapping {name: {args}}", file=where, field=field_name)
+
+
+@dataclass
+class ResolvedBenchmark:
+    spec: BenchmarkSpec
+    where: str
+    task: TaskDefaults
+    template: PromptTemplate
+    chain: PostprocessChain
+    scorers: list[Scorer]
+    metrics: list[CorpusMetric]
+    headline: str
+    templates: dict[str, PromptTemplate] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def signature(self) -> dict[str, Any]:
+        """Every choice that moves this benchmark's numbers."""
+        return {
+            "benchmark": self.spec.name,
+            "task": self.spec.task,
+            "language": self.spec.language,
+            "source": self.spec.source.model_dump(),
+            "fields": self.spec.fields,
+            "variables": self.spec.variables,
+            "template": self.template.name,
+            "template_digest": self.template.digest,
+            "postprocess": self.chain.describe(),
+            "scorers": [s.signature() for s in self.scorers],
+            "metrics": [m.name for m in self.metrics],
+        }
+
+    def template_for(self, name: str | None) -> PromptTemplate:
+        """The benchmark's template, or another one named by a model or a sample."""
+        if not name:
+            return self.template
+        if name not in self.templates:
+            self.templates[name] = load_template(name)
+        return self.templates[name]
+
+
+def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
+    task = get_task(spec.task, where=where)
+    scorers_default, metrics_default, headline_default = task.scorers, task.metrics, task.headline
+    if task.name == "asr":
+        scorers_default, metrics_default, headline_default = asr_defaults_for(spec.language)
+    template = load_template(spec.prompt or task.prompt)
+    chain = build_chain(
+        list(spec.postprocess if spec.postprocess is not None else task.postprocess), where=where
+    )
+    scorers = []
+    for i, step in enumerate(spec.scorers if spec.scorers is not None else scorers_default):
+        name, args = split_step(step, where, f"scorers[{i}]")
+        if task.name == "asr" and name in ("wer", "cer") and "language" not in args:
+            args = {**args, "language": spec.language}
+        scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
+    metric_names = list(spec.metrics if spec.metrics is not None else metrics_default)
+    metrics = [get_metric(m, where=f"{where} metrics") for m in metric_names]
+    headline = spec.headline or headline_default
+    if headline not in metric_names:
+        raise InputError(
+            f"headline {headline!r} is not one of the metrics {metric_names}", file=where, field="headline"
+        )
+    return ResolvedBenchmark(spec, where, task, template, chain, scorers, metrics, headline)

@@ -1,0 +1,117 @@
+"""Hugging Face datasets: `load_dataset` (hub name or local script/folder) and `load_from_disk`.
+
+Audio columns are read undecoded (`Audio(decode=False)`: file bytes and path), so no
+torch/torchcodec is needed; each clip's bytes are written once into a content-addressed
+folder and the sample refers to that file. Arrays (`{"array", "sampling_rate"}`) are
+written as WAV. Offline, a hub name that is not in the local cache fails with a clear error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from audioeval.core.errors import InputError, OptionalDependencyError
+from audioeval.core.messages import AudioRef
+
+HF_HINT = "pip install 'audioeval[hf]'"
+
+
+def _datasets() -> Any:
+    try:
+        import datasets
+    except ImportError:
+        raise OptionalDependencyError(f"Hugging Face datasets are not installed: {HF_HINT}") from None
+    return datasets
+
+
+def open_dataset(kind: str, path: str, name: str | None, split: str | None, where: str) -> Any:
+    """The dataset split as a `datasets.Dataset` (or an iterable one when streaming)."""
+    datasets = _datasets()
+    try:
+        if kind == "hf_disk":
+            if not Path(path).exists():
+                raise InputError("saved dataset folder not found", file=path, field="source.path")
+            ds = datasets.load_from_disk(path)
+        else:
+            ds = datasets.load_dataset(path, name, split=split)
+    except InputError:
+        raise
+    except Exception as exc:  # datasets raises many types (connection, FileNotFound, Value)
+        raise InputError(
+            f"could not load dataset {path!r}"
+            + (f" ({name})" if name else "")
+            + f": {type(exc).__name__}: {str(exc)[:300]}. Offline, point the spec's source at a local"
+            " copy (type hf_disk for a save_to_disk folder, or jsonl with audio paths), or set"
+            " AUDIOEVAL_DATA to a folder holding <benchmark>/",
+            file=where,
+            field="source",
+        ) from None
+    if isinstance(ds, datasets.DatasetDict):
+        if split is None:
+            if len(ds) != 1:
+                raise InputError(f"choose a split: {', '.join(ds)}", file=where, field="source.split")
+            split = next(iter(ds))
+        if split not in ds:
+            raise InputError(f"no split {split!r}; has {', '.join(ds)}", file=where, field="source.split")
+        ds = ds[split]
+    return _undecoded(ds, datasets)
+
+
+def _undecoded(ds: Any, datasets: Any) -> Any:
+    for col, feature in (ds.features or {}).items():
+        if isinstance(feature, datasets.Audio) and feature.decode:
+            ds = ds.cast_column(col, datasets.Audio(decode=False))
+    return ds
+
+
+def iter_rows(ds: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    for i, row in enumerate(ds):
+        yield i, dict(row)
+
+
+def audio_materialiser(cache_dir: Path, base: Path | None):
+    """A resolver turning a dataset's audio cell into an AudioRef of a file on disk."""
+
+    def resolve(value: Any, sid: str, col: str) -> AudioRef:
+        if isinstance(value, str):
+            p = Path(value)
+            return AudioRef(str(p if p.is_absolute() or base is None else base / p))
+        if not isinstance(value, dict):
+            raise InputError(f"unexpected audio cell {type(value).__name__}", sample_id=sid, field=col)
+        data = value.get("bytes")
+        if data:
+            suffix = Path(value.get("path") or "x.wav").suffix or ".wav"
+            return AudioRef(str(_write_once(cache_dir, data, suffix)))
+        if value.get("array") is not None:
+            return AudioRef(str(_write_array(cache_dir, value["array"], int(value["sampling_rate"]))))
+        path = value.get("path")
+        if path and Path(path).is_file():
+            return AudioRef(str(path))
+        raise InputError("audio cell has neither bytes, array nor an existing path", sample_id=sid, field=col)
+
+    return resolve
+
+
+def _write_once(cache_dir: Path, data: bytes, suffix: str) -> Path:
+    digest = hashlib.sha256(data).hexdigest()[:24]
+    target = cache_dir / digest[:2] / f"{digest}{suffix}"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        tmp.write_bytes(data)
+        tmp.replace(target)
+    return target
+
+
+def _write_array(cache_dir: Path, array: Any, rate: int) -> Path:
+    import io
+
+    import numpy as np
+    import soundfile as sf
+
+    buf = io.BytesIO()
+    sf.write(buf, np.asarray(array, dtype=np.float32), rate, format="WAV", subtype="PCM_16")
+    return _write_once(cache_dir, buf.getvalue(), ".wav")

@@ -1,0 +1,139 @@
+"""Loading a benchmark's samples from whichever source its spec names.
+
+A relative local path is looked up next to the spec file, then under the data root
+(`--data-root` or `AUDIOEVAL_DATA`). A hub dataset with a local copy at
+`<data root>/<benchmark name>/` (a `manifest.jsonl`, or a `save_to_disk` folder) is read
+from there, so registered benchmarks run offline once their data is on disk.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from audioeval.benchmarks.sources.folder import read_folder
+from audioeval.benchmarks.sources.manifest import read_rows
+from audioeval.benchmarks.sources.records_to_samples import RowMapping, path_resolver
+from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
+from audioeval.core.errors import InputError
+from audioeval.core.sample import Sample
+
+
+@dataclass
+class SampleSet:
+    """The samples of one benchmark, the rows that could not be read, and where from."""
+
+    samples: list[Sample]
+    skipped: list[InputError] = field(default_factory=list)
+    location: str = ""
+
+
+def data_root(explicit: Path | None = None) -> Path | None:
+    if explicit is not None:
+        return explicit
+    env = os.environ.get("AUDIOEVAL_DATA")
+    return Path(env).expanduser() if env else None
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("AUDIOEVAL_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "audioeval")
+    return Path(base) / "audio"
+
+
+def _local_copy(spec: BenchmarkSpec, root: Path | None) -> SourceSpec | None:
+    if root is None:
+        return None
+    folder = root / spec.name
+    if (folder / "manifest.jsonl").is_file():
+        return spec.source.model_copy(update={"type": "jsonl", "path": str(folder / "manifest.jsonl")})
+    if (folder / "dataset_info.json").is_file() or (folder / "dataset_dict.json").is_file():
+        return spec.source.model_copy(update={"type": "hf_disk", "path": str(folder)})
+    return None
+
+
+def _spec_dir(spec_file: str) -> Path | None:
+    """The folder a spec's relative paths start from; shipped specs use the package's."""
+    if spec_file.startswith("audioeval:"):
+        from importlib import resources
+
+        return Path(str(resources.files("audioeval.benchmarks").joinpath("registry")))
+    return Path(spec_file).parent if spec_file else None
+
+
+def _resolve_path(raw: str, spec_dir: Path | None, root: Path | None) -> Path:
+    p = Path(raw).expanduser()
+    if p.is_absolute():
+        return p
+    candidates = [d / p for d in (spec_dir, root) if d is not None]
+    return next((c for c in candidates if c.exists()), candidates[0] if candidates else p)
+
+
+def load_samples(
+    spec: BenchmarkSpec,
+    spec_file: str,
+    *,
+    root: Path | None = None,
+    cache_dir: Path | None = None,
+    limit: int | None = None,
+) -> SampleSet:
+    """Every readable sample; unreadable rows are collected as InputErrors, not fatal."""
+    spec_dir = _spec_dir(spec_file)
+    root = data_root(root)
+    src = _local_copy(spec, root) or spec.source
+    limit = limit or spec.limit
+    if src.type in ("hf", "hf_disk"):
+        from audioeval.benchmarks.sources import hf
+
+        path = src.path
+        if src.type == "hf_disk":
+            path = str(_resolve_path(src.path, spec_dir, root))
+        ds = hf.open_dataset(src.type, path, src.name, src.split, spec_file)
+        if limit is not None and hasattr(ds, "select"):
+            ds = ds.select(range(min(limit, len(ds))))
+        base = Path(src.audio_root).expanduser() if src.audio_root else None
+        resolver = hf.audio_materialiser(cache_dir or default_cache_dir(), base)
+        rows = hf.iter_rows(ds)
+        location = path
+    else:
+        path_obj = _resolve_path(src.path, spec_dir, root)
+        location = str(path_obj)
+        if src.type == "folder":
+            rows = read_folder(path_obj, labels_from_folder=src.labels_from == "folder")
+            audio_base = path_obj
+        else:
+            rows = read_rows(path_obj, src.type)
+            audio_base = path_obj.parent
+        if src.audio_root:
+            audio_base = _resolve_path(src.audio_root, spec_dir or path_obj.parent, root)
+        resolver = path_resolver(audio_base)
+    mapping = RowMapping(location, spec.fields, spec.taxonomy, resolver, _constants(spec))
+    return _collect(rows, mapping, limit)
+
+
+def _constants(spec: BenchmarkSpec) -> dict[str, object]:
+    return {"language": spec.language, **spec.variables}
+
+
+def _collect(rows, mapping: RowMapping, limit: int | None) -> SampleSet:
+    samples: list[Sample] = []
+    skipped: list[InputError] = []
+    seen: set[str] = set()
+    for index, row in rows:
+        if limit is not None and len(samples) >= limit:
+            break
+        try:
+            sample = mapping.to_sample(row, index)
+        except InputError as exc:
+            if exc.file is None:
+                exc = InputError(exc.message, file=mapping.source, sample_id=exc.sample_id, field=exc.field)
+            skipped.append(exc)
+            continue
+        if sample.id in seen:
+            skipped.append(InputError("duplicate id", file=mapping.source, sample_id=sample.id, field="id"))
+            continue
+        seen.add(sample.id)
+        samples.append(sample)
+    if not samples and not skipped:
+        raise InputError("the benchmark has no samples", file=mapping.source)
+    return SampleSet(samples, skipped, mapping.source)

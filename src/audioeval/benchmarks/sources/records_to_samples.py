@@ -1,0 +1,118 @@
+"""Turning source rows (dicts) into Samples: the field mapping, audio paths, taxonomy.
+
+A row problem (no id, no audio, a field of the wrong type) is an InputError naming the
+file, the row's id and the field; the loader collects these and goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audioeval.core.errors import InputError
+from audioeval.core.messages import AudioRef
+from audioeval.core.sample import Sample
+
+AUDIO_FIELDS = ("audio", "reference_voice", "reference_audio")
+LIST_FIELDS = ("choices", "references", "answers")
+# Column names tried, in order, when a spec does not map a canonical field.
+DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "id": ("id", "sample_id", "key", "utt_id", "audio_id"),
+    "audio": ("audio", "audio_path", "path", "wav", "file"),
+    "reference": ("reference", "text", "transcript", "sentence", "normalized_text", "caption"),
+    "references": ("references", "captions"),
+    "question": ("question", "query"),
+    "choices": ("choices", "options"),
+    "answer": ("answer", "label", "gold"),
+    "language": ("language", "lang"),
+    "instruction": ("instruction",),
+    "target_language": ("target_language",),
+    "reference_voice": ("reference_voice", "prompt_audio"),
+    "prompt_text": ("prompt_text",),
+}
+
+AudioResolver = Callable[[Any, str, str], AudioRef]
+
+
+@dataclass
+class RowMapping:
+    """How a source's rows become samples."""
+
+    source: str
+    fields: Mapping[str, str]
+    taxonomy: list[str]
+    resolve_audio: AudioResolver
+    constants: Mapping[str, Any] = field(default_factory=dict)
+
+    def column(self, row: Mapping[str, Any], name: str) -> str | None:
+        if name in self.fields:
+            return self.fields[name]
+        return next((c for c in DEFAULT_COLUMNS.get(name, (name,)) if c in row), None)
+
+    def to_sample(self, row: Mapping[str, Any], index: int) -> Sample:
+        id_col = self.column(row, "id")
+        sid = str(row[id_col]) if id_col and row.get(id_col) is not None else str(index)
+        values: dict[str, Any] = dict(self.constants)
+        audio: dict[str, AudioRef] = {}
+        wanted = set(DEFAULT_COLUMNS) | set(self.fields)
+        for name in wanted - {"id"}:
+            col = self.column(row, name)
+            if col is None or col not in row:
+                if name in self.fields:
+                    raise InputError(
+                        f"column {col!r} (mapped to {name!r}) is missing",
+                        file=self.source,
+                        sample_id=sid,
+                        field=col,
+                    )
+                continue
+            value = row[col]
+            if value is None:
+                continue
+            if name in AUDIO_FIELDS:
+                audio[name] = self.resolve_audio(value, sid, col)
+            elif name in LIST_FIELDS:
+                values[name] = _as_list(value, self.source, sid, col)
+            else:
+                values[name] = value if isinstance(value, (int, float, bool)) else str(value)
+        if "choices" not in values and isinstance(self.constants.get("labels"), list):
+            values["choices"] = [str(x) for x in self.constants["labels"]]
+        groups = {}
+        for key in self.taxonomy:
+            col = self.fields.get(key, key)
+            if row.get(col) is not None:
+                groups[key] = str(row[col])
+        return Sample(sid, audio, values, groups, self.source)
+
+
+def _as_list(value: Any, source: str, sid: str, col: str) -> list[str]:
+    if isinstance(value, str):
+        import json
+
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                raise InputError("not a JSON list", file=source, sample_id=sid, field=col) from None
+        else:
+            return [value]
+    if not isinstance(value, (list, tuple)):
+        raise InputError(
+            f"expected a list, got {type(value).__name__}", file=source, sample_id=sid, field=col
+        )
+    return [str(v) for v in value]
+
+
+def path_resolver(root: Path) -> AudioResolver:
+    """Audio given as a path string, relative to `root` unless absolute."""
+
+    def resolve(value: Any, sid: str, col: str) -> AudioRef:
+        if not isinstance(value, str) or not value.strip():
+            raise InputError("expected an audio file path", file=str(root), sample_id=sid, field=col)
+        p = Path(value).expanduser()
+        return AudioRef(str(p if p.is_absolute() else root / p))
+
+    return resolve

@@ -1,0 +1,112 @@
+"""Task defaults: the prompt, post-processing chain, scorers and metrics a benchmark of
+each task gets unless its spec says otherwise."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from audioeval.core.errors import InputError
+from audioeval.core.suggest import unknown_name
+
+CJK_LANGUAGES = {"zh", "ja", "ko", "yue", "zh-cn", "zh-tw", "cmn"}
+
+
+@dataclass(frozen=True)
+class TaskDefaults:
+    """What a task is: its inputs, its output modality, and how it is scored by default."""
+
+    name: str
+    description: str
+    prompt: str
+    postprocess: tuple[Any, ...]
+    scorers: tuple[Any, ...]
+    metrics: tuple[str, ...]
+    headline: str
+    required_fields: tuple[str, ...] = ()
+    output: str = "text"  # "text" | "audio"
+
+
+def _asr_scoring(language: str) -> tuple[tuple[Any, ...], tuple[str, ...], str]:
+    if language.lower() in CJK_LANGUAGES:
+        return ("cer",), ("cer",), "cer"
+    return ("wer", "cer"), ("wer", "cer"), "wer"
+
+
+TASKS: dict[str, TaskDefaults] = {
+    t.name: t
+    for t in (
+        TaskDefaults(
+            "asr",
+            "speech recognition: transcript scored by WER (CER for Chinese, Japanese, Korean)",
+            "asr",
+            ("strip_think", "strip"),
+            ("wer", "cer"),
+            ("wer", "cer"),
+            "wer",
+            ("audio", "reference"),
+        ),
+        TaskDefaults(
+            "ast",
+            "speech translation: BLEU and chrF (sacrebleu) against the reference translation",
+            "ast",
+            ("strip_think", "strip"),
+            ("bleu", "chrf"),
+            ("bleu", "chrf"),
+            "bleu",
+            ("audio", "reference"),
+        ),
+        TaskDefaults(
+            "classification",
+            "audio classification (emotion, gender, genre, instrument, sound event …): accuracy, macro-F1",
+            "classification",
+            ("strip_think", "extract_choice"),
+            ("accuracy",),
+            ("accuracy", "macro_f1"),
+            "accuracy",
+            ("audio", "answer", "choices"),
+        ),
+        TaskDefaults(
+            "captioning",
+            "audio captioning: BLEU-4 and ROUGE-L against one or more reference captions",
+            "captioning",
+            ("strip_think", "strip"),
+            ("bleu", "rouge_l"),
+            ("bleu", "rouge_l"),
+            "rouge_l",
+            ("audio",),
+        ),
+        TaskDefaults(
+            "spoken_qa",
+            "spoken question answering: the answer is scored by inclusion of the gold answer",
+            "spoken_qa",
+            ("strip_think", "strip"),
+            ("includes", "accuracy"),
+            ("includes", "accuracy"),
+            "includes",
+            ("audio", "answer"),
+        ),
+        TaskDefaults(
+            "mcq",
+            "multiple-choice audio reasoning (MMAU / MMAR): the official string match",
+            "mcq_choices",
+            ("strip_think",),
+            ("mcq_match",),
+            ("accuracy",),
+            "accuracy",
+            ("question", "choices", "answer"),
+        ),
+    )
+}
+
+
+def get_task(name: str, *, where: str | None = None) -> TaskDefaults:
+    try:
+        return TASKS[name]
+    except KeyError:
+        raise InputError(unknown_name("task", name, TASKS), file=where, field="task") from None
+
+
+def asr_defaults_for(language: str) -> tuple[tuple[Any, ...], tuple[str, ...], str]:
+    """ASR scorers, metrics and headline by language (CER only for CJK languages)."""
+    return _asr_scoring(language)

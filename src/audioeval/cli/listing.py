@@ -1,0 +1,148 @@
+"""Tables for `audioeval list …` and the checks of `audioeval validate`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _benchmarks() -> Table:
+    from audioeval.benchmarks.registry import load_shipped, shipped_benchmarks
+
+    t = Table(title="Benchmarks (audioeval run --benchmark NAME)")
+    for col in ("name", "task", "language", "source", "description"):
+        t.add_column(col, overflow="fold")
+    for name in shipped_benchmarks():
+        try:
+            spec, _ = load_shipped(name)
+        except Exception as exc:  # listing must show broken specs too
+            t.add_row(name, "?", "?", "?", f"[red]{exc}[/red]")
+            continue
+        src = spec.source
+        where = (
+            f"{src.type}: {src.path}"
+            + (f" [{src.name}]" if src.name else "")
+            + (f" {src.split}" if src.split else "")
+        )
+        t.add_row(name, spec.task, spec.language, where, spec.description.split("\n")[0][:90])
+    return t
+
+
+def _models() -> Table:
+    from audioeval.adapters.baselines import BASELINES
+    from audioeval.adapters.runtimes.environment import is_installed
+    from audioeval.adapters.runtimes.spec import builtin_spec_files, load_runtime_spec
+
+    t = Table(title="Models (audioeval run --model …)")
+    for col in ("model", "kind", "notes"):
+        t.add_column(col, overflow="fold")
+    t.add_row(
+        "NAME@http://host:port/v1[+URL…]", "openai", "any OpenAI-compatible chat endpoint (vLLM, OpenAI, …)"
+    )
+    for name in builtin_spec_files():
+        spec = load_runtime_spec(name)
+        state = "installed" if is_installed(spec) else f"not installed: audioeval runtime setup {name}"
+        t.add_row(
+            name,
+            "isolated runtime",
+            f"{spec.description.splitlines()[0] if spec.description else ''} ({state})",
+        )
+    for name in BASELINES:
+        t.add_row(name, "baseline", "")
+    t.add_row("replay:RUN/BENCHMARK/MODEL", "replay", "stored outputs of an earlier run")
+    return t
+
+
+def _metrics() -> Table:
+    from audioeval.metrics.corpus import METRICS
+
+    t = Table(title="Corpus metrics")
+    for col in ("metric", "better", "unit"):
+        t.add_column(col)
+    for name, m in sorted(METRICS.items()):
+        t.add_row(name, "higher" if m.higher_is_better else "lower", m.unit)
+    t.add_row("mean:VALUE", "higher", "mean of a per-sample value")
+    return t
+
+
+def _prompts() -> Table:
+    from audioeval.prompts.templates import load_template, shipped_templates
+
+    t = Table(title="Prompt templates")
+    for col in ("template", "name (in signatures)", "description"):
+        t.add_column(col, overflow="fold")
+    for name in shipped_templates():
+        tpl = load_template(name)
+        t.add_row(name, tpl.name, tpl.description)
+    return t
+
+
+def _tasks() -> Table:
+    from audioeval.benchmarks.tasks import TASKS
+
+    t = Table(title="Tasks")
+    for col in ("task", "prompt", "scorers", "metrics", "description"):
+        t.add_column(col, overflow="fold")
+    for task in TASKS.values():
+        scorers = ", ".join(s if isinstance(s, str) else next(iter(s)) for s in task.scorers)
+        t.add_row(task.name, task.prompt, scorers, ", ".join(task.metrics), task.description)
+    return t
+
+
+def _steps() -> Table:
+    from audioeval.postprocess.steps import STEPS
+
+    t = Table(title="Post-processing steps")
+    t.add_column("step")
+    for name in sorted(STEPS):
+        t.add_row(name)
+    return t
+
+
+def _scorers() -> Table:
+    from audioeval.scoring.base import SCORERS
+
+    t = Table(title="Scorers")
+    t.add_column("scorer")
+    for name in sorted(SCORERS):
+        t.add_row(name)
+    return t
+
+
+LISTINGS: dict[str, Callable[[], Table]] = {
+    "benchmarks": _benchmarks,
+    "models": _models,
+    "metrics": _metrics,
+    "prompts": _prompts,
+    "tasks": _tasks,
+    "steps": _steps,
+    "scorers": _scorers,
+}
+
+
+def validate_specs(files: list[str], *, load: bool, console: Console) -> list[str]:
+    """Resolve every spec (shipped ones by default); print one line each; return problems."""
+    from audioeval.benchmarks.registry import load_shipped, resolve_benchmark, shipped_benchmarks
+    from audioeval.benchmarks.resolved import resolve
+    from audioeval.benchmarks.sources.loader import load_samples
+    from audioeval.core.errors import AudioevalError, InputError
+
+    problems: list[str] = []
+    targets = files or list(shipped_benchmarks())
+    for ref in targets:
+        try:
+            spec, where = resolve_benchmark(ref) if files else load_shipped(ref)
+            bench = resolve(spec, where)
+            note = f"{bench.spec.task}, {', '.join(m.name for m in bench.metrics)}"
+            if load:
+                ss = load_samples(bench.spec, where, limit=5)
+                note += f", loaded {len(ss.samples)} sample(s)"
+            console.print(f"[green]ok[/green]   {ref}: {note}", highlight=False)
+        except (InputError, AudioevalError) as exc:
+            text = exc.describe() if isinstance(exc, InputError) else str(exc)
+            problems.append(text)
+            console.print(f"[red]FAIL[/red] {ref}: {text}", highlight=False)
+    console.print(f"{len(targets) - len(problems)} of {len(targets)} spec(s) resolve.")
+    return problems

@@ -1,0 +1,171 @@
+"""`audioeval run | rescore | list | validate`: the one-command evaluation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from audioeval.cli.errors import err_console, friendly_errors, report_skipped
+from audioeval.cli.options import make_console
+
+console = make_console()
+
+
+def _split(values: list[str] | None) -> list[str]:
+    out: list[str] = []
+    for value in values or []:
+        out += [v.strip() for v in value.split(",") if v.strip()]
+    return out
+
+
+def _models(values: list[str] | None) -> list[str]:
+    """Model refs; a comma separates refs unless it sits inside a URL list (`a@u1+u2`)."""
+    return _split(values)
+
+
+def run(
+    config: Path | None = typer.Argument(None, help="A run config (YAML) instead of, or beside, the flags."),
+    model: list[str] | None = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="NAME@URL (OpenAI-compatible), whisper-tiny.en, a baseline (constant:TEXT, random-choice, "
+        "longest-choice, first-choice, echo, oracle) or replay:FOLDER. Repeat or comma-separate.",
+    ),
+    benchmark: list[str] | None = typer.Option(
+        None,
+        "--benchmark",
+        "-b",
+        help="Registered names (audioeval list benchmarks), spec files (.yaml) or manifests "
+        "(.jsonl/.csv/.json, with --task). Repeat or comma-separate.",
+    ),
+    task: str | None = typer.Option(
+        None, "--task", help="Task of ad-hoc manifests: asr, ast, classification, …"
+    ),
+    output_dir: Path | None = typer.Option(
+        None,
+        "--output_dir",
+        "--output-dir",
+        "-o",
+        help="Run directory (default runs/<benchmark>-<model>-<hash>).",
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Only the first N samples of each benchmark."
+    ),
+    data_root: Path | None = typer.Option(
+        None, "--data-root", help="Folder holding local benchmark data (default $AUDIOEVAL_DATA)."
+    ),
+    temperature: float | None = typer.Option(None, "--temperature"),
+    max_tokens: int | None = typer.Option(None, "--max-tokens", "--max_tokens"),
+    seed: int = typer.Option(
+        0, "--seed", help="Bootstrap seed (and model seed when --model-seed is not given)."
+    ),
+    resamples: int | None = typer.Option(
+        None, "--resamples", min=0, help="Bootstrap resamples (default 1000)."
+    ),
+    cache: bool = typer.Option(
+        True, "--cache/--no-cache", help="Content-keyed response cache of model answers."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress"),
+) -> None:
+    """Evaluate models on benchmarks: plan, infer, post-process, score, summarise, rank.
+
+    Re-running the same command resumes: finished samples are not asked again, failed ones are.
+    """
+    from audioeval.adapters.base import GenerationConfig
+    from audioeval.engine.evaluate import EvalRequest, evaluate
+    from audioeval.engine.model_specs import parse_model_ref
+    from audioeval.engine.run_config import load_run_config
+    from audioeval.report.leaderboard_table import leaderboard_table, write_leaderboard
+
+    with friendly_errors():
+        loaded = load_run_config(config) if config else None
+        benches = _split(benchmark) or (loaded.benchmarks if loaded else [])
+        models = [parse_model_ref(m) for m in _models(model)] or (loaded.models if loaded else [])
+        if not benches:
+            raise typer.BadParameter(
+                "no benchmark given (--benchmark or a config file)", param_hint="--benchmark"
+            )
+        if not models:
+            raise typer.BadParameter("no model given (--model or a config file)", param_hint="--model")
+        gen = loaded.generation if loaded else None
+        generation = GenerationConfig(
+            temperature=temperature if temperature is not None else (gen.temperature if gen else None),
+            max_tokens=max_tokens if max_tokens is not None else (gen.max_tokens if gen else None),
+            seed=gen.seed if gen else None,
+        )
+        req = EvalRequest(
+            benchmarks=benches,
+            models=models,
+            output_dir=output_dir or (loaded.output_dir if loaded else None),
+            task=task or (loaded.task if loaded else None),
+            limit=limit or (loaded.limit if loaded else None),
+            data_root=data_root or (loaded.data_root if loaded else None),
+            generation=generation,
+            resamples=resamples if resamples is not None else (loaded.resamples if loaded else 1000),
+            seed=seed,
+            progress=progress,
+            use_cache=cache,
+            console=console,
+        )
+        result = evaluate(req)
+    for errors in result.skipped.values():
+        report_skipped(errors)
+    board = result.summary["leaderboard"]
+    console.print(leaderboard_table(board))
+    write_leaderboard(result.run_dir, board)
+    failed = sum(r.get("failed", 0) for r in result.summary["results"])
+    if failed:
+        err_console.print(
+            f"[yellow]{failed} sample(s) failed (recorded, not scored); rerun the same command to retry them.[/yellow]"
+        )
+    console.print(
+        f"asked {result.asked}, reused {result.reused} finished sample(s). Run directory: {result.run_dir}",
+        highlight=False,
+    )
+
+
+def rescore(
+    run_dir: Path = typer.Argument(..., help="A run directory written by `audioeval run`."),
+    resamples: int | None = typer.Option(None, "--resamples", min=0),
+) -> None:
+    """Recompute post-processing, scores, summaries and the leaderboard; no model calls."""
+    from audioeval.engine.rescore import rescore_run
+    from audioeval.report.leaderboard_table import leaderboard_table, write_leaderboard
+
+    with friendly_errors():
+        result = rescore_run(run_dir, resamples=resamples)
+    board = result.summary["leaderboard"]
+    console.print(leaderboard_table(board))
+    write_leaderboard(run_dir, board)
+    console.print(f"rescored {result.rescored} sample(s); {result.changed} changed. Run directory: {run_dir}")
+
+
+def list_(
+    kind: str = typer.Argument(
+        "benchmarks", help="benchmarks | models | metrics | prompts | tasks | steps | scorers"
+    ),
+) -> None:
+    """List what is registered."""
+    from audioeval.cli.listing import LISTINGS
+
+    with friendly_errors():
+        if kind not in LISTINGS:
+            from audioeval.core.errors import InputError
+            from audioeval.core.suggest import unknown_name
+
+            raise InputError(unknown_name("list", kind, LISTINGS))
+        console.print(LISTINGS[kind]())
+
+
+def validate(
+    spec: list[Path] | None = typer.Argument(None, help="Spec files to check (default: every shipped spec)."),
+    load: bool = typer.Option(False, "--load", help="Also load each benchmark's samples (needs its data)."),
+) -> None:
+    """Check that every benchmark spec (and template, scorer, metric it names) resolves."""
+    from audioeval.cli.listing import validate_specs
+
+    problems = validate_specs([str(p) for p in spec or []], load=load, console=console)
+    if problems:
+        raise typer.Exit(1)

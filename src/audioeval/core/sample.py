@@ -1,0 +1,29 @@
+"""One benchmark item, independent of where it came from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from audioeval.core.messages import AudioRef
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """An item to put to a model and score.
+
+    `audio` maps input names (`audio`, `reference_voice`, …) to audio on disk; `fields` holds
+    the benchmark's text fields under canonical names (`reference`, `question`, `choices`,
+    `answer`, `language`, …); `taxonomy` holds the keys results are broken down by; `source`
+    names the file or dataset it came from, for error messages.
+    """
+
+    id: str
+    audio: Mapping[str, AudioRef] = field(default_factory=dict)
+    fields: Mapping[str, Any] = field(default_factory=dict)
+    taxonomy: Mapping[str, str] = field(default_factory=dict)
+    source: str = ""
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.fields.get(name, default)

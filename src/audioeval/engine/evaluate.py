@@ -1,0 +1,281 @@
+"""`audioeval run`: every benchmark × model, resumable, with summaries and a leaderboard.
+
+Benchmarks are resolved and their samples loaded first, so a bad spec fails before any
+model starts. Each model's adapter starts once and serves every benchmark, with at most
+`max_concurrency` requests in flight. Records are appended as samples finish; a rerun
+skips every sample whose latest record succeeded with the same prompt, and retries the
+failed ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from audioeval import __version__
+from audioeval.adapters.base import GenerationConfig, ModelAdapter
+from audioeval.analysis.leaderboard import build_leaderboard
+from audioeval.benchmarks.pair_summary import latest_records, summarise_pair
+from audioeval.benchmarks.registry import resolve_benchmark
+from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
+from audioeval.benchmarks.sources.loader import SampleSet, load_samples
+from audioeval.core.errors import InputError, RunConfigError
+from audioeval.engine.model_factory import build_adapter
+from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.run_layout import (
+    CACHE_FILE,
+    IDS_FILE,
+    RECORDS_FILE,
+    RUN_FILE,
+    default_run_dir,
+    pair_dir,
+)
+from audioeval.engine.run_outputs import write_outputs
+from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
+from audioeval.store.atomic import write_json_atomic
+from audioeval.store.jsonl import JsonlAppender, read_jsonl
+from audioeval.store.response_cache import ResponseCache
+from audioeval.store.signature import check_or_write_signature
+
+
+@dataclass
+class EvalRequest:
+    benchmarks: list[str]
+    models: list[ModelConfig]
+    output_dir: Path | None = None
+    task: str | None = None
+    limit: int | None = None
+    data_root: Path | None = None
+    generation: GenerationConfig = field(default_factory=GenerationConfig)
+    resamples: int = 1000
+    seed: int = 0
+    progress: bool = True
+    use_cache: bool = True
+    console: Console | None = None
+
+
+@dataclass
+class PairRun:
+    bench: ResolvedBenchmark
+    model: ModelConfig
+    folder: Path
+    todo: list[Any]
+    done: int
+    ids: list[str]
+
+
+@dataclass
+class EvalResult:
+    run_dir: Path
+    summary: dict[str, Any]
+    skipped: dict[str, list[InputError]]
+    asked: int
+    reused: int
+
+
+def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
+    out: list[ResolvedBenchmark] = []
+    for ref in req.benchmarks:
+        spec, where = resolve_benchmark(ref, task=req.task)
+        out.append(resolve(spec, where))
+    names = [b.name for b in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise InputError(f"benchmark(s) named twice: {', '.join(dupes)}", field="benchmark")
+    return out
+
+
+def _check_models(models: list[ModelConfig]) -> None:
+    if not models:
+        raise InputError("no model given", field="model")
+    slugs = [m.slug for m in models]
+    dupes = sorted({s for s in slugs if slugs.count(s) > 1})
+    if dupes:
+        raise InputError(f"model(s) named twice: {', '.join(dupes)}", field="model")
+
+
+def serves(adapter: ModelAdapter, task: str) -> bool:
+    """Whether the adapter takes samples of this task (`tasks` None or absent: every task)."""
+    tasks = getattr(adapter, "tasks", None)
+    return tasks is None or task in tasks
+
+
+def _template_override(model: ModelConfig, bench: ResolvedBenchmark) -> str | None:
+    return model.prompts.get(bench.name) or model.prompts.get(bench.spec.task)
+
+
+def _plan_pair(
+    run_dir: Path,
+    bench: ResolvedBenchmark,
+    samples: SampleSet,
+    model: ModelConfig,
+    adapter: ModelAdapter,
+    req: EvalRequest,
+) -> PairRun:
+    folder = pair_dir(run_dir, bench.name, model.slug)
+    folder.mkdir(parents=True, exist_ok=True)
+    template = _template_override(model, bench)
+    check_or_write_signature(
+        folder,
+        {
+            "benchmark": bench.signature(),
+            "model": adapter.signature(),
+            "generation": req.generation.to_record(),
+            "prompt_override": template,
+            "audioeval": __version__.split("+")[0],
+        },
+    )
+    write_json_atomic(folder / IDS_FILE, [s.id for s in samples.samples])
+    latest = latest_records(read_jsonl(folder / RECORDS_FILE).records)
+    todo, done = [], 0
+    for sample in samples.samples:
+        rec = latest.get(sample.id)
+        if rec is not None and rec.get("error") is None and rec.get("scores") is not None:
+            try:
+                digest = messages_digest(build_messages(bench, sample, template))
+            except InputError:
+                digest = None
+            if digest == rec.get("prompt_hash"):
+                done += 1
+                continue
+        todo.append(sample)
+    return PairRun(bench, model, folder, todo, done, [s.id for s in samples.samples])
+
+
+async def _run_pair(
+    pair: PairRun, adapter: ModelAdapter, sem: asyncio.Semaphore, req: EvalRequest, progress: Progress
+) -> None:
+    if not pair.todo:
+        return
+    bar = progress.add_task(f"{pair.bench.name} · {pair.model.name}", total=len(pair.todo))
+    ctx = PairContext(
+        pair.bench,
+        adapter,
+        sem,
+        req.generation,
+        _template_override(pair.model, pair.bench),
+        pair.folder / "audio",
+    )
+    writer = JsonlAppender(pair.folder / RECORDS_FILE)
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    for sample in pair.todo:
+        queue.put_nowait(sample)
+
+    async def worker() -> None:
+        while not queue.empty():
+            sample = queue.get_nowait()
+            record = await run_sample(ctx, sample)
+            record["time"] = round(time.time(), 3)
+            writer.append(record)
+            progress.advance(bar)
+
+    try:
+        await asyncio.gather(
+            *(worker() for _ in range(max(1, min(adapter.max_concurrency * 2, len(pair.todo)))))
+        )
+    finally:
+        writer.close()
+
+
+async def evaluate_async(req: EvalRequest) -> EvalResult:
+    _check_models(req.models)
+    benches = _resolve_all(req)
+    sample_sets = {
+        b.name: load_samples(b.spec, b.where, root=req.data_root, limit=req.limit) for b in benches
+    }
+    run_dir = req.output_dir or default_run_dir(req.benchmarks, [m.name for m in req.models])
+    run_dir.mkdir(parents=True, exist_ok=True)
+    cache = ResponseCache(run_dir / CACHE_FILE) if req.use_cache else None
+    adapters = {m.slug: build_adapter(m, config=req.generation, cache=cache) for m in req.models}
+    started: list[ModelAdapter] = []
+    try:
+        _write_run_file(run_dir, benches, req, adapters)
+        pairs = [
+            _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req)
+            for b in benches
+            for m in req.models
+            if serves(adapters[m.slug], b.spec.task)
+        ]
+        if not pairs:
+            raise InputError("no model serves the task of any benchmark given", field="model")
+        for name, ss in sample_sets.items():
+            write_json_atomic(run_dir / name / "skipped.json", [e.as_record() for e in ss.skipped])
+        needed = {p.model.slug for p in pairs if p.todo}
+        for slug in needed:
+            await adapters[slug].start()
+            started.append(adapters[slug])
+        sems = {slug: asyncio.Semaphore(a.max_concurrency) for slug, a in adapters.items()}
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=req.console,
+            disable=not req.progress,
+        )
+        with progress:
+            await asyncio.gather(
+                *(_run_pair(p, adapters[p.model.slug], sems[p.model.slug], req, progress) for p in pairs)
+            )
+    finally:
+        for adapter in started:
+            await adapter.aclose()
+        if cache is not None:
+            cache.close()
+    summary = summarise_run(run_dir, benches, pairs, req.resamples, req.seed)
+    asked = sum(len(p.todo) for p in pairs)
+    reused = sum(p.done for p in pairs)
+    return EvalResult(run_dir, summary, {n: s.skipped for n, s in sample_sets.items()}, asked, reused)
+
+
+def summarise_run(
+    run_dir: Path, benches: list[ResolvedBenchmark], pairs: list[PairRun], resamples: int, seed: int
+) -> dict[str, Any]:
+    results = []
+    for pair in pairs:
+        records = read_jsonl(pair.folder / RECORDS_FILE).records
+        s = summarise_pair(pair.bench, records, expected_ids=pair.ids, resamples=resamples, seed=seed)
+        s = {"model": pair.model.name, "folder": str(pair.folder.relative_to(run_dir)), **s}
+        write_json_atomic(pair.folder / "summary.json", s)
+        results.append(s)
+    leaderboard = build_leaderboard(results)
+    return write_outputs(run_dir, results, leaderboard)
+
+
+def _write_run_file(
+    run_dir: Path, benches: list[ResolvedBenchmark], req: EvalRequest, adapters: dict[str, ModelAdapter]
+) -> None:
+    path = run_dir / RUN_FILE
+    data = {
+        "audioeval": __version__,
+        "benchmarks": [
+            {"name": b.name, "where": b.where, "spec": b.spec.model_dump(mode="json")} for b in benches
+        ],
+        "models": [
+            {"config": m.model_dump(mode="json"), "signature": adapters[m.slug].signature()}
+            for m in req.models
+        ],
+        "generation": req.generation.to_record(),
+        "limit": req.limit,
+        "data_root": str(req.data_root) if req.data_root else None,
+        "resamples": req.resamples,
+        "seed": req.seed,
+    }
+    if path.exists():
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if old.get("benchmarks") != data["benchmarks"] or old.get("models") != data["models"]:
+            raise RunConfigError(
+                f"{path} belongs to a run with other benchmarks or models; use another --output_dir"
+            )
+    write_json_atomic(path, data)
+
+
+def evaluate(req: EvalRequest) -> EvalResult:
+    return asyncio.run(evaluate_async(req))

@@ -1,0 +1,36 @@
+"""Building the adapter of each configured model (the engine owns their lifetime)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from audioeval.adapters.base import GenerationConfig, ModelAdapter
+from audioeval.adapters.baselines import make_baseline
+from audioeval.adapters.local_runtime import LocalRuntimeAdapter
+from audioeval.adapters.replay import Replay
+from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.openai_model import OpenAIChatModel
+from audioeval.store.response_cache import ResponseCache
+
+
+def build_adapter(
+    cfg: ModelConfig, *, config: GenerationConfig, cache: ResponseCache | None = None
+) -> ModelAdapter:
+    if cfg.type == "openai":
+        return OpenAIChatModel(
+            cfg.name,
+            cfg.urls,
+            cfg.served_model or cfg.name,
+            api_key=os.environ.get(cfg.api_key_env) or None,
+            max_concurrency=cfg.concurrency,
+            timeout_s=cfg.timeout_s,
+            audio_part=cfg.audio_part,
+            config=config,
+            cache=cache,
+        )
+    if cfg.type == "runtime":
+        return LocalRuntimeAdapter(cfg.runtime or cfg.name, workers=cfg.workers, name=cfg.name)
+    if cfg.type == "replay":
+        return Replay(cfg.name, Path(cfg.replay or "").expanduser())
+    return make_baseline(cfg.baseline or cfg.name, name=cfg.name)

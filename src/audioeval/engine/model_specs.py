@@ -1,0 +1,97 @@
+"""Models under test, as named on the command line or in a run config.
+
+On the command line: `NAME@URL[+URL…]` (an OpenAI-compatible endpoint serving NAME), a
+built-in runtime (`whisper-tiny.en`), a baseline (`constant:TEXT`, `random-choice[:SEED]`,
+`first-choice`, `longest-choice`, `echo`, `oracle`) or `replay:RUN/BENCHMARK/MODEL`.
+In a YAML config, the same string or a mapping with every option.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from audioeval.adapters.baselines import BASELINES
+from audioeval.adapters.runtimes.spec import builtin_spec_files
+from audioeval.core.errors import InputError
+from audioeval.core.suggest import did_you_mean, unknown_name
+
+
+class ModelConfig(BaseModel):
+    """One model under test."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="label in results and leaderboards")
+    type: Literal["openai", "runtime", "baseline", "replay"]
+    urls: list[str] = Field(default_factory=list, description="OpenAI-compatible base URLs (…/v1)")
+    served_model: str | None = Field(None, description="the `model` field sent; defaults to name")
+    api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the API key")
+    concurrency: int = Field(8, ge=1)
+    timeout_s: float = Field(300.0, gt=0)
+    audio_part: Literal["audio_url", "input_audio"] = "audio_url"
+    runtime: str | None = Field(None, description="runtime name or spec file (type runtime)")
+    workers: int = Field(1, ge=1, description="worker processes of a runtime")
+    baseline: str | None = Field(None, description="baseline kind with its argument, e.g. constant:yes")
+    replay: str | None = Field(None, description="folder of a stored benchmark × model result")
+    prompts: dict[str, str] = Field(default_factory=dict, description="task or benchmark -> template")
+
+    @property
+    def slug(self) -> str:
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_") or "model"
+
+
+def known_model_names() -> list[str]:
+    return sorted({*builtin_spec_files(), *BASELINES, "replay:PATH", "NAME@URL"})
+
+
+def parse_model_ref(ref: str) -> ModelConfig:
+    ref = ref.strip()
+    if not ref:
+        raise InputError("empty model name", field="model")
+    if "@" in ref:
+        name, _, urls = ref.partition("@")
+        url_list = [u.strip().rstrip("/") for u in urls.split("+") if u.strip()]
+        if not name or not url_list or not all(u.startswith(("http://", "https://")) for u in url_list):
+            raise InputError(f"expected NAME@http://host:port/v1, got {ref!r}", field="model")
+        return ModelConfig(name=name, type="openai", urls=url_list)
+    if ref.startswith("replay:"):
+        return ModelConfig(name=ref, type="replay", replay=ref.removeprefix("replay:"))
+    if ref in builtin_spec_files():
+        return ModelConfig(name=ref, type="runtime", runtime=ref)
+    if ref.endswith((".yaml", ".yml")):
+        return ModelConfig(name=ref.rsplit("/", 1)[-1].rsplit(".", 1)[0], type="runtime", runtime=ref)
+    kind = ref.split(":", 1)[0]
+    if kind in BASELINES:
+        return ModelConfig(name=ref, type="baseline", baseline=ref)
+    raise InputError(unknown_name("model", ref, known_model_names()), field="model")
+
+
+def parse_model_entry(entry: Any, where: str, index: int) -> ModelConfig:
+    """A model from a config file: a string (as on the command line) or a mapping."""
+    field = f"models[{index}]"
+    if isinstance(entry, str):
+        try:
+            return parse_model_ref(entry)
+        except InputError as exc:
+            raise InputError(exc.message, file=where, field=field) from None
+    if not isinstance(entry, dict):
+        raise InputError("expected a model name or a mapping", file=where, field=field)
+    data = dict(entry)
+    if "type" not in data and "name" in data:
+        try:
+            base = parse_model_ref(str(data["name"]))
+            data = {**base.model_dump(exclude_defaults=True), **data}
+        except InputError:
+            pass
+    try:
+        return ModelConfig.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key{did_you_mean(str(err['loc'][-1]), ModelConfig.model_fields)}"
+        raise InputError(msg, file=where, field=f"{field}.{loc}") from None

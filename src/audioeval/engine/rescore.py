@@ -1,0 +1,88 @@
+"""`audioeval rescore RUN`: post-process, score and aggregate again from stored outputs.
+
+No model is called and no data source is read: every record holds the model's raw output
+and the sample fields scoring needs. Records are rewritten atomically with the new scores
+(outputs untouched), and the summaries and leaderboard are rebuilt.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.pair_summary import latest_records
+from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
+from audioeval.benchmarks.spec import parse_spec
+from audioeval.core.errors import RunConfigError
+from audioeval.core.model_output import ModelOutput
+from audioeval.engine.evaluate import PairRun, summarise_run
+from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
+from audioeval.engine.sample_pipeline import sample_from_record, score_output
+from audioeval.store.atomic import write_text_atomic
+from audioeval.store.jsonl import read_jsonl
+
+
+@dataclass
+class RescoreResult:
+    summary: dict[str, Any]
+    rescored: int
+    changed: int
+
+
+def _load_run(run_dir: Path) -> tuple[list[ResolvedBenchmark], list[ModelConfig], dict[str, Any]]:
+    path = run_dir / RUN_FILE
+    if not path.is_file():
+        raise RunConfigError(f"{path} not found: {run_dir} is not an `audioeval run` directory")
+    run = json.loads(path.read_text(encoding="utf-8"))
+    benches = [resolve(parse_spec(b["spec"], b["where"]), b["where"]) for b in run["benchmarks"]]
+    models = [ModelConfig.model_validate(m["config"]) for m in run["models"]]
+    return benches, models, run
+
+
+def _rescore_pair(bench: ResolvedBenchmark, folder: Path) -> tuple[list[str], int, int]:
+    path = folder / RECORDS_FILE
+    records = read_jsonl(path).records
+    out_lines, rescored, changed = [], 0, 0
+    for rec in records:
+        output = rec.get("output")
+        if output and output.get("error") is None and rec.get("id") is not None and "sample" in rec:
+            new = score_output(bench, sample_from_record(rec), ModelOutput.from_record(output))
+            before = (rec.get("scores"), rec.get("processed"), rec.get("error"))
+            rec = {
+                **rec,
+                "processed": new.get("processed"),
+                "scores": new.get("scores"),
+                "error": new.get("error"),
+            }
+            rescored += 1
+            changed += int(before != (rec.get("scores"), rec.get("processed"), rec.get("error")))
+        out_lines.append(json.dumps(rec, ensure_ascii=False, allow_nan=False))
+    write_text_atomic(path, "".join(line + "\n" for line in out_lines))
+    return list(latest_records(records)), rescored, changed
+
+
+def rescore_run(run_dir: Path, *, resamples: int | None = None, seed: int | None = None) -> RescoreResult:
+    benches, models, run = _load_run(run_dir)
+    pairs: list[PairRun] = []
+    total = changed = 0
+    for bench in benches:
+        for model in models:
+            folder = pair_dir(run_dir, bench.name, model.slug)
+            if not (folder / RECORDS_FILE).is_file():
+                continue
+            ids, n, c = _rescore_pair(bench, folder)
+            if (folder / IDS_FILE).is_file():
+                ids = json.loads((folder / IDS_FILE).read_text(encoding="utf-8"))
+            total, changed = total + n, changed + c
+            pairs.append(PairRun(bench, model, folder, [], len(ids), ids))
+    summary = summarise_run(
+        run_dir,
+        benches,
+        pairs,
+        resamples if resamples is not None else int(run.get("resamples", 1000)),
+        seed if seed is not None else int(run.get("seed", 0)),
+    )
+    return RescoreResult(summary, total, changed)

@@ -1,0 +1,106 @@
+"""Run configs: `audioeval run examples/understanding.yaml` is the command line as data.
+
+```yaml
+benchmarks: [librispeech-test-clean, mmau-test-mini]
+models:
+  - whisper-tiny.en
+  - qwen2-audio@http://gpu:8000/v1
+  - {name: qwen2-audio-b, urls: [http://a:8000/v1, http://b:8000/v1], served_model: Qwen/Qwen2-Audio-7B-Instruct}
+task: asr                 # for ad-hoc manifests
+output_dir: runs/understanding
+limit: 100
+data_root: ~/data
+generation: {temperature: 0, max_tokens: 512, seed: 0}
+resamples: 1000
+```
+Relative manifest, spec and data_root paths are taken from the config's folder; output_dir
+from the current directory, as on the command line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from audioeval.core.errors import InputError
+from audioeval.core.suggest import did_you_mean
+from audioeval.engine.model_specs import ModelConfig, parse_model_entry
+
+
+class GenerationSection(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+
+
+class RunFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    benchmarks: list[str] | str
+    models: list[Any]
+    task: str | None = None
+    output_dir: str | None = None
+    limit: int | None = Field(None, ge=1)
+    data_root: str | None = None
+    generation: GenerationSection = Field(default_factory=GenerationSection)
+    resamples: int = Field(1000, ge=0)
+
+
+class LoadedRunConfig(BaseModel):
+    benchmarks: list[str]
+    models: list[ModelConfig]
+    task: str | None
+    output_dir: Path | None
+    limit: int | None
+    data_root: Path | None
+    generation: GenerationSection
+    resamples: int
+
+
+def _local(base: Path, value: str) -> str:
+    p = Path(value).expanduser()
+    if p.is_absolute() or not (p.suffix or "/" in value):
+        return value
+    candidate = base / p
+    return (
+        str(candidate)
+        if candidate.exists() or p.suffix in (".yaml", ".yml", ".jsonl", ".json", ".csv")
+        else value
+    )
+
+
+def load_run_config(path: Path) -> LoadedRunConfig:
+    import yaml
+
+    where = str(path)
+    if not path.is_file():
+        raise InputError("run config file not found", file=where)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise InputError(f"malformed YAML ({exc})", file=where) from None
+    if not isinstance(data, dict):
+        raise InputError("a run config must be a YAML mapping", file=where)
+    try:
+        cfg = RunFile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key{did_you_mean(str(err['loc'][-1]), RunFile.model_fields)}"
+        raise InputError(msg, file=where, field=loc) from None
+    base = path.parent
+    benches = cfg.benchmarks.split(",") if isinstance(cfg.benchmarks, str) else cfg.benchmarks
+    return LoadedRunConfig(
+        benchmarks=[_local(base, b.strip()) for b in benches if b.strip()],
+        models=[parse_model_entry(m, where, i) for i, m in enumerate(cfg.models)],
+        task=cfg.task,
+        output_dir=Path(cfg.output_dir).expanduser() if cfg.output_dir else None,
+        limit=cfg.limit,
+        data_root=(base / Path(cfg.data_root).expanduser()) if cfg.data_root else None,
+        generation=cfg.generation,
+        resamples=cfg.resamples,
+    )

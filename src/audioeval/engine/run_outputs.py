@@ -1,0 +1,35 @@
+"""The run-level `summary.json`: every pair's summary, a compact score table, the leaderboard."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from audioeval.engine.run_layout import SUMMARY_FILE
+from audioeval.store.atomic import write_json_atomic
+
+
+def write_outputs(
+    run_dir: Path, results: Sequence[Mapping[str, Any]], leaderboard: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Write `<run>/summary.json` and return it.
+
+    `scores[benchmark][model][metric]` is the corpus value; with one benchmark and one model
+    those metrics also sit at the top level (`summary["wer"]`), which is what a quick ad-hoc
+    run wants to read.
+    """
+    scores: dict[str, dict[str, dict[str, Any]]] = {}
+    for res in results:
+        metrics = {name: block.get("value") for name, block in (res.get("metrics") or {}).items()}
+        scores.setdefault(res["benchmark"], {})[res["model"]] = metrics
+    summary: dict[str, Any] = {"run_dir": str(run_dir), "scores": scores, "results": list(results)}
+    summary["leaderboard"] = dict(leaderboard)
+    if len(results) == 1:
+        only = results[0]
+        for name, block in (only.get("metrics") or {}).items():
+            summary[name] = block.get("value")
+            summary[f"{name}_ci"] = block.get("ci")
+        summary.update(n=only.get("n"), scored=only.get("scored"), failed=only.get("failed"))
+    write_json_atomic(run_dir / SUMMARY_FILE, summary)
+    return summary

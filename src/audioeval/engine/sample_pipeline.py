@@ -1,0 +1,125 @@
+"""One sample through one model: render the prompt, generate, post-process, score.
+
+The record appended to `records.jsonl` holds the raw output (or its error), the processed
+answer, every scorer's values and sufficient statistics, and the taxonomy keys, so that
+rescoring and re-aggregating never call the model again. A failed call or a sample that
+cannot be scored is recorded with its error and counted as failed, never as a wrong answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from audioeval.adapters.base import GenerationConfig, ModelAdapter, ModelRequest
+from audioeval.benchmarks.resolved import ResolvedBenchmark
+from audioeval.core.errors import AudioevalError, InputError
+from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
+from audioeval.core.model_output import ModelOutput
+from audioeval.core.sample import Sample
+from audioeval.prompts.templates import render
+from audioeval.scoring.base import Prediction
+
+
+def messages_digest(messages: tuple[Message, ...]) -> str:
+    """A short hash of what the model is asked (text and audio references)."""
+    parts = []
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, TextPart):
+                parts.append([m.role, "text", p.text])
+            elif isinstance(p, AudioPart):
+                parts.append([m.role, "audio", p.audio.path, p.audio.start, p.audio.end])
+    return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+def build_messages(
+    bench: ResolvedBenchmark, sample: Sample, template_name: str | None
+) -> tuple[Message, ...]:
+    name = sample.get("prompt_template") or template_name
+    template = bench.template_for(name)
+    variables: dict[str, Any] = {k: v for k, v in {**bench.spec.variables, **sample.fields}.items()}
+    audio = sample.audio.get("audio")
+    return tuple(render(template, variables, audio, sample_id=sample.id))
+
+
+def sample_record(sample: Sample) -> dict[str, Any]:
+    """What rescoring needs of a sample, stored in its record (no data source needed later)."""
+    audio = {k: [a.path, a.start, a.end] for k, a in sample.audio.items()}
+    return {"fields": dict(sample.fields), "audio": audio, "source": sample.source}
+
+
+def sample_from_record(rec: dict[str, Any]) -> Sample:
+    stored = rec.get("sample") or {}
+    audio = {k: AudioRef(v[0], v[1], v[2]) for k, v in (stored.get("audio") or {}).items()}
+    return Sample(
+        str(rec["id"]), audio, stored.get("fields") or {}, rec.get("taxonomy") or {}, stored.get("source", "")
+    )
+
+
+def score_output(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) -> dict[str, Any]:
+    """`processed` and `scores` of a successful output; an `error` when it cannot be scored."""
+    raw = output.text
+    if raw is not None:
+        processed = bench.chain(raw, sample)
+        text, outcome, detail = processed.text, processed.outcome, processed.detail
+    else:
+        text, outcome, detail = None, "ok", None
+    prediction = Prediction(text=text, raw=raw, audio_path=output.audio_path, outcome=outcome)
+    scores: dict[str, Any] = {}
+    for scorer in bench.scorers:
+        try:
+            result = scorer.score(prediction, sample)
+        except InputError as exc:
+            err = InputError(
+                exc.message, file=exc.file or sample.source, sample_id=sample.id, field=exc.field
+            )
+            return {"error": f"cannot score ({scorer.name}): {err.describe()}"}
+        scores[scorer.name] = {"values": result.values, "stats": result.stats, "detail": result.detail}
+    return {"processed": {"text": text, "outcome": outcome, "detail": detail}, "scores": scores}
+
+
+@dataclass
+class PairContext:
+    """What every sample of one benchmark × model pair shares."""
+
+    bench: ResolvedBenchmark
+    adapter: ModelAdapter
+    semaphore: asyncio.Semaphore
+    config: GenerationConfig
+    template_name: str | None
+    audio_dir: Path
+
+
+async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
+    """The record of one sample (always returns; errors are recorded, not raised)."""
+    record: dict[str, Any] = {
+        "id": sample.id,
+        "taxonomy": dict(sample.taxonomy),
+        "sample": sample_record(sample),
+    }
+    try:
+        messages = build_messages(ctx.bench, sample, ctx.template_name)
+    except AudioevalError as exc:
+        return {**record, "error": f"prompt: {exc}", "output": None}
+    record["prompt_hash"] = messages_digest(messages)
+    record["prompt"] = "\n".join(p.text for m in messages for p in m.parts if isinstance(p, TextPart))
+    audio_out = None
+    if ctx.bench.task.output == "audio":
+        ctx.audio_dir.mkdir(parents=True, exist_ok=True)
+        audio_out = str(ctx.audio_dir / f"{hashlib.sha256(sample.id.encode()).hexdigest()[:16]}.wav")
+    request = ModelRequest(sample, messages, ctx.bench.spec.task, ctx.config, audio_out)
+    async with ctx.semaphore:
+        try:
+            output = await ctx.adapter.generate(request)
+        except AudioevalError as exc:
+            output = ModelOutput(error=str(exc))
+    record["output"] = output.to_record()
+    if not output.ok:
+        return {**record, "error": output.error or "the model returned nothing"}
+    scored = await asyncio.to_thread(score_output, ctx.bench, sample, output)
+    return {**record, **scored, "error": scored.get("error")}

@@ -1,0 +1,73 @@
+"""The leaderboard as a terminal table and as Markdown (`leaderboard.md`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+
+def format_value(cell: Mapping[str, Any] | None) -> str:
+    """`12.34 [10.1, 14.6]` on the metric's display scale (fractions as percent)."""
+    if not cell or cell.get("value") is None:
+        return "–"
+    scale = 100.0 if cell.get("unit") == "fraction" else 1.0
+    text = f"{cell['value'] * scale:.2f}"
+    ci = cell.get("ci")
+    if ci and ci[0] is not None:
+        text += f" [{ci[0] * scale:.1f}, {ci[1] * scale:.1f}]"
+    if cell.get("failed"):
+        text += f" ({cell['failed']} failed)"
+    return text
+
+
+def _header(board: Mapping[str, Any], bench: str) -> str:
+    metric = board["headlines"][bench]
+    arrow = ""
+    for row in board["rows"]:
+        cell = row["cells"].get(bench)
+        if cell:
+            arrow = "↑" if cell.get("higher_is_better", True) else "↓"
+            break
+    return f"{bench}\n{metric} {arrow}"
+
+
+def leaderboard_table(board: Mapping[str, Any], title: str = "Leaderboard") -> Table:
+    table = Table(title=title, show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("model")
+    for bench in board["benchmarks"]:
+        table.add_column(_header(board, bench), justify="right")
+    table.add_column("average ↑\n(normalised)", justify="right")
+    for row in board["rows"]:
+        avg = "–" if row["average"] is None else f"{row['average']:.2f}"
+        cells = [format_value(row["cells"].get(b)) for b in board["benchmarks"]]
+        table.add_row(str(row["rank"]), row["model"], *cells, avg)
+    return table
+
+
+def leaderboard_markdown(board: Mapping[str, Any]) -> str:
+    heads = [h.replace("\n", " ") for h in (_header(board, b) for b in board["benchmarks"])]
+    lines = [
+        "| # | model | " + " | ".join(heads) + " | average (normalised) |",
+        "|---:|---|" + "---:|" * len(heads) + "---:|",
+    ]
+    for row in board["rows"]:
+        avg = "–" if row["average"] is None else f"{row['average']:.2f}"
+        cells = [format_value(row["cells"].get(b)) for b in board["benchmarks"]]
+        lines.append(f"| {row['rank']} | {row['model']} | " + " | ".join(cells) + f" | {avg} |")
+    note = (
+        "\nCells: headline metric (fractions as %) with its 95 % bootstrap CI. The average puts every"
+        " headline on a 0–100 higher-is-better scale (100 − error rate, 20 × MOS) and averages them.\n"
+    )
+    return "\n".join(lines) + "\n" + note
+
+
+def write_leaderboard(run_dir: Path, board: Mapping[str, Any]) -> Path:
+    from audioeval.store.atomic import write_text_atomic
+
+    path = run_dir / "leaderboard.md"
+    write_text_atomic(path, leaderboard_markdown(board))
+    return path
