@@ -15,6 +15,7 @@ import io
 import json
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,7 @@ class FakeMcqConfig:
     fail_first: int = 0  # the first N requests answer 500
     judge_pattern: tuple[int, ...] = (5, 4, 3, 2, 1)  # points given by the n-th identical call
     judge_garbage_first: int = 0  # the first N judge requests get a non-JSON answer
+    latency_s: float = 0.0  # each answer waits this long (for kill/resume tests)
 
 
 @dataclass
@@ -137,11 +139,16 @@ class _Handler(JsonHandler):
         if n <= fake.config.fail_first:
             self.send_json(500, {"error": {"message": "injected failure"}})
             return
+        if fake.config.latency_s:
+            time.sleep(fake.config.latency_s)
         self.send_json(200, completion(n, body["model"], fake.answer(body)))
 
 
 class FakeMcqServer(FakeServer):
-    """`with FakeMcqServer(FakeMcqConfig()) as s: s.base_url` serves on 127.0.0.1."""
+    """`with FakeMcqServer(FakeMcqConfig()) as s: s.base_url` serves on 127.0.0.1.
+
+    `python -m tests.fakes.mcq_server --latency 0.2` serves until killed (prints its URL).
+    """
 
     def __init__(self, config: FakeMcqConfig | None = None) -> None:
         self.fake = FakeMcq(config or FakeMcqConfig())
@@ -202,3 +209,20 @@ def write_tone_set(root: Any, n: int = 8) -> list[dict[str, Any]]:
         )
     (root / "MMAR-meta.jsonl").write_text("".join(json.dumps(x) + "\n" for x in items))
     return items
+
+
+if __name__ == "__main__":  # pragma: no cover - used by subprocess tests
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--latency", type=float, default=0.0)
+    args = ap.parse_args()
+    server = FakeMcqServer(FakeMcqConfig(latency_s=args.latency)).start()
+    print(server.base_url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        server.stop()
+        sys.exit(0)
