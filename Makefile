@@ -2,25 +2,39 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# Isolated model runtimes (e.g. whisper-tiny.en): venvs inside the repo, shared by test and demo.
+export AUDIOEVAL_RUNTIMES ?= $(CURDIR)/.venv-runtimes
+export HF_HUB_OFFLINE ?= 1
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean system-deps runtimes
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ".[speech]"
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@ $(VENV)/.installed
 
-demo: $(VENV)/.installed
+# Debian packages: espeak-ng (the embedded TTS model and test speech).
+system-deps:
+	@command -v espeak-ng >/dev/null 2>&1 || { \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends espeak-ng >/dev/null; }
+
+runtimes: $(VENV)/.installed
+	$(BIN)/audioeval runtime setup whisper-tiny.en
+
+demo: $(VENV)/.installed system-deps runtimes
+	$(BIN)/audioeval run examples/demo.yaml
 	$(BIN)/python examples/mmae_demo.py
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev system-deps runtimes
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.installed-dev
@@ -30,4 +44,4 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python bench/judge_throughput.py
 
 clean:
-	rm -rf $(VENV) demo_out .pytest_cache
+	rm -rf $(VENV) .venv-runtimes demo_out runs .pytest_cache

@@ -274,3 +274,35 @@ def test_demo_sets_run_with_baselines(tmp_path: Path) -> None:
     by = s["results"]
     mcq = next(r for r in by if r["benchmark"] == "demo-mcq" and r["model"] == "oracle")
     assert set(mcq["breakdowns"]["difficulty"]) == {"easy", "medium", "hard"}
+
+
+def test_hf_class_labels_become_names_and_null_fields_are_dropped(tmp_path: Path) -> None:
+    datasets = pytest.importorskip("datasets", reason="the hf extra is not installed")
+    from audioeval.benchmarks.sources.loader import load_samples
+    from audioeval.benchmarks.spec import parse_spec
+
+    ds = datasets.Dataset.from_dict(
+        {"audio": ["a.wav", "b.wav"], "genre": [1, 0], "question": ["leaky text", "leaky text"]},
+        features=datasets.Features(
+            {
+                "audio": datasets.Value("string"),
+                "genre": datasets.ClassLabel(names=["blues", "jazz"]),
+                "question": datasets.Value("string"),
+            }
+        ),
+    )
+    ds.save_to_disk(str(tmp_path / "saved"))
+    spec = parse_spec(
+        {
+            "name": "g",
+            "task": "classification",
+            "source": {"type": "hf_disk", "path": str(tmp_path / "saved")},
+            "fields": {"answer": "genre", "question": None},
+            "variables": {"labels": ["blues", "jazz"]},
+        },
+        "g.yaml",
+    )
+    ss = load_samples(spec, str(tmp_path / "g.yaml"))
+    assert [s.get("answer") for s in ss.samples] == ["jazz", "blues"]
+    assert all(s.get("question") is None for s in ss.samples)
+    assert ss.samples[0].get("choices") == ["blues", "jazz"]

@@ -55,6 +55,7 @@ def build_leaderboard(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         vals = [c["normalised"] for c in row["cells"].values() if c["normalised"] is not None]
         row["average"] = sum(vals) / len(vals) if vals else None
         row["covered"] = len(vals)
+    # Ranked by average; an average over fewer benchmarks is marked as such in the tables.
     ordered = sorted(rows.values(), key=lambda r: (r["average"] is None, -(r["average"] or 0.0)))
     for rank, row in enumerate(ordered, start=1):
         row["rank"] = rank

@@ -32,6 +32,7 @@ class SourceSpec(_Strict):
     path: str
     name: str | None = Field(None, description="Hugging Face dataset configuration")
     split: str | None = None
+    revision: str | None = Field(None, description="hub revision, e.g. refs/convert/parquet")
     audio_root: str | None = Field(None, description="folder that audio paths are relative to")
     labels_from: Literal["folder", "none"] = "none"
     streaming: bool = False
@@ -43,7 +44,9 @@ class BenchmarkSpec(_Strict):
     description: str = ""
     language: str = "en"
     source: SourceSpec
-    fields: dict[str, str] = Field(default_factory=dict, description="sample field -> source column")
+    fields: dict[str, str | None] = Field(
+        default_factory=dict, description="sample field -> source column (null: do not read that field)"
+    )
     taxonomy: list[str] = Field(default_factory=list)
     variables: dict[str, Any] = Field(
         default_factory=dict, description="constants for the prompt (e.g. labels, target_language)"

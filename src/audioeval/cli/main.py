@@ -6,6 +6,8 @@ import typer
 
 from audioeval.cli.mcq_commands import mcq_app
 from audioeval.cli.mmae_commands import mmae_app
+from audioeval.cli.run_commands import list_, rescore, run, validate
+from audioeval.cli.runtime_commands import runtime_app
 
 app = typer.Typer(
     name="audioeval",
@@ -13,8 +15,13 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+app.command("run")(run)
+app.command("rescore")(rescore)
+app.command("list")(list_)
+app.command("validate")(validate)
 app.add_typer(mmae_app, name="mmae")
 app.add_typer(mcq_app, name="mcq")
+app.add_typer(runtime_app, name="runtime")
 
 
 @app.command()

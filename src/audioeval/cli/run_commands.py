@@ -74,6 +74,7 @@ def run(
     Re-running the same command resumes: finished samples are not asked again, failed ones are.
     """
     from audioeval.adapters.base import GenerationConfig
+    from audioeval.analysis.run_summary import write_run_summary
     from audioeval.engine.evaluate import EvalRequest, evaluate
     from audioeval.engine.model_specs import parse_model_ref
     from audioeval.engine.run_config import load_run_config
@@ -110,12 +111,13 @@ def run(
             console=console,
         )
         result = evaluate(req)
+        summary = write_run_summary(result.run_dir, result.results)
     for errors in result.skipped.values():
         report_skipped(errors)
-    board = result.summary["leaderboard"]
+    board = summary["leaderboard"]
     console.print(leaderboard_table(board))
     write_leaderboard(result.run_dir, board)
-    failed = sum(r.get("failed", 0) for r in result.summary["results"])
+    failed = sum(r.get("failed", 0) for r in result.results)
     if failed:
         err_console.print(
             f"[yellow]{failed} sample(s) failed (recorded, not scored); rerun the same command to retry them.[/yellow]"
@@ -131,12 +133,14 @@ def rescore(
     resamples: int | None = typer.Option(None, "--resamples", min=0),
 ) -> None:
     """Recompute post-processing, scores, summaries and the leaderboard; no model calls."""
+    from audioeval.analysis.run_summary import write_run_summary
     from audioeval.engine.rescore import rescore_run
     from audioeval.report.leaderboard_table import leaderboard_table, write_leaderboard
 
     with friendly_errors():
         result = rescore_run(run_dir, resamples=resamples)
-    board = result.summary["leaderboard"]
+        summary = write_run_summary(run_dir, result.results)
+    board = summary["leaderboard"]
     console.print(leaderboard_table(board))
     write_leaderboard(run_dir, board)
     console.print(f"rescored {result.rescored} sample(s); {result.changed} changed. Run directory: {run_dir}")

@@ -21,7 +21,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from audioeval import __version__
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
-from audioeval.analysis.leaderboard import build_leaderboard
 from audioeval.benchmarks.pair_summary import latest_records, summarise_pair
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
@@ -37,7 +36,6 @@ from audioeval.engine.run_layout import (
     default_run_dir,
     pair_dir,
 )
-from audioeval.engine.run_outputs import write_outputs
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.jsonl import JsonlAppender, read_jsonl
@@ -74,7 +72,7 @@ class PairRun:
 @dataclass
 class EvalResult:
     run_dir: Path
-    summary: dict[str, Any]
+    results: list[dict[str, Any]]
     skipped: dict[str, list[InputError]]
     asked: int
     reused: int
@@ -229,15 +227,14 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
             await adapter.aclose()
         if cache is not None:
             cache.close()
-    summary = summarise_run(run_dir, benches, pairs, req.resamples, req.seed)
+    results = summarise_pairs(run_dir, pairs, req.resamples, req.seed)
     asked = sum(len(p.todo) for p in pairs)
     reused = sum(p.done for p in pairs)
-    return EvalResult(run_dir, summary, {n: s.skipped for n, s in sample_sets.items()}, asked, reused)
+    return EvalResult(run_dir, results, {n: s.skipped for n, s in sample_sets.items()}, asked, reused)
 
 
-def summarise_run(
-    run_dir: Path, benches: list[ResolvedBenchmark], pairs: list[PairRun], resamples: int, seed: int
-) -> dict[str, Any]:
+def summarise_pairs(run_dir: Path, pairs: list[PairRun], resamples: int, seed: int) -> list[dict[str, Any]]:
+    """Write each pair's `summary.json`; return them (the run summary is built above)."""
     results = []
     for pair in pairs:
         records = read_jsonl(pair.folder / RECORDS_FILE).records
@@ -245,8 +242,7 @@ def summarise_run(
         s = {"model": pair.model.name, "folder": str(pair.folder.relative_to(run_dir)), **s}
         write_json_atomic(pair.folder / "summary.json", s)
         results.append(s)
-    leaderboard = build_leaderboard(results)
-    return write_outputs(run_dir, results, leaderboard)
+    return results
 
 
 def _write_run_file(

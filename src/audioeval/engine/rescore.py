@@ -17,7 +17,7 @@ from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import RunConfigError
 from audioeval.core.model_output import ModelOutput
-from audioeval.engine.evaluate import PairRun, summarise_run
+from audioeval.engine.evaluate import PairRun, summarise_pairs
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
 from audioeval.engine.sample_pipeline import sample_from_record, score_output
@@ -27,7 +27,7 @@ from audioeval.store.jsonl import read_jsonl
 
 @dataclass
 class RescoreResult:
-    summary: dict[str, Any]
+    results: list[dict[str, Any]]
     rescored: int
     changed: int
 
@@ -78,11 +78,10 @@ def rescore_run(run_dir: Path, *, resamples: int | None = None, seed: int | None
                 ids = json.loads((folder / IDS_FILE).read_text(encoding="utf-8"))
             total, changed = total + n, changed + c
             pairs.append(PairRun(bench, model, folder, [], len(ids), ids))
-    summary = summarise_run(
+    results = summarise_pairs(
         run_dir,
-        benches,
         pairs,
         resamples if resamples is not None else int(run.get("resamples", 1000)),
         seed if seed is not None else int(run.get("seed", 0)),
     )
-    return RescoreResult(summary, total, changed)
+    return RescoreResult(results, total, changed)

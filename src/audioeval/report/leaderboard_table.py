@@ -23,6 +23,14 @@ def format_value(cell: Mapping[str, Any] | None) -> str:
     return text
 
 
+def _average(row: Mapping[str, Any], total: int) -> str:
+    """The normalised average; `(k/n)` when it covers only k of the n benchmarks."""
+    if row["average"] is None:
+        return "–"
+    text = f"{row['average']:.2f}"
+    return text if row.get("covered", total) == total else f"{text} ({row['covered']}/{total})"
+
+
 def _header(board: Mapping[str, Any], bench: str) -> str:
     metric = board["headlines"][bench]
     arrow = ""
@@ -42,7 +50,7 @@ def leaderboard_table(board: Mapping[str, Any], title: str = "Leaderboard") -> T
         table.add_column(_header(board, bench), justify="right")
     table.add_column("average ↑\n(normalised)", justify="right")
     for row in board["rows"]:
-        avg = "–" if row["average"] is None else f"{row['average']:.2f}"
+        avg = _average(row, len(board["benchmarks"]))
         cells = [format_value(row["cells"].get(b)) for b in board["benchmarks"]]
         table.add_row(str(row["rank"]), row["model"], *cells, avg)
     return table
@@ -55,12 +63,13 @@ def leaderboard_markdown(board: Mapping[str, Any]) -> str:
         "|---:|---|" + "---:|" * len(heads) + "---:|",
     ]
     for row in board["rows"]:
-        avg = "–" if row["average"] is None else f"{row['average']:.2f}"
+        avg = _average(row, len(board["benchmarks"]))
         cells = [format_value(row["cells"].get(b)) for b in board["benchmarks"]]
         lines.append(f"| {row['rank']} | {row['model']} | " + " | ".join(cells) + f" | {avg} |")
     note = (
         "\nCells: headline metric (fractions as %) with its 95 % bootstrap CI. The average puts every"
-        " headline on a 0–100 higher-is-better scale (100 − error rate, 20 × MOS) and averages them.\n"
+        " headline on a 0–100 higher-is-better scale (100 − error rate, 20 × MOS) and averages them;"
+        " (k/n) marks an average over only k of the n benchmarks (a model that does not serve a task).\n"
     )
     return "\n".join(lines) + "\n" + note
 

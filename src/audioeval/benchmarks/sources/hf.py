@@ -27,7 +27,9 @@ def _datasets() -> Any:
     return datasets
 
 
-def open_dataset(kind: str, path: str, name: str | None, split: str | None, where: str) -> Any:
+def open_dataset(
+    kind: str, path: str, name: str | None, split: str | None, where: str, revision: str | None = None
+) -> Any:
     """The dataset split as a `datasets.Dataset` (or an iterable one when streaming)."""
     datasets = _datasets()
     try:
@@ -36,7 +38,7 @@ def open_dataset(kind: str, path: str, name: str | None, split: str | None, wher
                 raise InputError("saved dataset folder not found", file=path, field="source.path")
             ds = datasets.load_from_disk(path)
         else:
-            ds = datasets.load_dataset(path, name, split=split)
+            ds = datasets.load_dataset(path, name, split=split, revision=revision)
     except InputError:
         raise
     except Exception as exc:  # datasets raises many types (connection, FileNotFound, Value)
@@ -68,8 +70,20 @@ def _undecoded(ds: Any, datasets: Any) -> Any:
 
 
 def iter_rows(ds: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Rows with ClassLabel ids turned into their names (a label column holds "jazz", not 5)."""
+    datasets = _datasets()
+    names = {
+        col: feature
+        for col, feature in (getattr(ds, "features", None) or {}).items()
+        if isinstance(feature, datasets.ClassLabel)
+    }
     for i, row in enumerate(ds):
-        yield i, dict(row)
+        row = dict(row)
+        for col, feature in names.items():
+            value = row.get(col)
+            if isinstance(value, int) and value >= 0:
+                row[col] = feature.int2str(value)
+        yield i, row
 
 
 def audio_materialiser(cache_dir: Path, base: Path | None):

@@ -88,7 +88,7 @@ def load_samples(
         path = src.path
         if src.type == "hf_disk":
             path = str(_resolve_path(src.path, spec_dir, root))
-        ds = hf.open_dataset(src.type, path, src.name, src.split, spec_file)
+        ds = hf.open_dataset(src.type, path, src.name, src.split, spec_file, src.revision)
         if limit is not None and hasattr(ds, "select"):
             ds = ds.select(range(min(limit, len(ds))))
         base = Path(src.audio_root).expanduser() if src.audio_root else None

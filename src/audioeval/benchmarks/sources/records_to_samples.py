@@ -41,14 +41,19 @@ class RowMapping:
     """How a source's rows become samples."""
 
     source: str
-    fields: Mapping[str, str]
+    fields: Mapping[str, str | None]
     taxonomy: list[str]
     resolve_audio: AudioResolver
     constants: Mapping[str, Any] = field(default_factory=dict)
 
     def column(self, row: Mapping[str, Any], name: str) -> str | None:
+        """The column holding field `name`: the mapped one (or, when a local copy uses the
+        canonical name instead, that one), else the first default name present."""
         if name in self.fields:
-            return self.fields[name]
+            mapped = self.fields[name]
+            if mapped is None or mapped in row or name not in row:
+                return mapped
+            return name
         return next((c for c in DEFAULT_COLUMNS.get(name, (name,)) if c in row), None)
 
     def to_sample(self, row: Mapping[str, Any], index: int) -> Sample:
@@ -60,7 +65,7 @@ class RowMapping:
         for name in wanted - {"id"}:
             col = self.column(row, name)
             if col is None or col not in row:
-                if name in self.fields:
+                if self.fields.get(name) is not None:
                     raise InputError(
                         f"column {col!r} (mapped to {name!r}) is missing",
                         file=self.source,
@@ -81,7 +86,7 @@ class RowMapping:
             values["choices"] = [str(x) for x in self.constants["labels"]]
         groups = {}
         for key in self.taxonomy:
-            col = self.fields.get(key, key)
+            col = self.fields.get(key) or key
             if row.get(col) is not None:
                 groups[key] = str(row[col])
         return Sample(sid, audio, values, groups, self.source)

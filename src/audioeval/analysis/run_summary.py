@@ -6,13 +6,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from audioeval.analysis.leaderboard import build_leaderboard
 from audioeval.engine.run_layout import SUMMARY_FILE
 from audioeval.store.atomic import write_json_atomic
 
 
-def write_outputs(
-    run_dir: Path, results: Sequence[Mapping[str, Any]], leaderboard: Mapping[str, Any]
-) -> dict[str, Any]:
+def write_run_summary(run_dir: Path, results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Write `<run>/summary.json` and return it.
 
     `scores[benchmark][model][metric]` is the corpus value; with one benchmark and one model
@@ -24,7 +23,7 @@ def write_outputs(
         metrics = {name: block.get("value") for name, block in (res.get("metrics") or {}).items()}
         scores.setdefault(res["benchmark"], {})[res["model"]] = metrics
     summary: dict[str, Any] = {"run_dir": str(run_dir), "scores": scores, "results": list(results)}
-    summary["leaderboard"] = dict(leaderboard)
+    summary["leaderboard"] = build_leaderboard(results)
     if len(results) == 1:
         only = results[0]
         for name, block in (only.get("metrics") or {}).items():

@@ -1,0 +1,1 @@
+"""Isolated runtimes: specs (validated YAML), their virtual environments, worker processes."""

@@ -1,0 +1,118 @@
+"""`audioeval runtime list | setup | check`: isolated model runtimes (own venv, worker process)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.table import Table
+
+from audioeval.cli.errors import friendly_errors
+from audioeval.cli.options import make_console
+
+if TYPE_CHECKING:
+    from audioeval.adapters.runtimes.spec import RuntimeSpec
+
+runtime_app = typer.Typer(
+    help="Isolated model runtimes: each in its own virtual environment, served by a worker process.",
+    no_args_is_help=True,
+)
+console = make_console()
+
+RUNTIMES_DIR = typer.Option(
+    None,
+    "--runtimes-dir",
+    "--runtimes_dir",
+    help="Where runtime environments live (default $AUDIOEVAL_RUNTIMES, else ~/.cache/audioeval/runtimes).",
+)
+NAME = typer.Argument(
+    ..., help="A built-in runtime name (see `audioeval runtime list`) or a spec .yaml file."
+)
+
+
+@runtime_app.command("list")
+def list_runtimes(runtimes_dir: Path | None = RUNTIMES_DIR) -> None:
+    """Show the built-in runtimes and whether each one's environment is installed."""
+    from audioeval.adapters.runtimes.environment import is_installed, runtimes_root
+    from audioeval.adapters.runtimes.spec import builtin_spec_files, load_runtime_spec
+
+    with friendly_errors():
+        table = Table(title=f"runtimes ({runtimes_root(runtimes_dir)})")
+        for col in ("name", "installed", "tasks", "output", "requirements", "description"):
+            table.add_column(col, overflow="fold")
+        for name in builtin_spec_files():
+            spec = load_runtime_spec(name)
+            installed = is_installed(spec, runtimes_dir)
+            table.add_row(
+                spec.name,
+                "[green]yes[/green]" if installed else "[yellow]no[/yellow]",
+                ", ".join(spec.tasks),
+                spec.output,
+                "\n".join(spec.requirements),
+                spec.description,
+            )
+        console.print(table)
+
+
+@runtime_app.command("setup")
+def setup(
+    name: str = NAME,
+    runtimes_dir: Path | None = RUNTIMES_DIR,
+    force: bool = typer.Option(False, "--force", help="Delete and recreate the environment."),
+) -> None:
+    """Create the runtime's virtual environment and pip-install its pinned requirements."""
+    from audioeval.adapters.runtimes.environment import setup_environment
+    from audioeval.adapters.runtimes.spec import load_runtime_spec
+
+    with friendly_errors():
+        spec = load_runtime_spec(name)
+        result = setup_environment(spec, runtimes_dir, force=force, log=lambda m: console.print(f"  {m}"))
+        if result.already_installed:
+            console.print(f"runtime {spec.name!r} already installed at {result.env_dir}")
+        else:
+            console.print(f"runtime {spec.name!r} installed at {result.env_dir} in {result.seconds:.1f} s")
+
+
+@runtime_app.command("check")
+def check(
+    name: str = NAME,
+    runtimes_dir: Path | None = RUNTIMES_DIR,
+    audio: Path | None = typer.Option(None, "--audio", help="A clip to run through the worker once."),
+    task: str | None = typer.Option(None, "--task", help="Task for --audio (default: the runtime's first)."),
+) -> None:
+    """Start the runtime's worker, ping it, optionally run one clip, and stop it."""
+    from audioeval.adapters.runtimes.spec import load_runtime_spec
+
+    with friendly_errors():
+        spec = load_runtime_spec(name)
+        asyncio.run(_check(spec, runtimes_dir, audio, task or spec.tasks[0]))
+
+
+async def _check(spec: RuntimeSpec, runtimes_dir: Path | None, audio: Path | None, task: str) -> None:
+    from audioeval.adapters.base import ModelRequest
+    from audioeval.adapters.local_runtime import LocalRuntimeAdapter
+    from audioeval.core.messages import AudioPart, AudioRef, Message
+    from audioeval.core.sample import Sample
+
+    adapter = LocalRuntimeAdapter(spec, runtimes_dir=runtimes_dir)
+    t0 = time.perf_counter()
+    await adapter.start()
+    try:
+        console.print(f"worker ready in {time.perf_counter() - t0:.2f} s: {adapter.worker_info()[0]}")
+        console.print(f"ping: {'ok' if all(await adapter.health()) else 'FAILED'}")
+        if audio is not None:
+            ref = AudioRef(str(audio))
+            request = ModelRequest(
+                Sample(id="check", audio={"audio": ref}), (Message("user", (AudioPart(ref),)),), task
+            )
+            out = await adapter.generate(request)
+            if out.ok:
+                console.print(f"{task} ({out.latency_s:.2f} s): {out.text or out.audio_path}")
+            else:
+                console.print(f"[red]error:[/red] {out.error}", highlight=False)
+                raise typer.Exit(1)
+    finally:
+        await adapter.aclose()

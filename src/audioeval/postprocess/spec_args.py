@@ -1,0 +1,94 @@
+"""Reading registry names and keyword arguments from a spec, with errors that say where.
+
+Shared by the post-processing, scorer and metric registries: an unknown name suggests the
+closest known ones ("did you mean …?"), and arguments are checked against the factory's
+keyword parameters before anything is built.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from audioeval.core.errors import InputError
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """' did you mean 'x'?' for the closest known names, or '' when none is close."""
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+
+
+def unknown_name(kind: str, name: object, known: Iterable[str], *, where: str, field: str) -> InputError:
+    """The error for a name no registry entry has."""
+    names = sorted(known)
+    hint = did_you_mean(str(name), names)
+    return InputError(
+        f"unknown {kind} {name!r}.{hint} Known: {', '.join(names)}.",
+        file=where or None,
+        field=field,
+    )
+
+
+def parameters(factory: Callable[..., Any]) -> dict[str, inspect.Parameter]:
+    """The keyword parameters a factory accepts."""
+    return {
+        p.name: p
+        for p in inspect.signature(factory).parameters.values()
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    }
+
+
+def check_args(
+    kind: str,
+    name: str,
+    factory: Callable[..., Any],
+    args: Mapping[str, Any],
+    *,
+    where: str,
+    field: str,
+) -> None:
+    """Raise `InputError` for unknown or missing arguments of `factory`."""
+    params = parameters(factory)
+    unknown = [a for a in args if a not in params]
+    if unknown:
+        accepted = ", ".join(params) or "no arguments"
+        hint = did_you_mean(str(unknown[0]), params)
+        raise InputError(
+            f"{kind} {name!r} has no argument {unknown[0]!r}.{hint} It accepts: {accepted}.",
+            file=where or None,
+            field=field,
+        )
+    missing = [p for p, spec in params.items() if spec.default is inspect.Parameter.empty and p not in args]
+    if missing:
+        raise InputError(
+            f"{kind} {name!r} needs argument {missing[0]!r}, e.g. {{{name}: {{{missing[0]}: ...}}}}.",
+            file=where or None,
+            field=field,
+        )
+
+
+def build(
+    kind: str,
+    name: str,
+    factory: Callable[..., Any],
+    args: Mapping[str, Any],
+    *,
+    where: str,
+    field: str,
+) -> Any:
+    """`factory(**args)`, with bad arguments (missing, unknown, bad values) as `InputError`.
+
+    Factories report a bad value by raising `ValueError` or `TypeError` with a message.
+    """
+    check_args(kind, name, factory, args, where=where, field=field)
+    try:
+        return factory(**args)
+    except InputError:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise InputError(f"{kind} {name!r}: {exc}", file=where or None, field=field) from exc

@@ -1,0 +1,143 @@
+"""What a scorer receives and returns, the `Scorer` protocol, and the registry of scorers.
+
+A scorer looks at one sample and returns display values plus the sufficient statistics a
+corpus metric sums (edit counts, n-gram counts, a 0/1 correct flag); it never averages.
+The registry is lazy: a scorer module (and jiwer or sacrebleu) is imported when built.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from audioeval.core.sample import Sample
+from audioeval.postprocess.spec_args import build, check_args, unknown_name
+from audioeval.postprocess.steps import PostprocessChain, SpecItem, build_normaliser
+
+UNPARSEABLE = "unparseable"
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """The model's answer after post-processing.
+
+    `text` is None when post-processing found no answer (`outcome` then says why in
+    words such as "unparseable"); `raw` is the model's text before post-processing;
+    `audio_path` is generated audio, for scorers of speech output.
+    """
+
+    text: str | None
+    raw: str | None
+    audio_path: str | None = None
+    outcome: str = "ok"
+
+    @property
+    def missing(self) -> bool:
+        """True when there is no answer text to score (scored as an empty answer)."""
+        return self.text is None
+
+
+@dataclass(frozen=True, slots=True)
+class SampleScore:
+    """One scorer's result for one sample.
+
+    `values`: per-sample numbers for display (a sentence BLEU, a 0/1 correct);
+    `stats`: the sufficient statistics corpus metrics sum (JSON-able);
+    `detail`: what explains the score (normalised texts, why an answer did not match).
+    """
+
+    values: dict[str, float]
+    stats: dict[str, Any]
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """Scores one prediction against one sample."""
+
+    name: str
+
+    def signature(self) -> dict[str, Any]:
+        """Every choice that moves this scorer's numbers (normaliser, tokenizer, versions)."""
+        ...
+
+    def score(self, prediction: Prediction, sample: Sample) -> SampleScore: ...
+
+
+ScorerFactory = Callable[..., Scorer]
+
+
+class _Lazy:
+    """A factory named by module and attribute, imported on first use."""
+
+    def __init__(self, module: str, attr: str) -> None:
+        self.module = module
+        self.attr = attr
+
+    def resolve(self) -> ScorerFactory:
+        factory: ScorerFactory = getattr(importlib.import_module(self.module), self.attr)
+        return factory
+
+    def __call__(self, **kwargs: Any) -> Scorer:
+        return self.resolve()(**kwargs)
+
+
+def _lazy(module: str, attr: str) -> _Lazy:
+    return _Lazy(f"audioeval.scoring.{module}", attr)
+
+
+SCORERS: dict[str, ScorerFactory] = {
+    "wer": _lazy("error_rate", "wer_scorer"),
+    "cer": _lazy("error_rate", "cer_scorer"),
+    "bleu": _lazy("sacrebleu_scores", "BleuScorer"),
+    "chrf": _lazy("sacrebleu_scores", "ChrfScorer"),
+    "accuracy": _lazy("match", "AccuracyScorer"),
+    "includes": _lazy("match", "IncludesScorer"),
+    "rouge_l": _lazy("rouge", "RougeLScorer"),
+    "mcq_match": _lazy("mcq_match", "McqMatchScorer"),
+}
+
+
+def register_scorer(name: str, factory: ScorerFactory | str) -> None:
+    """Add a scorer to `SCORERS`; a "package.module:attr" string is imported when first built.
+
+    Scorers that need heavy models (SIM, MOS, judges) register lazily this way. A name that
+    is already registered is an error, never silently replaced.
+    """
+    if name in SCORERS:
+        raise ValueError(f"scorer {name!r} is already registered")
+    if isinstance(factory, str):
+        module, _, attr = factory.partition(":")
+        if not module or not attr:
+            raise ValueError(f"expected 'package.module:attr', got {factory!r}")
+        factory = _Lazy(module, attr)
+    SCORERS[name] = factory
+
+
+def build_scorer(
+    name: str, args: Mapping[str, Any] | None = None, *, where: str, field: str = "scorers"
+) -> Scorer:
+    """A scorer from its registered name and spec arguments; errors name `where` and `field`."""
+    factory = SCORERS.get(name)
+    if factory is None:
+        raise unknown_name("scorer", name, SCORERS, where=where, field=field)
+    target = factory.resolve() if isinstance(factory, _Lazy) else factory
+    args = dict(args or {})
+    if args.get("normaliser") is not None and not isinstance(args["normaliser"], PostprocessChain):
+        check_args("scorer", name, target, args, where=where, field=field)
+        args["normaliser"] = build_normaliser(args["normaliser"], where=where, field=f"{field}.normaliser")
+    scorer: Scorer = build("scorer", name, target, args, where=where, field=field)
+    return scorer
+
+
+def as_normaliser(
+    spec: PostprocessChain | Sequence[SpecItem] | None, default: Sequence[SpecItem] = ()
+) -> PostprocessChain:
+    """A normalising chain from a built chain, a spec list, or the default when None."""
+    if isinstance(spec, PostprocessChain):
+        if not spec.normalises:
+            raise ValueError(f"normaliser {spec.describe()} holds steps that parse answers")
+        return spec
+    return build_normaliser(list(default) if spec is None else spec, where="", field="normaliser")

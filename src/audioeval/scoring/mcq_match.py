@@ -1,0 +1,47 @@
+"""`mcq_match`: the official MMAR / MMAU string match (see `mcq_official`), as a scorer.
+
+The prediction is the model's answer text; correct iff it holds every answer token and no
+token that only a distractor has. A missing prediction is wrong (as the official scripts
+score an empty prediction). `stats = {"correct": 0|1}`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from audioeval.core.sample import Sample
+from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.fields import text_list
+from audioeval.scoring.mcq_official import official_match
+
+
+class McqMatchScorer:
+    """The official token-set match against the sample's answer and choices."""
+
+    name = "mcq_match"
+
+    def __init__(self, *, answer_field: str = "answer", choices_field: str = "choices") -> None:
+        self.answer_field = answer_field
+        self.choices_field = choices_field
+
+    def signature(self) -> dict[str, Any]:
+        return {
+            "scorer": self.name,
+            "rule": "mmar-mmau-official-string-match",
+            "answer_field": self.answer_field,
+            "choices_field": self.choices_field,
+        }
+
+    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+        answer = text_list(sample, self.answer_field, self.name)[0]
+        choices = text_list(sample, self.choices_field, self.name)
+        match = official_match(answer, prediction.text or "", choices)
+        detail: dict[str, Any] = {"reason": match.reason}
+        if match.missing:
+            detail["missing_tokens"] = list(match.missing)
+        if match.conflicts:
+            detail["distractor_tokens"] = list(match.conflicts)
+        if prediction.missing:
+            detail.update({"missing": True, "outcome": prediction.outcome})
+        correct = int(match.correct)
+        return SampleScore({"mcq_match": float(correct)}, {"correct": correct}, detail)
