@@ -6,12 +6,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from audioeval.analysis.generation_board import build_generation_boards, display_name
 from audioeval.analysis.leaderboard import build_leaderboard
 from audioeval.engine.run_layout import SUMMARY_FILE
 from audioeval.store.atomic import write_json_atomic
 
 
-def write_run_summary(run_dir: Path, results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def write_run_summary(
+    run_dir: Path, results: Sequence[Mapping[str, Any]], *, extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """Write `<run>/summary.json` and return it.
 
     `scores[benchmark][model][metric]` is the corpus value; with one benchmark and one model
@@ -20,15 +23,21 @@ def write_run_summary(run_dir: Path, results: Sequence[Mapping[str, Any]]) -> di
     """
     scores: dict[str, dict[str, dict[str, Any]]] = {}
     for res in results:
-        metrics = {name: block.get("value") for name, block in (res.get("metrics") or {}).items()}
+        metrics = {
+            display_name(name): block.get("value") for name, block in (res.get("metrics") or {}).items()
+        }
         scores.setdefault(res["benchmark"], {})[res["model"]] = metrics
     summary: dict[str, Any] = {"run_dir": str(run_dir), "scores": scores, "results": list(results)}
     summary["leaderboard"] = build_leaderboard(results)
+    generation = build_generation_boards(results)
+    if generation:
+        summary["generation_leaderboards"] = generation
     if len(results) == 1:
         only = results[0]
         for name, block in (only.get("metrics") or {}).items():
-            summary[name] = block.get("value")
-            summary[f"{name}_ci"] = block.get("ci")
+            summary[display_name(name)] = block.get("value")
+            summary[f"{display_name(name)}_ci"] = block.get("ci")
         summary.update(n=only.get("n"), scored=only.get("scored"), failed=only.get("failed"))
+    summary.update(extra or {})
     write_json_atomic(run_dir / SUMMARY_FILE, summary)
     return summary

@@ -18,6 +18,9 @@ from audioeval.metrics.corpus import CorpusMetric, aggregate
 METRIC_SCORERS: dict[str, tuple[str, ...]] = {
     "accuracy": ("accuracy", "mcq_match"),
     "macro_f1": ("accuracy", "mcq_match"),
+    "wer": ("wer", "asr_wer"),
+    "cer": ("cer", "asr_cer"),
+    "includes": ("includes", "asr_includes"),
 }
 
 
@@ -96,6 +99,8 @@ def summarise_pair(
         "benchmark": bench.name,
         "task": bench.spec.task,
         "headline": bench.headline,
+        "output": bench.task.output,
+        "average_metrics": list(bench.task.average),
         "n": len(latest) if expected_ids is None else len(set(expected_ids)),
         "scored": len(scored),
         "failed": len(failed),

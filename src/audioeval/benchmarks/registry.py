@@ -56,15 +56,34 @@ def adhoc_spec(path: Path, task: str) -> BenchmarkSpec:
     )
 
 
-def resolve_benchmark(ref: str, *, task: str | None = None) -> tuple[BenchmarkSpec, str]:
-    """(spec, where) for a shipped name, a `.yaml` spec file or a manifest with `task`."""
+def retask(spec: BenchmarkSpec, task: str) -> BenchmarkSpec:
+    """The same data scored as another task (e.g. an ASR set as a codec benchmark): the
+    prompt, post-processing, scorers and metrics become the new task's defaults."""
+    if spec.task == task:
+        return spec
+    reset = {
+        "task": task,
+        "prompt": None,
+        "postprocess": None,
+        "scorers": None,
+        "metrics": None,
+        "headline": None,
+    }
+    return spec.model_copy(update=reset)
+
+
+def resolve_benchmark(
+    ref: str, *, task: str | None = None, as_task: bool = False
+) -> tuple[BenchmarkSpec, str]:
+    """(spec, where) for a shipped name, a `.yaml` spec file or a manifest with `task`.
+
+    With `as_task`, a spec of another task is re-tasked (`retask`) instead of refused.
+    """
     p = Path(ref).expanduser()
     suffix = p.suffix.lower()
     if suffix in (".yaml", ".yml"):
         spec = load_spec_file(p)
-        if task and spec.task != task:
-            spec = spec.model_copy(update={"task": task})
-        return spec, str(p)
+        return (retask(spec, task) if task else spec), str(p)
     if suffix in MANIFEST_SUFFIXES:
         if not p.is_file():
             raise InputError("benchmark manifest not found", file=str(p), field="benchmark")
@@ -76,6 +95,8 @@ def resolve_benchmark(ref: str, *, task: str | None = None) -> tuple[BenchmarkSp
             )
         return adhoc_spec(p, task), str(p)
     spec, where = load_shipped(ref)
+    if task and spec.task != task and as_task:
+        return retask(spec, task), where
     if task and spec.task != task:
         raise InputError(f"benchmark {ref!r} is a {spec.task!r} task, not {task!r}", field="task")
     return spec, where

@@ -81,7 +81,7 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
     scorers = []
     for i, step in enumerate(spec.scorers if spec.scorers is not None else scorers_default):
         name, args = split_step(step, where, f"scorers[{i}]")
-        if task.name == "asr" and name in ("wer", "cer") and "language" not in args:
+        if name in ("wer", "cer", "asr_wer", "asr_cer") and "language" not in args:
             args = {**args, "language": spec.language}
         scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
     metric_names = list(spec.metrics if spec.metrics is not None else metrics_default)

@@ -25,6 +25,8 @@ class TaskDefaults:
     headline: str
     required_fields: tuple[str, ...] = ()
     output: str = "text"  # "text" | "audio"
+    average: tuple[str, ...] = ()
+    """Metrics of the generation/codec leaderboard average (WER as 100 − value, MOS × 20, SIM × 100)."""
 
 
 def _asr_scoring(language: str) -> tuple[tuple[Any, ...], tuple[str, ...], str]:
@@ -95,6 +97,55 @@ TASKS: dict[str, TaskDefaults] = {
             ("accuracy",),
             "accuracy",
             ("question", "choices", "answer"),
+        ),
+        TaskDefaults(
+            "tts",
+            "text to speech: ASR-WER of the output against its text, DNSMOS, and SIM to a prompt voice when given",
+            "tts",
+            (),
+            ("asr_wer", "dnsmos", "sim"),
+            ("wer", "mean:dnsmos_ovrl", "mean:dnsmos_p808", "mean:sim"),
+            "wer",
+            ("reference",),
+            output="audio",
+            average=("wer", "mean:dnsmos_ovrl", "mean:dnsmos_p808", "mean:sim"),
+        ),
+        TaskDefaults(
+            "vc",
+            "voice conversion / zero-shot TTS: ASR-WER and SIM to the reference voice, DNSMOS",
+            "tts",
+            (),
+            ("asr_wer", "sim", "dnsmos"),
+            ("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
+            "wer",
+            ("reference", "reference_voice"),
+            output="audio",
+            average=("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
+        ),
+        TaskDefaults(
+            "spoken_qa_audio",
+            "spoken QA answered in speech: the transcript scored by inclusion of the gold answer, DNSMOS",
+            "spoken_qa",
+            (),
+            ("asr_includes", "dnsmos"),
+            ("includes", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
+            "includes",
+            ("audio", "answer"),
+            output="audio",
+            average=("includes", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
+        ),
+        TaskDefaults(
+            "codec",
+            "audio codec round trip: semantics (ASR-WER), timbre (SIM to the input), acoustics "
+            "(DNSMOS P.835/P.808), and reference-based PESQ-WB / STOI",
+            "codec",
+            (),
+            ({"asr_wer": {}}, {"sim": {"against": "audio"}}, "dnsmos", "pesq_stoi"),
+            ("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808", "mean:pesq", "mean:stoi"),
+            "wer",
+            ("audio", "reference"),
+            output="audio",
+            average=("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
         ),
     )
 }

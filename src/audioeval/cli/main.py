@@ -6,7 +6,7 @@ import typer
 
 from audioeval.cli.mcq_commands import mcq_app
 from audioeval.cli.mmae_commands import mmae_app
-from audioeval.cli.run_commands import list_, rescore, run, validate
+from audioeval.cli.run_commands import codec, list_, rescore, run, validate
 from audioeval.cli.runtime_commands import runtime_app
 
 app = typer.Typer(
@@ -17,6 +17,7 @@ app = typer.Typer(
 )
 app.command("run")(run)
 app.command("rescore")(rescore)
+app.command("codec")(codec)
 app.command("list")(list_)
 app.command("validate")(validate)
 app.add_typer(mmae_app, name="mmae")

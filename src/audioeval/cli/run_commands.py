@@ -24,6 +24,18 @@ def _models(values: list[str] | None) -> list[str]:
     return _split(values)
 
 
+def show_summary(summary: dict, run_dir: Path, *, headline: bool = True) -> None:
+    """Print the leaderboard (and generation/codec boards) and write leaderboard.md."""
+    from audioeval.report.generation_table import generation_table
+    from audioeval.report.leaderboard_table import leaderboard_table, write_leaderboard
+
+    if headline:
+        console.print(leaderboard_table(summary["leaderboard"]))
+    for bench, board in (summary.get("generation_leaderboards") or {}).items():
+        console.print(generation_table(bench, board))
+    write_leaderboard(run_dir, summary)
+
+
 def run(
     config: Path | None = typer.Argument(None, help="A run config (YAML) instead of, or beside, the flags."),
     model: list[str] | None = typer.Option(
@@ -78,7 +90,6 @@ def run(
     from audioeval.engine.evaluate import EvalRequest, evaluate
     from audioeval.engine.model_specs import parse_model_ref
     from audioeval.engine.run_config import load_run_config
-    from audioeval.report.leaderboard_table import leaderboard_table, write_leaderboard
 
     with friendly_errors():
         loaded = load_run_config(config) if config else None
@@ -114,9 +125,7 @@ def run(
         summary = write_run_summary(result.run_dir, result.results)
     for errors in result.skipped.values():
         report_skipped(errors)
-    board = summary["leaderboard"]
-    console.print(leaderboard_table(board))
-    write_leaderboard(result.run_dir, board)
+    show_summary(summary, result.run_dir)
     failed = sum(r.get("failed", 0) for r in result.results)
     if failed:
         err_console.print(
@@ -135,14 +144,11 @@ def rescore(
     """Recompute post-processing, scores, summaries and the leaderboard; no model calls."""
     from audioeval.analysis.run_summary import write_run_summary
     from audioeval.engine.rescore import rescore_run
-    from audioeval.report.leaderboard_table import leaderboard_table, write_leaderboard
 
     with friendly_errors():
         result = rescore_run(run_dir, resamples=resamples)
         summary = write_run_summary(run_dir, result.results)
-    board = summary["leaderboard"]
-    console.print(leaderboard_table(board))
-    write_leaderboard(run_dir, board)
+    show_summary(summary, run_dir)
     console.print(f"rescored {result.rescored} sample(s); {result.changed} changed. Run directory: {run_dir}")
 
 
@@ -173,3 +179,67 @@ def validate(
     problems = validate_specs([str(p) for p in spec or []], load=load, console=console)
     if problems:
         raise typer.Exit(1)
+
+
+def codec(
+    codecs: str = typer.Option(
+        ..., "--codec", help="Comma-separated codecs: opus:6k, opus:12k, opus:24k, codec2:3200, mulaw, …"
+    ),
+    benchmark: list[str] | None = typer.Option(
+        None,
+        "--benchmark",
+        "-b",
+        help="Speech benchmarks with transcripts (registered names, specs, or a manifest with audio + text).",
+    ),
+    output_dir: Path | None = typer.Option(None, "--output_dir", "--output-dir", "-o", help="Run directory."),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Only the first N samples of each benchmark."
+    ),
+    data_root: Path | None = typer.Option(
+        None, "--data-root", help="Local benchmark data (default $AUDIOEVAL_DATA)."
+    ),
+    resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples."),
+    progress: bool = typer.Option(True, "--progress/--no-progress"),
+) -> None:
+    """Evaluate codecs: semantics (ASR-WER), timbre (SIM), acoustics (DNSMOS), PESQ-WB and STOI.
+
+    Each codec round-trips every clip (audio -> codes -> audio); `summary.json` holds, per codec,
+    wer, sim, dnsmos_ovrl, dnsmos_p808, pesq and stoi, and the codec leaderboard.
+    """
+    from audioeval.adapters.base import GenerationConfig
+    from audioeval.analysis.run_summary import write_run_summary
+    from audioeval.engine.evaluate import EvalRequest, evaluate
+    from audioeval.engine.model_specs import parse_model_ref
+
+    with friendly_errors():
+        benches = _split(benchmark)
+        if not benches:
+            raise typer.BadParameter("no benchmark given", param_hint="--benchmark")
+        models = [parse_model_ref(c) for c in _split([codecs])]
+        bad = [m.name for m in models if m.type != "codec"]
+        if bad:
+            raise typer.BadParameter(f"not a codec: {', '.join(bad)}", param_hint="--codec")
+        req = EvalRequest(
+            benchmarks=benches,
+            models=models,
+            output_dir=output_dir,
+            task="codec",
+            as_task=True,
+            limit=limit,
+            data_root=data_root,
+            generation=GenerationConfig(),
+            resamples=resamples,
+            progress=progress,
+            console=console,
+        )
+        result = evaluate(req)
+        per_codec: dict = {}
+        for res in result.results:
+            values = {k.split(":", 1)[-1]: v.get("value") for k, v in res["metrics"].items()}
+            per_codec.setdefault(res["benchmark"], {})[res["model"]] = values
+        extra = {"codecs": next(iter(per_codec.values()))} if len(per_codec) == 1 else {"codecs": per_codec}
+        summary = write_run_summary(result.run_dir, result.results, extra=extra)
+    for errors in result.skipped.values():
+        report_skipped(errors)
+    show_summary(summary, result.run_dir, headline=False)
+    console.print(f"Run directory: {result.run_dir}", highlight=False)

@@ -49,6 +49,7 @@ class EvalRequest:
     models: list[ModelConfig]
     output_dir: Path | None = None
     task: str | None = None
+    as_task: bool = False  # re-task registered benchmarks to `task` (the codec command)
     limit: int | None = None
     data_root: Path | None = None
     generation: GenerationConfig = field(default_factory=GenerationConfig)
@@ -81,7 +82,7 @@ class EvalResult:
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
     out: list[ResolvedBenchmark] = []
     for ref in req.benchmarks:
-        spec, where = resolve_benchmark(ref, task=req.task)
+        spec, where = resolve_benchmark(ref, task=req.task, as_task=req.as_task)
         out.append(resolve(spec, where))
     names = [b.name for b in out]
     dupes = sorted({n for n in names if names.count(n) > 1})

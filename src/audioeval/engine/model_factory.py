@@ -7,6 +7,7 @@ from pathlib import Path
 
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.adapters.baselines import make_baseline
+from audioeval.adapters.generators import CodecModel, EspeakTts
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter
 from audioeval.adapters.replay import Replay
 from audioeval.engine.model_specs import ModelConfig
@@ -31,6 +32,12 @@ def build_adapter(
         )
     if cfg.type == "runtime":
         return LocalRuntimeAdapter(cfg.runtime or cfg.name, workers=cfg.workers, name=cfg.name)
+    if cfg.type == "tts":
+        return EspeakTts(cfg.name, voice=cfg.voice or "en-us")
+    if cfg.type == "codec":
+        return CodecModel(
+            cfg.name, cfg.codec or cfg.name, max_concurrency=cfg.concurrency if cfg.concurrency != 8 else 2
+        )
     if cfg.type == "replay":
         return Replay(cfg.name, Path(cfg.replay or "").expanduser())
     return make_baseline(cfg.baseline or cfg.name, name=cfg.name)

@@ -1,7 +1,8 @@
 """Models under test, as named on the command line or in a run config.
 
 On the command line: `NAME@URL[+URL…]` (an OpenAI-compatible endpoint serving NAME), a
-built-in runtime (`whisper-tiny.en`), a baseline (`constant:TEXT`, `random-choice[:SEED]`,
+built-in runtime (`whisper-tiny.en`), the embedded TTS `espeak-ng[:VOICE]`, a built-in codec
+(`opus:12k`, `codec2:3200`, `mulaw`), a baseline (`constant:TEXT`, `random-choice[:SEED]`,
 `first-choice`, `longest-choice`, `echo`, `oracle`) or `replay:RUN/BENCHMARK/MODEL`.
 In a YAML config, the same string or a mapping with every option.
 """
@@ -14,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from audioeval.adapters.baselines import BASELINES
+from audioeval.adapters.codecs.registry import BUILTIN_CODECS, NEURAL_CODECS
 from audioeval.adapters.runtimes.spec import builtin_spec_files
 from audioeval.core.errors import InputError
 from audioeval.core.suggest import did_you_mean, unknown_name
@@ -25,7 +27,7 @@ class ModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(description="label in results and leaderboards")
-    type: Literal["openai", "runtime", "baseline", "replay"]
+    type: Literal["openai", "runtime", "baseline", "replay", "tts", "codec"]
     urls: list[str] = Field(default_factory=list, description="OpenAI-compatible base URLs (…/v1)")
     served_model: str | None = Field(None, description="the `model` field sent; defaults to name")
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the API key")
@@ -36,6 +38,8 @@ class ModelConfig(BaseModel):
     workers: int = Field(1, ge=1, description="worker processes of a runtime")
     baseline: str | None = Field(None, description="baseline kind with its argument, e.g. constant:yes")
     replay: str | None = Field(None, description="folder of a stored benchmark × model result")
+    codec: str | None = Field(None, description="built-in codec spec, e.g. opus:12k (type codec)")
+    voice: str | None = Field(None, description="espeak-ng voice (type tts)")
     prompts: dict[str, str] = Field(default_factory=dict, description="task or benchmark -> template")
 
     @property
@@ -44,7 +48,8 @@ class ModelConfig(BaseModel):
 
 
 def known_model_names() -> list[str]:
-    return sorted({*builtin_spec_files(), *BASELINES, "replay:PATH", "NAME@URL"})
+    codecs = [f"{c}:…" if c in ("opus", "codec2") else c for c in BUILTIN_CODECS]
+    return sorted({*builtin_spec_files(), *BASELINES, "replay:PATH", "NAME@URL", "espeak-ng", *codecs})
 
 
 def parse_model_ref(ref: str) -> ModelConfig:
@@ -64,6 +69,10 @@ def parse_model_ref(ref: str) -> ModelConfig:
     if ref.endswith((".yaml", ".yml")):
         return ModelConfig(name=ref.rsplit("/", 1)[-1].rsplit(".", 1)[0], type="runtime", runtime=ref)
     kind = ref.split(":", 1)[0]
+    if kind == "espeak-ng":
+        return ModelConfig(name=ref, type="tts", voice=ref.partition(":")[2] or None)
+    if kind in BUILTIN_CODECS or kind in NEURAL_CODECS:
+        return ModelConfig(name=ref, type="codec", codec=ref)
     if kind in BASELINES:
         return ModelConfig(name=ref, type="baseline", baseline=ref)
     raise InputError(unknown_name("model", ref, known_model_names()), field="model")

@@ -74,9 +74,14 @@ def leaderboard_markdown(board: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n" + note
 
 
-def write_leaderboard(run_dir: Path, board: Mapping[str, Any]) -> Path:
+def write_leaderboard(run_dir: Path, summary: Mapping[str, Any]) -> Path:
+    """`leaderboard.md`: the headline leaderboard, then any generation/codec boards."""
+    from audioeval.report.generation_table import generation_markdown
     from audioeval.store.atomic import write_text_atomic
 
+    text = leaderboard_markdown(summary["leaderboard"])
+    for bench, board in (summary.get("generation_leaderboards") or {}).items():
+        text += "\n" + generation_markdown(bench, board)
     path = run_dir / "leaderboard.md"
-    write_text_atomic(path, leaderboard_markdown(board))
+    write_text_atomic(path, text)
     return path

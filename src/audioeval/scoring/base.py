@@ -97,6 +97,14 @@ SCORERS: dict[str, ScorerFactory] = {
     "includes": _lazy("match", "IncludesScorer"),
     "rouge_l": _lazy("rouge", "RougeLScorer"),
     "mcq_match": _lazy("mcq_match", "McqMatchScorer"),
+    # Speech output (TTS, voice conversion, spoken answers, codecs): embedded metric models.
+    "asr_wer": _lazy("speech_scorers", "asr_wer"),
+    "asr_cer": _lazy("speech_scorers", "asr_cer"),
+    "asr_includes": _lazy("speech_scorers", "asr_includes"),
+    "sim": _lazy("speech_scorers", "SimScorer"),
+    "dnsmos": _lazy("speech_scorers", "DnsmosScorer"),
+    "pesq_stoi": _lazy("speech_scorers", "PesqStoiScorer"),
+    "utmos": _lazy("speech_scorers", "utmos"),
 }
 
 

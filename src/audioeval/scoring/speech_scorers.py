@@ -1,0 +1,178 @@
+"""Scorers of generated or reconstructed speech, with the embedded metric models.
+
+- `asr_wer` / `asr_cer`: transcribe the output audio (Whisper tiny.en by default, or a
+  configured local model), then WER/CER against the sample's reference text, exactly as the
+  `wer`/`cer` scorers compute it (same normaliser, same sufficient statistics);
+- `asr_includes`: transcribe a spoken answer, then the `includes` match against the answer;
+- `sim`: cosine of speaker embeddings of the output and a reference clip (the sample's
+  `reference_voice`, or its input `audio` for codecs);
+- `dnsmos`: DNSMOS P.835 SIG/BAK/OVRL and P.808 of the output;
+- `pesq_stoi`: PESQ-WB and STOI of the output against the input audio (codecs);
+- `utmos`: not shipped offline; asking for it is a clear error.
+
+Each metric model loads once per process (`scoring/speech_models`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from audioeval.audio.decode import Clip, load_clip
+from audioeval.core.errors import InputError, OptionalDependencyError
+from audioeval.core.messages import AudioRef
+from audioeval.core.sample import Sample
+from audioeval.scoring.base import Prediction, SampleScore, Scorer, build_scorer
+
+
+def _output_clip(prediction: Prediction, sample: Sample) -> Clip:
+    if not prediction.audio_path:
+        raise InputError("the model returned no audio", sample_id=sample.id, field="output.audio_path")
+    return load_clip(prediction.audio_path, sample_id=sample.id, field="output.audio_path")
+
+
+def _sample_clip(sample: Sample, name: str) -> Clip | None:
+    ref: AudioRef | None = sample.audio.get(name)
+    if ref is None:
+        return None
+    clip = load_clip(ref.path, sample_id=sample.id, field=name)
+    if ref.is_slice:
+        from audioeval.audio.slicing import cut
+
+        clip = cut(clip, ref.start, ref.end)
+    return clip
+
+
+@dataclass
+class AsrThenText:
+    """Transcribe the output audio, then score the transcript with a text scorer."""
+
+    name: str
+    text_scorer: Scorer
+    model: str | None = None
+    language: str | None = "en"
+    _asr: Any = field(default=None, repr=False)
+
+    def _transcriber(self) -> Any:
+        if self._asr is None:
+            from audioeval.scoring.speech_models.asr import AsrConfig, load_asr
+
+            self._asr = load_asr(AsrConfig(model=self.model, language=self.language))
+        return self._asr
+
+    def signature(self) -> dict[str, Any]:
+        return {
+            "scorer": self.name,
+            "asr": self._transcriber().signature,
+            "text": self.text_scorer.signature(),
+        }
+
+    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+        clip = _output_clip(prediction, sample)
+        transcript = self._transcriber().transcribe(clip.samples, clip.sample_rate)
+        inner = self.text_scorer.score(Prediction(transcript, transcript, prediction.audio_path), sample)
+        return SampleScore(inner.values, inner.stats, {**inner.detail, "transcript": transcript})
+
+
+def _asr_factory(text_name: str, name: str):
+    def make(
+        *, model: str | None = None, language: str | None = None, normaliser: Any = None, **args: Any
+    ) -> Scorer:
+        text_args = dict(args)
+        if normaliser is not None:
+            text_args["normaliser"] = normaliser
+        if language is not None and text_name in ("wer", "cer"):
+            text_args["language"] = language
+        if model is None and language not in (None, "en") and not language.startswith("en-"):
+            raise InputError(
+                f"the embedded ASR model (Whisper tiny.en) is English-only, and this benchmark is in"
+                f" {language!r}: name a multilingual CTranslate2 Whisper model, e.g. scorers: "
+                f"[{{{name}: {{model: /models/whisper-large-v3-ct2}}}}]",
+                field=f"scorers.{name}.model",
+            )
+        text = build_scorer(text_name, text_args, where=f"scorer {name}")
+        asr_language = language or "en"
+        return AsrThenText(name, text, model=model, language=asr_language)
+
+    return make
+
+
+asr_wer = _asr_factory("wer", "asr_wer")
+asr_cer = _asr_factory("cer", "asr_cer")
+asr_includes = _asr_factory("includes", "asr_includes")
+
+
+@dataclass
+class SimScorer:
+    """Speaker similarity of the output to `against` (`reference_voice`, falling back to `audio`)."""
+
+    against: str = "reference_voice"
+    backend: str = "dvector"
+    name: str = "sim"
+
+    def signature(self) -> dict[str, Any]:
+        return {"scorer": self.name, "against": self.against, "backend": self.backend}
+
+    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+        from audioeval.scoring.speech_models.speaker_sim import speaker_similarity
+
+        reference = _sample_clip(sample, self.against)
+        if reference is None and self.against == "reference_voice":
+            reference = _sample_clip(sample, "audio")
+        if reference is None:
+            # Nothing to compare with: the metric is undefined for this sample, not zero.
+            return SampleScore({}, {"sim": None}, {"sim": "no reference clip"})
+        out = _output_clip(prediction, sample)
+        sim = speaker_similarity(
+            out.samples, out.sample_rate, reference.samples, reference.sample_rate, backend=self.backend
+        )
+        return SampleScore({"sim": sim.cosine}, {"sim": sim.cosine}, {"backend": sim.backend})
+
+
+@dataclass
+class DnsmosScorer:
+    name: str = "dnsmos"
+
+    def signature(self) -> dict[str, Any]:
+        from audioeval.scoring.speech_models.dnsmos import load_dnsmos
+
+        return {"scorer": self.name, "model": load_dnsmos().signature}
+
+    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+        from audioeval.scoring.speech_models.dnsmos import load_dnsmos
+
+        out = _output_clip(prediction, sample)
+        s = load_dnsmos().score(out.samples, out.sample_rate)
+        values = {"dnsmos_ovrl": s.ovrl, "dnsmos_sig": s.sig, "dnsmos_bak": s.bak, "dnsmos_p808": s.p808}
+        return SampleScore(values, dict(values), {"windows": s.windows, "clipped": s.clipped})
+
+
+@dataclass
+class PesqStoiScorer:
+    """PESQ-WB and STOI of the output against the sample's input audio (reference-based)."""
+
+    against: str = "audio"
+    name: str = "pesq_stoi"
+
+    def signature(self) -> dict[str, Any]:
+        return {"scorer": self.name, "against": self.against, "pesq": "wideband 16 kHz", "stoi": "classic"}
+
+    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+        from audioeval.audio.decode import resample
+        from audioeval.scoring.speech_models.reference_quality import reference_quality
+
+        reference = _sample_clip(sample, self.against)
+        if reference is None:
+            raise InputError("no reference audio to compare with", sample_id=sample.id, field=self.against)
+        out = resample(_output_clip(prediction, sample), reference.sample_rate)
+        n = min(len(out.samples), len(reference.samples))
+        q = reference_quality(reference.samples[:n], out.samples[:n], reference.sample_rate)
+        values = {"pesq": q.pesq_wb, "stoi": q.stoi}
+        return SampleScore(values, dict(values), {})
+
+
+def utmos(**_: Any) -> Scorer:
+    raise OptionalDependencyError(
+        "UTMOS weights do not ship in any registry package, so it is not available offline; "
+        "use dnsmos (P.835 and P.808), or serve UTMOS through an isolated runtime of your own"
+    )
