@@ -32,6 +32,7 @@ runtimes: $(VENV)/.installed
 
 demo: $(VENV)/.installed system-deps runtimes
 	$(BIN)/audioeval run examples/demo.yaml
+	$(BIN)/audioeval codec --codec opus:6k,opus:12k,opus:24k,codec2:3200 --benchmark demo-speech-en --output_dir demo_out/codec
 	$(BIN)/python examples/mmae_demo.py
 
 test: $(VENV)/.installed-dev system-deps runtimes

@@ -28,3 +28,30 @@ def test_mmae_demo_scores_baselines_against_the_labelled_demo_judge(tmp_path):
     assert overall["identity"]["CR"] > 90 > overall["noise"]["CR"]
     sig = json.loads((scores / "identity" / "signature.json").read_text())
     assert "not Qwen3-Omni" in sig["judge_model"]
+
+
+def test_demo_config_runs_every_pair_offline(tmp_path):
+    """`audioeval run examples/demo.yaml`, as `make demo` runs it (Whisper in its runtime,
+    espeak-ng TTS, baselines), into a temporary run directory."""
+    from typer.testing import CliRunner
+
+    from audioeval.adapters.runtimes.environment import setup_environment
+    from audioeval.adapters.runtimes.spec import load_runtime_spec
+    from audioeval.cli.main import app
+
+    setup_environment(load_runtime_spec("whisper-tiny.en"))
+    out = tmp_path / "eval"
+    res = CliRunner().invoke(
+        app,
+        ["run", str(ROOT / "examples" / "demo.yaml"), "-o", str(out), "--no-progress"],
+        catch_exceptions=False,
+    )
+    assert res.exit_code == 0, res.output
+    s = json.loads((out / "summary.json").read_text())
+    assert s["scores"]["demo-speech-en"]["whisper-tiny.en"]["wer"] < 0.3
+    assert s["scores"]["demo-mcq"]["oracle"]["accuracy"] == 1.0
+    assert s["scores"]["demo-tts-en"]["espeak-ng"]["dnsmos_ovrl"] > 1.0
+    assert all(r["failed"] == 0 for r in s["results"]), [
+        (r["benchmark"], r["model"], r["failed"]) for r in s["results"]
+    ]
+    assert "demo-tts-en (tts)" in (out / "leaderboard.md").read_text()

@@ -48,6 +48,7 @@ class Baseline:
 
 
 CHOICE_TASKS = ("mcq", "classification")
+TEXT_TASKS = ("asr", "ast", "classification", "captioning", "spoken_qa", "mcq")
 
 
 def _choices(request: ModelRequest) -> list[str]:
@@ -58,6 +59,8 @@ def _choices(request: ModelRequest) -> list[str]:
 
 
 class Constant(Baseline):
+    tasks = TEXT_TASKS
+
     def answer(self, request: ModelRequest) -> ModelOutput:
         return ModelOutput(text=str(self.args.get("text", "")))
 
@@ -96,6 +99,8 @@ class Echo(Baseline):
 
 
 class Oracle(Baseline):
+    tasks = TEXT_TASKS
+
     def answer(self, request: ModelRequest) -> ModelOutput:
         s = request.sample
         for key in ("answer", "reference"):

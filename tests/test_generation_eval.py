@@ -1,0 +1,133 @@
+"""Generation and codec evaluation end to end on real audio: the bundled speech clips through
+built-in codecs, and espeak-ng as the TTS model, scored by the embedded metric models."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from audioeval.analysis.generation_board import build_generation_boards, normalised_generation
+from audioeval.cli.main import app
+
+runner = CliRunner()
+DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def _espeak() -> None:
+    if shutil.which("espeak-ng") is None:
+        if os.environ.get("CI"):
+            pytest.fail("espeak-ng is required on CI (make test installs it)")
+        pytest.skip("espeak-ng not installed (apt-get install espeak-ng)")
+
+
+@pytest.fixture(scope="module")
+def codec_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    out = tmp_path_factory.mktemp("codec") / "out"
+    res = runner.invoke(
+        app,
+        [
+            "codec",
+            "--codec",
+            "opus:6k,opus:24k,codec2:3200",
+            "-b",
+            "demo-speech-en",
+            "--limit",
+            "3",
+            "-o",
+            str(out),
+            "--no-progress",
+            "--resamples",
+            "200",
+        ],
+        catch_exceptions=False,
+    )
+    assert res.exit_code == 0, res.output
+    return {"out": out, "output": res.output, "summary": json.loads((out / "summary.json").read_text())}
+
+
+def test_codec_summary_has_every_metric_per_codec(codec_run: dict) -> None:
+    codecs = codec_run["summary"]["codecs"]
+    assert set(codecs) == {"opus:6k", "opus:24k", "codec2:3200"}
+    for values in codecs.values():
+        assert set(values) == {"wer", "sim", "dnsmos_ovrl", "dnsmos_p808", "pesq", "stoi"}
+        assert all(v is not None for v in values.values()), values
+    assert codecs["opus:6k"]["pesq"] <= codecs["opus:24k"]["pesq"]
+    assert codecs["codec2:3200"]["pesq"] < codecs["opus:24k"]["pesq"]
+    assert codecs["opus:24k"]["sim"] > codecs["codec2:3200"]["sim"]
+    assert codecs["opus:24k"]["wer"] < 0.4  # the clips stay intelligible to Whisper tiny.en
+
+
+def test_codec_leaderboard_is_data_and_table(codec_run: dict) -> None:
+    board = codec_run["summary"]["generation_leaderboards"]["demo-speech-en"]
+    assert board["averaged"] == ["wer", "sim", "dnsmos_ovrl", "dnsmos_p808"]
+    top = board["rows"][0]
+    v = top["values"]
+    expected = (100 - 100 * v["wer"] + 100 * v["sim"] + 20 * v["dnsmos_ovrl"] + 20 * v["dnsmos_p808"]) / 4
+    assert top["average"] == pytest.approx(expected)
+    assert "average" in codec_run["output"] and "opus:24k" in codec_run["output"]
+    md = (codec_run["out"] / "leaderboard.md").read_text()
+    assert "demo-speech-en (codec)" in md and "| opus:24k |" in md
+    rec = json.loads(
+        (codec_run["out"] / "demo-speech-en" / "opus_24k" / "records.jsonl").read_text().splitlines()[0]
+    )
+    assert Path(rec["output"]["audio_path"]).is_file()
+    assert rec["scores"]["asr_wer"]["detail"]["transcript"]
+
+
+def test_tts_with_espeak_ng(tmp_path: Path) -> None:
+    _espeak()
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app,
+        ["run", "-m", "espeak-ng", "-b", "demo-tts-en", "--limit", "4", "-o", str(out), "--no-progress"],
+        catch_exceptions=False,
+    )
+    assert res.exit_code == 0, res.output
+    s = json.loads((out / "summary.json").read_text())
+    assert s["wer"] < 0.6, s["wer"]  # espeak is hard for Whisper, but far from noise
+    assert 1.0 < s["dnsmos_ovrl"] < 5.0 and 1.0 < s["dnsmos_p808"] < 5.0
+    assert s["sim"] is not None and s["sim"] < 0.7  # espeak's voice is not the recorded one
+    assert s["generation_leaderboards"]["demo-tts-en"]["rows"][0]["model"] == "espeak-ng"
+
+
+def test_neural_codec_and_utmos_fail_clearly(tmp_path: Path) -> None:
+    res = runner.invoke(
+        app, ["codec", "--codec", "encodec:24k", "-b", "demo-speech-en", "-o", str(tmp_path / "o")]
+    )
+    assert res.exit_code == 2
+    assert "encodec" in res.output and "runtime" in res.output
+    res = runner.invoke(
+        app, ["codec", "--codec", "opsu:12k", "-b", "demo-speech-en", "-o", str(tmp_path / "o2")]
+    )
+    assert res.exit_code == 2 and "opus" in res.output
+    spec = tmp_path / "u.yaml"
+    spec.write_text(
+        f"name: u\ntask: tts\nsource: {{type: jsonl, path: {DEMO / 'manifest.jsonl'}}}\nscorers: [utmos]\n"
+    )
+    res = runner.invoke(app, ["run", "-m", "espeak-ng", "-b", str(spec), "-o", str(tmp_path / "o3")])
+    assert res.exit_code == 2 and "UTMOS" in res.output
+
+
+def test_generation_normalisation_rules() -> None:
+    assert normalised_generation("wer", 0.1) == pytest.approx(90.0)
+    assert normalised_generation("mean:dnsmos_ovrl", 3.0) == pytest.approx(60.0)
+    assert normalised_generation("mean:sim", 0.8) == pytest.approx(80.0)
+    assert normalised_generation("mean:sim", None) is None
+    results = [
+        {
+            "benchmark": "b",
+            "model": "m",
+            "task": "tts",
+            "average_metrics": ["wer", "mean:sim"],
+            "metrics": {"wer": {"value": 0.2}, "mean:sim": {"value": None}},
+        }
+    ]
+    board = build_generation_boards(results)["b"]
+    assert board["rows"][0]["average"] == pytest.approx(80.0)  # SIM does not apply: left out
+    assert board["rows"][0]["averaged_over"] == 1
