@@ -12,6 +12,7 @@ from pathlib import Path
 from audioeval.benchmarks.spec import BenchmarkSpec, load_spec_file, parse_spec
 from audioeval.core.errors import InputError
 from audioeval.core.suggest import unknown_name
+from audioeval.store.yaml_file import parse_yaml_mapping
 
 MANIFEST_SUFFIXES = {".jsonl": "jsonl", ".json": "json", ".csv": "csv"}
 
@@ -30,18 +31,12 @@ def shipped_benchmarks() -> dict[str, str]:
 
 
 def load_shipped(name: str) -> tuple[BenchmarkSpec, str]:
-    import yaml
-
     files = shipped_benchmarks()
     if name not in files:
         raise InputError(unknown_name("benchmark", name, files), field="benchmark")
     entry = _shipped_folder().joinpath(files[name])
     where = f"audioeval:benchmarks/registry/{files[name]}"
-    try:
-        data = yaml.safe_load(entry.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise InputError(f"malformed YAML ({exc})", file=where) from None
-    spec = parse_spec(data, where)
+    spec = parse_spec(parse_yaml_mapping(entry.read_text(encoding="utf-8"), where, "benchmark spec"), where)
     if spec.name != name:
         raise InputError(f"spec name {spec.name!r} differs from its file name", file=where, field="name")
     return spec, where

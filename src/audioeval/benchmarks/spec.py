@@ -14,7 +14,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from audioeval.core.errors import InputError
-from audioeval.core.suggest import did_you_mean
+from audioeval.core.validation import describe_validation
+from audioeval.store.yaml_file import read_yaml_mapping
 
 SourceType = Literal["jsonl", "json", "csv", "folder", "hf", "hf_disk"]
 StepSpec = str | dict[str, dict[str, Any]]
@@ -68,22 +69,13 @@ class BenchmarkSpec(_Strict):
         return v
 
 
-def _location(err: dict[str, Any]) -> str:
-    return ".".join(str(p) for p in err["loc"])
-
-
-def _describe(err: dict[str, Any], model: type[BaseModel]) -> str:
-    if err["type"] == "extra_forbidden":
-        key = str(err["loc"][-1])
-        target: Any = model
-        for part in err["loc"][:-1]:
-            sub = getattr(target, "model_fields", {}).get(str(part))
-            target = sub.annotation if sub is not None else target
-        known = getattr(target, "model_fields", {}) or model.model_fields
-        return f"unknown key{did_you_mean(key, known)}; allowed: {', '.join(known)}"
-    if err["type"] == "missing":
-        return "required"
-    return str(err["msg"])
+def _known_keys(parent: tuple[Any, ...]) -> list[str]:
+    """The keys allowed at a nested location of a spec (`source.…` or the top level)."""
+    model: Any = BenchmarkSpec
+    for part in parent:
+        sub = getattr(model, "model_fields", {}).get(str(part))
+        model = sub.annotation if sub is not None else model
+    return list(getattr(model, "model_fields", {}) or BenchmarkSpec.model_fields)
 
 
 def parse_spec(data: Any, source: str) -> BenchmarkSpec:
@@ -93,21 +85,9 @@ def parse_spec(data: Any, source: str) -> BenchmarkSpec:
     try:
         return BenchmarkSpec.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        more = len(exc.errors()) - 1
-        extra = f" (and {more} more problem(s))" if more else ""
-        raise InputError(
-            _describe(first, BenchmarkSpec) + extra, file=source, field=_location(first)
-        ) from None
+        message, location = describe_validation(exc.errors(), _known_keys)
+        raise InputError(message, file=source, field=location) from None
 
 
 def load_spec_file(path: Path) -> BenchmarkSpec:
-    import yaml
-
-    if not path.is_file():
-        raise InputError("benchmark spec file not found", file=str(path))
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise InputError(f"malformed YAML ({exc})", file=str(path)) from None
-    return parse_spec(data, str(path))
+    return parse_spec(read_yaml_mapping(path, "benchmark spec"), str(path))

@@ -13,7 +13,6 @@ import hashlib
 import json
 import re
 import sys
-from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +20,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from audioeval.core.errors import InputError
-from audioeval.core.suggest import did_you_mean, unknown_name
+from audioeval.core.suggest import unknown_name
+from audioeval.core.validation import describe_validation
+from audioeval.store.yaml_file import read_yaml_mapping
 
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 # "name==1.2.3" (extras and markers allowed) or "name @ file:///… / https://…".
@@ -90,16 +91,6 @@ def _shipped_dir(kind: str) -> Path:
     return Path(str(resources.files("audioeval.adapters.runtimes"))) / kind
 
 
-def _describe(err: Mapping[str, Any]) -> str:
-    if err["type"] == "extra_forbidden":
-        key = str(err["loc"][-1])
-        known = [k for k in RuntimeSpec.model_fields if k != "source"]
-        return f"unknown key{did_you_mean(key, known)}; allowed: {', '.join(known)}"
-    if err["type"] == "missing":
-        return "required"
-    return str(err["msg"]).removeprefix("Value error, ")
-
-
 def _resolve_worker(worker: Any, base: Path | None) -> Any:
     if not isinstance(worker, str | Path):
         return worker
@@ -123,26 +114,16 @@ def parse_runtime_spec(data: Any, source: str) -> RuntimeSpec:
     try:
         spec = RuntimeSpec.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        more = len(exc.errors()) - 1
-        extra = f" (and {more} more problem(s))" if more else ""
-        field = ".".join(str(p) for p in first["loc"])
-        raise InputError(_describe(first) + extra, file=source, field=field) from None
+        known = [k for k in RuntimeSpec.model_fields if k != "source"]
+        message, field = describe_validation(exc.errors(), known)
+        raise InputError(message, file=source, field=field) from None
     if not spec.worker.is_file():
         raise InputError(f"worker script not found: {spec.worker}", file=source, field="worker")
     return spec
 
 
 def load_runtime_spec_file(path: Path) -> RuntimeSpec:
-    import yaml
-
-    if not path.is_file():
-        raise InputError("runtime spec file not found", file=str(path))
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise InputError(f"malformed YAML ({exc})", file=str(path)) from None
-    return parse_runtime_spec(data, str(path))
+    return parse_runtime_spec(read_yaml_mapping(path, "runtime spec"), str(path))
 
 
 def builtin_spec_files() -> dict[str, Path]:
