@@ -20,7 +20,7 @@ from audioeval.metrics.corpus import (
     breakdown,
     get_metric,
 )
-from audioeval.scoring.base import SCORERS, Prediction, build_scorer
+from audioeval.scoring.base import Prediction, build_scorer
 
 HYPS = [
     "the cat sat on the mat",
@@ -165,9 +165,9 @@ def test_metric_on_the_wrong_stats_says_so() -> None:
         get_metric("wer").compute([{"correct": 1}])
 
 
-def test_default_metrics_of_every_scorer_compute_on_its_stats() -> None:
+def test_default_metrics_of_every_text_scorer_compute_on_its_stats() -> None:
     fields = {"reference": "a dog barks", "answer": "Dog barking", "choices": ["Dog barking", "Cat meowing"]}
-    for name in SCORERS:
+    for name in SCORER_METRICS:
         built = build_scorer(name, {}, where="t.yaml")
         stats = [
             built.score(Prediction(t, t), Sample(str(i), fields=fields)).stats

@@ -40,6 +40,11 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in path.read_text().splitlines()]
 
 
+def pair(run_dir: Path, bench: str = "mmar", model: str = "fake-audio-lm") -> Path:
+    """The engine's folder of one benchmark × model in a run directory."""
+    return run_dir / bench / model
+
+
 def test_predict_then_score_and_resume(tmp_path: Path) -> None:
     items = write_tone_set(tmp_path / "set", 8)
     out = tmp_path / "preds.jsonl"
@@ -53,8 +58,16 @@ def test_predict_then_score_and_resume(tmp_path: Path) -> None:
         assert all(p["thinking_prediction"] == "" for p in preds)
         assert preds[0]["rubric"] == items[0]["rubric"]  # the metadata is kept
         run_dir = tmp_path / "preds.jsonl.run"
-        assert len(lines(run_dir / "raw_outputs.jsonl")) == 8
-        assert json.loads((run_dir / "signature.json").read_text())["template"] == "mcq-choices-v1"
+        assert res.run_dir == run_dir and res.records == pair(run_dir) / "records.jsonl"
+        recs = lines(res.records)
+        assert len(recs) == 8 and all(r["error"] is None for r in recs)
+        assert {r["id"]: r["output"]["text"] for r in recs} == {i["id"]: i["answer"] for i in items}
+        signature = json.loads((pair(run_dir) / "signature.json").read_text())
+        assert signature["benchmark"]["template"] == "mcq-choices-v1"
+        assert signature["benchmark"]["task"] == "mcq"
+        assert signature["model"]["served_model"] == "fake-audio-lm"
+        assert (run_dir / "run.json").is_file() and (pair(run_dir) / "summary.json").is_file()
+        assert json.loads((pair(run_dir) / "summary.json").read_text())["metrics"]["accuracy"]["value"] == 1.0
         before = out.read_bytes()
         again = predict(config(tmp_path / "set", server.base_url, out))
         assert (again.asked_now, again.reused, again.calls) == (0, 8, 0)
@@ -72,9 +85,10 @@ def test_missing_audio_is_recorded_and_asked_again_once_present(tmp_path: Path) 
     with FakeMcqServer() as server:
         res = predict(config(root, server.base_url, out))
         assert (res.answered, res.failed) == (3, 1)
-        raw = lines(tmp_path / "preds.json.run" / "raw_outputs.jsonl")
-        failed = [r for r in raw if r["raw"] is None]
+        recs = lines(pair(tmp_path / "preds.json.run") / "records.jsonl")
+        failed = [r for r in recs if r["error"] is not None]
         assert [r["id"] for r in failed] == ["tone02"]
+        assert failed[0]["output"]["text"] is None
         assert "audio file not found" in failed[0]["error"]
         preds = json.loads(out.read_text())  # a JSON list, as the suffix says
         assert "answer_prediction" not in preds[2]
@@ -177,7 +191,7 @@ def test_mmau_layout_and_cli(tmp_path: Path) -> None:
                 "--no-progress",
             ],
         )
-        assert res.exit_code == 2 and "other settings" in res.output
+        assert res.exit_code == 2 and "another-model" in res.output and "another output directory" in res.output
     preds = json.loads(out.read_text())
     assert [p["model_output"] for p in preds] == ["220 Hz", "880 Hz"]
     assert score_file(MMAU, out, n_resamples=50).summary["overall"]["official"]["correct"] == 2
@@ -240,3 +254,43 @@ def test_custom_template_file_and_bad_template_exit_2(tmp_path: Path) -> None:
             ],
         )
     assert cli.exit_code == 2 and "nothing_here" in cli.output
+
+
+@pytest.mark.parametrize(
+    ("change", "message", "field"),
+    [
+        ({"question": None}, "missing or non-string question", "question"),
+        ({"audio_path": ""}, "missing or non-string audio path", "audio_path"),
+        ({"choices": "220 Hz"}, "expected a non-empty list of strings", "choices"),
+    ],
+)
+def test_bad_metadata_stops_before_any_call(
+    tmp_path: Path, change: dict[str, Any], message: str, field: str
+) -> None:
+    root = tmp_path / "set"
+    items = write_tone_set(root, 3)
+    items[1].update(change)
+    (root / "MMAR-meta.jsonl").write_text("".join(json.dumps(x) + "\n" for x in items))
+    out = tmp_path / "p.jsonl"
+    with FakeMcqServer() as server:
+        with pytest.raises(InputError, match=message) as err:
+            predict(config(root, server.base_url, out))
+        assert server.stats.requests == 0
+    assert (err.value.sample_id, err.value.field, err.value.line) == ("tone01", field, 2)
+    assert not out.exists() and not (tmp_path / "p.jsonl.run").exists()
+
+
+def test_sampling_settings_reach_the_engine_and_its_signature(tmp_path: Path) -> None:
+    write_tone_set(tmp_path / "set", 2)
+    out = tmp_path / "p.jsonl"
+    with FakeMcqServer() as server:
+        res = predict(
+            config(tmp_path / "set", server.base_url, out, sample_rate=8000, temperature=0.0, max_tokens=64)
+        )
+        assert res.answered == 2
+        bodies = server.stats.bodies
+        assert len(bodies) == 2
+        assert all(b.get("temperature") == 0.0 and b.get("max_tokens") == 64 for b in bodies)
+    signature = json.loads((pair(res.run_dir) / "signature.json").read_text())
+    assert signature["model"]["sample_rate"] == 8000
+    assert signature["generation"]["temperature"] == 0.0 and signature["generation"]["max_tokens"] == 64

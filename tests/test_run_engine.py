@@ -306,3 +306,20 @@ def test_hf_class_labels_become_names_and_null_fields_are_dropped(tmp_path: Path
     assert [s.get("answer") for s in ss.samples] == ["jazz", "blues"]
     assert all(s.get("question") is None for s in ss.samples)
     assert ss.samples[0].get("choices") == ["blues", "jazz"]
+
+
+def test_rerun_on_other_endpoints_resumes(tmp_path: Path) -> None:
+    """Endpoints, concurrency and timeouts do not move numbers: a rerun elsewhere resumes."""
+    manifest = tone_mcq_manifest(tmp_path / "set", n=4)
+    out = tmp_path / "out"
+    with FakeMcqServer() as first:
+        res = run_cli(
+            "-m", f"fake-audio-lm@{first.base_url}", "--task", "mcq", "-b", str(manifest), "-o", str(out)
+        )
+        assert res.exit_code == 0, res.output
+    with FakeMcqServer() as second:
+        res = run_cli(
+            "-m", f"fake-audio-lm@{second.base_url}", "--task", "mcq", "-b", str(manifest), "-o", str(out)
+        )
+        assert res.exit_code == 0, res.output
+        assert second.stats.requests == 0 and "asked 0, reused 4" in res.output

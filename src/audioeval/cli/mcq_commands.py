@@ -192,7 +192,9 @@ def predict(
         None,
         "--run_dir",
         "--run-dir",
-        help="Raw outputs, cache and signature (default: OUT.run/); rerun to resume.",
+        help=(
+            "The `audioeval run` folder: records, cache and signatures (default: OUT.run/); rerun to resume."
+        ),
     ),
     concurrency: int = typer.Option(8, "--concurrency", min=1),
     timeout: float = typer.Option(
@@ -218,7 +220,8 @@ def predict(
     no_cache: bool = typer.Option(False, "--no-cache"),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
 ) -> None:
-    """Ask a model every question with its audio and write the predictions file."""
+    """Ask a model every question with its audio (on the `audioeval run` engine) and write
+    the predictions file."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.engine.mcq_predict import McqPredictConfig
     from audioeval.engine.mcq_predict import predict as run_predict
@@ -234,7 +237,7 @@ def predict(
             out=out,
             run_dir=run_dir,
             template=template,
-            api_key=os.environ.get(api_key_env) or None,
+            api_key_env=api_key_env,
             concurrency=concurrency,
             timeout=timeout,
             temperature=temperature,
@@ -247,6 +250,6 @@ def predict(
         res = run_predict(cfg)
     console.print(
         f"{res.answered}/{res.items} answered ({res.failed} without an answer: see "
-        f"{res.run_dir / 'raw_outputs.jsonl'}); asked now {res.asked_now}, reused {res.reused}, "
+        f"{res.records}); asked now {res.asked_now}, reused {res.reused}, "
         f"calls {res.calls}, cache hits {res.cache_hits}. Predictions: {res.out}"
     )

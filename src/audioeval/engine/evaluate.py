@@ -25,9 +25,11 @@ from audioeval.benchmarks.pair_summary import latest_records, summarise_pair
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
+from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.openai_model import OpenAIChatModel
 from audioeval.engine.run_layout import (
     CACHE_FILE,
     IDS_FILE,
@@ -58,6 +60,11 @@ class EvalRequest:
     progress: bool = True
     use_cache: bool = True
     console: Console | None = None
+    # Benchmarks built in code, as (spec, where), run after those named in `benchmarks`.
+    specs: list[tuple[BenchmarkSpec, str]] = field(default_factory=list)
+    # Rate audio is resampled to before it is sent to OpenAI-compatible models (0: the
+    # native rate; None: the adapter's default, 16 kHz).
+    sample_rate: int | None = None
 
 
 @dataclass
@@ -77,6 +84,8 @@ class EvalResult:
     skipped: dict[str, list[InputError]]
     asked: int
     reused: int
+    calls: int = 0  # HTTP calls made to models, retries included (OpenAI-compatible models)
+    cache_hits: int = 0  # answers taken from the response cache
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -84,6 +93,7 @@ def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
     for ref in req.benchmarks:
         spec, where = resolve_benchmark(ref, task=req.task, as_task=req.as_task)
         out.append(resolve(spec, where))
+    out.extend(resolve(spec, where) for spec, where in req.specs)
     names = [b.name for b in out]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -193,6 +203,10 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     run_dir.mkdir(parents=True, exist_ok=True)
     cache = ResponseCache(run_dir / CACHE_FILE) if req.use_cache else None
     adapters = {m.slug: build_adapter(m, config=req.generation, cache=cache) for m in req.models}
+    if req.sample_rate is not None:
+        for adapter in adapters.values():
+            if isinstance(adapter, OpenAIChatModel):
+                adapter.sample_rate = req.sample_rate
     started: list[ModelAdapter] = []
     try:
         _write_run_file(run_dir, benches, req, adapters)
@@ -231,7 +245,11 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     results = summarise_pairs(run_dir, pairs, req.resamples, req.seed)
     asked = sum(len(p.todo) for p in pairs)
     reused = sum(p.done for p in pairs)
-    return EvalResult(run_dir, results, {n: s.skipped for n, s in sample_sets.items()}, asked, reused)
+    calls = sum(a.calls for a in adapters.values() if isinstance(a, OpenAIChatModel))
+    hits = cache.hits if cache is not None else 0
+    return EvalResult(
+        run_dir, results, {n: s.skipped for n, s in sample_sets.items()}, asked, reused, calls, hits
+    )
 
 
 def summarise_pairs(run_dir: Path, pairs: list[PairRun], resamples: int, seed: int) -> list[dict[str, Any]]:
@@ -266,12 +284,23 @@ def _write_run_file(
         "seed": req.seed,
     }
     if path.exists():
+        # Endpoints, concurrency and timeouts may change between runs; what each benchmark ×
+        # model pair was scored with is checked against its own signature.json.
         old = json.loads(path.read_text(encoding="utf-8"))
-        if old.get("benchmarks") != data["benchmarks"] or old.get("models") != data["models"]:
+        before = _names(old)
+        now = _names(data)
+        if before != now:
             raise RunConfigError(
-                f"{path} belongs to a run with other benchmarks or models; use another --output_dir"
+                f"{path} belongs to a run of benchmarks {sorted(before[0])} and models {sorted(before[1])}, "
+                f"not {sorted(now[0])} and {sorted(now[1])}; use another output directory"
             )
     write_json_atomic(path, data)
+
+
+def _names(run: dict[str, Any]) -> tuple[set[str], set[str]]:
+    benches = {str(b.get("name")) for b in run.get("benchmarks", [])}
+    models = {str((m.get("config") or {}).get("name")) for m in run.get("models", [])}
+    return benches, models
 
 
 def evaluate(req: EvalRequest) -> EvalResult:

@@ -1,11 +1,15 @@
 """`mcq predict`: ask a model every MMAR / MMAU question with its audio; write predictions.
 
-Each question is rendered from a YAML prompt template with its choices and audio into an
-OpenAI-compatible chat request. Every raw answer (or error) is appended to
-`raw_outputs.jsonl` in the run directory; a rerun with the same settings reuses successful
-answers whose prompt is unchanged and asks only the rest. The predictions file is the
-metadata with the answer added under the benchmark's key (think blocks moved to
-`thinking_prediction` for MMAR); items whose call failed get no prediction.
+A thin layer over the `audioeval run` engine (`evaluate_async`), not a pipeline of its
+own: the metadata file becomes an `mcq` benchmark spec (prompt template, audio root) and
+the model an OpenAI-compatible `ModelConfig`; the engine asks, records, caches and resumes
+in the run directory (`<run>/<benchmark>/<model>/records.jsonl`, see `run_layout`). The
+predictions file is then the metadata with each sample's latest answer added under the
+benchmark's key (think blocks moved to `thinking_prediction` for MMAR); items whose call
+failed get no prediction.
+
+Unlike `audioeval run`, which skips unreadable rows, bad input stops `mcq predict` before
+any model is asked: a predictions file must hold every item of the metadata.
 """
 
 from __future__ import annotations
@@ -13,21 +17,24 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-from audioeval.audio.clip_cache import ClipCache
+from audioeval.adapters.base import GenerationConfig
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.loading import load_mcq_file
-from audioeval.benchmarks.mcq.predictions_out import PromptJob, plan_prompts, write_predictions
-from audioeval.core.errors import AudioError
-from audioeval.engine.cached_judge import CachedJudge
-from audioeval.engine.chat_client import ChatClient
-from audioeval.prompts.templates import load_template
-from audioeval.store.jsonl import JsonlAppender, read_jsonl
-from audioeval.store.response_cache import ResponseCache
-from audioeval.store.signature import check_or_write_signature
+from audioeval.benchmarks.mcq.predictions_out import (
+    answers_from_records,
+    check_prompt_fields,
+    predict_spec,
+    write_predictions,
+)
+from audioeval.benchmarks.resolved import resolve
+from audioeval.benchmarks.sources.loader import load_samples
+from audioeval.benchmarks.spec import BenchmarkSpec
+from audioeval.engine.evaluate import EvalRequest, evaluate_async
+from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.run_layout import RECORDS_FILE, pair_dir
+from audioeval.engine.sample_pipeline import build_messages
+from audioeval.store.jsonl import read_jsonl
 
 
 @dataclass
@@ -40,7 +47,7 @@ class McqPredictConfig:
     out: Path
     run_dir: Path | None = None
     template: str = "mcq_choices"
-    api_key: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
     concurrency: int = 8
     timeout: float = 300.0
     temperature: float | None = None
@@ -54,11 +61,24 @@ class McqPredictConfig:
     def folder(self) -> Path:
         return self.run_dir or self.out.parent / f"{self.out.name}.run"
 
+    def model_config(self) -> ModelConfig:
+        return ModelConfig(
+            name=self.model,
+            type="openai",
+            urls=list(self.base_urls),
+            served_model=self.model,
+            api_key_env=self.api_key_env,
+            concurrency=self.concurrency,
+            timeout_s=self.timeout,
+            audio_part=self.audio_part,  # type: ignore[arg-type]
+        )
+
 
 @dataclass
 class McqPredictResult:
     out: Path
     run_dir: Path
+    records: Path  # the engine's records of this benchmark × model
     items: int
     answered: int
     failed: int
@@ -68,110 +88,54 @@ class McqPredictResult:
     cache_hits: int
 
 
-async def _ask(job: PromptJob, judge: CachedJudge, clips: ClipCache) -> dict[str, Any]:
-    record: dict[str, Any] = {"id": job.item.id, "prompt_hash": job.prompt_hash}
-    try:
-        await asyncio.to_thread(clips.get, job.audio, sample_id=job.item.id, field="audio")
-    except AudioError as exc:
-        return {**record, "raw": None, "error": exc.describe()}
-    gen = await judge(job.messages, 0)
-    return {
-        **record,
-        "raw": gen.text,
-        "error": gen.error,
-        "endpoint": gen.endpoint,
-        "latency_s": gen.latency_s,
-        "cached": gen.cached,
-    }
+def _check_prompts(spec: BenchmarkSpec, where: str, data_root: Path) -> None:
+    """Load the samples and render every prompt as the engine will: the first problem
+    (an unreadable row, a template that does not render) is raised, nothing is asked."""
+    bench = resolve(spec, where)
+    samples = load_samples(spec, where, root=data_root)
+    if samples.skipped:
+        raise samples.skipped[0]
+    for sample in samples.samples:
+        build_messages(bench, sample, None)
 
 
 async def predict_async(cfg: McqPredictConfig) -> McqPredictResult:
-    template = load_template(cfg.template)
     file = load_mcq_file(cfg.metadata, cfg.bench, require_predictions=False)
-    jobs = plan_prompts(file.items, cfg.bench, template, cfg.audio_root, str(cfg.metadata))
+    check_prompt_fields(file.items, cfg.bench, str(cfg.metadata))
+    spec = predict_spec(cfg.bench, cfg.metadata, cfg.audio_root, cfg.template, jsonl=file.jsonl)
+    where = spec.source.path
     folder = cfg.folder
-    folder.mkdir(parents=True, exist_ok=True)
-    check_or_write_signature(
-        folder,
-        {
-            "benchmark": cfg.bench.name,
-            "model": cfg.model,
-            "template": template.name,
-            "template_digest": template.digest,
-            "audio_part": cfg.audio_part,
-            "sample_rate": cfg.sample_rate,
-            "temperature": cfg.temperature,
-            "max_tokens": cfg.max_tokens,
-        },
+    # The run folder as data root: no local copy under AUDIOEVAL_DATA replaces the metadata.
+    _check_prompts(spec, where, folder)
+    model = cfg.model_config()
+    result = await evaluate_async(
+        EvalRequest(
+            benchmarks=[],
+            specs=[(spec, where)],
+            models=[model],
+            output_dir=folder,
+            data_root=folder,
+            generation=GenerationConfig(temperature=cfg.temperature, max_tokens=cfg.max_tokens),
+            sample_rate=cfg.sample_rate,
+            progress=cfg.progress,
+            use_cache=cfg.use_cache,
+        )
     )
-    raw_path = folder / "raw_outputs.jsonl"
-    answers: dict[str, dict[str, Any]] = {}
-    for rec in read_jsonl(raw_path).records:
-        if rec.get("raw") is not None and rec.get("id") is not None:
-            answers[rec["id"]] = rec
-    todo = [j for j in jobs if answers.get(j.item.id, {}).get("prompt_hash") != j.prompt_hash]
-    reused = len(jobs) - len(todo)
-    clips = ClipCache(target_rate=cfg.sample_rate)
-    client = ChatClient(
-        cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency
-    )
-    cache = ResponseCache(folder / "response_cache.sqlite") if cfg.use_cache else None
-    judge = CachedJudge(
-        client,
-        clips,
-        model=cfg.model,
-        style=cfg.audio_part,  # type: ignore[arg-type]
-        sampling={"temperature": cfg.temperature, "max_tokens": cfg.max_tokens},
-        cache=cache,
-    )
-    writer = JsonlAppender(raw_path)
-    queue: asyncio.Queue[PromptJob] = asyncio.Queue()
-    for job in todo:
-        queue.put_nowait(job)
-    progress = Progress(
-        TextColumn("[bold]asking"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        disable=not cfg.progress,
-    )
-    bar = progress.add_task("ask", total=len(todo))
-
-    async def worker() -> None:
-        while not queue.empty():
-            job = queue.get_nowait()
-            rec = await _ask(job, judge, clips)
-            writer.append(rec)
-            if rec["raw"] is not None:
-                answers[job.item.id] = rec
-            progress.advance(bar)
-
-    try:
-        with progress:
-            n_workers = max(1, min(cfg.concurrency, len(todo)))
-            await asyncio.gather(*(worker() for _ in range(n_workers)))
-    finally:
-        writer.close()
-        await client.aclose()
-        if cache is not None:
-            cache.close()
-    current = {
-        j.item.id: answers[j.item.id]["raw"]
-        for j in jobs
-        if answers.get(j.item.id, {}).get("prompt_hash") == j.prompt_hash
-    }
-    jsonl = _is_jsonl_out(cfg.out, file.jsonl)
-    write_predictions(cfg.out, file.items, cfg.bench, current, jsonl=jsonl)
+    records = pair_dir(folder, spec.name, model.slug) / RECORDS_FILE
+    answers = answers_from_records(read_jsonl(records).records)
+    current = {item.id: answers[item.id] for item in file.items if item.id in answers}
+    write_predictions(cfg.out, file.items, cfg.bench, current, jsonl=_is_jsonl_out(cfg.out, file.jsonl))
     return McqPredictResult(
         cfg.out,
         folder,
-        len(jobs),
+        records,
+        len(file.items),
         len(current),
-        len(jobs) - len(current),
-        len(todo),
-        reused,
-        client.calls,
-        cache.hits if cache else 0,
+        len(file.items) - len(current),
+        result.asked,
+        result.reused,
+        result.calls,
+        result.cache_hits,
     )
 
 

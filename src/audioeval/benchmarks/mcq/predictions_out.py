@@ -1,66 +1,77 @@
-"""The two ends of `mcq predict`: one prompt per question, and the predictions file."""
+"""The two ends of `mcq predict`: the benchmark spec the `audioeval run` engine runs, and
+the predictions file built from the engine's records."""
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.loading import McqItem
 from audioeval.benchmarks.mcq.run import write_jsonl_atomic
+from audioeval.benchmarks.pair_summary import latest_records
+from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.errors import InputError
-from audioeval.core.messages import AudioRef, Message, TextPart
 from audioeval.postprocess.options import LETTERS
 from audioeval.postprocess.think_tags import split_think
-from audioeval.prompts.templates import PromptTemplate, render
 from audioeval.store.atomic import write_json_atomic
 
 
-@dataclass(frozen=True)
-class PromptJob:
-    """One question to ask: its messages, its audio, and a hash of what the model is shown."""
-
-    item: McqItem
-    messages: list[Message]
-    audio: AudioRef
-    prompt_hash: str
-
-
-def resolve_audio(root: Path, rel: str) -> Path:
-    """`root/rel`; when that is missing but `root/<file name>` exists, the latter."""
-    full = root / rel
-    if not full.exists() and (root / Path(rel).name).exists():
-        return root / Path(rel).name
-    return full
-
-
-def plan_prompts(
-    items: Sequence[McqItem], bench: McqBenchmark, template: PromptTemplate, audio_root: Path, file: str
-) -> list[PromptJob]:
-    """Render every item; a missing question or audio path is bad input (file, line, id)."""
-    jobs = []
+def check_prompt_fields(items: Sequence[McqItem], bench: McqBenchmark, file: str) -> None:
+    """Every item has a string question and a non-empty audio path, else bad input
+    (file, line, id, field)."""
     for item in items:
         where = {"file": file, "line": item.line, "sample_id": item.id}
-        question = item.record.get("question")
-        if not isinstance(question, str):
+        if not isinstance(item.record.get("question"), str):
             raise InputError("missing or non-string question", field="question", **where)
         rel = item.record.get(bench.audio_field)
         if not isinstance(rel, str) or not rel:
             raise InputError("missing or non-string audio path", field=bench.audio_field, **where)
-        audio = AudioRef(str(resolve_audio(audio_root, rel)))
-        variables = {
-            "question": question,
-            "choices": list(item.choices),
-            "letters": list(LETTERS[: len(item.choices)]),
-            "item": item.record,
-        }
-        messages = render(template, variables, audio, sample_id=item.id)
-        shown = "\x00".join(p.text for m in messages for p in m.parts if isinstance(p, TextPart))
-        digest = hashlib.sha256(f"{template.digest}\x00{rel}\x00{shown}".encode()).hexdigest()[:16]
-        jobs.append(PromptJob(item, messages, audio, digest))
-    return jobs
+
+
+def _template_ref(template: str) -> str:
+    """A template file as an absolute path (so the spec is the same from any folder); a
+    shipped template's name as is."""
+    p = Path(template).expanduser()
+    if p.suffix in (".yaml", ".yml") or p.exists():
+        return str(p.resolve())
+    return template
+
+
+def predict_spec(
+    bench: McqBenchmark, metadata: Path, audio_root: Path, template: str, *, jsonl: bool
+) -> BenchmarkSpec:
+    """The `mcq` benchmark spec of one metadata file: its audio paths relative to
+    `audio_root`, prompted with `template`, scored with the official string match.
+
+    The prompt sees the item's `question`, `choices`, `answer` and the other canonical
+    fields, and `letters` (A-Z) for lettered choices.
+    """
+    return BenchmarkSpec(
+        name=bench.name,
+        task="mcq",
+        source=SourceSpec(
+            type="jsonl" if jsonl else "json",
+            path=str(metadata.expanduser().resolve()),
+            audio_root=str(audio_root.expanduser().resolve()),
+        ),
+        fields={"audio": bench.audio_field},
+        taxonomy=[axis.field for axis in bench.axes],
+        variables={"letters": list(LETTERS)},
+        prompt=_template_ref(template),
+    )
+
+
+def answers_from_records(records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """id -> raw answer of every sample whose latest engine record holds a model answer
+    (a failed call, or a sample never asked, has none)."""
+    answers = {}
+    for sid, rec in latest_records(records).items():
+        output = rec.get("output") or {}
+        if output.get("error") is None and isinstance(output.get("text"), str):
+            answers[sid] = output["text"]
+    return answers
 
 
 def write_predictions(
