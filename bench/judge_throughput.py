@@ -5,7 +5,19 @@ processes with a fixed latency per request, the achieved call rate is compared w
 ideal concurrency ÷ latency at concurrency 8, 64 and 256. The client runs in its own process
 so its CPU time and peak RSS are its own. The largest run scores a synthetic set of 2,000
 samples × 9 rubrics (18,000 rubrics, 54,000 judge calls), with 1-second clips unique per
-sample so the response cache never short-cuts a call.
+sample so the response cache never short-cuts a call. Each concurrency is measured
+`--repeats` times (default 3); the table gives the run with the median fraction and the
+spread of the fraction over all runs.
+
+The fake judge answers each request `latency` seconds after it has read and parsed it, its
+work on the answer (decoding the audio, measuring the spectrum) inside that time, as a real
+server's latency includes its work. Started with `--memoize-audio`, it decodes each distinct
+clip once and measures each (clip, slice, frequency) once, in bounded memos: its one
+GIL-bound Python process would otherwise queue requests, which a real inference server's
+fixed latency does not model.
+
+The machine may be shared: the CPU that other processes used during each run is reported
+(`other cores busy`), since the client and both fake servers share the machine's cores.
 
     python bench/judge_throughput.py            # writes the figures into docs/performance.md
 """
@@ -17,6 +29,7 @@ import json
 import os
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -164,7 +177,15 @@ def _proc_cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _busy_cpu_s() -> float:
+    """CPU seconds the whole machine has spent busy since boot (Linux /proc/stat)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def measure(root: Path, n: int, concurrency: int, latency: float, servers: int) -> dict[str, float]:
+    busy0, w0 = _busy_cpu_s(), time.monotonic()
+    children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     procs, urls = start_servers(latency, servers)
     try:
         with tempfile.TemporaryDirectory() as out:
@@ -191,6 +212,9 @@ def measure(root: Path, n: int, concurrency: int, latency: float, servers: int) 
         for p in procs:
             p.terminate()
             p.wait()
+    children1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ours = sum(getattr(children1, f) - getattr(children0, f) for f in ("ru_utime", "ru_stime"))
+    other_cores = max(0.0, (_busy_cpu_s() - busy0 - ours) / (time.monotonic() - w0))
     ideal = concurrency / latency
     # The rate counts the judging phase: first request to last answer (loading the files and
     # writing the summaries are reported apart, as wall_s).
@@ -202,7 +226,23 @@ def measure(root: Path, n: int, concurrency: int, latency: float, servers: int) 
     res["server_cores_busy"] = server_cpu / res["wall_s"]
     res["cpu_ms_per_call"] = 1000 * res["cpu_s"] / res["calls"]
     res["cpu_ms_per_call_beyond_encoding"] = 1000 * (res["cpu_s"] - res["encode_cpu_s"]) / res["calls"]
+    res["other_cores_busy"] = other_cores
     return res
+
+
+def summarise(runs: list[dict[str, float]]) -> dict[str, float]:
+    """The run with the median fraction of ideal, with the spread over every run."""
+    ordered = sorted(runs, key=lambda r: r["fraction_of_ideal"])
+    row = dict(ordered[(len(ordered) - 1) // 2])
+    row.update(
+        repeats=len(runs),
+        fraction_median=statistics.median(r["fraction_of_ideal"] for r in runs),
+        fraction_min=ordered[0]["fraction_of_ideal"],
+        fraction_max=ordered[-1]["fraction_of_ideal"],
+        fractions=[round(r["fraction_of_ideal"], 4) for r in runs],
+        other_cores_max=max(r["other_cores_busy"] for r in runs),
+    )
+    return row
 
 
 def write_doc(rows: list[dict[str, float]]) -> None:
@@ -210,34 +250,54 @@ def write_doc(rows: list[dict[str, float]]) -> None:
     text = (
         doc.read_text() if doc.exists() else "# Performance\n\nFigures measured by the scripts in `bench/`.\n"
     )
+    repeats = int(rows[0]["repeats"])
     lines = [
         "## MMAE judge throughput",
         "",
         f"`python bench/judge_throughput.py`, measured {time.strftime('%Y-%m-%d')} on this project's CI kind of "
         f"machine ({os.cpu_count()} cores, CPU only). The fake judge runs in 2 separate processes "
-        "(2 endpoints) with a fixed latency per request, decoding each distinct clip once so that its own CPU "
-        "does not queue requests; the client is a third process. Goal: ≥ 0.95 of the "
-        "ideal rate (concurrency ÷ latency); ≤ 1 ms client CPU per call beyond the first encoding of each clip.",
+        "(2 endpoints) with a fixed latency per request, counted from reading the request to answering it "
+        "(its own decoding and measuring included), decoding each distinct clip and measuring each "
+        "(clip, slice, frequency) once so that its own CPU does not queue requests; the client is a third "
+        f"process. Each concurrency was measured {repeats} times: the fraction column gives the median "
+        "and, in brackets, the lowest and highest run; the other columns are those of the median run. Goal: "
+        "≥ 0.95 of the ideal rate (concurrency ÷ latency); ≤ 1 ms client CPU per call beyond the first "
+        "encoding of each clip.",
         "",
-        "| concurrency | latency | samples | rubrics | judge calls | ideal calls/s | achieved calls/s | fraction of ideal | whole command s | CPU ms/call | CPU ms/call beyond encoding | peak RSS MB |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| concurrency | latency | samples | rubrics | judge calls | ideal calls/s | achieved calls/s | fraction of ideal: median [min–max] | whole command s | CPU ms/call | CPU ms/call beyond encoding | peak RSS MB | other processes, cores busy |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['concurrency']} | {r['latency_s']:g} s | {r['samples']} | {r['rubrics']} | {r['calls']} | "
-            f"{r['ideal_rate']:.0f} | {r['rate']:.0f} | {r['fraction_of_ideal']:.3f} | {r['wall_s']:.1f} | {r['cpu_ms_per_call']:.2f} | "
-            f"{r['cpu_ms_per_call_beyond_encoding']:.2f} | {r['peak_rss_mb']:.0f} |"
+            f"{r['ideal_rate']:.0f} | {r['rate']:.0f} | {r['fraction_median']:.3f} "
+            f"[{r['fraction_min']:.3f}–{r['fraction_max']:.3f}] | {r['wall_s']:.1f} | {r['cpu_ms_per_call']:.2f} | "
+            f"{r['cpu_ms_per_call_beyond_encoding']:.2f} | {r['peak_rss_mb']:.0f} | {r['other_cores_busy']:.2f} |"
         )
     lines += [
         "",
         "Reading: the rate counts the judging phase (first request to last answer); `whole command` adds "
         "loading, planning and writing the summaries. CPU per call includes building the request, the "
         "response cache, parsing and the append to `results.jsonl`; decoding and encoding each clip once is "
-        "measured apart and subtracted. At concurrency 256 the fraction stays below the 0.95 goal on this "
-        "2-core machine: the 256 requests are released in bursts, two GIL-bound fake servers and the client "
-        "share the two cores, and the client's ~0.9 ms per call is spent serially on each burst of answers. "
-        "A profile of the client puts the largest shares in JSON encoding of request bodies, the SQLite "
-        "cache and socket sends.",
+        "measured apart and subtracted. What remains below 1.0 is the time each call spends outside the "
+        "fake's latency (the client's and the fake's turn on the two shared cores, ~1–5 ms a call), the "
+        "first wave of requests, which also opens the connections, and the last, partly filled wave: at "
+        "concurrency 8 the 810 calls need 102 rounds of 0.2 s, so no client can exceed 0.993 there. "
+        "`other processes` is the CPU that the rest of the machine used during the run (the two cores "
+        "are shared with it).",
+        "",
+        "What moved the 256 figure from 0.924 (0.87–0.93 over reruns) to the above: (1) samples are "
+        "admitted while fewer than two slots' worth of attempts are outstanding, instead of one worker per "
+        "slot each launching a whole sample: at 256 that kept ~6,900 attempt coroutines alive (each having "
+        "done its cache lookup up front), and the collector's full passes over them stopped the event loop "
+        "for 0.1–0.2 s of CPU each (over a second on a busy machine); now ~500 are alive; (2) the request "
+        "body is written without passing the base64 audio through `json.dumps` (it needs no escaping; the "
+        "bytes are identical); (3) the response cache's WAL checkpoints (its only fsyncs) run in a "
+        "background thread: inside `put` they stopped the event loop for 5–35 ms every ~400 answers "
+        "(each answer is still committed at once); (4) attempt records are built without "
+        "`dataclasses.asdict`; (5) the fake judge's latency now includes its own work, and its memo no "
+        "longer re-serialises each audio part or re-runs the FFT, so it no longer queues requests behind "
+        "its GIL (its mean time in a request beyond the latency went from 7–14 ms to ~1 ms).",
         "",
     ]
     section = "\n".join(lines) + "\n"
@@ -255,6 +315,7 @@ def main() -> None:
     ap.add_argument("--client", action="store_true")
     ap.add_argument("--root"), ap.add_argument("--n", type=int), ap.add_argument("--out")
     ap.add_argument("--urls"), ap.add_argument("--concurrency", type=int)
+    ap.add_argument("--repeats", type=int, default=3, help="runs per concurrency (median and spread)")
     ap.add_argument("--quick", action="store_true", help="smaller sets, for a smoke run")
     args = ap.parse_args()
     if args.client:
@@ -266,11 +327,17 @@ def main() -> None:
         plan = [(8, 0.2, 30), (64, 0.2, 300), (256, 0.5, 2000)]
         if args.quick:
             plan = [(8, 0.05, 20), (64, 0.2, 60), (256, 0.5, 150)]
-        rows = []
-        for conc, lat, n in plan:
-            row = measure(root, n, conc, lat, servers=2)
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+        runs: dict[int, list[dict[str, float]]] = {conc: [] for conc, _, _ in plan}
+        for _ in range(max(1, args.repeats)):  # interleaved, so a busy spell hits every concurrency
+            for conc, lat, n in plan:
+                row = measure(root, n, conc, lat, servers=2)
+                print(json.dumps(row), flush=True)
+                runs[conc].append(row)
+        rows = [summarise(runs[conc]) for conc, _, _ in plan]
+        for row in rows:
+            print(
+                json.dumps({k: row[k] for k in ("concurrency", "fraction_median", "fractions")}), flush=True
+            )
     if not args.quick:
         write_doc(rows)
 

@@ -6,16 +6,24 @@ questions of the form "... can a steady tone near F Hz be heard ..." by measurin
 spectrum of the clip the question names last, applying the `[start:end]` slice notation
 itself when it was sent the full clip. Faults can be injected: latency, 5xx answers, hangs
 (for timeouts), garbage text and odd-but-valid answer formats.
+
+`latency_s` is the time from reading a request to answering it, the fake's work on the answer
+(decoding, measuring the spectrum) included, as a real server's latency includes its work.
+With `memoize_audio` (the throughput bench) each distinct clip is decoded once and each (clip,
+slice, frequency) measured once, in bounded LRU memos, so that the fake's CPU does not queue
+requests.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import random
 import re
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,16 +72,24 @@ def _slice(samples: np.ndarray, rate: int, text: str | None) -> np.ndarray:
     return samples[slice(conv(a), conv(b))]
 
 
+@functools.lru_cache(maxsize=32)
+def _window_and_freqs(size: int, rate: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.hanning(size), np.fft.rfftfreq(size, 1.0 / rate)
+
+
 def tone_present(samples: np.ndarray, rate: int, freq: float) -> bool:
     if samples.size < rate // 20:
         return False
-    spec = np.abs(np.fft.rfft(samples * np.hanning(samples.size)))
-    freqs = np.fft.rfftfreq(samples.size, 1.0 / rate)
+    window, freqs = _window_and_freqs(samples.size, rate)
+    spec = np.abs(np.fft.rfft(samples * window))
     band = np.abs(freqs - freq) <= 12.0
     if not band.any():
         return False
     peak = float(spec[band].max())
     return peak > 0.05 * float(spec.max()) and peak > 30.0 * (float(np.median(spec)) + 1e-9)
+
+
+MEMO_SIZE = 1024  # clips (and spectrum verdicts) the memoizing fake keeps
 
 
 class FakeJudge:
@@ -84,21 +100,44 @@ class FakeJudge:
         self.stats = FakeJudgeStats()
         self._rng = random.Random(config.seed)
         self._lock = threading.Lock()
-        self._decoded: dict[int, tuple[np.ndarray, int]] = {}
+        self._decoded: OrderedDict[int, tuple[np.ndarray, int]] = OrderedDict()
+        self._verdicts: OrderedDict[tuple[int, str, float], bool] = OrderedDict()
 
-    def _decode(self, part: dict[str, Any]) -> tuple[str, np.ndarray, int]:
-        key = hash(json.dumps(part)) if self.config.memoize_audio else None
-        if key is not None and key in self._decoded:
-            return part["type"], *self._decoded[key]
+    @staticmethod
+    def _audio_key(part: dict[str, Any]) -> int:
+        """A 64-bit hash of the encoded audio a part carries (the memo key)."""
+        if part["type"] == "audio_url":
+            return hash(part["audio_url"]["url"])
+        return hash(part["input_audio"]["data"])
+
+    def _memo_get(self, memo: OrderedDict[Any, Any], key: Any) -> Any:
+        with self._lock:
+            value = memo.get(key)
+            if value is not None:
+                memo.move_to_end(key)
+            return value
+
+    def _memo_put(self, memo: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+        with self._lock:
+            memo[key] = value
+            while len(memo) > MEMO_SIZE:
+                memo.popitem(last=False)
+
+    def _decode(self, part: dict[str, Any]) -> tuple[str, np.ndarray, int, int | None]:
+        key = self._audio_key(part) if self.config.memoize_audio else None
+        if key is not None:
+            hit = self._memo_get(self._decoded, key)
+            if hit is not None:
+                return part["type"], *hit, key
         kind, data = decode_audio_part(part)
         samples, rate = sf.read(io.BytesIO(data), dtype="float32")
         if key is not None:
-            self._decoded[key] = (samples, rate)
-        return kind, samples, rate
+            self._memo_put(self._decoded, key, (samples, rate))
+        return kind, samples, rate, key
 
     def answer(self, body: dict[str, Any]) -> str:
         user = [m for m in body["messages"] if m["role"] == "user"][-1]
-        clips: dict[str, tuple[np.ndarray, int]] = {}
+        clips: dict[str, tuple[np.ndarray, int, int | None]] = {}
         label = None
         texts: list[str] = []
         labels, durs = [], []
@@ -108,13 +147,13 @@ class FakeJudge:
                 m = LABEL_RE.search(part["text"])
                 label = m.group(1) if m else None
                 continue
-            kind, samples, rate = self._decode(part)
+            kind, samples, rate, key = self._decode(part)
             with self._lock:
                 self.stats.audio_parts += 1
                 self.stats.part_types[kind] = self.stats.part_types.get(kind, 0) + 1
                 self.stats.sample_rates.add(int(rate))
             assert label is not None, "audio part without a preceding <audio LABEL>: text part"
-            clips[label] = (samples, rate)
+            clips[label] = (samples, rate, key)
             labels.append(label)
             durs.append(len(samples) / rate)
         with self._lock:
@@ -125,8 +164,23 @@ class FakeJudge:
         choices = re.findall(r"^([A-Z])\. (.*)$", prompt.split("Choices:", 1)[1], re.M)
         return self._choose(question, choices, clips)
 
+    def _tone_present(self, clip: tuple[np.ndarray, int, int | None], sl: str | None, freq: float) -> bool:
+        samples, rate, key = clip
+        memo_key = None if key is None else (key, sl or "", freq)
+        if memo_key is not None:
+            hit = self._memo_get(self._verdicts, memo_key)
+            if hit is not None:
+                return bool(hit)
+        present = tone_present(_slice(samples, rate, sl), rate, freq)
+        if memo_key is not None:
+            self._memo_put(self._verdicts, memo_key, present)
+        return present
+
     def _choose(
-        self, question: str, choices: list[tuple[str, str]], clips: dict[str, tuple[np.ndarray, int]]
+        self,
+        question: str,
+        choices: list[tuple[str, str]],
+        clips: dict[str, tuple[np.ndarray, int, int | None]],
     ) -> str:
         refs = REF_RE.findall(question)
         tone = TONE_RE.search(question)
@@ -135,11 +189,9 @@ class FakeJudge:
             name, sl = refs[-1]
             full = f"<audio {name}[{sl}]>" if sl else f"<audio {name}>"
             if full in clips:
-                samples, rate = clips[full]
+                present = self._tone_present(clips[full], None, float(tone.group(1)))
             else:
-                samples, rate = clips[f"<audio {name}>"]
-                samples = _slice(samples, rate, sl)
-            present = tone_present(samples, rate, float(tone.group(1)))
+                present = self._tone_present(clips[f"<audio {name}>"], sl, float(tone.group(1)))
             wanted = "Yes" if present else "No"
         for letter, text in choices:
             if text.split(",")[0] == wanted or text == wanted:
@@ -161,48 +213,55 @@ class FakeJudge:
             return f'<think>Maybe {{"choice": "Z"}}?</think>{{"reason": "measured", "choice": "{letter}"}}'
         return json.dumps({"reason": "measured the spectrum of the named clip", "choice": letter})
 
+    def get(self, path: str) -> tuple[int, Any]:
+        if path.endswith("/models"):
+            return 200, {"object": "list", "data": [{"id": self.config.model, "object": "model"}]}
+        return 404, {"error": "not found"}
+
+    def post(self, path: str, authorization: str | None, body: dict[str, Any]) -> tuple[int, Any, float]:
+        """Answer a chat request: (status, JSON payload, monotonic time to send it at).
+
+        The answer is due `latency_s` after the request was read (plus `hang_s` for the first
+        `hang_first` requests); the work of answering happens within that time.
+        """
+        cfg = self.config
+        due = time.monotonic() + cfg.latency_s
+        with self._lock:
+            self.stats.requests += 1
+            n = self.stats.requests
+            self.stats.auth_headers.append(authorization)
+            fail = n <= cfg.fail_first or self._rng.random() < cfg.fail_rate
+            hang = n <= cfg.hang_first
+        if cfg.api_key and authorization != f"Bearer {cfg.api_key}":
+            return 401, {"error": {"message": "bad api key"}}, 0.0
+        if not path.endswith("/chat/completions"):
+            return 404, {"error": "not found"}, 0.0
+        if body.get("model") != cfg.model:
+            return 404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}}, 0.0
+        if hang:
+            due += cfg.hang_s
+        if fail:
+            return 500 if n <= cfg.fail_first else 503, {"error": {"message": "injected failure"}}, due
+        text = self.render(self.answer(body))
+        with self._lock:
+            self.stats.answered += 1
+        return 200, completion(n, cfg.model, text), due
+
 
 class _Handler(JsonHandler):
     def do_GET(self) -> None:
-        if self.path.endswith("/models"):
-            self.send_json(
-                200, {"object": "list", "data": [{"id": self.server.app.config.model, "object": "model"}]}
-            )
-        else:
-            self.send_json(404, {"error": "not found"})
+        self.send_json(*self.server.app.get(self.path))
 
     def do_POST(self) -> None:
         judge: FakeJudge = self.server.app
-        cfg = judge.config
         body = self.read_json()
         if body is None:
             return
-        with judge._lock:
-            judge.stats.requests += 1
-            n = judge.stats.requests
-            judge.stats.auth_headers.append(self.headers.get("Authorization"))
-            fail = n <= cfg.fail_first or judge._rng.random() < cfg.fail_rate
-            hang = n <= cfg.hang_first
-        if cfg.api_key and self.headers.get("Authorization") != f"Bearer {cfg.api_key}":
-            self.send_json(401, {"error": {"message": "bad api key"}})
-            return
-        if not self.path.endswith("/chat/completions"):
-            self.send_json(404, {"error": "not found"})
-            return
-        if body.get("model") != cfg.model:
-            self.send_json(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
-            return
-        if hang:
-            time.sleep(cfg.hang_s)
-        if cfg.latency_s:
-            time.sleep(cfg.latency_s)
-        if fail:
-            self.send_json(500 if n <= cfg.fail_first else 503, {"error": {"message": "injected failure"}})
-            return
-        text = judge.render(judge.answer(body))
-        with judge._lock:
-            judge.stats.answered += 1
-        self.send_json(200, completion(n, cfg.model, text))
+        status, payload, due = judge.post(self.path, self.headers.get("Authorization"), body)
+        wait = due - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        self.send_json(status, payload)
 
 
 class FakeJudgeServer(FakeServer):

@@ -3,10 +3,16 @@
 Audio parts are sent either as vLLM's `audio_url` with a base64 WAV data URI (default) or as
 OpenAI's `input_audio` (`{"data": base64, "format": "wav"}`). This module only translates;
 sending, retrying and caching belong to the engine.
+
+`encode_chat_request` gives the wire bytes of the same body without passing the base64 audio
+through `json.dumps`: base64 never needs a JSON escape, so each audio part is spliced in as it
+is. The bytes equal `json.dumps(build_chat_request(...), ensure_ascii=False,
+separators=(",", ":")).encode()` exactly.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -53,6 +59,68 @@ def build_chat_request(
     }
     body.update({k: v for k, v in (sampling or {}).items() if v is not None})
     return body
+
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_AUDIO_URL = (b'{"type":"audio_url","audio_url":{"url":"data:audio/wav;base64,', b'"}}')
+_INPUT_AUDIO = (b'{"type":"input_audio","input_audio":{"data":"', b'","format":"wav"}}')
+
+
+def _json(value: Any) -> bytes:
+    return _dumps(value).encode("utf-8")
+
+
+def _audio_part_json(clip: EncodedClip, style: AudioPartStyle) -> list[bytes]:
+    """The JSON of `audio_part(clip, style)`, in pieces: the base64 is copied, not escaped."""
+    if not clip.b64_is_json_safe:
+        return [_json(audio_part(clip, style))]
+    head, tail = _INPUT_AUDIO if style == "input_audio" else _AUDIO_URL
+    return [head, clip.b64_wav.encode("ascii"), tail]
+
+
+def encode_chat_request(
+    messages: list[Message],
+    *,
+    model: str,
+    clips: ClipLookup,
+    style: AudioPartStyle = "audio_url",
+    sampling: dict[str, Any] | None = None,
+) -> bytes:
+    """The body of `build_chat_request(...)` as UTF-8 JSON bytes, exactly as
+    `json.dumps(body, ensure_ascii=False, separators=(",", ":"))` writes it."""
+    extra = {k: v for k, v in (sampling or {}).items() if v is not None}
+    if any(not isinstance(k, str) or k in ("model", "messages") for k in extra):
+        # Keys json.dumps would convert or reorder: let it write the whole body.
+        body = build_chat_request(messages, model=model, clips=clips, style=style, sampling=sampling)
+        return _json(body)
+    out: list[bytes] = [b'{"model":', _json(model), b',"messages":[']
+    for i, message in enumerate(messages):
+        out.append(b'{"role":' if i == 0 else b',{"role":')
+        out.append(_json(message.role))
+        out.append(b',"content":')
+        if message.role == "system" and all(isinstance(p, TextPart) for p in message.parts):
+            out.append(_json("".join(p.text for p in message.parts if isinstance(p, TextPart))))
+            out.append(b"}")
+            continue
+        out.append(b"[")
+        first = True
+        for part in message.parts:
+            if isinstance(part, TextPart):
+                piece = [b'{"type":"text","text":', _json(part.text), b"}"]
+            elif isinstance(part, AudioPart):
+                piece = _audio_part_json(clips(part.audio), style)
+            else:
+                continue
+            if not first:
+                out.append(b",")
+            first = False
+            out.extend(piece)
+        out.append(b"]}")
+    out.append(b"]")
+    for k, v in extra.items():
+        out.append(b"," + _json(k) + b":" + _json(v))
+    out.append(b"}")
+    return b"".join(out)
 
 
 def request_identity(

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cached_property
 
 from audioeval.audio.decode import Clip, load_clip, resample
 from audioeval.audio.encode import b64, content_hash, wav_bytes
@@ -21,6 +23,15 @@ class EncodedClip:
     sha256: str
     duration_s: float
     sample_rate: int
+
+    @cached_property
+    def b64_is_json_safe(self) -> bool:
+        """Whether `b64_wav` is plain base64, which a JSON string holds with no escape (checked
+        once per clip, so request bodies can copy it in as is)."""
+        return _PLAIN_B64.fullmatch(self.b64_wav) is not None
+
+
+_PLAIN_B64 = re.compile(r"[A-Za-z0-9+/=]*")
 
 
 class ClipCache:
@@ -39,13 +50,20 @@ class ClipCache:
         self._lock = threading.Lock()
         self._key_locks: dict[tuple[str, float | None, float | None], threading.Lock] = {}
         self._sources: OrderedDict[str, Clip] = OrderedDict()
+        self._abspaths: dict[str, str] = {}  # normalised absolute paths, looked up per request
         self.max_sources = 16
         self.decodes = 0
         self.encodes = 0
 
-    @staticmethod
-    def _key(ref: AudioRef) -> tuple[str, float | None, float | None]:
-        return (os.path.abspath(ref.path), ref.start, ref.end)
+    def _key(self, ref: AudioRef) -> tuple[str, float | None, float | None]:
+        path = self._abspaths.get(ref.path)
+        if path is None:
+            path = os.path.abspath(ref.path)
+            if os.path.isabs(ref.path):  # a relative path's meaning follows the working directory
+                if len(self._abspaths) >= 65536:
+                    self._abspaths.clear()
+                self._abspaths[ref.path] = path
+        return (path, ref.start, ref.end)
 
     def peek(self, ref: AudioRef) -> EncodedClip | None:
         key = self._key(ref)
@@ -72,6 +90,7 @@ class ClipCache:
                 clip = cut(clip, ref.start, ref.end)
             data = wav_bytes(clip)
             item = EncodedClip(b64(data), content_hash(data), clip.duration_s, clip.sample_rate)
+            _ = item.b64_is_json_safe  # checked here, off the event loop
             with self._lock:
                 self.encodes += 1
                 self._store(key, item)

@@ -17,7 +17,8 @@ from audioeval.core.errors import InputError
 from audioeval.core.validation import describe_validation
 from audioeval.store.yaml_file import read_yaml_mapping
 
-SourceType = Literal["jsonl", "json", "csv", "folder", "hf", "hf_disk"]
+SourceType = Literal["jsonl", "json", "csv", "folder", "hf", "hf_disk", "mmae"]
+"""`mmae`: an MMAE metadata file (JSON list or JSONL), read by `benchmarks/mmae/source.py`."""
 StepSpec = str | dict[str, dict[str, Any]]
 
 

@@ -147,6 +147,18 @@ TASKS: dict[str, TaskDefaults] = {
             output="audio",
             average=("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
         ),
+        TaskDefaults(
+            "audio_edit",
+            "instruction-guided audio editing (MMAE): rubric MCQs put to an audio judge; "
+            "IFR, CR and EM (× 100) per sample, needs --judge",
+            "audio_edit",
+            (),
+            ("mmae_rubrics",),
+            ("mean:ifr", "mean:cr", "mean:em"),
+            "mean:ifr",
+            ("instruction", "rubrics"),
+            output="audio",
+        ),
     )
 }
 

@@ -36,6 +36,26 @@ def show_summary(summary: dict, run_dir: Path, *, headline: bool = True) -> None
     write_leaderboard(run_dir, summary)
 
 
+def _judge_settings(urls: str | None, model: str | None, concurrency: int | None, loaded):  # type: ignore[no-untyped-def]
+    """The judge of the flags, over the run config's `judge:` (flags win); None when neither."""
+    from audioeval.engine.run_judge import JudgeSettings, split_urls
+
+    if urls is None and loaded is None:
+        if model is not None or concurrency is not None:
+            raise typer.BadParameter(
+                "--judge-model and --judge-concurrency need --judge URL", param_hint="--judge"
+            )
+        return None
+    data = loaded.model_dump() if loaded is not None else {}
+    if urls is not None:
+        data["urls"] = split_urls(urls)
+    if model is not None:
+        data["model"] = model
+    if concurrency is not None:
+        data["concurrency"] = concurrency
+    return JudgeSettings.model_validate(data)
+
+
 def run(
     config: Path | None = typer.Argument(None, help="A run config (YAML) instead of, or beside, the flags."),
     model: list[str] | None = typer.Option(
@@ -80,6 +100,17 @@ def run(
         True, "--cache/--no-cache", help="Content-keyed response cache of model answers."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
+    judge: str | None = typer.Option(
+        None,
+        "--judge",
+        help="OpenAI-compatible judge endpoint(s) URL[,URL] for judged benchmarks (task audio_edit / MMAE).",
+    ),
+    judge_model: str | None = typer.Option(
+        None, "--judge-model", help="Served judge model name (default Qwen3Omni-Instruct)."
+    ),
+    judge_concurrency: int | None = typer.Option(
+        None, "--judge-concurrency", min=1, help="Judge requests in flight, over all endpoints (default 16)."
+    ),
 ) -> None:
     """Evaluate models on benchmarks: plan, infer, post-process, score, summarise, rank.
 
@@ -120,6 +151,7 @@ def run(
             progress=progress,
             use_cache=cache,
             console=console,
+            judge=_judge_settings(judge, judge_model, judge_concurrency, loaded.judge if loaded else None),
         )
         result = evaluate(req)
         summary = write_run_summary(result.run_dir, result.results)
@@ -131,8 +163,9 @@ def run(
         err_console.print(
             f"[yellow]{failed} sample(s) failed (recorded, not scored); rerun the same command to retry them.[/yellow]"
         )
+    judged = f" {result.judge_calls} judge call(s)." if result.judge_calls else ""
     console.print(
-        f"asked {result.asked}, reused {result.reused} finished sample(s). Run directory: {result.run_dir}",
+        f"asked {result.asked}, reused {result.reused} finished sample(s).{judged} Run directory: {result.run_dir}",
         highlight=False,
     )
 

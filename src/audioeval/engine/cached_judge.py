@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from audioeval.adapters.openai_chat import AudioPartStyle, build_chat_request, request_identity
+from audioeval.adapters.openai_chat import AudioPartStyle, encode_chat_request, request_identity
 from audioeval.audio.clip_cache import ClipCache
 from audioeval.core.generation import Generation
 from audioeval.core.messages import AudioRef, Message
@@ -42,7 +42,7 @@ class CachedJudge:
             if hit is not None:
                 return Generation(hit, cached=True)
         gen = await self.client.complete(
-            lambda: build_chat_request(
+            lambda: encode_chat_request(
                 messages, model=self.model, clips=self._clip, style=self.style, sampling=self.sampling
             )
         )

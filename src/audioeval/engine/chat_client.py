@@ -70,12 +70,18 @@ class ChatClient:
     def _backoff(self, tries: int) -> float:
         return min(self.backoff_max_s, self.backoff_base_s * 2**tries) * self._rng.uniform(0.5, 1.5)
 
-    async def complete(self, body: dict[str, Any] | Callable[[], dict[str, Any]]) -> Generation:
-        """Send one chat request. A callable body is built only once a concurrency slot is
-        free, so thousands of queued attempts never hold their encoded audio at once."""
+    async def complete(
+        self, body: dict[str, Any] | bytes | Callable[[], dict[str, Any] | bytes]
+    ) -> Generation:
+        """Send one chat request: a JSON body as a dict, or already encoded as UTF-8 JSON bytes.
+        A callable body is built only once a concurrency slot is free, so thousands of queued
+        attempts never hold their encoded audio at once."""
         async with self._sem:
             built = body() if callable(body) else body
-            payload = json.dumps(built, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            if isinstance(built, bytes):
+                payload = built
+            else:
+                payload = json.dumps(built, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             del built
             self.calls += 1
             return await self._send(payload)

@@ -30,6 +30,7 @@ from audioeval.core.errors import InputError, RunConfigError
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
+from audioeval.engine.run_judge import JudgeSettings, RunJudge
 from audioeval.engine.run_layout import (
     CACHE_FILE,
     IDS_FILE,
@@ -39,6 +40,7 @@ from audioeval.engine.run_layout import (
     pair_dir,
 )
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
+from audioeval.scoring.judged import is_judged
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.jsonl import JsonlAppender, read_jsonl
 from audioeval.store.response_cache import ResponseCache
@@ -65,6 +67,8 @@ class EvalRequest:
     # Rate audio is resampled to before it is sent to OpenAI-compatible models (0: the
     # native rate; None: the adapter's default, 16 kHz).
     sample_rate: int | None = None
+    # The judge of judged scorers (task audio_edit / MMAE); its settings join their pairs' signatures.
+    judge: JudgeSettings | None = None
 
 
 @dataclass
@@ -86,6 +90,7 @@ class EvalResult:
     reused: int
     calls: int = 0  # HTTP calls made to models, retries included (OpenAI-compatible models)
     cache_hits: int = 0  # answers taken from the response cache
+    judge_calls: int = 0  # HTTP calls made to the judge, retries included
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -99,6 +104,20 @@ def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
     if dupes:
         raise InputError(f"benchmark(s) named twice: {', '.join(dupes)}", field="benchmark")
     return out
+
+
+def needs_judge(bench: ResolvedBenchmark) -> bool:
+    return any(is_judged(s) for s in bench.scorers)
+
+
+def _check_judge(benches: list[ResolvedBenchmark], judge: JudgeSettings | None) -> None:
+    judged = [b.name for b in benches if needs_judge(b)]
+    if judged and judge is None:
+        raise InputError(
+            f"benchmark(s) {', '.join(judged)} are scored by a judge: give --judge URL[,URL] "
+            "and --judge-model NAME (or `judge:` in the run config)",
+            field="judge",
+        )
 
 
 def _check_models(models: list[ModelConfig]) -> None:
@@ -131,16 +150,16 @@ def _plan_pair(
     folder = pair_dir(run_dir, bench.name, model.slug)
     folder.mkdir(parents=True, exist_ok=True)
     template = _template_override(model, bench)
-    check_or_write_signature(
-        folder,
-        {
-            "benchmark": bench.signature(),
-            "model": adapter.signature(),
-            "generation": req.generation.to_record(),
-            "prompt_override": template,
-            "audioeval": __version__.split("+")[0],
-        },
-    )
+    signature = {
+        "benchmark": bench.signature(),
+        "model": adapter.signature(),
+        "generation": req.generation.to_record(),
+        "prompt_override": template,
+        "audioeval": __version__.split("+")[0],
+    }
+    if needs_judge(bench) and req.judge is not None:
+        signature["judge"] = req.judge.signature()
+    check_or_write_signature(folder, signature)
     write_json_atomic(folder / IDS_FILE, [s.id for s in samples.samples])
     latest = latest_records(read_jsonl(folder / RECORDS_FILE).records)
     todo, done = [], 0
@@ -159,7 +178,12 @@ def _plan_pair(
 
 
 async def _run_pair(
-    pair: PairRun, adapter: ModelAdapter, sem: asyncio.Semaphore, req: EvalRequest, progress: Progress
+    pair: PairRun,
+    adapter: ModelAdapter,
+    sem: asyncio.Semaphore,
+    req: EvalRequest,
+    progress: Progress,
+    judge: RunJudge | None = None,
 ) -> None:
     if not pair.todo:
         return
@@ -171,6 +195,7 @@ async def _run_pair(
         req.generation,
         _template_override(pair.model, pair.bench),
         pair.folder / "audio",
+        judge.generate if judge is not None and needs_judge(pair.bench) else None,
     )
     writer = JsonlAppender(pair.folder / RECORDS_FILE)
     queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -196,6 +221,7 @@ async def _run_pair(
 async def evaluate_async(req: EvalRequest) -> EvalResult:
     _check_models(req.models)
     benches = _resolve_all(req)
+    _check_judge(benches, req.judge)
     sample_sets = {
         b.name: load_samples(b.spec, b.where, root=req.data_root, limit=req.limit) for b in benches
     }
@@ -208,6 +234,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
             if isinstance(adapter, OpenAIChatModel):
                 adapter.sample_rate = req.sample_rate
     started: list[ModelAdapter] = []
+    judge: RunJudge | None = None
     try:
         _write_run_file(run_dir, benches, req, adapters)
         pairs = [
@@ -224,6 +251,8 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         for slug in needed:
             await adapters[slug].start()
             started.append(adapters[slug])
+        if req.judge is not None and any(needs_judge(p.bench) and p.todo for p in pairs):
+            judge = RunJudge(req.judge, cache)
         sems = {slug: asyncio.Semaphore(a.max_concurrency) for slug, a in adapters.items()}
         progress = Progress(
             TextColumn("[bold]{task.description}"),
@@ -235,11 +264,16 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         )
         with progress:
             await asyncio.gather(
-                *(_run_pair(p, adapters[p.model.slug], sems[p.model.slug], req, progress) for p in pairs)
+                *(
+                    _run_pair(p, adapters[p.model.slug], sems[p.model.slug], req, progress, judge)
+                    for p in pairs
+                )
             )
     finally:
         for adapter in started:
             await adapter.aclose()
+        if judge is not None:
+            await judge.aclose()
         if cache is not None:
             cache.close()
     results = summarise_pairs(run_dir, pairs, req.resamples, req.seed)
@@ -248,7 +282,14 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     calls = sum(a.calls for a in adapters.values() if isinstance(a, OpenAIChatModel))
     hits = cache.hits if cache is not None else 0
     return EvalResult(
-        run_dir, results, {n: s.skipped for n, s in sample_sets.items()}, asked, reused, calls, hits
+        run_dir,
+        results,
+        {n: s.skipped for n, s in sample_sets.items()},
+        asked,
+        reused,
+        calls,
+        hits,
+        judge_calls=judge.calls if judge is not None else 0,
     )
 
 
@@ -283,6 +324,8 @@ def _write_run_file(
         "resamples": req.resamples,
         "seed": req.seed,
     }
+    if req.judge is not None:
+        data["judge"] = req.judge.model_dump(mode="json")
     if path.exists():
         # Endpoints, concurrency and timeouts may change between runs; what each benchmark ×
         # model pair was scored with is checked against its own signature.json.

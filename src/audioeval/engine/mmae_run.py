@@ -103,6 +103,11 @@ def _scored(record: dict[str, Any] | None) -> bool:
     return record is not None and not record.get("failed")
 
 
+def _summary(record: dict[str, Any]) -> dict[str, Any]:
+    """What planning and aggregation read of a result line; the full line is on disk."""
+    return {"score": record.get("score"), "failed": record.get("failed")}
+
+
 def _done_results(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
     """The latest line of each rubric (a rerun appends a new line for a failed rubric)."""
     report = read_jsonl(path)
@@ -128,40 +133,79 @@ class _Runner:
         self.clips = judge.clips
         self.skipped: list[InputError] = []
         self.judged_now = 0
+        self._load = 0  # attempts outstanding, plus those reserved by samples being prepared
+        self._room = asyncio.Event()
+        self._failure: BaseException | None = None
+        self._live: set[asyncio.Task[None]] = set()  # samples being judged
 
     def _pending(self, item: MmaeWorkItem) -> list[int]:
         """Rubrics without a scored result: never judged, or failed in an earlier run."""
         return [i for i in range(len(item.sample.rubrics)) if not _scored(self.done.get((item.sample.id, i)))]
 
     async def run(self) -> None:
-        queue: asyncio.Queue[MmaeWorkItem] = asyncio.Queue()
-        for item in self.plan.items:
-            if self._pending(item):
-                queue.put_nowait(item)
-        n_workers = max(1, min(self.cfg.concurrency, queue.qsize()))
-        await asyncio.gather(*(self._worker(queue) for _ in range(n_workers)))
+        """Judge every pending rubric, admitting samples while few attempts are outstanding.
 
-    async def _worker(self, queue: asyncio.Queue[MmaeWorkItem]) -> None:
-        while not queue.empty():
-            item = queue.get_nowait()
-            await self._sample(item)
-
-    async def _sample(self, item: MmaeWorkItem) -> None:
-        pending = self._pending(item)
-        clips_per_rubric = [
-            attachments(
-                find_mentions(item.sample.rubrics[i].question), item.resolve, slice_clips=self.cfg.slice_clips
-            )
-            for i in pending
-        ]
-        refs = {ref for clips in clips_per_rubric for _, ref in clips}
+        All the attempts of a sample are launched at once and queue for the client's
+        concurrency slots; a new sample is started (its clips encoded, its attempts queued)
+        whenever fewer than two slots' worth of attempts are outstanding. So the slots never
+        wait for work, while the number of live attempts, encoded clips and coroutines stays
+        proportional to the concurrency rather than to the number of samples.
+        """
+        target = 2 * max(1, self.cfg.concurrency)
         try:
-            await asyncio.to_thread(self._encode_all, item.sample.id, refs)
-        except AudioError as exc:
-            self.skipped.append(exc)
-            for _ in pending:
-                self.progress.rubric_done(failed=False)
-            return
+            for item in self.plan.items:
+                pending = self._pending(item)
+                if not pending:
+                    continue
+                while self._load >= target and self._failure is None:
+                    self._room.clear()
+                    await self._room.wait()
+                if self._failure is not None:
+                    break
+                reserved = len(pending) * max(1, self.cfg.retries)
+                self._add_load(reserved)
+                task = asyncio.create_task(self._sample(item, pending, reserved))
+                self._live.add(task)
+                task.add_done_callback(self._sample_done)
+            if self._failure is None:
+                await asyncio.gather(*self._live)
+            if self._failure is not None:
+                raise self._failure
+        finally:
+            for t in self._live:
+                t.cancel()
+
+    def _sample_done(self, task: asyncio.Task[None]) -> None:
+        self._live.discard(task)
+        if not task.cancelled() and task.exception() is not None and self._failure is None:
+            self._failure = task.exception()
+            self._room.set()  # stop admitting new samples
+
+    def _add_load(self, n: int) -> None:
+        self._load += n
+        if n < 0:
+            self._room.set()
+
+    async def _sample(self, item: MmaeWorkItem, pending: list[int], reserved: int) -> None:
+        try:
+            clips_per_rubric = [
+                attachments(
+                    find_mentions(item.sample.rubrics[i].question),
+                    item.resolve,
+                    slice_clips=self.cfg.slice_clips,
+                )
+                for i in pending
+            ]
+            refs = {ref for clips in clips_per_rubric for _, ref in clips}
+            try:
+                await asyncio.to_thread(self._encode_all, item.sample.id, refs)
+            except AudioError as exc:
+                self.skipped.append(exc)
+                for _ in pending:
+                    self.progress.rubric_done(failed=False)
+                return
+        finally:
+            self._add_load(-reserved)  # from here on, the live attempts count themselves
         await asyncio.gather(
             *(self._rubric(item, i, clips) for i, clips in zip(pending, clips_per_rubric, strict=True))
         )
@@ -182,8 +226,12 @@ class _Runner:
         )
 
         async def attempt(a: int) -> None:
-            options = voting.options_for(a)
-            gen = await self.judge(build_judge_messages(rubric.question, options, clips), a)
+            self._add_load(1)
+            try:
+                options = voting.options_for(a)
+                gen = await self.judge(build_judge_messages(rubric.question, options, clips), a)
+            finally:
+                self._add_load(-1)
             rec = voting.record(a, options, gen)
             self.progress.vote(valid=rec.valid, error=not gen.ok)
 
@@ -201,7 +249,7 @@ class _Runner:
             **outcome,
         }
         self.writer.append(record)
-        self.done[(item.sample.id, index)] = record
+        self.done[(item.sample.id, index)] = _summary(record)
         self.judged_now += 1
         self.progress.rubric_done(failed=outcome["failed"])
 
@@ -258,7 +306,7 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     cfg.output_dir.mkdir(parents=True, exist_ok=True)
     check_or_write_signature(cfg.output_dir, cfg.signature())
     results_path = cfg.output_dir / RESULTS_FILE
-    done = _done_results(results_path)
+    done = {k: _summary(r) for k, r in _done_results(results_path).items()}
     reused = sum(
         1 for it in plan.items for i in range(len(it.sample.rubrics)) if _scored(done.get((it.sample.id, i)))
     )

@@ -9,7 +9,9 @@ from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.adapters.baselines import make_baseline
 from audioeval.adapters.generators import CodecModel, EspeakTts
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter
+from audioeval.adapters.predictions import PredictionsFile
 from audioeval.adapters.replay import Replay
+from audioeval.core.errors import InputError
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
 from audioeval.store.response_cache import ResponseCache
@@ -38,6 +40,22 @@ def build_adapter(
         return CodecModel(
             cfg.name, cfg.codec or cfg.name, max_concurrency=cfg.concurrency if cfg.concurrency != 8 else 2
         )
+    if cfg.type == "predictions":
+        return PredictionsFile(
+            cfg.name,
+            Path(cfg.predictions or "").expanduser(),
+            _mmae_outputs,
+            audio_root=Path(cfg.audio_root).expanduser() if cfg.audio_root else None,
+            max_concurrency=cfg.concurrency,
+        )
     if cfg.type == "replay":
         return Replay(cfg.name, Path(cfg.replay or "").expanduser())
     return make_baseline(cfg.baseline or cfg.name, name=cfg.name)
+
+
+def _mmae_outputs(path: Path) -> tuple[dict[str, str], list[InputError]]:
+    """Each id's edited audio in an MMAE predictions file (the parser of `mmae score`)."""
+    from audioeval.benchmarks.mmae.loading import load_predictions
+
+    preds, errors = load_predictions(path)
+    return {sid: p.output_audio for sid, p in preds.items()}, errors

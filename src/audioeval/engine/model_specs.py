@@ -3,7 +3,8 @@
 On the command line: `NAME@URL[+URL…]` (an OpenAI-compatible endpoint serving NAME), a
 built-in runtime (`whisper-tiny.en`), the embedded TTS `espeak-ng[:VOICE]`, a built-in codec
 (`opus:12k`, `codec2:3200`, `mulaw`), a baseline (`constant:TEXT`, `random-choice[:SEED]`,
-`first-choice`, `longest-choice`, `echo`, `oracle`) or `replay:RUN/BENCHMARK/MODEL`.
+`first-choice`, `longest-choice`, `echo`, `oracle`), `replay:RUN/BENCHMARK/MODEL`, or
+`predictions:FILE` (the edited audio of an MMAE predictions file, for task audio_edit).
 In a YAML config, the same string or a mapping with every option.
 """
 
@@ -27,7 +28,7 @@ class ModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str = Field(description="label in results and leaderboards")
-    type: Literal["openai", "runtime", "baseline", "replay", "tts", "codec"]
+    type: Literal["openai", "runtime", "baseline", "replay", "tts", "codec", "predictions"]
     urls: list[str] = Field(default_factory=list, description="OpenAI-compatible base URLs (…/v1)")
     served_model: str | None = Field(None, description="the `model` field sent; defaults to name")
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the API key")
@@ -38,6 +39,10 @@ class ModelConfig(BaseModel):
     workers: int = Field(1, ge=1, description="worker processes of a runtime")
     baseline: str | None = Field(None, description="baseline kind with its argument, e.g. constant:yes")
     replay: str | None = Field(None, description="folder of a stored benchmark × model result")
+    predictions: str | None = Field(None, description="MMAE predictions file (type predictions)")
+    audio_root: str | None = Field(
+        None, description="folder relative output paths start from (type predictions; default its folder)"
+    )
     codec: str | None = Field(None, description="built-in codec spec, e.g. opus:12k (type codec)")
     voice: str | None = Field(None, description="espeak-ng voice (type tts)")
     prompts: dict[str, str] = Field(default_factory=dict, description="task or benchmark -> template")
@@ -49,7 +54,17 @@ class ModelConfig(BaseModel):
 
 def known_model_names() -> list[str]:
     codecs = [f"{c}:…" if c in ("opus", "codec2") else c for c in BUILTIN_CODECS]
-    return sorted({*builtin_spec_files(), *BASELINES, "replay:PATH", "NAME@URL", "espeak-ng", *codecs})
+    return sorted(
+        {
+            *builtin_spec_files(),
+            *BASELINES,
+            "replay:PATH",
+            "predictions:FILE",
+            "NAME@URL",
+            "espeak-ng",
+            *codecs,
+        }
+    )
 
 
 def parse_model_ref(ref: str) -> ModelConfig:
@@ -64,6 +79,11 @@ def parse_model_ref(ref: str) -> ModelConfig:
         return ModelConfig(name=name, type="openai", urls=url_list)
     if ref.startswith("replay:"):
         return ModelConfig(name=ref, type="replay", replay=ref.removeprefix("replay:"))
+    if ref.startswith("predictions:"):
+        path = ref.removeprefix("predictions:").strip()
+        if not path:
+            raise InputError("expected predictions:FILE (an MMAE predictions file)", field="model")
+        return ModelConfig(name=ref, type="predictions", predictions=path)
     if ref in builtin_spec_files():
         return ModelConfig(name=ref, type="runtime", runtime=ref)
     if ref.endswith((".yaml", ".yml")):

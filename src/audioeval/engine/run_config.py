@@ -12,6 +12,7 @@ limit: 100
 data_root: ~/data
 generation: {temperature: 0, max_tokens: 512, seed: 0}
 resamples: 1000
+judge: {urls: [http://j:8001/v1], model: Qwen3Omni-Instruct, concurrency: 16}   # or judge: URL[,URL]
 ```
 Relative manifest, spec and data_root paths are taken from the config's folder; output_dir
 from the current directory, as on the command line.
@@ -27,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from audioeval.core.errors import InputError
 from audioeval.core.suggest import did_you_mean
 from audioeval.engine.model_specs import ModelConfig, parse_model_entry
+from audioeval.engine.run_judge import JudgeSettings, split_urls
 
 
 class GenerationSection(BaseModel):
@@ -46,6 +48,7 @@ class RunFile(BaseModel):
     data_root: str | None = None
     generation: GenerationSection = Field(default_factory=GenerationSection)
     resamples: int = Field(1000, ge=0)
+    judge: str | list[str] | dict[str, Any] | None = None
 
 
 class LoadedRunConfig(BaseModel):
@@ -57,6 +60,27 @@ class LoadedRunConfig(BaseModel):
     data_root: Path | None
     generation: GenerationSection
     resamples: int
+    judge: JudgeSettings | None = None
+
+
+def parse_judge_entry(value: Any, where: str) -> JudgeSettings | None:
+    """`judge:` of a run config: URL[,URL], a list of URLs, or a mapping of JudgeSettings."""
+    if value is None:
+        return None
+    data = dict(value) if isinstance(value, dict) else {"urls": value}
+    try:
+        if "urls" in data:
+            data["urls"] = split_urls(data["urls"])
+        return JudgeSettings.model_validate(data)
+    except InputError as exc:
+        raise InputError(exc.message, file=where, field="judge.urls") from None
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = f"unknown key{did_you_mean(str(err['loc'][-1]), JudgeSettings.model_fields)}"
+        raise InputError(msg, file=where, field=f"judge.{loc}") from None
 
 
 def _local(base: Path, value: str) -> str:
@@ -103,4 +127,5 @@ def load_run_config(path: Path) -> LoadedRunConfig:
         data_root=(base / Path(cfg.data_root).expanduser()) if cfg.data_root else None,
         generation=cfg.generation,
         resamples=cfg.resamples,
+        judge=parse_judge_entry(cfg.judge, where),
     )

@@ -4,6 +4,11 @@ The record appended to `records.jsonl` holds the raw output (or its error), the 
 answer, every scorer's values and sufficient statistics, and the taxonomy keys, so that
 rescoring and re-aggregating never call the model again. A failed call or a sample that
 cannot be scored is recorded with its error and counted as failed, never as a wrong answer.
+
+Judged scorers (`scoring/judged.py`, e.g. the MMAE rubric judge) are awaited with the
+engine's judge `generate` callable; every judge answer is stored in the record (the score's
+`detail`, or `judge` when the judge failed), and rescoring re-aggregates those answers
+without calling the judge.
 """
 
 from __future__ import annotations
@@ -22,7 +27,11 @@ from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.sample import Sample
 from audioeval.prompts.templates import render
-from audioeval.scoring.base import Prediction
+from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.judged import JudgeFailed, JudgeGenerate, is_judged
+
+JUDGED_FIELD = "_judged"
+"""Sample field holding the stored judge answers by scorer, set only by `sample_from_record`."""
 
 
 def messages_digest(messages: tuple[Message, ...]) -> str:
@@ -56,13 +65,22 @@ def sample_record(sample: Sample) -> dict[str, Any]:
 def sample_from_record(rec: dict[str, Any]) -> Sample:
     stored = rec.get("sample") or {}
     audio = {k: AudioRef(v[0], v[1], v[2]) for k, v in (stored.get("audio") or {}).items()}
-    return Sample(
-        str(rec["id"]), audio, stored.get("fields") or {}, rec.get("taxonomy") or {}, stored.get("source", "")
-    )
+    fields = dict(stored.get("fields") or {})
+    scores = rec.get("scores") or {}
+    judged = {
+        name: scores[name].get("detail") or {}
+        for name in rec.get("judged_by") or ()
+        if isinstance(scores.get(name), dict)
+    }
+    judged.update(rec.get("judge") or {})
+    if judged:  # what judged scorers re-aggregate instead of asking the judge again
+        fields[JUDGED_FIELD] = judged
+    return Sample(str(rec["id"]), audio, fields, rec.get("taxonomy") or {}, stored.get("source", ""))
 
 
-def score_output(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) -> dict[str, Any]:
-    """`processed` and `scores` of a successful output; an `error` when it cannot be scored."""
+def _prediction(
+    bench: ResolvedBenchmark, sample: Sample, output: ModelOutput
+) -> tuple[Prediction, dict[str, Any]]:
     raw = output.text
     if raw is not None:
         processed = bench.chain(raw, sample)
@@ -70,17 +88,71 @@ def score_output(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) 
     else:
         text, outcome, detail = None, "ok", None
     prediction = Prediction(text=text, raw=raw, audio_path=output.audio_path, outcome=outcome)
+    return prediction, {"text": text, "outcome": outcome, "detail": detail}
+
+
+def _cannot_score(scorer_name: str, sample: Sample, exc: InputError) -> dict[str, Any]:
+    err = InputError(exc.message, file=exc.file or sample.source, sample_id=sample.id, field=exc.field)
+    return {"error": f"cannot score ({scorer_name}): {err.describe()}"}
+
+
+def _judge_failed(scorer_name: str, exc: JudgeFailed) -> dict[str, Any]:
+    return {"error": exc.message, "judge": {scorer_name: exc.detail}}
+
+
+def _score_entry(result: SampleScore) -> dict[str, Any]:
+    return {"values": result.values, "stats": result.stats, "detail": result.detail}
+
+
+def score_output(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) -> dict[str, Any]:
+    """`processed` and `scores` of a successful output; an `error` when it cannot be scored.
+
+    A judged scorer is not asked again here: it re-aggregates the judge answers stored in
+    the record (`sample_from_record`), or the sample cannot be scored without a judge.
+    """
+    prediction, processed = _prediction(bench, sample, output)
+    stored = sample.fields.get(JUDGED_FIELD) or {}
     scores: dict[str, Any] = {}
     for scorer in bench.scorers:
         try:
-            result = scorer.score(prediction, sample)
+            if is_judged(scorer):
+                if scorer.name not in stored:
+                    raise InputError(
+                        "no stored judge answers; `audioeval run` with --judge judges it", field="scorers"
+                    )
+                result = scorer.rescore(prediction, sample, stored[scorer.name])  # type: ignore[attr-defined]
+            else:
+                result = scorer.score(prediction, sample)
+        except JudgeFailed as exc:
+            return _judge_failed(scorer.name, exc)
         except InputError as exc:
-            err = InputError(
-                exc.message, file=exc.file or sample.source, sample_id=sample.id, field=exc.field
-            )
-            return {"error": f"cannot score ({scorer.name}): {err.describe()}"}
-        scores[scorer.name] = {"values": result.values, "stats": result.stats, "detail": result.detail}
-    return {"processed": {"text": text, "outcome": outcome, "detail": detail}, "scores": scores}
+            return _cannot_score(scorer.name, sample, exc)
+        scores[scorer.name] = _score_entry(result)
+    return {"processed": processed, "scores": scores}
+
+
+async def score_output_async(
+    bench: ResolvedBenchmark, sample: Sample, output: ModelOutput, judge: JudgeGenerate | None
+) -> dict[str, Any]:
+    """As `score_output`, with judged scorers asking the judge (`judge` None: they cannot)."""
+    if not any(is_judged(s) for s in bench.scorers):
+        return await asyncio.to_thread(score_output, bench, sample, output)
+    prediction, processed = await asyncio.to_thread(_prediction, bench, sample, output)
+    scores: dict[str, Any] = {}
+    for scorer in bench.scorers:
+        try:
+            if is_judged(scorer):
+                if judge is None:
+                    raise InputError("no judge configured (--judge URL --judge-model NAME)", field="scorers")
+                result = await scorer.score_async(prediction, sample, judge)  # type: ignore[attr-defined]
+            else:
+                result = await asyncio.to_thread(scorer.score, prediction, sample)
+        except JudgeFailed as exc:
+            return _judge_failed(scorer.name, exc)
+        except InputError as exc:
+            return _cannot_score(scorer.name, sample, exc)
+        scores[scorer.name] = _score_entry(result)
+    return {"processed": processed, "scores": scores}
 
 
 @dataclass
@@ -93,6 +165,7 @@ class PairContext:
     config: GenerationConfig
     template_name: str | None
     audio_dir: Path
+    judge: JudgeGenerate | None = None  # the judge generate() of judged scorers
 
 
 async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
@@ -121,5 +194,8 @@ async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
     record["output"] = output.to_record()
     if not output.ok:
         return {**record, "error": output.error or "the model returned nothing"}
-    scored = await asyncio.to_thread(score_output, ctx.bench, sample, output)
+    judged = [s.name for s in ctx.bench.scorers if is_judged(s)]
+    if judged:
+        record["judged_by"] = judged  # their stored answers are what rescoring re-aggregates
+    scored = await score_output_async(ctx.bench, sample, output, ctx.judge)
     return {**record, **scored, "error": scored.get("error")}

@@ -9,7 +9,7 @@ failed: recorded, counted, never scored.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from audioeval.core.generation import Generation
@@ -38,6 +38,22 @@ class AttemptRecord:
     endpoint: str | None = None
     latency_s: float | None = None
     cached: bool = False
+
+    def as_record(self) -> dict[str, Any]:
+        """The JSON-ready record: what `dataclasses.asdict` gives, built directly (cheaper)."""
+        return {
+            "attempt": self.attempt,
+            "options": list(self.options),
+            "right_letter": self.right_letter,
+            "raw": self.raw,
+            "letter": self.letter,
+            "valid": self.valid,
+            "correct": self.correct,
+            "error": self.error,
+            "endpoint": self.endpoint,
+            "latency_s": self.latency_s,
+            "cached": self.cached,
+        }
 
 
 @dataclass(slots=True)
@@ -129,7 +145,7 @@ class RubricVoting:
                 if failed
                 else None
             ),
-            "attempts": [asdict(a) for a in attempts],
+            "attempts": [a.as_record() for a in attempts],
         }
 
 

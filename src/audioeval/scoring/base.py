@@ -105,6 +105,8 @@ SCORERS: dict[str, ScorerFactory] = {
     "dnsmos": _lazy("speech_scorers", "DnsmosScorer"),
     "pesq_stoi": _lazy("speech_scorers", "PesqStoiScorer"),
     "utmos": _lazy("speech_scorers", "utmos"),
+    # Judged (async, a judge generate() injected by the engine): the MMAE rubric judge.
+    "mmae_rubrics": _Lazy("audioeval.benchmarks.mmae.rubric_scorer", "MmaeRubricScorer"),
 }
 
 

@@ -82,6 +82,15 @@ def load_samples(
     root = data_root(root)
     src = _local_copy(spec, root) or spec.source
     limit = limit or spec.limit
+    if src.type == "mmae":
+        from audioeval.benchmarks.mmae.source import load_mmae_samples
+
+        meta = _resolve_path(src.path, spec_dir, root)
+        audio_base = _resolve_path(src.audio_root, spec_dir or meta.parent, root) if src.audio_root else None
+        samples, skipped = load_mmae_samples(meta, audio_root=audio_base, limit=limit)
+        if not samples and not skipped:
+            raise InputError("the benchmark has no samples", file=str(meta))
+        return SampleSet(samples, skipped, str(meta))
     if src.type in ("hf", "hf_disk"):
         from audioeval.benchmarks.sources import hf
 

@@ -1,0 +1,96 @@
+"""Codec spec strings (`opus:12k`, `codec2:3200`, `mulaw`) → codec objects."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+from audioeval.adapters.codecs.base import AudioCodec
+from audioeval.adapters.codecs.codec2 import CODEC2_MODES, Codec2Codec
+from audioeval.adapters.codecs.mulaw import MuLawCodec
+from audioeval.adapters.codecs.opus import MAX_BPS, MIN_BPS, OpusCodec
+from audioeval.core.errors import InputError
+
+BUILTIN_CODECS = {
+    "opus": "opus:<bitrate>, e.g. opus:6k, opus:12k, opus:24k (6k–256k)",
+    "codec2": f"codec2:<mode>, mode one of {', '.join(CODEC2_MODES)} (default 3200)",
+    "mulaw": "mulaw (G.711 μ-law, 8 kHz, 64 kbit/s)",
+}
+NEURAL_CODECS = (
+    "encodec",
+    "dac",
+    "mimi",
+    "snac",
+    "speechtokenizer",
+    "xcodec",
+    "xcodec2",
+    "wavtokenizer",
+    "bigcodec",
+    "stablecodec",
+    "semanticodec",
+    "funcodec",
+    "hificodec",
+    "audiodec",
+    "nanocodec",
+    "sqcodec",
+    "l3ac",
+    "bicodec",
+)
+_BITRATE_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*(k)?(?:bps|b/s)?$", re.I)
+
+
+class CodecSpecError(InputError):
+    """A codec spec that names no built-in codec, or a bad parameter."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="codec")
+
+
+class NeuralCodecUnavailable(CodecSpecError):
+    """A neural codec: not built in, it needs an isolated runtime and user-provided weights."""
+
+
+def parse_codec_spec(spec: str) -> AudioCodec:
+    """`"opus:12k"` → an Opus codec at 12 kbit/s. The codec's `.name` is the canonical spec."""
+    text = spec.strip()
+    name, _, param = text.partition(":")
+    name, param = name.strip().lower(), param.strip()
+    if name in NEURAL_CODECS:
+        raise NeuralCodecUnavailable(
+            f"{text!r}: neural codecs such as {name} are not built in. They run through an isolated "
+            "runtime with weights you provide; none ship offline and audioeval never downloads "
+            f"weights. Built-in codecs: {', '.join(BUILTIN_CODECS)}."
+        )
+    if name == "opus":
+        return OpusCodec(_opus_bitrate(text, param))
+    if name == "codec2":
+        mode = (param or "3200").upper()
+        mode = "700C" if mode == "700" else mode
+        if mode not in CODEC2_MODES:
+            raise CodecSpecError(f"{text!r}: unknown Codec2 mode; valid modes: {', '.join(CODEC2_MODES)}")
+        return Codec2Codec(mode)
+    if name == "mulaw":
+        if param not in ("", "64k", "64000"):
+            raise CodecSpecError(f"{text!r}: μ-law has one bitrate (64k); write 'mulaw'")
+        return MuLawCodec()
+    raise CodecSpecError(_unknown(text, name))
+
+
+def _opus_bitrate(text: str, param: str) -> int:
+    m = _BITRATE_RE.match(param)
+    if not m:
+        raise CodecSpecError(f"{text!r}: Opus needs a bitrate, e.g. 'opus:12k' (6k–256k)")
+    bps = int(round(float(m.group(1)) * (1000 if m.group(2) else 1)))
+    if not MIN_BPS <= bps <= MAX_BPS:
+        raise CodecSpecError(f"{text!r}: Opus bitrate must be between 6k and 256k for mono audio")
+    return bps
+
+
+def _unknown(text: str, name: str) -> str:
+    valid = list(BUILTIN_CODECS)
+    message = (
+        f"unknown codec {text!r}; built-in codecs: {'; '.join(BUILTIN_CODECS.values())}. "
+        f"Neural codecs (through an isolated runtime only): {', '.join(NEURAL_CODECS)}."
+    )
+    close = difflib.get_close_matches(name, valid + list(NEURAL_CODECS), n=1, cutoff=0.5)
+    return message + (f" Did you mean {close[0]!r}?" if close else "")

@@ -1,0 +1,76 @@
+"""A predictions file as a model: each sample is answered with the audio stored for its id.
+
+For evaluating outputs produced elsewhere (an MMAE `predictions.json` of edited audio, as
+`audioeval mmae score --predictions` reads). The file is parsed by a loader the engine
+passes in (the format's parser lives with its benchmark, a layer above adapters): it
+returns the output path of each id, relative paths taken from `audio_root`, and the
+errors of the items it could not read, which become the failures of those ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audioeval.adapters.base import ModelRequest
+from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.model_output import ModelOutput
+
+PredictionsLoader = Callable[[Path], tuple[Mapping[str, str], list[InputError]]]
+
+
+@dataclass
+class PredictionsFile:
+    """Answers each sample with the stored output audio of the same id."""
+
+    name: str
+    path: Path
+    load: PredictionsLoader
+    audio_root: Path | None = None
+    tasks: frozenset[str] | None = frozenset({"audio_edit"})
+    max_concurrency: int = 16
+    outputs: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, InputError] = field(default_factory=dict)
+    unreadable: list[InputError] = field(default_factory=list)
+
+    def signature(self) -> dict[str, Any]:
+        return {
+            "model": self.name,
+            "type": "predictions",
+            "file": str(self.path.resolve()),
+            "audio_root": str(self.audio_root) if self.audio_root else None,
+        }
+
+    async def start(self) -> None:
+        if not self.path.is_file():
+            raise RunConfigError(f"{self.path}: predictions file not found")
+        outputs, errors = self.load(self.path)
+        root = self.audio_root or self.path.parent
+        for sid, raw in outputs.items():
+            p = Path(raw).expanduser()
+            self.outputs[sid] = str(p if p.is_absolute() else root / p)
+        for err in errors:
+            if err.sample_id is not None and err.sample_id not in self.outputs:
+                self.errors.setdefault(err.sample_id, err)
+            else:
+                self.unreadable.append(err)
+
+    async def generate(self, request: ModelRequest) -> ModelOutput:
+        sid = request.sample.id
+        path = self.outputs.get(sid)
+        if path is None:
+            err = self.errors.get(sid)
+            if err is not None:
+                return ModelOutput(error=f"predictions: {err.describe()}")
+            return ModelOutput(error=f"predictions: {self.path}: no prediction for id {sid!r}")
+        if not Path(path).is_file():
+            return ModelOutput(
+                error=f"predictions: {self.path}, id {sid!r}, field 'messages[-1].content.audio_url': "
+                f"audio file not found: {path}"
+            )
+        return ModelOutput(audio_path=path)
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,159 @@
+"""The MMAE rubric judge as a scorer of `audioeval run` (task `audio_edit`, scorer `mmae_rubrics`).
+
+The same judging as `audioeval mmae score`: for each rubric, `RubricVoting` (3 valid votes,
+at most 10 attempts, strict majority), options shuffled per (seed, id, rubric, attempt),
+the `mcq-judge-v1` prompt (`judge/mcq_prompt.py`) with each referenced clip attached under
+its label, and per-sample IFR / CR / EM from `aggregate.per_sample_row`. The engine injects
+the judge `generate(messages, attempt)`; every attempt is kept in the score's detail, so
+rescoring re-parses and re-aggregates the stored answers without a judge call.
+
+A sample with a failed rubric (fewer valid votes than needed after the last attempt) is a
+failed sample: recorded with every attempt, counted, retried by a rerun, never scored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.mmae.aggregate import per_sample_row
+from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
+from audioeval.benchmarks.mmae.source import mmae_from_fields
+from audioeval.core.errors import AudioError, InputError
+from audioeval.core.messages import AudioRef
+from audioeval.core.sample import Sample
+from audioeval.judge.audio_refs import find_mentions
+from audioeval.judge.mcq_prompt import PROMPT_VERSION, attachments, build_judge_messages
+from audioeval.judge.rubric_votes import RubricVoting, rescore_attempts
+from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
+
+SCORER_NAME = "mmae_rubrics"
+
+
+class MmaeRubricScorer:
+    """IFR / CR / EM of one edited clip, judged rubric by rubric."""
+
+    needs_judge = True
+
+    def __init__(
+        self, *, seed: int = 0, votes: int = 3, max_attempts: int = 10, slice_clips: bool = False
+    ) -> None:
+        if votes < 1 or max_attempts < votes:
+            raise ValueError("votes must be ≥ 1 and max_attempts ≥ votes")
+        self.name = SCORER_NAME
+        self.seed = seed
+        self.votes = votes
+        self.max_attempts = max_attempts
+        self.slice_clips = slice_clips
+
+    def signature(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "prompt_version": PROMPT_VERSION,
+            "votes_needed": self.votes,
+            "max_attempts": self.max_attempts,
+            "majority": "strict majority of valid votes",
+            "option_shuffle_seed": self.seed,
+            "audio_policy": "slice-clips" if self.slice_clips else "full-clips",
+            "aggregation": "per sample: IFR, CR means of scored rubrics; EM; failed rubric -> failed sample",
+        }
+
+    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+        raise InputError(
+            "the MMAE rubric judge needs a judge (--judge URL --judge-model NAME)",
+            sample_id=sample.id,
+            field="scorers",
+        )
+
+    # -- judging ---------------------------------------------------------------------------
+
+    def _resolver(self, prediction: Prediction, sample: Sample) -> Callable[[str], str]:
+        output = prediction.audio_path
+        if not output:
+            raise InputError("the model returned no edited audio", sample_id=sample.id, field="output")
+        if not Path(output).is_file():
+            raise AudioError(f"audio file not found: {output}", sample_id=sample.id, field="output")
+
+        def resolve(label: str) -> str:
+            if label == "output":
+                return str(output)
+            key = "input1" if label == "input" else label
+            ref: AudioRef | None = sample.audio.get(key)
+            if ref is None:
+                raise InputError(f"the sample has no clip {label!r}", sample_id=sample.id, field="audio")
+            return ref.path
+
+        return resolve
+
+    async def score_async(
+        self, prediction: Prediction, sample: Sample, generate: JudgeGenerate
+    ) -> SampleScore:
+        ms = mmae_from_fields(sample)
+        resolve = self._resolver(prediction, sample)
+        try:
+            clips = [
+                attachments(find_mentions(r.question), resolve, slice_clips=self.slice_clips)
+                for r in ms.rubrics
+            ]
+        except ValueError as exc:
+            raise InputError(str(exc), sample_id=sample.id, field="rubrics") from None
+        outcomes = await asyncio.gather(*(self._rubric(ms, i, c, generate) for i, c in enumerate(clips)))
+        return self._result(ms, list(outcomes))
+
+    async def _rubric(
+        self, ms: MmaeSample, index: int, clips: list[tuple[str, AudioRef]], generate: JudgeGenerate
+    ) -> dict[str, Any]:
+        rubric = ms.rubrics[index]
+        voting = RubricVoting(
+            rubric, ms.id, index, seed=self.seed, votes_needed=self.votes, max_attempts=self.max_attempts
+        )
+
+        async def attempt(a: int) -> None:
+            options = voting.options_for(a)
+            gen = await generate(build_judge_messages(rubric.question, options, clips), a)
+            voting.record(a, options, gen)
+
+        while not voting.done:
+            await asyncio.gather(*(attempt(a) for a in voting.next_attempts()))
+        return {
+            "rubric_index": index,
+            "category": rubric.category,
+            "axis": "IF" if is_instruction_following(rubric.category) else "CR",
+            **voting.outcome(),
+        }
+
+    # -- aggregation -----------------------------------------------------------------------
+
+    def _result(self, ms: MmaeSample, outcomes: list[dict[str, Any]]) -> SampleScore:
+        results = {int(o["rubric_index"]): o for o in outcomes}
+        row = per_sample_row(ms, results)
+        detail = {"rubrics": outcomes, "rubric_scores": row["rubric_scores"]}
+        failed = [o for o in outcomes if o.get("failed")]
+        if failed or len(results) < len(ms.rubrics):
+            first = failed[0] if failed else {}
+            why = first.get("failure") or "no judgement"
+            errors = [a.get("error") for a in first.get("attempts", []) if a.get("error")]
+            raise JudgeFailed(
+                f"judge: {len(failed)} of {len(ms.rubrics)} rubric(s) failed"
+                f" (rubric {first.get('rubric_index')}: {why}" + (f"; {errors[-1]}" if errors else "") + ")",
+                detail,
+            )
+        values = {"IFR": row["IFR"], "CR": row["CR"], "EMR": row["EMR"]}
+        stats = {
+            k: None if v is None else 100.0 * v
+            for k, v in zip(("ifr", "cr", "em"), values.values(), strict=True)
+        }
+        stats.update(n_rubrics=row["n_rubrics"], n_if=row["n_if"], n_cr=row["n_cr"])
+        return SampleScore(values, stats, detail)
+
+    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> SampleScore:
+        """Re-parse every stored judge answer and aggregate again; no judge call."""
+        ms = mmae_from_fields(sample)
+        outcomes = []
+        for o in stored.get("rubrics") or []:
+            again = rescore_attempts(list(o.get("attempts") or []), self.votes)
+            outcomes.append({**o, **again, "failure": None if not again["failed"] else o.get("failure")})
+        return self._result(ms, outcomes)

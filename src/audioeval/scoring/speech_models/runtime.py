@@ -1,0 +1,105 @@
+"""Load each model once per process, and count the audio it processes against the wall time."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from audioeval.core.errors import AudioevalError
+from audioeval.scoring.speech_models._deps import require
+
+T = TypeVar("T")
+
+
+class ModelLoadError(AudioevalError):
+    """A configured model could not be loaded (offline, from local files)."""
+
+
+_models: dict[Hashable, Any] = {}
+_key_locks: dict[Hashable, threading.Lock] = {}
+_lock = threading.Lock()
+
+
+def load_once(key: Hashable, factory: Callable[[], T]) -> T:
+    """The model for `key`, built by `factory` on first use; concurrent callers wait for it.
+
+    Loading one model does not block the loading of another (one lock per key).
+    """
+    with _lock:
+        if key in _models:
+            return _models[key]
+        key_lock = _key_locks.setdefault(key, threading.Lock())
+    with key_lock:
+        with _lock:
+            if key in _models:
+                return _models[key]
+        model = factory()
+        with _lock:
+            _models[key] = model
+            _key_locks.pop(key, None)
+        return model
+
+
+def loaded_keys() -> list[Hashable]:
+    with _lock:
+        return list(_models)
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Audio processed and the wall time it took; `realtime_factor` is audio s ÷ wall s."""
+
+    calls: int
+    audio_seconds: float
+    wall_seconds: float
+
+    @property
+    def realtime_factor(self) -> float:
+        """How many times faster than real time (0 before the first call)."""
+        return self.audio_seconds / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+
+class ModelStats:
+    """Thread-safe counters of one model's work. `snapshot()` returns a `Throughput`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls = 0
+        self._audio = 0.0
+        self._wall = 0.0
+
+    def add(self, audio_seconds: float, wall_seconds: float, calls: int = 1) -> None:
+        with self._lock:
+            self._calls += calls
+            self._audio += audio_seconds
+            self._wall += wall_seconds
+
+    @contextmanager
+    def measure(self, audio_seconds: float, calls: int = 1) -> Iterator[None]:
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(audio_seconds, time.perf_counter() - t0, calls)
+
+    def snapshot(self) -> Throughput:
+        with self._lock:
+            return Throughput(self._calls, self._audio, self._wall)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._calls, self._audio, self._wall = 0, 0.0, 0.0
+
+
+def session_options(threads: int) -> Any:
+    """onnxruntime options: `threads` intra-op threads, one inter-op thread, all graph optimisations."""
+    ort = require("onnxruntime")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return options

@@ -1,0 +1,238 @@
+"""MMAE through `audioeval run`: source type `mmae`, model `predictions:FILE`, task
+`audio_edit` scored by the rubric judge (the fake judge over real HTTP on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from audioeval.benchmarks.mmae.baselines import write_baseline
+from audioeval.cli.main import app
+from audioeval.engine.mmae_run import run_mmae
+from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
+from tests.mmae_helpers import config
+
+runner = CliRunner()
+JUDGE = "fake-judge"
+TAXONOMY = ["modality", "complexity", "complexity_group", "granularity", "operation"]
+
+
+def write_spec(path: Path, metadata: Path, name: str = "mmae-syn") -> Path:
+    path.write_text(
+        f"name: {name}\ntask: audio_edit\n"
+        f"source: {{type: mmae, path: {json.dumps(str(metadata))}}}\n"
+        f"taxonomy: {json.dumps(TAXONOMY)}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def run_cli(*args: str) -> Any:
+    return runner.invoke(app, ["run", *args, "--no-progress", "--resamples", "50"], catch_exceptions=False)
+
+
+def records(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (folder / "records.jsonl").read_text().splitlines()]
+
+
+def pair_folder(out: Path, preds: Path) -> Path:
+    (folder,) = [p for p in (out / "mmae-syn").iterdir() if p.is_dir()]
+    assert folder.name.endswith(preds.name)
+    return folder
+
+
+@pytest.fixture()
+def fake_judge():
+    with FakeJudgeServer(FakeJudgeConfig(model=JUDGE)) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def identity_preds(synthetic_set, tmp_path_factory) -> Path:
+    preds, errors = write_baseline(
+        "identity",
+        metadata=synthetic_set.metadata,
+        audio_root=synthetic_set.root,
+        out_dir=tmp_path_factory.mktemp("identity"),
+    )
+    assert not errors
+    return preds
+
+
+@pytest.mark.parametrize("which", ["oracle", "identity"])
+def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, fake_judge, tmp_path):
+    preds = synthetic_set.oracle_predictions if which == "oracle" else identity_preds
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    out = tmp_path / "run"
+    res = run_cli(
+        "--benchmark", str(spec), "--model", f"predictions:{preds}",
+        "--judge", fake_judge.base_url, "--judge-model", JUDGE, "-o", str(out),
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    run_requests = fake_judge.stats.requests
+    assert run_requests > 0
+
+    ref = run_mmae(
+        config(
+            preds, synthetic_set.metadata, tmp_path / "score", [fake_judge.base_url],
+            model=JUDGE, audio_root=synthetic_set.root, n_resamples=50, use_cache=False,
+        )
+    )  # fmt: skip
+    expected = {row["id"]: row for row in ref.per_sample}
+    recs = {r["id"]: r for r in records(pair_folder(out, preds))}
+    assert set(recs) == set(expected) and len(recs) == 42
+    for sid, row in expected.items():
+        rec = recs[sid]
+        assert rec["error"] is None, rec["error"]
+        score = rec["scores"]["mmae_rubrics"]
+        assert score["values"] == {"IFR": row["IFR"], "CR": row["CR"], "EMR": row["EMR"]}, sid
+        assert score["detail"]["rubric_scores"] == row["rubric_scores"], sid
+        assert rec["taxonomy"]["modality"] == row["modality"]
+        assert rec["taxonomy"]["complexity"] == row["complexity"]
+        # every judge attempt is stored, with the same vote rule as `mmae score`
+        assert all(len([a for a in r["attempts"] if a["valid"]]) == 3 for r in score["detail"]["rubrics"])
+
+    pair = json.loads((pair_folder(out, preds) / "summary.json").read_text())
+    overall = ref.taxonomy["overall"]
+    assert pair["headline"] == "mean:ifr" and pair["scored"] == 42 and pair["failed"] == 0
+    assert pair["metrics"]["mean:ifr"]["value"] == pytest.approx(overall["IFR"], abs=0.005)
+    assert pair["metrics"]["mean:cr"]["value"] == pytest.approx(overall["CR"], abs=0.005)
+    assert pair["metrics"]["mean:em"]["value"] == pytest.approx(overall["EMR"], abs=0.005)
+    assert set(pair["breakdowns"]) == set(TAXONOMY)
+    assert set(pair["breakdowns"]["complexity_group"]) == {"single", "multiple"}
+    for group, block in ref.taxonomy["complexity"].items():
+        assert pair["breakdowns"]["complexity"][group]["mean:ifr"]["value"] == pytest.approx(
+            block["IFR"], abs=0.005
+        )
+    if which == "oracle":
+        assert overall["IFR"] == overall["CR"] == overall["EMR"] == 100.0
+
+    sig = json.loads((pair_folder(out, preds) / "signature.json").read_text())
+    assert sig["judge"]["judge_model"] == JUDGE
+    scorer_sig = sig["benchmark"]["scorers"][0]
+    assert scorer_sig["prompt_version"] == "mcq-judge-v1" and scorer_sig["option_shuffle_seed"] == 0
+
+    # a rerun resumes: nothing is asked again, of the model or of the judge
+    again = run_cli(
+        "--benchmark", str(spec), "--model", f"predictions:{preds}",
+        "--judge", fake_judge.base_url, "--judge-model", JUDGE, "-o", str(out),
+    )  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert "asked 0, reused 42" in again.output
+    assert fake_judge.stats.requests == run_requests + ref.calls
+
+
+def test_dead_judge_fails_samples_then_a_rerun_scores_them(synthetic_set, fake_judge, tmp_path):
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    out = tmp_path / "run"
+    cfg = tmp_path / "run.yaml"
+    model = f"predictions:{synthetic_set.oracle_predictions}"
+
+    def write_cfg(judge: str) -> None:
+        cfg.write_text(
+            f"benchmarks: [{json.dumps(str(spec))}]\nmodels: [{json.dumps(model)}]\nlimit: 4\n"
+            f"judge: {{urls: [{json.dumps(judge)}], model: {JUDGE}, timeout_s: 0.3, concurrency: 8}}\n",
+            encoding="utf-8",
+        )
+
+    write_cfg(dead_url())
+    res = runner.invoke(app, ["run", str(cfg), "-o", str(out), "--no-progress"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    folder = pair_folder(out, synthetic_set.oracle_predictions)
+    pair = json.loads((folder / "summary.json").read_text())
+    assert (pair["scored"], pair["failed"]) == (0, 4)
+    assert pair["metrics"]["mean:ifr"]["value"] is None
+    assert "4 sample(s) failed" in res.output
+    for rec in records(folder):
+        assert rec["error"].startswith("judge: ") and rec.get("scores") is None
+        rubrics = rec["judge"]["mmae_rubrics"]["rubrics"]
+        assert rubrics and all(r["failed"] and len(r["attempts"]) == 10 for r in rubrics)
+        assert all(a["error"] for r in rubrics for a in r["attempts"])
+
+    # the endpoint is not part of the signature: the same run resumes on a live judge
+    write_cfg(fake_judge.base_url)
+    res = runner.invoke(app, ["run", str(cfg), "-o", str(out), "--no-progress"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "asked 4, reused 0" in res.output
+    pair = json.loads((folder / "summary.json").read_text())
+    assert (pair["scored"], pair["failed"]) == (4, 0)
+    assert pair["metrics"]["mean:ifr"]["value"] == 100.0
+
+
+def test_rescore_reaggregates_stored_votes_without_the_judge(synthetic_set, identity_preds, tmp_path):
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    out = tmp_path / "run"
+    with FakeJudgeServer(FakeJudgeConfig(model=JUDGE)) as server:
+        res = run_cli(
+            "--benchmark", str(spec), "--model", f"predictions:{identity_preds}",
+            "--judge", server.base_url, "--judge-model", JUDGE, "-o", str(out), "--limit", "12",
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+    folder = pair_folder(out, identity_preds)
+    before = json.loads((folder / "summary.json").read_text())
+    recs_before = records(folder)
+    # the judge is gone: rescoring must not need it
+    res = runner.invoke(app, ["rescore", str(out), "--resamples", "50"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert "rescored 12 sample(s); 0 changed" in res.output
+    after = json.loads((folder / "summary.json").read_text())
+    assert after["metrics"] == before["metrics"] and after["scored"] == 12
+    assert [r["scores"] for r in records(folder)] == [r["scores"] for r in recs_before]
+
+
+def test_judge_settings_are_checked(synthetic_set, fake_judge, tmp_path):
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    model = f"predictions:{synthetic_set.oracle_predictions}"
+    res = runner.invoke(
+        app, ["run", "-b", str(spec), "-m", model, "-o", str(tmp_path / "a"), "--no-progress"]
+    )
+    assert res.exit_code != 0 and "--judge" in res.output
+    out = tmp_path / "b"
+    ok = run_cli("-b", str(spec), "-m", model, "--judge", fake_judge.base_url, "--judge-model", JUDGE,
+                 "-o", str(out), "--limit", "2")  # fmt: skip
+    assert ok.exit_code == 0, ok.output
+    other = runner.invoke(
+        app,
+        ["run", "-b", str(spec), "-m", model, "--judge", fake_judge.base_url, "--judge-model", "other",
+         "-o", str(out), "--limit", "2", "--no-progress"],
+    )  # fmt: skip
+    assert other.exit_code != 0 and "judge_model" in other.output
+
+
+def test_mmae_source_reports_bad_samples_and_missing_predictions(synthetic_set, fake_judge, tmp_path):
+    meta = json.loads(synthetic_set.metadata.read_text())[:3]
+    del meta[1]["rubrics"][0]["right_choice"]
+    bad_meta = tmp_path / "meta.json"
+    for item in meta:  # keep the clips where they are
+        for msg in item["messages"]:
+            for part in msg["content"]:
+                if part.get("type") == "audio":
+                    part["audio_url"] = str(synthetic_set.root / part["audio_url"])
+    bad_meta.write_text(json.dumps(meta))
+    preds = json.loads(synthetic_set.oracle_predictions.read_text())
+    pred_file = tmp_path / "preds.json"
+    pred_file.write_text(
+        json.dumps([{**p, "messages": [m for m in p["messages"] if m["role"] == "user"]} if i == 2 else
+                    {**p, "messages": p["messages"][:-1] + [{"role": "assistant", "content": [
+                        {"type": "audio", "audio_url": str(synthetic_set.root / p["messages"][-1]["content"][0]["audio_url"])}]}]}
+                    for i, p in enumerate(preds[:3])])
+    )  # fmt: skip
+    spec = write_spec(tmp_path / "mmae.yaml", bad_meta)
+    out = tmp_path / "run"
+    res = run_cli("-b", str(spec), "-m", f"predictions:{pred_file}", "--judge", fake_judge.base_url,
+                  "--judge-model", JUDGE, "-o", str(out))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    skipped = json.loads((out / "mmae-syn" / "skipped.json").read_text())
+    assert skipped == [
+        {"file": str(bad_meta), "id": meta[1]["id"], "field": "rubrics[0].right_choice",
+         "line": None, "error": "missing field"}
+    ]  # fmt: skip
+    recs = {r["id"]: r for r in records(pair_folder(out, pred_file))}
+    assert set(recs) == {meta[0]["id"], meta[2]["id"]}
+    assert recs[meta[0]["id"]]["error"] is None
+    err = recs[meta[2]["id"]]["error"]
+    assert err.startswith("predictions: ") and str(pred_file) in err and "assistant" in err
