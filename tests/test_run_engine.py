@@ -134,9 +134,9 @@ def test_rescore_equals_original_without_model_calls(tmp_path: Path) -> None:
 
 
 def test_kill_mid_run_then_rerun_finishes_only_the_rest(tmp_path: Path) -> None:
-    manifest = tone_mcq_manifest(tmp_path / "set", n=24)
+    manifest = tone_mcq_manifest(tmp_path / "set", n=40)
     out = tmp_path / "out"
-    with FakeMcqServer(FakeMcqConfig(latency_s=0.15)) as server:
+    with FakeMcqServer(FakeMcqConfig(latency_s=0.3)) as server:
         cmd = [
             sys.executable,
             "-m",
@@ -163,14 +163,14 @@ def test_kill_mid_run_then_rerun_finishes_only_the_rest(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         done_before = len([x for x in path.read_text().splitlines() if x.strip()])
-        assert 6 <= done_before < 24
+        assert 6 <= done_before < 40
         res = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
         assert res.returncode == 0, res.stderr
         ids = [json.loads(x)["id"] for x in path.read_text().splitlines() if x.strip()]
-    assert sorted(set(ids)) == sorted(f"t{i}" for i in range(24))
-    assert len(ids) == 24, "no sample is recorded twice"
+    assert sorted(set(ids)) == sorted(f"t{i}" for i in range(40))
+    assert len(ids) == 40, "no sample is recorded twice"
     assert summary(out)["accuracy"] == 1.0
-    assert server.stats.requests <= 24 + 8  # at most the in-flight requests of the killed run repeat
+    assert server.stats.requests <= 40 + 8  # at most the in-flight requests of the killed run repeat
 
 
 def test_changed_settings_are_refused_on_resume(tmp_path: Path) -> None:
