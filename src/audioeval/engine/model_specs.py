@@ -19,7 +19,8 @@ from audioeval.adapters.baselines import BASELINES
 from audioeval.adapters.codecs.registry import BUILTIN_CODECS, NEURAL_CODECS
 from audioeval.adapters.runtimes.spec import builtin_spec_files
 from audioeval.core.errors import InputError
-from audioeval.core.suggest import did_you_mean, unknown_name
+from audioeval.core.suggest import unknown_name
+from audioeval.core.validation import describe_validation
 
 
 class ModelConfig(BaseModel):
@@ -118,9 +119,5 @@ def parse_model_entry(entry: Any, where: str, index: int) -> ModelConfig:
     try:
         return ModelConfig.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = f"unknown key{did_you_mean(str(err['loc'][-1]), ModelConfig.model_fields)}"
+        msg, loc = describe_validation(exc.errors(), ModelConfig.model_fields)
         raise InputError(msg, file=where, field=f"{field}.{loc}") from None

@@ -26,7 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from audioeval.core.errors import InputError
-from audioeval.core.suggest import did_you_mean
+from audioeval.core.validation import describe_validation
 from audioeval.engine.model_specs import ModelConfig, parse_model_entry
 from audioeval.engine.run_judge import JudgeSettings, split_urls
 
@@ -75,11 +75,7 @@ def parse_judge_entry(value: Any, where: str) -> JudgeSettings | None:
     except InputError as exc:
         raise InputError(exc.message, file=where, field="judge.urls") from None
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = f"unknown key{did_you_mean(str(err['loc'][-1]), JudgeSettings.model_fields)}"
+        msg, loc = describe_validation(exc.errors(), JudgeSettings.model_fields)
         raise InputError(msg, file=where, field=f"judge.{loc}") from None
 
 
@@ -110,11 +106,7 @@ def load_run_config(path: Path) -> LoadedRunConfig:
     try:
         cfg = RunFile.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = f"unknown key{did_you_mean(str(err['loc'][-1]), RunFile.model_fields)}"
+        msg, loc = describe_validation(exc.errors(), RunFile.model_fields)
         raise InputError(msg, file=where, field=loc) from None
     base = path.parent
     benches = cfg.benchmarks.split(",") if isinstance(cfg.benchmarks, str) else cfg.benchmarks
