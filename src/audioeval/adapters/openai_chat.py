@@ -4,6 +4,11 @@ Audio parts are sent either as vLLM's `audio_url` with a base64 WAV data URI (de
 OpenAI's `input_audio` (`{"data": base64, "format": "wav"}`). This module only translates;
 sending, retrying and caching belong to the engine.
 
+Audio output: `audio_output_fields(voice)` are the request fields that ask a chat model for
+speech (`modalities: ["text", "audio"]`, `audio: {voice, format: "wav"}`), and `reply_audio`
+finds the base64 audio of the answer (`choices[i].message.audio.data`, OpenAI and vLLM-Omni)
+and its text. `build_speech_request` is the body of the TTS endpoint `/audio/speech`.
+
 `encode_chat_request` gives the wire bytes of the same body without passing the base64 audio
 through `json.dumps`: base64 never needs a JSON escape, so each audio part is spliced in as it
 is. The bytes equal `json.dumps(build_chat_request(...), ensure_ascii=False,
@@ -142,3 +147,56 @@ def reply_text(body: Any) -> str:
     if not isinstance(content, str):
         raise ValueError("response message has no text content")
     return content
+
+
+def audio_output_fields(voice: str | None) -> dict[str, Any]:
+    """Request fields asking a chat model to answer in speech (WAV)."""
+    audio: dict[str, Any] = {"format": "wav"}
+    if voice:
+        audio = {"voice": voice, "format": "wav"}
+    return {"modalities": ["text", "audio"], "audio": audio}
+
+
+def reply_audio(body: Any) -> tuple[str | None, str]:
+    """(text, base64 audio) of a chat completion answered in speech; ValueError without audio.
+
+    The text is the message content, else the audio's transcript. Servers that answer text and
+    speech as separate choices (vLLM-Omni) are read choice by choice.
+    """
+    try:
+        choices = body["choices"]
+        messages = [
+            c["message"] for c in choices if isinstance(c, dict) and isinstance(c.get("message"), dict)
+        ]
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"response has no choices: {str(body)[:200]}") from exc
+    audio_b64, text = None, None
+    for message in messages:
+        audio = message.get("audio")
+        if (
+            audio_b64 is None
+            and isinstance(audio, dict)
+            and isinstance(audio.get("data"), str)
+            and audio["data"]
+        ):
+            audio_b64 = audio["data"]
+            if text is None and isinstance(audio.get("transcript"), str):
+                text = audio["transcript"]
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        if isinstance(content, str) and content:
+            text = content
+    if audio_b64 is None:
+        raise ValueError(
+            "the response holds no audio (choices[].message.audio.data); does the served model speak?"
+        )
+    return text, audio_b64
+
+
+def build_speech_request(text: str, *, model: str, voice: str | None) -> dict[str, Any]:
+    """The JSON body of a POST to `{base_url}/audio/speech` (text to speech, WAV back)."""
+    body: dict[str, Any] = {"model": model, "input": text, "response_format": "wav"}
+    if voice:
+        body["voice"] = voice
+    return body

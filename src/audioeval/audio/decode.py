@@ -41,6 +41,32 @@ def load_clip(path: str | Path, *, sample_id: str | None = None, field: str | No
     return Clip(np.ascontiguousarray(mono, dtype=np.float32), int(rate))
 
 
+def decode_bytes(
+    data: bytes, *, source: str, sample_id: str | None = None, field: str | None = None
+) -> tuple[np.ndarray, int]:
+    """Decode encoded audio held in memory (any libsndfile format) to float32 frames × channels.
+
+    `source` names where the bytes came from (an endpoint URL, a file) for the error message.
+    """
+    import io
+
+    import soundfile as sf
+
+    try:
+        frames, rate = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
+    except Exception as exc:  # soundfile raises several types for undecodable bytes
+        reason = getattr(exc, "error_string", None) or str(exc)
+        raise AudioError(
+            f"audio could not be decoded ({reason}; {len(data)} bytes, starting {data[:12]!r})",
+            file=source,
+            sample_id=sample_id,
+            field=field,
+        ) from exc
+    if frames.size == 0:
+        raise AudioError("audio holds no samples", file=source, sample_id=sample_id, field=field)
+    return frames, int(rate)
+
+
 def resample(clip: Clip, target_rate: int) -> Clip:
     """Resample with soxr (high quality); a no-op when the rate already matches."""
     if target_rate <= 0 or clip.sample_rate == target_rate:

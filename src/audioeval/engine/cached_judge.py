@@ -8,7 +8,7 @@ from audioeval.adapters.openai_chat import AudioPartStyle, encode_chat_request, 
 from audioeval.audio.clip_cache import ClipCache
 from audioeval.core.generation import Generation
 from audioeval.core.messages import AudioRef, Message
-from audioeval.engine.chat_client import ChatClient
+from audioeval.engine.chat_client import ChatClient, ReplyParser, chat_reply_text
 from audioeval.store.response_cache import ResponseCache, request_key
 
 
@@ -22,6 +22,7 @@ class CachedJudge:
         style: AudioPartStyle = "audio_url",
         sampling: dict[str, Any] | None = None,
         cache: ResponseCache | None = None,
+        parse: ReplyParser = chat_reply_text,
     ) -> None:
         self.client = client
         self.clips = clips
@@ -29,6 +30,7 @@ class CachedJudge:
         self.style = style
         self.sampling = sampling or {}
         self.cache = cache
+        self.parse = parse
 
     def _clip(self, ref: AudioRef):  # type: ignore[no-untyped-def]
         return self.clips.get(ref)
@@ -44,7 +46,8 @@ class CachedJudge:
         gen = await self.client.complete(
             lambda: encode_chat_request(
                 messages, model=self.model, clips=self._clip, style=self.style, sampling=self.sampling
-            )
+            ),
+            parse=self.parse,
         )
         if gen.ok and key is not None and self.cache is not None:
             self.cache.put(key, gen.text or "")

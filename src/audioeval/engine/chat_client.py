@@ -22,6 +22,12 @@ from audioeval.core.generation import Generation
 from audioeval.engine.endpoint_pool import EndpointPool
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+ReplyParser = Callable[[bytes], str]
+"""Turns a 2xx response body into the text a `Generation` carries; ValueError when malformed."""
+
+
+def chat_reply_text(raw: bytes) -> str:
+    return reply_text(json.loads(raw))
 
 
 class ChatClient:
@@ -71,11 +77,16 @@ class ChatClient:
         return min(self.backoff_max_s, self.backoff_base_s * 2**tries) * self._rng.uniform(0.5, 1.5)
 
     async def complete(
-        self, body: dict[str, Any] | bytes | Callable[[], dict[str, Any] | bytes]
+        self,
+        body: dict[str, Any] | bytes | Callable[[], dict[str, Any] | bytes],
+        *,
+        path: str = "/chat/completions",
+        parse: ReplyParser = chat_reply_text,
     ) -> Generation:
-        """Send one chat request: a JSON body as a dict, or already encoded as UTF-8 JSON bytes.
-        A callable body is built only once a concurrency slot is free, so thousands of queued
-        attempts never hold their encoded audio at once."""
+        """Send one request (by default a chat completion): a JSON body as a dict, or already
+        encoded as UTF-8 JSON bytes. A callable body is built only once a concurrency slot is
+        free, so thousands of queued attempts never hold their encoded audio at once. `parse`
+        turns the answer into the generation's text."""
         async with self._sem:
             built = body() if callable(body) else body
             if isinstance(built, bytes):
@@ -84,9 +95,9 @@ class ChatClient:
                 payload = json.dumps(built, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             del built
             self.calls += 1
-            return await self._send(payload)
+            return await self._send(payload, path, parse)
 
-    async def _send(self, payload: bytes) -> Generation:
+    async def _send(self, payload: bytes, path: str, parse: ReplyParser) -> Generation:
         start = time.monotonic()
         deadline = start + self.timeout_s
         tries = 0
@@ -102,7 +113,7 @@ class ChatClient:
             ep = self.pool.acquire()
             try:
                 async with self._session().post(
-                    ep.url + "/chat/completions",
+                    ep.url + path,
                     data=payload,
                     headers=self._headers,
                     timeout=aiohttp.ClientTimeout(total=remaining),
@@ -120,14 +131,14 @@ class ChatClient:
                     last_error = f"{ep.url}: HTTP {status}: {raw[:200].decode('utf-8', 'replace')}"
                 else:
                     self.pool.release(ep, failed=False)
-                    return self._reply(status, raw, ep.url, time.monotonic() - start)
+                    return self._reply(status, raw, ep.url, time.monotonic() - start, parse)
             tries += 1
             self.retries += 1
             pause = min(self._backoff(tries - 1), max(0.0, deadline - time.monotonic()))
             await asyncio.sleep(pause)
 
     @staticmethod
-    def _reply(status: int, raw: bytes, url: str, latency: float) -> Generation:
+    def _reply(status: int, raw: bytes, url: str, latency: float, parse: ReplyParser) -> Generation:
         if status >= 400:
             return Generation(
                 None,
@@ -136,7 +147,7 @@ class ChatClient:
                 latency_s=latency,
             )
         try:
-            text = reply_text(json.loads(raw))
+            text = parse(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             return Generation(
                 None, error=f"{url}: malformed response: {exc}", endpoint=url, latency_s=latency

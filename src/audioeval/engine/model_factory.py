@@ -31,6 +31,8 @@ def build_adapter(
             audio_part=cfg.audio_part,
             config=config,
             cache=cache,
+            api=cfg.api,
+            voice=cfg.voice,
         )
     if cfg.type == "runtime":
         return LocalRuntimeAdapter(cfg.runtime or cfg.name, workers=cfg.workers, name=cfg.name)

@@ -36,6 +36,10 @@ class ModelConfig(BaseModel):
     concurrency: int = Field(8, ge=1)
     timeout_s: float = Field(300.0, gt=0)
     audio_part: Literal["audio_url", "input_audio"] = "audio_url"
+    api: Literal["chat", "speech"] = Field(
+        "chat",
+        description="type openai: chat completions (audio output via modalities) or /audio/speech (TTS)",
+    )
     runtime: str | None = Field(None, description="runtime name or spec file (type runtime)")
     workers: int = Field(1, ge=1, description="worker processes of a runtime")
     baseline: str | None = Field(None, description="baseline kind with its argument, e.g. constant:yes")
@@ -45,7 +49,9 @@ class ModelConfig(BaseModel):
         None, description="folder relative output paths start from (type predictions; default its folder)"
     )
     codec: str | None = Field(None, description="built-in codec spec, e.g. opus:12k (type codec)")
-    voice: str | None = Field(None, description="espeak-ng voice (type tts)")
+    voice: str | None = Field(
+        None, description="espeak-ng voice (type tts), or the voice an OpenAI-compatible model speaks with"
+    )
     prompts: dict[str, str] = Field(default_factory=dict, description="task or benchmark -> template")
 
     @property

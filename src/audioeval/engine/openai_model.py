@@ -3,21 +3,69 @@
 The same client as the judge: several endpoints with least-outstanding balancing and
 failover, retries with backoff inside each call's deadline, and the content-keyed response
 cache, so a rerun never asks the same question twice.
+
+Tasks with audio output (TTS, voice conversion, spoken answers) ask for speech:
+- `api: chat` (default) sends the rendered messages with `modalities: ["text", "audio"]` and
+  `audio: {voice, format: wav}`, and reads `choices[].message.audio.data` (gpt-4o-audio,
+  vLLM-Omni and other speaking chat models);
+- `api: speech` posts the sample's text to `/audio/speech` (`{model, input, voice,
+  response_format: wav}`), the TTS endpoint of OpenAI and many TTS servers; it serves `tts`.
+The audio is decoded and written to the WAV the engine asks for; audio that cannot be
+decoded, or an answer without audio, is a recorded failure, never a score.
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from audioeval.adapters.base import GenerationConfig, ModelRequest
-from audioeval.adapters.openai_chat import AudioPartStyle
+from audioeval.adapters.openai_chat import (
+    AudioPartStyle,
+    audio_output_fields,
+    build_speech_request,
+    reply_audio,
+)
 from audioeval.audio.clip_cache import ClipCache
+from audioeval.audio.decode import decode_bytes
 from audioeval.core.errors import AudioevalError
+from audioeval.core.generation import Generation
 from audioeval.core.model_output import ModelOutput
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
-from audioeval.store.response_cache import ResponseCache
+from audioeval.store.response_cache import ResponseCache, request_key
+
+OpenAIApi = Literal["chat", "speech"]
+
+
+def _spoken_reply(raw: bytes) -> str:
+    """A chat answer in speech, kept as JSON text (so the response cache can hold it)."""
+    text, audio_b64 = reply_audio(json.loads(raw))
+    return json.dumps({"text": text, "audio": audio_b64})
+
+
+def _speech_reply(raw: bytes) -> str:
+    """The audio bytes of a `/audio/speech` answer, kept as JSON text."""
+    if not raw:
+        raise ValueError("empty audio body")
+    if raw[:1] == b"{":
+        raise ValueError(f"expected audio, got JSON: {raw[:200].decode('utf-8', 'replace')}")
+    return json.dumps({"text": None, "audio": base64.b64encode(raw).decode("ascii")})
+
+
+def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str | None:
+    """Decode the audio of a spoken reply into the WAV at `path`; returns the reply's text."""
+    import soundfile as sf
+
+    reply = json.loads(payload)
+    frames, rate = decode_bytes(
+        base64.b64decode(reply["audio"]), source=source, sample_id=sample_id, field="output.audio"
+    )
+    sf.write(path, frames, rate, subtype="FLOAT")
+    return reply.get("text")
 
 
 @dataclass
@@ -32,42 +80,89 @@ class OpenAIChatModel:
     sample_rate: int = 16000
     config: GenerationConfig = field(default_factory=GenerationConfig)
     cache: ResponseCache | None = None
+    api: OpenAIApi = "chat"
+    voice: str | None = None
     _client: ChatClient | None = None
     _call: CachedJudge | None = None
+    _speak: CachedJudge | None = None
+
+    @property
+    def tasks(self) -> tuple[str, ...] | None:
+        """`/audio/speech` only speaks text; a chat model takes every task."""
+        return ("tts",) if self.api == "speech" else None
 
     def signature(self) -> dict[str, Any]:
         # Endpoints and keys do not move numbers; the served model and the audio policy do.
-        return {
+        sig: dict[str, Any] = {
             "model": self.name,
             "type": "openai",
             "served_model": self.served_model,
             "audio_part": self.audio_part,
             "sample_rate": self.sample_rate,
         }
+        if self.api != "chat":
+            sig["api"] = self.api
+        if self.voice:
+            sig["voice"] = self.voice
+        return sig
 
     async def start(self) -> None:
         self._client = ChatClient(
             self.urls, api_key=self.api_key, timeout_s=self.timeout_s, concurrency=self.max_concurrency
         )
         sampling = {k: v for k, v in self.config.to_record().items() if v is not None}
-        self._call = CachedJudge(
+        clips = ClipCache(target_rate=self.sample_rate)
+        common = dict(model=self.served_model, style=self.audio_part, cache=self.cache)
+        self._call = CachedJudge(self._client, clips, sampling=sampling, **common)  # type: ignore[arg-type]
+        self._speak = CachedJudge(
             self._client,
-            ClipCache(target_rate=self.sample_rate),
-            model=self.served_model,
-            style=self.audio_part,
-            sampling=sampling,
-            cache=self.cache,
+            clips,
+            sampling={**sampling, **audio_output_fields(self.voice)},
+            parse=_spoken_reply,
+            **common,  # type: ignore[arg-type]
         )
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
-        assert self._call is not None, "start() first"
+        assert self._call is not None and self._speak is not None, "start() first"
         try:
-            gen = await self._call(list(request.messages), 0)
+            if request.audio_out is None:
+                gen = await self._call(list(request.messages), 0)
+            elif self.api == "speech":
+                gen = await self._tts(request)
+            else:
+                gen = await self._speak(list(request.messages), 0)
         except AudioevalError as exc:
             return ModelOutput(error=str(exc))
-        return ModelOutput(
-            text=gen.text, error=gen.error, endpoint=gen.endpoint, latency_s=gen.latency_s, cached=gen.cached
-        )
+        meta = dict(endpoint=gen.endpoint, latency_s=gen.latency_s, cached=gen.cached)
+        if not gen.ok or request.audio_out is None:
+            return ModelOutput(text=gen.text, error=gen.error, **meta)  # type: ignore[arg-type]
+        try:
+            text = await asyncio.to_thread(
+                _write_audio,
+                gen.text or "",
+                request.audio_out,
+                source=gen.endpoint or self.name,
+                sample_id=request.sample.id,
+            )
+        except AudioevalError as exc:
+            return ModelOutput(error=str(exc), **meta)  # type: ignore[arg-type]
+        return ModelOutput(text=text, audio_path=request.audio_out, **meta)  # type: ignore[arg-type]
+
+    async def _tts(self, request: ModelRequest) -> Generation:
+        assert self._client is not None
+        text = request.sample.get("reference")
+        if not text:
+            return Generation(None, error="no text to speak (the sample's field 'reference' is empty)")
+        body = build_speech_request(str(text), model=self.served_model, voice=self.voice)
+        key = request_key({"speech": body, "attempt": 0}) if self.cache is not None else None
+        if key is not None and self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                return Generation(hit, cached=True)
+        gen = await self._client.complete(body, path="/audio/speech", parse=_speech_reply)
+        if gen.ok and key is not None and self.cache is not None:
+            self.cache.put(key, gen.text or "")
+        return gen
 
     async def aclose(self) -> None:
         if self._client is not None:

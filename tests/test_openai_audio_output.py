@@ -1,0 +1,163 @@
+"""Models behind OpenAI-compatible endpoints that answer in speech: TTS through chat
+completions (`modalities: ["text", "audio"]`) and through `/audio/speech`, spoken answers to
+audio questions, and failures (no audio, undecodable audio) counted, never scored.
+
+The fake server speaks with espeak-ng and decodes the audio it is sent; the scorers are the
+embedded Whisper tiny.en, DNSMOS and speaker models."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import soundfile as sf
+from typer.testing import CliRunner
+
+from audioeval.adapters.openai_chat import audio_output_fields, reply_audio
+from audioeval.cli.main import app
+from tests.fakes.mcq_server import tone_wav
+from tests.fakes.speech_server import FakeSpeechServer
+from tests.run_helpers import write_jsonl
+
+runner = CliRunner()
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _needs_espeak() -> None:
+    if shutil.which("espeak-ng") is None:
+        if os.environ.get("CI"):
+            pytest.fail("espeak-ng is required on CI (make test installs it)")
+        pytest.skip("espeak-ng not installed (apt-get install espeak-ng)")
+
+
+def _records(out: Path) -> list[dict]:
+    (records,) = out.glob("*/*/records.jsonl")
+    return [json.loads(line) for line in records.read_text().splitlines()]
+
+
+def _run(args: list[str]) -> None:
+    res = runner.invoke(app, ["run", *args, "--no-progress", "--resamples", "50"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+
+
+def test_reply_audio_reads_openai_and_vllm_omni_shapes() -> None:
+    openai = {"choices": [{"message": {"content": None, "audio": {"data": "UklGRg==", "transcript": "hi"}}}]}
+    assert reply_audio(openai) == ("hi", "UklGRg==")
+    omni = {
+        "choices": [
+            {"message": {"content": "hello there"}},
+            {"message": {"content": None, "audio": {"data": "AAAA"}}},
+        ]
+    }
+    assert reply_audio(omni) == ("hello there", "AAAA")
+    with pytest.raises(ValueError, match="no audio"):
+        reply_audio({"choices": [{"message": {"content": "text only"}}]})
+    assert audio_output_fields("alloy") == {
+        "modalities": ["text", "audio"],
+        "audio": {"voice": "alloy", "format": "wav"},
+    }
+
+
+def test_tts_through_chat_completions_speaks_scores_and_resumes(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        "benchmarks: [demo-tts-en]\n"
+        "limit: 3\n"
+        f"output_dir: {out}\n"
+        "models:\n"
+        "  - name: speaker\n"
+        "    type: openai\n"
+        "    urls: [URL]\n"
+        "    voice: alloy\n"
+    )
+    with FakeSpeechServer() as server:
+        config.write_text(config.read_text().replace("URL", server.base_url))
+        _run([str(config)])
+        assert server.stats.chat == 3
+        assert server.stats.modalities == [["text", "audio"]] * 3
+        assert server.stats.voices == ["alloy"] * 3
+        recs = _records(out)
+        assert [r["error"] for r in recs] == [None] * 3
+        for rec in recs:
+            info = sf.info(rec["output"]["audio_path"])
+            assert info.samplerate == 16000 and info.duration > 1.0
+            assert rec["output"]["text"]  # the spoken text comes back as the transcript
+            assert rec["scores"]["asr_wer"]["detail"]["transcript"]
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["wer"] < 0.6  # espeak-ng speech, heard by Whisper tiny.en
+        assert summary["dnsmos_ovrl"] > 1.5 and summary["sim"] is not None
+
+        _run([str(config)])  # resumes: nothing asked again
+        assert server.stats.chat == 3
+
+
+def test_tts_through_audio_speech_endpoint(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    with FakeSpeechServer() as server:
+        config = tmp_path / "run.yaml"
+        config.write_text(
+            "benchmarks: [demo-tts-en, demo-speech-en]\n"
+            "limit: 2\n"
+            f"output_dir: {out}\n"
+            "models:\n"
+            "  - {name: tts-endpoint, type: openai, api: speech, voice: nova, urls: ["
+            f"{server.base_url}]}}\n"
+        )
+        _run([str(config)])
+        assert (server.stats.speech, server.stats.chat) == (2, 0)
+        assert server.stats.voices == ["nova", "nova"]
+    summary = json.loads((out / "summary.json").read_text())
+    # /audio/speech only speaks: the ASR benchmark is not paired with it.
+    assert [r["benchmark"] for r in summary["results"]] == ["demo-tts-en"]
+    recs = _records(out)
+    assert all(r["error"] is None and Path(r["output"]["audio_path"]).is_file() for r in recs)
+
+
+def _tone_questions(root: Path) -> Path:
+    rows = []
+    root.mkdir(parents=True)
+    for i, hz in enumerate([220, 880, 330, 1320]):
+        tone_wav(root / f"q{i}.wav", hz, seconds=0.5)
+        answer = "high" if hz > 500 else "low"
+        rows.append(
+            {"id": f"q{i}", "audio": f"q{i}.wav", "question": "Is the tone high or low?", "answer": answer}
+        )
+    rows.append({"id": "mute", "audio": "q0.wav", "question": "[mute] Is it high?", "answer": "low"})
+    rows.append({"id": "garbled", "audio": "q1.wav", "question": "[garbage] Is it high?", "answer": "high"})
+    return write_jsonl(root / "qa.jsonl", rows)
+
+
+@pytest.mark.parametrize("split_choices", [False, True], ids=["openai", "vllm-omni"])
+def test_spoken_answers_are_transcribed_and_failures_counted(tmp_path: Path, split_choices: bool) -> None:
+    manifest = _tone_questions(tmp_path / "data")
+    out = tmp_path / "out"
+    with FakeSpeechServer(split_choices=split_choices) as server:
+        _run(
+            [
+                "--task",
+                "spoken_qa_audio",
+                "-b",
+                str(manifest),
+                "-m",
+                f"omni@{server.base_url}",
+                "-o",
+                str(out),
+            ]
+        )
+        assert server.stats.clips_decoded == 6
+    by_id = {r["id"]: r for r in _records(out)}
+    for i in range(4):
+        rec = by_id[f"q{i}"]
+        assert rec["error"] is None, rec
+        assert rec["scores"]["asr_includes"]["values"]["includes"] == 1.0, rec["scores"]
+    assert "no audio" in by_id["mute"]["error"]
+    assert "could not be decoded" in by_id["garbled"]["error"] and "garbled" in by_id["garbled"]["error"]
+    summary = json.loads((out / "summary.json").read_text())
+    (result,) = summary["results"]
+    assert result["failed"] == 2 and result["scored"] == 4
+    assert summary["includes"] == 1.0  # failures are counted, not scored as wrong
