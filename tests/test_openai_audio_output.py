@@ -81,6 +81,7 @@ def test_tts_through_chat_completions_speaks_scores_and_resumes(tmp_path: Path) 
         assert server.stats.chat == 3
         assert server.stats.modalities == [["text", "audio"]] * 3
         assert server.stats.voices == ["alloy"] * 3
+        assert server.stats.clips_decoded == 3  # each sample's prompt voice went out as audio
         recs = _records(out)
         assert [r["error"] for r in recs] == [None] * 3
         for rec in recs:
@@ -161,3 +162,28 @@ def test_spoken_answers_are_transcribed_and_failures_counted(tmp_path: Path, spl
     (result,) = summary["results"]
     assert result["failed"] == 2 and result["scored"] == 4
     assert summary["includes"] == 1.0  # failures are counted, not scored as wrong
+
+
+def test_voice_conversion_sends_the_reference_voice(tmp_path: Path) -> None:
+    demo = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+    rows = [
+        {
+            "id": "v1",
+            "reference_voice": str(demo / "h01.flac"),
+            "reference": "the birch canoe slid on the smooth planks",
+        },
+        {
+            "id": "v2",
+            "reference_voice": str(demo / "h03.flac"),
+            "reference": "it is easy to tell the depth of a well",
+        },
+    ]
+    manifest = write_jsonl(tmp_path / "vc.jsonl", rows)
+    out = tmp_path / "out"
+    with FakeSpeechServer() as server:
+        _run(["--task", "vc", "-b", str(manifest), "-m", f"cloner@{server.base_url}", "-o", str(out)])
+        assert server.stats.clips_decoded == 2  # the prompt voice went out as audio
+    recs = _records(out)
+    assert all(r["error"] is None for r in recs), recs
+    sims = [r["scores"]["sim"]["values"]["sim"] for r in recs]
+    assert all(-1.0 <= s < 0.7 for s in sims), sims  # espeak-ng does not clone the recorded voice

@@ -52,7 +52,8 @@ def build_messages(
     name = sample.get("prompt_template") or template_name
     template = bench.template_for(name)
     variables: dict[str, Any] = {k: v for k, v in {**bench.spec.variables, **sample.fields}.items()}
-    audio = sample.audio.get("audio")
+    # The input clip; a TTS / voice-conversion sample has none, and its prompt voice goes instead.
+    audio = sample.audio.get("audio") or sample.audio.get("reference_voice")
     return tuple(render(template, variables, audio, sample_id=sample.id))
 
 
