@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from typer.testing import CliRunner
 from audioeval.adapters.openai_chat import audio_output_fields, reply_audio
 from audioeval.cli.main import app
 from tests.fakes.mcq_server import tone_wav
+from tests.fakes.openai_http import FakeServer, JsonHandler, completion
 from tests.fakes.speech_server import FakeSpeechServer
 from tests.run_helpers import write_jsonl
 
@@ -187,3 +189,68 @@ def test_voice_conversion_sends_the_reference_voice(tmp_path: Path) -> None:
     assert all(r["error"] is None for r in recs), recs
     sims = [r["scores"]["sim"]["values"]["sim"] for r in recs]
     assert all(-1.0 <= s < 0.7 for s in sims), sims  # espeak-ng does not clone the recorded voice
+
+
+class _QaJudgeHandler(JsonHandler):
+    """A rule-based text judge: "yes" when the reference answer's words are all in the candidate
+    answer. A candidate holding "tone is high" is answered with a ramble first (an invalid vote)."""
+
+    def do_POST(self) -> None:
+        body = self.read_json()
+        if body is None:
+            return
+        user = body["messages"][-1]["content"][0]["text"]
+        fields = dict(line.split(": ", 1) for line in user.splitlines() if ": " in line)
+        reference = fields["Reference answer"].lower().split()
+        candidate = fields["Candidate answer"].lower()
+        app = self.server.app
+        with app["lock"]:
+            app["calls"] += 1
+            first = candidate not in app["seen"]
+            app["seen"].add(candidate)
+        if "tone is high" in candidate and first:
+            self.send_json(200, completion(1, body["model"], "Hard to say without hearing it."))
+            return
+        verdict = "Yes." if all(w in candidate for w in reference) else "No, it does not match."
+        self.send_json(200, completion(1, body["model"], verdict))
+
+
+def test_spoken_answers_judged_by_an_llm_and_rescored_without_calls(tmp_path: Path) -> None:
+    rows = []
+    root = tmp_path / "data"
+    root.mkdir()
+    for i, (hz, answer) in enumerate([(220, "low"), (880, "high"), (330, "high")]):  # q2's gold is wrong
+        tone_wav(root / f"q{i}.wav", hz, seconds=0.5)
+        rows.append(
+            {"id": f"q{i}", "audio": f"q{i}.wav", "question": "Is the tone high or low?", "answer": answer}
+        )
+    manifest = write_jsonl(root / "qa.jsonl", rows)
+    spec = tmp_path / "qa-judged.yaml"
+    spec.write_text(
+        "name: qa-judged\ntask: spoken_qa_audio\n"
+        f"source: {{type: jsonl, path: {manifest}}}\n"
+        "scorers: [asr_includes, dnsmos, qa_judge]\n"
+    )
+    out = tmp_path / "out"
+    judge_app = {"lock": threading.Lock(), "calls": 0, "seen": set()}
+    with FakeSpeechServer() as model, FakeServer(_QaJudgeHandler, judge_app) as judge:
+        args = ["-b", str(spec), "-m", f"omni@{model.base_url}", "-o", str(out)]
+        _run([*args, "--judge", judge.base_url, "--judge-model", "text-judge"])
+        assert judge_app["calls"] == 4  # q1's first answer was unreadable and asked again
+    by_id = {r["id"]: r for r in _records(out)}
+    assert [by_id[f"q{i}"]["scores"]["qa_judge"]["values"]["judge_correct"] for i in range(3)] == [
+        1.0,
+        1.0,
+        0.0,
+    ]
+    detail = by_id["q1"]["scores"]["qa_judge"]["detail"]
+    assert [a["verdict"] for a in detail["attempts"]] == [None, "yes"]
+    assert detail["transcript"].lower().startswith("the tone is high")
+    summary = json.loads((out / "summary.json").read_text())
+    (result,) = summary["results"]
+    assert result["metrics"]["mean:judge_correct"]["value"] == pytest.approx(2 / 3)
+
+    res = runner.invoke(app, ["rescore", str(out)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    again = json.loads((out / "summary.json").read_text())
+    assert again["results"][0]["metrics"]["mean:judge_correct"]["value"] == pytest.approx(2 / 3)

@@ -12,7 +12,7 @@ from typing import Any
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
 from audioeval.core.errors import InputError
-from audioeval.metrics.corpus import CorpusMetric, get_metric
+from audioeval.metrics.corpus import SCORER_METRICS, CorpusMetric, get_metric
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.prompts.templates import PromptTemplate, load_template
 from audioeval.scoring.base import Scorer, build_scorer
@@ -78,13 +78,17 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
     chain = build_chain(
         list(spec.postprocess if spec.postprocess is not None else task.postprocess), where=where
     )
-    scorers = []
+    scorers, added = [], []
     for i, step in enumerate(spec.scorers if spec.scorers is not None else scorers_default):
         name, args = split_step(step, where, f"scorers[{i}]")
         if name in ("wer", "cer", "asr_wer", "asr_cer") and "language" not in args:
             args = {**args, "language": spec.language}
         scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
+        if name not in scorers_default:
+            added.extend(SCORER_METRICS.get(name, ()))
     metric_names = list(spec.metrics if spec.metrics is not None else metrics_default)
+    if spec.metrics is None:  # a scorer added to the task's defaults brings its own metrics
+        metric_names += [m for m in dict.fromkeys(added) if m not in metric_names]
     metrics = [get_metric(m, where=f"{where} metrics") for m in metric_names]
     headline = spec.headline or headline_default
     if headline not in metric_names:

@@ -93,6 +93,7 @@ SCORER_METRICS: dict[str, tuple[str, ...]] = {
     "includes": ("includes",),
     "rouge_l": ("rouge_l",),
     "mcq_match": ("accuracy",),
+    "qa_judge": ("mean:judge_correct",),
 }
 """The default corpus metrics for each built-in scorer's stats (macro_f1 is opt-in)."""
 

@@ -105,8 +105,10 @@ SCORERS: dict[str, ScorerFactory] = {
     "dnsmos": _lazy("speech_scorers", "DnsmosScorer"),
     "pesq_stoi": _lazy("speech_scorers", "PesqStoiScorer"),
     "utmos": _lazy("speech_scorers", "utmos"),
-    # Judged (async, a judge generate() injected by the engine): the MMAE rubric judge.
+    # Judged (async, a judge generate() injected by the engine): the MMAE rubric judge, and an
+    # LLM judge of open answers (text, or the transcript of a spoken answer).
     "mmae_rubrics": _Lazy("audioeval.benchmarks.mmae.rubric_scorer", "MmaeRubricScorer"),
+    "qa_judge": _Lazy("audioeval.judge.qa_judge", "QaJudgeScorer"),
 }
 
 
