@@ -191,7 +191,9 @@ def test_mmau_layout_and_cli(tmp_path: Path) -> None:
                 "--no-progress",
             ],
         )
-        assert res.exit_code == 2 and "another-model" in res.output and "another output directory" in res.output
+        assert (
+            res.exit_code == 2 and "another-model" in res.output and "another output directory" in res.output
+        )
     preds = json.loads(out.read_text())
     assert [p["model_output"] for p in preds] == ["220 Hz", "880 Hz"]
     assert score_file(MMAU, out, n_resamples=50).summary["overall"]["official"]["correct"] == 2

@@ -254,7 +254,9 @@ def test_list_and_validate() -> None:
         assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["list", "benchmarks"])
     assert "demo-speech-en" in res.output and "librispeech-test-clean" in res.output
-    assert "whisper-tiny.en" in runner.invoke(app, ["list", "models"]).output
+    models = runner.invoke(app, ["list", "models"]).output
+    for name in ("whisper-tiny.en", "predictions:FILE", "replay:RUN/BENCHMARK/MODEL", "espeak-ng", "mulaw"):
+        assert name in models, name
     res = runner.invoke(app, ["list", "modles"])
     assert res.exit_code == 2 and "did you mean 'models'" in res.output
     res = runner.invoke(app, ["validate"])

@@ -11,6 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from audioeval.benchmarks.mmae.baselines import write_baseline
+from audioeval.benchmarks.mmae.taxonomy import operation_keys
+from audioeval.benchmarks.pair_summary import summarise_pair
+from audioeval.benchmarks.registry import resolve_benchmark
+from audioeval.benchmarks.resolved import resolve
 from audioeval.cli.main import app
 from audioeval.engine.mmae_run import run_mmae
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
@@ -124,6 +128,76 @@ def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, 
     assert again.exit_code == 0, again.output
     assert "asked 0, reused 42" in again.output
     assert fake_judge.stats.requests == run_requests + ref.calls
+
+
+def assert_same_breakdowns(pair: dict[str, Any], ref: dict[str, Any]) -> None:
+    """Every dimension of the run path's summary has `mmae score`'s groups, counts and means."""
+    for key in TAXONOMY:
+        got, want = pair["breakdowns"][key], ref[key]
+        assert set(got) == set(want), key
+        for group, block in want.items():
+            for metric, name in (("mean:ifr", "IFR"), ("mean:cr", "CR"), ("mean:em", "EMR")):
+                cell = got[group][metric]
+                assert cell["n"] == block["n"], (key, group, metric)
+                if block[name] is None:
+                    assert cell["value"] is None, (key, group, metric)
+                else:
+                    assert cell["value"] == pytest.approx(block[name], abs=0.005), (key, group, metric)
+
+
+def run_and_score(
+    synthetic_set, preds: Path, judge: FakeJudgeServer, tmp_path: Path
+) -> tuple[Path, Path, dict]:
+    """`audioeval run` (the pair folder, the spec) and `mmae score`'s taxonomy, on the same set."""
+    meta = json.loads(synthetic_set.metadata.read_text())
+    multi = [m["id"] for m in meta if len({(o["granularity"], o["operation"]) for o in m["operations"]}) > 1]
+    assert multi, "the synthetic set must hold multi-operation samples"
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    out = tmp_path / "run"
+    res = run_cli(
+        "--benchmark", str(spec), "--model", f"predictions:{preds}",
+        "--judge", judge.base_url, "--judge-model", JUDGE, "-o", str(out),
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    ref = run_mmae(
+        config(
+            preds, synthetic_set.metadata, tmp_path / "score", [judge.base_url],
+            model=JUDGE, audio_root=synthetic_set.root, n_resamples=50, use_cache=False,
+        )
+    ).taxonomy  # fmt: skip
+    # a multi-operation sample is in each of its operations, never in a joined group
+    assert sum(block["n"] for block in ref["operation"].values()) > ref["overall"]["n"]
+    assert {"local:removal", "local:addition", "global:alteration"} <= set(ref["operation"])
+    return pair_folder(out, preds), spec, ref
+
+
+def test_summary_counts_a_list_taxonomy_value_in_each_group(
+    synthetic_set, identity_preds, fake_judge, tmp_path
+):
+    folder, spec, ref = run_and_score(synthetic_set, identity_preds, fake_judge, tmp_path)
+    ops = {
+        m["id"]: operation_keys(m) for m in json.loads(synthetic_set.metadata.read_text())
+    }  # the operations of each sample, as a list
+    recs = [{**r, "taxonomy": {**r["taxonomy"], "operation": ops[r["id"]]}} for r in records(folder)]
+    assert any(len(r["taxonomy"]["operation"]) > 1 for r in recs)
+    bench = resolve(*resolve_benchmark(str(spec)))
+    assert_same_breakdowns(summarise_pair(bench, recs, resamples=50), ref)
+
+
+def test_run_breakdowns_equal_mmae_score_with_multi_operation_samples(
+    synthetic_set, identity_preds, fake_judge, tmp_path
+):
+    folder, _, ref = run_and_score(synthetic_set, identity_preds, fake_judge, tmp_path)
+    pair = json.loads((folder / "summary.json").read_text())
+    assert_same_breakdowns(pair, ref)
+    assert not [g for g in pair["breakdowns"]["operation"] if "+" in g or "," in g]
+
+    # rescoring rebuilds the summary from the stored records: the same groups
+    res = runner.invoke(
+        app, ["rescore", str(folder.parent.parent), "--resamples", "50"], catch_exceptions=False
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads((folder / "summary.json").read_text())["breakdowns"] == pair["breakdowns"]
 
 
 def test_dead_judge_fails_samples_then_a_rerun_scores_them(synthetic_set, fake_judge, tmp_path):

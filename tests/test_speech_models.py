@@ -135,6 +135,51 @@ def test_dnsmos_fast_path_matches_speechmos(clips):
     )
 
 
+def test_dnsmos_repeating_clips_match_speechmos(clips):
+    """Tiled clips whose windows or frames repeat take the shortcuts, with speechmos's numbers:
+    4.0 s (64,000 samples, a multiple of 320: tiled to 16 s, 7 windows of which 4 differ, frames
+    repeating every 400), 3.01 s (48,160 = 301 hops: frames repeat every 602) and 2.0 s (7
+    windows, 2 differ). Observed within 1e-6; checked to 1e-5."""
+    from speechmos import dnsmos as reference
+
+    from audioeval.scoring.speech_models.dnsmos import _periodic_span
+    from audioeval.scoring.speech_models.dnsmos_windows import plan_clip, tile
+
+    speech = np.concatenate(list(clips.values()))
+    cases = [speech[500 : 500 + n] for n in (64000, 48160, 32000)]
+    plans = [plan_clip(0, tile(x), len(x), 32) for x in cases]
+    assert [sum(len(r.starts) for r in p.runs) for p in plans] == [4, 3, 2]
+    assert [_periodic_span(p.runs[0]) for p in plans] == [408, 610, 208]
+    ours = load_dnsmos().score_batch([(x, SR) for x in cases])
+    assert [s.windows for s in ours] == [7, 3, 7]
+    for x, got in zip(cases, ours, strict=True):
+        ref = reference.run(x, SR)
+        for field, key in [
+            ("ovrl", "ovrl_mos"),
+            ("sig", "sig_mos"),
+            ("bak", "bak_mos"),
+            ("p808", "p808_mos"),
+        ]:
+            assert getattr(got, field) == pytest.approx(float(ref[key]), abs=1e-5), (field, len(x))
+
+
+def test_dnsmos_shared_p808_layers_equal_the_whole_model(clips):
+    """Neighbouring windows with the same P.808 input on their shared frames run its first layers
+    once; each window's MOS equals the whole model's on that window."""
+    from audioeval.scoring.speech_models.dnsmos import _p808_groups
+    from audioeval.scoring.speech_models.dnsmos_windows import plan_clip, tile
+
+    dnsmos = load_dnsmos()
+    audio = tile(clips[("male", 1)])
+    (run,) = plan_clip(0, audio, len(clips[("male", 1)]), 32).runs
+    feats = dnsmos._features.for_run(audio, run.starts)
+    groups = [g for g in _p808_groups(feats) if len(g) > 1]
+    assert groups, "no shared P.808 windows in this clip"
+    for group in groups:
+        whole = dnsmos.sessions.p808.run(None, {"input_1": feats[group]})[0][:, 0]
+        assert np.abs(dnsmos._p808_shared(feats, group) - whole).max() < 1e-6
+
+
 def test_dnsmos_window_layout_follows_the_reference():
     s = SR
     assert window_starts(int(9.01 * s)) == [0]

@@ -3,6 +3,7 @@ and the counts of what was scored, what failed and why.
 
 Only the latest record of each sample id counts (a rerun's record supersedes a failed one).
 Each metric reads the sufficient statistics of the scorer it belongs to.
+A sample whose taxonomy value is a list is in the group of each of its values.
 """
 
 from __future__ import annotations
@@ -30,6 +31,17 @@ def latest_records(records: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[st
         if rec.get("id") is not None:
             latest[str(rec["id"])] = rec
     return latest
+
+
+def taxonomy_groups(value: Any) -> list[str]:
+    """The breakdown groups of one taxonomy value: none for a missing value, each distinct
+    element of a list (a multi-operation MMAE sample counts in every operation it has, as in
+    `metrics.corpus.breakdown`), else the value itself."""
+    if value is None:
+        return []
+    if isinstance(value, list | tuple):
+        return list(dict.fromkeys(str(v) for v in value if v is not None))
+    return [str(value)]
 
 
 def _stats_for(metric: CorpusMetric, rec: Mapping[str, Any]) -> Mapping[str, Any] | None:
@@ -87,9 +99,8 @@ def summarise_pair(
     for key in bench.spec.taxonomy:
         groups: dict[str, list[Mapping[str, Any]]] = {}
         for rec in scored:
-            group = (rec.get("taxonomy") or {}).get(key)
-            if group is not None:
-                groups.setdefault(str(group), []).append(rec)
+            for group in taxonomy_groups((rec.get("taxonomy") or {}).get(key)):
+                groups.setdefault(group, []).append(rec)
         breakdowns[key] = {
             g: {m.name: _metric_block(m, members, resamples, seed) for m in bench.metrics}
             for g, members in sorted(groups.items())

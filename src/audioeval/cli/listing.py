@@ -32,6 +32,7 @@ def _benchmarks() -> Table:
 
 def _models() -> Table:
     from audioeval.adapters.baselines import BASELINES
+    from audioeval.adapters.codecs.registry import BUILTIN_CODECS
     from audioeval.adapters.runtimes.environment import is_installed
     from audioeval.adapters.runtimes.spec import builtin_spec_files, load_runtime_spec
 
@@ -51,7 +52,13 @@ def _models() -> Table:
         )
     for name in BASELINES:
         t.add_row(name, "baseline", "")
+    t.add_row("espeak-ng[:VOICE]", "tts", "the embedded espeak-ng speech synthesiser")
+    for usage in BUILTIN_CODECS.values():
+        t.add_row(usage.split(" ", 1)[0].rstrip(","), "codec", usage)
     t.add_row("replay:RUN/BENCHMARK/MODEL", "replay", "stored outputs of an earlier run")
+    t.add_row(
+        "predictions:FILE", "predictions", "the edited audio of an MMAE predictions file (task audio_edit)"
+    )
     return t
 
 

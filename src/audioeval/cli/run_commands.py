@@ -216,7 +216,11 @@ def validate(
 
 def codec(
     codecs: str = typer.Option(
-        ..., "--codec", help="Comma-separated codecs: opus:6k, opus:12k, opus:24k, codec2:3200, mulaw, …"
+        ...,
+        "--codec",
+        help="Comma-separated codecs: built-in (opus:6k, opus:12k, opus:24k, codec2:3200, mulaw, …) or "
+        "codec runtimes (a runtime spec file such as my-encodec.yaml, or a built-in runtime name) whose "
+        "spec lists task codec and produces audio.",
     ),
     benchmark: list[str] | None = typer.Option(
         None,
@@ -238,8 +242,11 @@ def codec(
 
     Each codec round-trips every clip (audio -> codes -> audio); `summary.json` holds, per codec,
     wer, sim, dnsmos_ovrl, dnsmos_p808, pesq and stoi, and the codec leaderboard.
+
+    Neural codecs run as isolated runtimes with a worker and weights you provide (docs/runtimes.md).
     """
     from audioeval.adapters.base import GenerationConfig
+    from audioeval.adapters.codecs.registry import is_runtime_ref, load_codec_runtime, parse_codec_spec
     from audioeval.analysis.run_summary import write_run_summary
     from audioeval.engine.evaluate import EvalRequest, evaluate
     from audioeval.engine.model_specs import parse_model_ref
@@ -248,8 +255,16 @@ def codec(
         benches = _split(benchmark)
         if not benches:
             raise typer.BadParameter("no benchmark given", param_hint="--benchmark")
-        models = [parse_model_ref(c) for c in _split([codecs])]
-        bad = [m.name for m in models if m.type != "codec"]
+        refs = _split([codecs])
+        if not refs:
+            raise typer.BadParameter("no codec given", param_hint="--codec")
+        for ref in refs:  # every entry is checked before anything runs
+            if is_runtime_ref(ref):
+                load_codec_runtime(ref)  # a runtime must serve task codec and produce audio
+            else:
+                parse_codec_spec(ref)  # unknown, neural or badly parameterised codecs fail here
+        models = [parse_model_ref(ref) for ref in refs]
+        bad = [m.name for m in models if m.type not in ("codec", "runtime")]
         if bad:
             raise typer.BadParameter(f"not a codec: {', '.join(bad)}", param_hint="--codec")
         req = EvalRequest(

@@ -15,14 +15,15 @@ class Sample:
 
     `audio` maps input names (`audio`, `reference_voice`, …) to audio on disk; `fields` holds
     the benchmark's text fields under canonical names (`reference`, `question`, `choices`,
-    `answer`, `language`, …); `taxonomy` holds the keys results are broken down by; `source`
+    `answer`, `language`, …); `taxonomy` holds the keys results are broken down by (a list
+    value puts the sample in the group of each element); `source`
     names the file or dataset it came from, for error messages.
     """
 
     id: str
     audio: Mapping[str, AudioRef] = field(default_factory=dict)
     fields: Mapping[str, Any] = field(default_factory=dict)
-    taxonomy: Mapping[str, str] = field(default_factory=dict)
+    taxonomy: Mapping[str, str | list[str]] = field(default_factory=dict)
     source: str = ""
 
     def get(self, name: str, default: Any = None) -> Any:

@@ -1,15 +1,24 @@
-"""Codec spec strings (`opus:12k`, `codec2:3200`, `mulaw`) → codec objects."""
+"""Codec spec strings (`opus:12k`, `codec2:3200`, `mulaw`) → codec objects; codec runtimes.
+
+Besides the built-in codecs, `audioeval codec --codec` takes an isolated runtime (a spec file
+`my-encodec.yaml` or a built-in runtime name) whose spec declares task `codec` and produces
+audio: that is how neural codecs run, with a worker and weights the user provides.
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
+from typing import TYPE_CHECKING
 
 from audioeval.adapters.codecs.base import AudioCodec
 from audioeval.adapters.codecs.codec2 import CODEC2_MODES, Codec2Codec
 from audioeval.adapters.codecs.mulaw import MuLawCodec
 from audioeval.adapters.codecs.opus import MAX_BPS, MIN_BPS, OpusCodec
 from audioeval.core.errors import InputError
+
+if TYPE_CHECKING:
+    from audioeval.adapters.runtimes.spec import RuntimeSpec
 
 BUILTIN_CODECS = {
     "opus": "opus:<bitrate>, e.g. opus:6k, opus:12k, opus:24k (6k–256k)",
@@ -36,6 +45,8 @@ NEURAL_CODECS = (
     "l3ac",
     "bicodec",
 )
+CODEC_RUNTIME_DOCS = 'docs/runtimes.md, section "Codec runtimes"'
+AUDIO_OUTPUTS = ("audio", "text+audio")
 _BITRATE_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*(k)?(?:bps|b/s)?$", re.I)
 
 
@@ -59,7 +70,10 @@ def parse_codec_spec(spec: str) -> AudioCodec:
         raise NeuralCodecUnavailable(
             f"{text!r}: neural codecs such as {name} are not built in. They run through an isolated "
             "runtime with weights you provide; none ship offline and audioeval never downloads "
-            f"weights. Built-in codecs: {', '.join(BUILTIN_CODECS)}."
+            "weights. Write a runtime spec that lists codec under `tasks` and sets `output: audio`, "
+            f"with a worker that loads your weights, then pass its file: --codec my-{name}.yaml "
+            f"({CODEC_RUNTIME_DOCS}). "
+            f"Built-in codecs: {', '.join(BUILTIN_CODECS)}."
         )
     if name == "opus":
         return OpusCodec(_opus_bitrate(text, param))
@@ -90,7 +104,41 @@ def _unknown(text: str, name: str) -> str:
     valid = list(BUILTIN_CODECS)
     message = (
         f"unknown codec {text!r}; built-in codecs: {'; '.join(BUILTIN_CODECS.values())}. "
-        f"Neural codecs (through an isolated runtime only): {', '.join(NEURAL_CODECS)}."
+        f"Neural codecs ({', '.join(NEURAL_CODECS)}) run only as isolated runtimes: a spec file "
+        f"(.yaml) that lists codec under `tasks` and sets `output: audio` ({CODEC_RUNTIME_DOCS})."
     )
     close = difflib.get_close_matches(name, valid + list(NEURAL_CODECS), n=1, cutoff=0.5)
     return message + (f" Did you mean {close[0]!r}?" if close else "")
+
+
+def is_runtime_ref(ref: str) -> bool:
+    """Whether a `--codec` entry names a runtime: a spec file (.yaml/.yml) or a built-in runtime."""
+    from audioeval.adapters.runtimes.spec import builtin_spec_files
+
+    ref = ref.strip()
+    return ref.endswith((".yaml", ".yml")) or ref in builtin_spec_files()
+
+
+def check_codec_runtime(spec: RuntimeSpec) -> RuntimeSpec:
+    """The spec when it declares task `codec` and produces audio, else CodecSpecError saying what
+    is missing."""
+    missing = []
+    if "codec" not in spec.tasks:
+        missing.append(f"task codec (its tasks: {', '.join(spec.tasks)})")
+    if spec.output not in AUDIO_OUTPUTS:
+        missing.append(f"audio output (its output: {spec.output}; needs audio or text+audio)")
+    if missing:
+        where = f" ({spec.source})" if spec.source else ""
+        raise CodecSpecError(
+            f"runtime {spec.name!r}{where} cannot run as a codec: its spec lacks {' and '.join(missing)}. "
+            "A codec runtime lists codec under `tasks` and sets `output: audio` (or text+audio) "
+            f"({CODEC_RUNTIME_DOCS})."
+        )
+    return spec
+
+
+def load_codec_runtime(ref: str) -> RuntimeSpec:
+    """The runtime spec named by a `--codec` entry, checked by `check_codec_runtime`."""
+    from audioeval.adapters.runtimes.spec import load_runtime_spec
+
+    return check_codec_runtime(load_runtime_spec(ref.strip()))

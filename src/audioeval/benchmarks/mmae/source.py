@@ -8,8 +8,9 @@ malformed sample is reported with file, id and field and skipped. A sample becom
 - `fields`: `instruction` (the user turns' text), `rubrics`, and what rebuilds the MMAE
   record for aggregation (`complexity`, `modality`, `granularity`, `operations`, `input_audio`);
 - `taxonomy`: `modality`, `complexity`, `complexity_group` (single | multiple),
-  `granularity` (local | global | mix) and `operation` (its `granularity:operation` keys,
-  joined with "+" when a sample has several).
+  `granularity` (local | global | mix) and `operation` (the list of its distinct
+  `granularity:operation` keys: a multi-operation sample counts in each of its operations, as
+  in `audioeval mmae score`).
 """
 
 from __future__ import annotations
@@ -44,14 +45,14 @@ def _instruction(obj: Any) -> str:
     return "\n\n".join(t.strip() for t in turns if t and t.strip())
 
 
-def sample_taxonomy(s: MmaeSample) -> dict[str, str]:
+def sample_taxonomy(s: MmaeSample) -> dict[str, str | list[str]]:
     row = s.taxonomy()
     return {
         "modality": s.modality,
         "complexity": s.complexity,
         "complexity_group": complexity_group(s.complexity),
         "granularity": granularity_group(s.granularity),
-        "operation": "+".join(operation_keys(row)) or "unspecified",
+        "operation": operation_keys(row),  # none: in no operation group, as in `mmae score`
     }
 
 

@@ -2,19 +2,29 @@
 
 The P.835 model (`sig_bak_ovr.onnx`) turns each 9.01 s window into 900 frames of 320 samples
 (hop 160), takes a learned STFT, and runs four 3×3 convolutions at full resolution before it
-pools: those four layers are ~95 % of its cost. Neighbouring windows start 1 s = 100 frames
-apart and share most of their frames, so the graph is cut in two after the first pooling:
+pools: those four layers are most of its cost (21 M multiply-adds a frame, ~0.25 ms of one core).
+Neighbouring windows start 1 s = 100 frames apart and share most of their frames, so the
+graph is cut in three, and the first two parts run once over the frames the windows share:
 
-* `front`: frames (N, T, 320) → pooled features (N, 32, T/2, 80), with T free (even). It is
-  run once over all the frames the windows cover; a feature is exact wherever its receptive
-  field (±4 frames) lies inside the frames given, which holds for every frame of a window
-  except its first and last 4 — those (2 pooled frames at each end) are recomputed from
-  8-frame blocks at each edge, with the same zero padding the whole-window model sees.
-  Windows start at even frames, so the 2×2 pooling lines up with the window's own.
-* `back`: pooled features of one window (N, 32, 450, 80) → raw SIG, BAK, OVRL.
+* `front`: frames (N, T, 320) → pooled features (N, 32, T/2, 80), T free (even). Exact wherever
+  the receptive field (±4 frames) lies inside the frames given: every frame of a window but its
+  first and last 4 — those (2 pooled frames at each end) are recomputed from 8-frame blocks at
+  each edge, with the zero padding the whole-window model sees.
+* `mid`: pooled features (N, 32, T/2, 80) → the next two 3×3 convolutions, around one more 2×2
+  pooling: (N, 32, T/4, 40) (receptive field ±4 pooled frames). A window's first and last 3
+  outputs see its edges; they are recomputed from 12-pooled-frame blocks at each edge.
+* `tail`: one window's (N, 32, 225, 40) → the last pooling and convolution, the global max over
+  the window and the dense layers → raw SIG, BAK, OVRL.
+
+Windows start at multiples of 100 frames, so both 2×2 poolings line up with the window's own;
+the third pooling (225 → 112) would not, which is where the tail begins.
 
 The P.808 model (`model_v8.onnx`) normalises each window's mel spectrogram by the window's own
-maximum, so nothing can be shared between its windows; it runs as it is, batched.
+maximum, so its layers can be shared only by neighbouring windows whose inputs agree on the
+frames they share (the same maximum; in a tiled clip most windows hold the loudest frame). It
+is cut the same way: `p808_mid`, mel frames (N, T, 120) → the four 3×3 convolutions up to the
+third pooling (N, 32, T/4, 30) (receptive field −11 … +14 frames), and `p808_tail`, one
+window's (N, 32, 225, 30) → MOS. A window alone runs through the whole model (`p808`).
 """
 
 from __future__ import annotations
@@ -28,17 +38,22 @@ from audioeval.scoring.speech_models.runtime import session_options
 
 FRAMES_IN = "mos_estimator_logpow/concat:0"
 FEATURES = "mos_estimator_logpow/conv2d_3/Relu:0_pooling0"  # after the first 2×2 max pooling
+MID = "mos_estimator_logpow/conv2d_5/Relu:0"  # before the third 2×2 max pooling
 OUTPUT = "Identity:0"
 P808_INPUT = "input_1"
+P808_MID = "mos_estimator_small_1/conv2d_8/Relu:0"  # before the third 2×2 max pooling
 
 
 @dataclass(frozen=True)
 class DnsmosSessions:
-    """The three onnxruntime sessions of the fast path."""
+    """The onnxruntime sessions of the fast path."""
 
     front: Any
-    back: Any
+    mid: Any
+    tail: Any
     p808: Any
+    p808_mid: Any
+    p808_tail: Any
 
 
 def model_dir() -> Path:
@@ -61,16 +76,30 @@ def _cut(path: Path, inputs: list[str], outputs: list[str], free_dims: dict[str,
     return sub.SerializeToString()
 
 
-def open_sessions(threads: int) -> DnsmosSessions:
+def open_sessions(threads: int, spinning: bool = False) -> DnsmosSessions:
     ort = require("onnxruntime")
     folder = model_dir()
     primary, p808 = folder / "sig_bak_ovr.onnx", folder / "model_v8.onnx"
     options = session_options(threads)
+    # Spinning threads of one session keep a core busy while another session (or numpy) runs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
     providers = ["CPUExecutionProvider"]
     front = _cut(primary, [FRAMES_IN], [FEATURES], {FRAMES_IN: ["n", "frames", None]})
-    back = _cut(primary, [FEATURES], [OUTPUT], {FEATURES: ["n", None, None, None]})
+    mid = _cut(primary, [FEATURES], [MID], {FEATURES: ["n", None, "pooled", None]})
+    tail = _cut(primary, [MID], [OUTPUT], {MID: ["n", None, None, None]})
     return DnsmosSessions(
         front=ort.InferenceSession(front, options, providers=providers),
-        back=ort.InferenceSession(back, options, providers=providers),
+        mid=ort.InferenceSession(mid, options, providers=providers),
+        tail=ort.InferenceSession(tail, options, providers=providers),
         p808=ort.InferenceSession(str(p808), options, providers=providers),
+        p808_mid=ort.InferenceSession(
+            _cut(p808, [P808_INPUT], [P808_MID], {P808_INPUT: ["n", "frames", None]}),
+            options,
+            providers=providers,
+        ),
+        p808_tail=ort.InferenceSession(
+            _cut(p808, [P808_MID], [OUTPUT], {P808_MID: ["n", None, None, None]}),
+            options,
+            providers=providers,
+        ),
     )
