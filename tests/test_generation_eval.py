@@ -80,6 +80,36 @@ def test_codec_leaderboard_is_data_and_table(codec_run: dict) -> None:
     assert rec["scores"]["asr_wer"]["detail"]["transcript"]
 
 
+def test_codec_run_reports_the_metric_models_work(codec_run: dict) -> None:
+    """summary.json and the console say how much audio each metric model scored, how fast."""
+    import soundfile as sf
+
+    rows = [json.loads(line) for line in (DEMO / "manifest.jsonl").read_text().splitlines()][:3]
+    seconds = sum(sf.info(str(DEMO / r["audio"])).duration for r in rows)
+    work = codec_run["summary"]["metric_models"]
+    by_kind = {label.split(":", 1)[0].split(" ", 1)[0]: w for label, w in work.items()}
+    assert {"dnsmos-p835+p808", "faster-whisper", "dvector", "pesq-wb+stoi"} <= set(by_kind), work
+    dnsmos = by_kind["dnsmos-p835+p808"]
+    assert dnsmos["calls"] == 9  # 3 codecs × 3 clips, each reconstruction scored once
+    assert dnsmos["audio_seconds"] == pytest.approx(3 * seconds, rel=0.01)  # same length as the input
+    assert by_kind["dvector"]["calls"] == 18  # output and reference of each of the 9
+    for w in work.values():
+        assert w["busy_seconds"] > 0
+        assert w["x_realtime"] == pytest.approx(w["audio_seconds"] / w["busy_seconds"], rel=0.05)
+    text = " ".join(codec_run["output"].split())
+    assert "metric models (this command):" in text and "9 call(s)" in text and "× real time" in text
+
+
+def test_rescore_reports_only_its_own_metric_model_work(codec_run: dict, tmp_path: Path) -> None:
+    run_dir = tmp_path / "copy"
+    shutil.copytree(codec_run["out"], run_dir)
+    res = runner.invoke(app, ["rescore", str(run_dir), "--resamples", "0"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    work = json.loads((run_dir / "summary.json").read_text())["metric_models"]
+    dnsmos = next(w for label, w in work.items() if label.startswith("dnsmos"))
+    assert dnsmos["calls"] == 9  # the rescore's own calls, not the run's before it
+
+
 def test_tts_with_espeak_ng(tmp_path: Path) -> None:
     _espeak()
     out = tmp_path / "out"

@@ -6,6 +6,7 @@ Resolving is also what `audioeval validate` checks for every shipped spec.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,21 +79,32 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
     chain = build_chain(
         list(spec.postprocess if spec.postprocess is not None else task.postprocess), where=where
     )
-    scorers, added = [], []
+    scorers, names = [], []
     for i, step in enumerate(spec.scorers if spec.scorers is not None else scorers_default):
         name, args = split_step(step, where, f"scorers[{i}]")
         if name in ("wer", "cer", "asr_wer", "asr_cer") and "language" not in args:
             args = {**args, "language": spec.language}
         scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
-        if name not in scorers_default:
-            added.extend(SCORER_METRICS.get(name, ()))
-    metric_names = list(spec.metrics if spec.metrics is not None else metrics_default)
-    if spec.metrics is None:  # a scorer added to the task's defaults brings its own metrics
-        metric_names += [m for m in dict.fromkeys(added) if m not in metric_names]
+        names.append(name)
+    if spec.metrics is not None:
+        metric_names = list(spec.metrics)
+    else:
+        metric_names = default_metrics(metrics_default, names)
     metrics = [get_metric(m, where=f"{where} metrics") for m in metric_names]
-    headline = spec.headline or headline_default
+    headline = spec.headline or (headline_default if headline_default in metric_names else metric_names[0])
     if headline not in metric_names:
         raise InputError(
             f"headline {headline!r} is not one of the metrics {metric_names}", file=where, field="headline"
         )
     return ResolvedBenchmark(spec, where, task, template, chain, scorers, metrics, headline)
+
+
+def default_metrics(task_metrics: Sequence[str], scorers: Sequence[str]) -> list[str]:
+    """The metrics of a spec that lists scorers but no metrics: the task's default metrics that a
+    listed scorer produces (or that no known scorer claims), then each listed scorer's own
+    metrics (`SCORER_METRICS`) not among them yet. A spec that drops `asr_wer` thus drops `wer`,
+    and one that adds `utmos` gains `mean:utmos`."""
+    claimed = {m for ms in SCORER_METRICS.values() for m in ms}
+    produced = [m for name in scorers for m in SCORER_METRICS.get(name, ())]
+    kept = [m for m in task_metrics if m in produced or m not in claimed]
+    return kept + [m for m in dict.fromkeys(produced) if m not in kept]

@@ -36,6 +36,22 @@ def show_summary(summary: dict, run_dir: Path, *, headline: bool = True) -> None
     write_leaderboard(run_dir, summary)
 
 
+def show_metric_models(work: dict) -> None:
+    """The embedded metric models' work in this command, if any ran."""
+    from audioeval.report.metric_models_table import metric_models_lines
+
+    lines = metric_models_lines(work)
+    if lines:
+        console.print("metric models (this command):", highlight=False)
+        for line in lines:
+            console.print(f"  {line}", highlight=False)
+
+
+def _work(metric_models: dict) -> dict:
+    """`metric_models` for summary.json: the embedded metric models' work in this command."""
+    return {"metric_models": metric_models} if metric_models else {}
+
+
 def _judge_settings(urls: str | None, model: str | None, concurrency: int | None, loaded):  # type: ignore[no-untyped-def]
     """The judge of the flags, over the run config's `judge:` (flags win); None when neither."""
     from audioeval.engine.run_judge import JudgeSettings, split_urls
@@ -154,10 +170,11 @@ def run(
             judge=_judge_settings(judge, judge_model, judge_concurrency, loaded.judge if loaded else None),
         )
         result = evaluate(req)
-        summary = write_run_summary(result.run_dir, result.results)
+        summary = write_run_summary(result.run_dir, result.results, extra=_work(result.metric_models))
     for errors in result.skipped.values():
         report_skipped(errors)
     show_summary(summary, result.run_dir)
+    show_metric_models(result.metric_models)
     failed = sum(r.get("failed", 0) for r in result.results)
     if failed:
         err_console.print(
@@ -180,8 +197,9 @@ def rescore(
 
     with friendly_errors():
         result = rescore_run(run_dir, resamples=resamples)
-        summary = write_run_summary(run_dir, result.results)
+        summary = write_run_summary(run_dir, result.results, extra=_work(result.metric_models))
     show_summary(summary, run_dir)
+    show_metric_models(result.metric_models)
     console.print(f"rescored {result.rescored} sample(s); {result.changed} changed. Run directory: {run_dir}")
 
 
@@ -286,8 +304,11 @@ def codec(
             values = {k.split(":", 1)[-1]: v.get("value") for k, v in res["metrics"].items()}
             per_codec.setdefault(res["benchmark"], {})[res["model"]] = values
         extra = {"codecs": next(iter(per_codec.values()))} if len(per_codec) == 1 else {"codecs": per_codec}
-        summary = write_run_summary(result.run_dir, result.results, extra=extra)
+        summary = write_run_summary(
+            result.run_dir, result.results, extra={**extra, **_work(result.metric_models)}
+        )
     for errors in result.skipped.values():
         report_skipped(errors)
     show_summary(summary, result.run_dir, headline=False)
+    show_metric_models(result.metric_models)
     console.print(f"Run directory: {result.run_dir}", highlight=False)

@@ -41,6 +41,7 @@ from audioeval.engine.run_layout import (
 )
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
 from audioeval.scoring.judged import is_judged
+from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.jsonl import JsonlAppender, read_jsonl
 from audioeval.store.response_cache import ResponseCache
@@ -91,6 +92,9 @@ class EvalResult:
     calls: int = 0  # HTTP calls made to models, retries included (OpenAI-compatible models)
     cache_hits: int = 0  # answers taken from the response cache
     judge_calls: int = 0  # HTTP calls made to the judge, retries included
+    # Work of the embedded metric models (ASR, DNSMOS, SIM, PESQ/STOI) in this run, by model:
+    # calls, audio seconds, busy seconds, × real time.
+    metric_models: dict[str, dict[str, float | int]] = field(default_factory=dict)
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -235,6 +239,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
                 adapter.sample_rate = req.sample_rate
     started: list[ModelAdapter] = []
     judge: RunJudge | None = None
+    metric_before = throughput_report()
     try:
         _write_run_file(run_dir, benches, req, adapters)
         pairs = [
@@ -290,6 +295,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         calls,
         hits,
         judge_calls=judge.calls if judge is not None else 0,
+        metric_models=throughput_since(metric_before),
     )
 
 

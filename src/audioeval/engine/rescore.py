@@ -8,7 +8,7 @@ and the sample fields scoring needs. Records are rewritten atomically with the n
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from audioeval.engine.evaluate import PairRun, summarise_pairs
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
 from audioeval.engine.sample_pipeline import sample_from_record, score_output
+from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_text_atomic
 from audioeval.store.jsonl import read_jsonl
 
@@ -30,6 +31,8 @@ class RescoreResult:
     results: list[dict[str, Any]]
     rescored: int
     changed: int
+    metric_models: dict[str, dict[str, float | int]] = field(default_factory=dict)
+    """Work of the embedded metric models while rescoring (as `EvalResult.metric_models`)."""
 
 
 def _load_run(run_dir: Path) -> tuple[list[ResolvedBenchmark], list[ModelConfig], dict[str, Any]]:
@@ -66,6 +69,7 @@ def _rescore_pair(bench: ResolvedBenchmark, folder: Path) -> tuple[list[str], in
 
 def rescore_run(run_dir: Path, *, resamples: int | None = None, seed: int | None = None) -> RescoreResult:
     benches, models, run = _load_run(run_dir)
+    metric_before = throughput_report()
     pairs: list[PairRun] = []
     total = changed = 0
     for bench in benches:
@@ -84,4 +88,4 @@ def rescore_run(run_dir: Path, *, resamples: int | None = None, seed: int | None
         resamples if resamples is not None else int(run.get("resamples", 1000)),
         seed if seed is not None else int(run.get("seed", 0)),
     )
-    return RescoreResult(results, total, changed)
+    return RescoreResult(results, total, changed, throughput_since(metric_before))

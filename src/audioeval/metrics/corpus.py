@@ -94,6 +94,13 @@ SCORER_METRICS: dict[str, tuple[str, ...]] = {
     "rouge_l": ("rouge_l",),
     "mcq_match": ("accuracy",),
     "qa_judge": ("mean:judge_correct",),
+    "asr_wer": ("wer",),
+    "asr_cer": ("cer",),
+    "asr_includes": ("includes",),
+    "sim": ("mean:sim",),
+    "dnsmos": ("mean:dnsmos_ovrl", "mean:dnsmos_p808"),
+    "pesq_stoi": ("mean:pesq", "mean:stoi"),
+    "utmos": ("mean:utmos",),
 }
 """The default corpus metrics for each built-in scorer's stats (macro_f1 is opt-in)."""
 

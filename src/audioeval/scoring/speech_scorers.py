@@ -8,7 +8,8 @@
   `reference_voice`, or its input `audio` for codecs);
 - `dnsmos`: DNSMOS P.835 SIG/BAK/OVRL and P.808 of the output;
 - `pesq_stoi`: PESQ-WB and STOI of the output against the input audio (codecs);
-- `utmos`: not shipped offline; asking for it is a clear error.
+- `utmos`: not shipped offline; with `runtime: my-utmos.yaml` the user's own UTMOS runs as an
+  isolated runtime (`runtime_mos.py`), without it asking for it is a clear error.
 
 Each metric model loads once per process (`scoring/speech_models`).
 """
@@ -171,8 +172,15 @@ class PesqStoiScorer:
         return SampleScore(values, dict(values), {})
 
 
-def utmos(**_: Any) -> Scorer:
-    raise OptionalDependencyError(
-        "UTMOS weights do not ship in any registry package, so it is not available offline; "
-        "use dnsmos (P.835 and P.808), or serve UTMOS through an isolated runtime of your own"
-    )
+def utmos(*, runtime: str | None = None) -> Scorer:
+    """UTMOS from a runtime the user provides (`scoring/runtime_mos.py`); none ships offline."""
+    if runtime is None:
+        raise OptionalDependencyError(
+            "UTMOS weights do not ship in any registry package, so audioeval has no UTMOS of its own; "
+            "if you have one, run it as an isolated runtime and name its spec: "
+            "scorers: [{utmos: {runtime: my-utmos.yaml}}] (docs/runtimes.md, section \"Metric runtimes\"); "
+            "otherwise use dnsmos (P.835 and P.808)"
+        )
+    from audioeval.scoring.runtime_mos import RuntimeMosScorer
+
+    return RuntimeMosScorer("utmos", runtime)

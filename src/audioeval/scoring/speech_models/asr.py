@@ -46,9 +46,9 @@ class WhisperAsr:
 
     def __init__(self, config: AsrConfig) -> None:
         self.config = config
-        self.stats = ModelStats()
         self._lock = threading.Lock()
         self._model, self.model_id = _load(config)
+        self.stats = ModelStats(self.signature)
 
     @property
     def signature(self) -> str:

@@ -25,7 +25,6 @@ DNSMOS was trained to rate noise suppression; it is not a TTS-naturalness model 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -111,7 +110,7 @@ class Dnsmos:
         self.config = config
         self.sessions = open_sessions(config.threads, spinning=config.spinning)
         self._features = P808Features()
-        self.stats = ModelStats()
+        self.stats = ModelStats(self.signature)
         self._lock = threading.Lock()
 
     @property
@@ -123,7 +122,6 @@ class Dnsmos:
 
     def score_batch(self, clips: Sequence[tuple[np.ndarray, int]]) -> list[DnsmosScores]:
         """Scores of several clips, in order; their windows share model runs."""
-        t0 = time.perf_counter()
         prepared = [mono_at(audio, sr, SR) for audio, sr in clips]
         clipped = [bool(np.any(np.abs(x) > 1.0)) for x in prepared]
         tiled = [tile(np.clip(x, -1.0, 1.0)) for x in prepared]
@@ -132,10 +130,11 @@ class Dnsmos:
             for i, (x, a) in enumerate(zip(prepared, tiled, strict=True))
         ]
         runs = [r for plan in plans for r in plan.runs]
-        with self._lock, self._features.one_blas_thread():
+        audio_seconds = sum(len(x) for x in prepared) / SR
+        # busy time (calls never overlap), not time spent waiting for another thread's call
+        with self._lock, self.stats.measure(audio_seconds, len(prepared)), self._features.one_blas_thread():
             raw = self._p835(runs)
             p808 = self._p808(runs, tiled)
-        self.stats.add(sum(len(x) for x in prepared) / SR, time.perf_counter() - t0, len(prepared))
         return [_clip_scores(plan, raw, p808, clipped[plan.clip]) for plan in plans]
 
     def _max_run_windows(self) -> int:

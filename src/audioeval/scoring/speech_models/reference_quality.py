@@ -17,7 +17,7 @@ from audioeval.scoring.speech_models._deps import require
 from audioeval.scoring.speech_models.runtime import ModelStats
 
 PESQ_RATE = 16000
-STATS = ModelStats()
+STATS = ModelStats("pesq-wb+stoi")
 """Throughput of `reference_quality` calls in this process."""
 
 

@@ -64,13 +64,21 @@ class Throughput:
 
 
 class ModelStats:
-    """Thread-safe counters of one model's work. `snapshot()` returns a `Throughput`."""
+    """Thread-safe counters of one model's work. `snapshot()` returns a `Throughput`.
 
-    def __init__(self) -> None:
+    A model measures its busy time: the calls it serialises never overlap, so audio seconds ÷
+    wall seconds is how fast it runs when kept busy, whatever the callers' concurrency.
+    Every ModelStats with a `label` is listed by `throughput_report()`.
+    """
+
+    def __init__(self, label: str | None = None) -> None:
         self._lock = threading.Lock()
         self._calls = 0
         self._audio = 0.0
         self._wall = 0.0
+        if label is not None:
+            with _lock:
+                _labelled.append((label, self))
 
     def add(self, audio_seconds: float, wall_seconds: float, calls: int = 1) -> None:
         with self._lock:
@@ -93,6 +101,41 @@ class ModelStats:
     def reset(self) -> None:
         with self._lock:
             self._calls, self._audio, self._wall = 0, 0.0, 0.0
+
+
+_labelled: list[tuple[str, ModelStats]] = []
+
+
+def throughput_report() -> dict[str, Throughput]:
+    """Every labelled model's counters now, by label (the label says which model and settings)."""
+    with _lock:
+        items = list(_labelled)
+    out: dict[str, Throughput] = {}
+    for label, stats in items:  # two instances under one label (other threads, say) add up
+        t, was = stats.snapshot(), out.get(label, Throughput(0, 0.0, 0.0))
+        out[label] = Throughput(
+            was.calls + t.calls, was.audio_seconds + t.audio_seconds, was.wall_seconds + t.wall_seconds
+        )
+    return out
+
+
+def throughput_since(before: dict[str, Throughput]) -> dict[str, dict[str, float | int]]:
+    """The work each labelled model did since `before` (a `throughput_report()`): calls, audio
+    seconds, busy seconds and × real time, for the models that were called."""
+    out: dict[str, dict[str, float | int]] = {}
+    for label, now in throughput_report().items():
+        was = before.get(label, Throughput(0, 0.0, 0.0))
+        delta = Throughput(
+            now.calls - was.calls, now.audio_seconds - was.audio_seconds, now.wall_seconds - was.wall_seconds
+        )
+        if delta.calls > 0:
+            out[label] = {
+                "calls": delta.calls,
+                "audio_seconds": round(delta.audio_seconds, 3),
+                "busy_seconds": round(delta.wall_seconds, 3),
+                "x_realtime": round(delta.realtime_factor, 1),
+            }
+    return out
 
 
 def session_options(threads: int) -> Any:

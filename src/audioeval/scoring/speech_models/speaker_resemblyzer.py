@@ -13,7 +13,6 @@ finds no speech has no embedding and raises AudioError, as does a clip under 0.1
 from __future__ import annotations
 
 import threading
-import time
 import warnings
 from collections.abc import Sequence
 from types import ModuleType
@@ -46,7 +45,7 @@ class ResemblyzerEmbedder:
     def __init__(self) -> None:
         self._module = _import_resemblyzer()
         self._encoder = self._module.VoiceEncoder("cpu", verbose=False)
-        self.stats = ModelStats()
+        self.stats = ModelStats(self.signature)
         self._lock = threading.Lock()
 
     @property
@@ -58,17 +57,17 @@ class ResemblyzerEmbedder:
         wav = mono_at(audio, sr, RATE)
         if len(wav) < RATE // 10:
             raise AudioError("a speaker embedding needs at least 0.1 s of audio", field="audio")
-        t0 = time.perf_counter()
-        with np.errstate(divide="ignore", invalid="ignore"):  # digital silence: log10(0) in the volume step
-            speech = self._module.preprocess_wav(wav, source_sr=RATE)
-        if len(speech) == 0:
-            raise AudioError(
-                "resemblyzer's voice-activity trim found no speech in the clip, so it has no speaker embedding",
-                field="audio",
-            )
-        with self._lock:
+        with self._lock, self.stats.measure(len(wav) / RATE):  # busy time: calls never overlap
+            with np.errstate(
+                divide="ignore", invalid="ignore"
+            ):  # digital silence: log10(0) in the volume step
+                speech = self._module.preprocess_wav(wav, source_sr=RATE)
+            if len(speech) == 0:
+                raise AudioError(
+                    "resemblyzer's voice-activity trim found no speech in the clip, so it has no speaker embedding",
+                    field="audio",
+                )
             emb = self._encoder.embed_utterance(speech)
-        self.stats.add(len(wav) / RATE, time.perf_counter() - t0)
         return np.asarray(emb, dtype=np.float32)
 
     def embed_batch(self, clips: Sequence[tuple[np.ndarray, int]]) -> list[np.ndarray]:

@@ -1,0 +1,83 @@
+"""A fake MOS runtime worker (stdlib only), standing in for a user's UTMOS.
+
+It obeys the JSON-lines worker protocol (docs/runtimes.md) and serves task `mos`: it reads the
+request's 16-bit PCM WAV with `wave` and answers, as text, `1 + 4 * min(1, 20 * rms)` (rms of
+the samples scaled to [-1, 1]), rounded to 6 decimals: a deterministic function of the audio
+that a test can recompute. Worker args (`--args-json`): `garbage` (answer "n/a" instead of a
+number), `fail_longer_than` (seconds: longer clips are answered with an error) and
+`fail_while` (a path: `fail_longer_than` holds only while that file exists).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import wave
+from array import array
+
+
+def private_stdout():
+    sys.stdout.flush()
+    real = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return os.fdopen(real, "w", encoding="utf-8", buffering=1)
+
+
+def fake_mos(path: str) -> tuple[float, float]:
+    """(score, seconds) of a 16-bit PCM WAV."""
+    with wave.open(path, "rb") as w:
+        if w.getsampwidth() != 2:
+            raise ValueError(f"expected 16-bit PCM, got {8 * w.getsampwidth()}-bit")
+        rate, frames = w.getframerate(), w.readframes(w.getnframes())
+    samples = array("h")
+    samples.frombytes(frames)
+    if sys.byteorder == "big":
+        samples.byteswap()
+    if not samples:
+        raise ValueError("empty clip")
+    rms = math.sqrt(sum((s / 32768.0) ** 2 for s in samples) / len(samples))
+    return round(1 + 4 * min(1.0, 20 * rms), 6), len(samples) / rate
+
+
+def answer(req: dict, args: dict) -> dict:
+    reply = {"id": req["id"], "text": None, "audio_path": None, "error": None}
+    if req.get("task") != "mos":
+        return {**reply, "error": f"task {req.get('task')!r} not served (serves mos)"}
+    try:
+        score, seconds = fake_mos(req["audio"])
+    except (OSError, EOFError, ValueError, wave.Error) as exc:
+        return {**reply, "error": f"cannot read {req.get('audio')}: {exc}"}
+    failing = args.get("fail_while") is None or os.path.exists(args["fail_while"])
+    if failing and args.get("fail_longer_than") is not None and seconds > float(args["fail_longer_than"]):
+        return {**reply, "error": f"clip of {seconds:.2f} s is too long for this fake"}
+    return {**reply, "text": "n/a" if args.get("garbage") else str(score)}
+
+
+def main() -> int:
+    out = private_stdout()
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--args-json", default="{}")
+    args = json.loads(parser.parse_args().args_json)
+
+    def send(obj):
+        out.write(json.dumps(obj) + "\n")
+        out.flush()
+
+    send({"ready": True, "info": {"pid": os.getpid()}})
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("op") == "ping":
+            send({"pong": True})
+        elif req.get("op") == "shutdown":
+            return 0
+        else:
+            send(answer(req, args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

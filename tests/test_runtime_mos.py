@@ -1,0 +1,178 @@
+"""A MOS predictor the user has (UTMOS, …) as an isolated runtime: `{utmos: {runtime: spec}}`.
+
+The runtime is the stdlib fake `tests/fakes/worker_mos.py` (its "MOS" is a function of the
+clip's RMS, recomputed here), run with this interpreter through
+`AUDIOEVAL_RUNTIME_PYTHON_<NAME>` (dev mode), so no venv is built. The model under test is the
+built-in μ-law codec on the bundled speech clips, whose outputs are 16-bit WAVs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+from typer.testing import CliRunner
+
+from audioeval.adapters.runtimes.spec import load_runtime_spec_file
+from audioeval.cli.main import app
+
+runner = CliRunner()
+DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+WORKER = Path(__file__).parent / "fakes" / "worker_mos.py"
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def mos_spec(
+    folder: Path, name: str = "mos-fake", *, tasks: str = "[mos]", output: str = "text", **args
+) -> Path:
+    path = folder / f"{name}.yaml"
+    path.write_text(
+        f"name: {name}\ndescription: fake MOS\nworker: {WORKER}\nworker_args: {json.dumps(args)}\n"
+        f"tasks: {tasks}\noutput: {output}\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def bench_spec(folder: Path, runtime: Path | None) -> Path:
+    utmos = f"{{utmos: {{runtime: {runtime}}}}}" if runtime else "utmos"
+    path = folder / "clips.yaml"
+    path.write_text(
+        f"name: clips\ntask: codec\nsource: {{type: jsonl, path: {DEMO / 'manifest.jsonl'}}}\n"
+        f"scorers: [dnsmos, {utmos}]\n",
+        encoding="utf-8",
+    )
+    return path
+
+
+def dev_python(monkeypatch: pytest.MonkeyPatch, spec: Path) -> None:
+    monkeypatch.setenv(load_runtime_spec_file(spec).env_var_name, sys.executable)
+
+
+def run(bench: Path, out: Path, *extra: str):
+    return runner.invoke(
+        app,
+        ["run", "-m", "mulaw", "-b", str(bench), "-o", str(out), "--no-progress", "--resamples", "0", *extra],
+        catch_exceptions=False,
+    )
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(x) for x in (out / "clips" / "mulaw" / "records.jsonl").read_text().splitlines()]
+
+
+def expected_mos(path: str) -> float:
+    pcm, _ = sf.read(path, dtype="int16")
+    rms = math.sqrt(float(np.mean((pcm.astype(np.float64) / 32768.0) ** 2)))
+    return round(1 + 4 * min(1.0, 20 * rms), 6)
+
+
+def test_utmos_from_a_runtime_scores_every_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = mos_spec(tmp_path)
+    dev_python(monkeypatch, spec)
+    out = tmp_path / "out"
+    res = run(bench_spec(tmp_path, spec), out, "--limit", "3")
+    assert res.exit_code == 0, res.output
+    recs = records(out)
+    assert len(recs) == 3 and all(r["error"] is None for r in recs)
+    for rec in recs:
+        got = rec["scores"]["utmos"]["values"]["utmos"]
+        assert got == pytest.approx(expected_mos(rec["output"]["audio_path"]), abs=1e-6)
+    summary = json.loads((out / "summary.json").read_text())
+    mean = np.mean([r["scores"]["utmos"]["values"]["utmos"] for r in recs])
+    assert summary["utmos"] == pytest.approx(mean)  # the scorer brings its metric, mean:utmos
+    work = summary["metric_models"]["runtime mos-fake (utmos)"]
+    assert work["calls"] == 3 and work["audio_seconds"] > 0
+    sig = json.loads((out / "clips" / "mulaw" / "signature.json").read_text())
+    scorer_sig = next(s for s in sig["benchmark"]["scorers"] if s["scorer"] == "utmos")
+    assert scorer_sig["runtime"]["runtime"] == "mos-fake" and scorer_sig["runtime"]["tasks"] == ["mos"]
+
+    # rescoring asks the runtime again, with the same numbers
+    res = runner.invoke(app, ["rescore", str(out), "--resamples", "0"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "summary.json").read_text())["utmos"] == pytest.approx(mean)
+
+
+def test_an_answer_that_is_no_number_fails_the_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = mos_spec(tmp_path, garbage=True)
+    dev_python(monkeypatch, spec)
+    out = tmp_path / "out"
+    res = run(bench_spec(tmp_path, spec), out, "--limit", "2")
+    assert res.exit_code == 0, res.output
+    recs = records(out)
+    assert all(r.get("scores") is None for r in recs)
+    assert all("runtime 'mos-fake' answered 'n/a', not a number" in r["error"] for r in recs)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["failed"] == 2 and summary["scored"] == 0 and summary["utmos"] is None
+
+
+def test_a_worker_error_fails_only_that_sample_and_a_rerun_retries_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    durations = [
+        sf.info(str(DEMO / json.loads(x)["audio"])).duration
+        for x in (DEMO / "manifest.jsonl").read_text().splitlines()[:4]
+    ]
+    cut = sorted(durations)[1]  # the two shortest pass
+    flag = tmp_path / "failing"
+    flag.touch()
+    spec = mos_spec(tmp_path, fail_longer_than=cut + 1e-3, fail_while=str(flag))
+    dev_python(monkeypatch, spec)
+    bench, out = bench_spec(tmp_path, spec), tmp_path / "out"
+    res = run(bench, out, "--limit", "4")
+    assert res.exit_code == 0, res.output
+    recs = records(out)
+    failed = [r for r in recs if r["error"]]
+    assert len(failed) == 2 and all("too long for this fake" in r["error"] for r in failed)
+    assert json.loads((out / "summary.json").read_text())["failed"] == 2
+
+    flag.unlink()  # the same runtime, now taking every clip
+    res = run(bench, out, "--limit", "4")
+    assert res.exit_code == 0, res.output
+    latest = {r["id"]: r for r in records(out)}
+    assert len(records(out)) == 6 and all(r["error"] is None for r in latest.values())
+
+
+@pytest.mark.parametrize(
+    "tasks, output, missing",
+    [("[asr]", "text", "task mos (its tasks: asr)"), ("[mos]", "audio", "text output (its output: audio)")],
+)
+def test_a_runtime_that_does_not_serve_mos_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tasks: str, output: str, missing: str
+) -> None:
+    spec = mos_spec(tmp_path, tasks=tasks, output=output)
+    dev_python(monkeypatch, spec)
+    out = tmp_path / "out"
+    res = run(bench_spec(tmp_path, spec), out)
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "runtime 'mos-fake'" in text and "cannot score utmos" in text and missing in text
+    assert "scorers.utmos.runtime" in text and not (out / "clips").exists()
+
+
+def test_a_runtime_never_set_up_names_the_setup_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = mos_spec(tmp_path, name="mos-absent")
+    monkeypatch.delenv(load_runtime_spec_file(spec).env_var_name, raising=False)
+    monkeypatch.setenv("AUDIOEVAL_RUNTIMES", str(tmp_path / "runtimes"))
+    res = run(bench_spec(tmp_path, spec), tmp_path / "out")
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "runtime 'mos-absent' is not installed" in text and f"audioeval runtime setup {spec}" in text
+
+
+def test_utmos_without_a_runtime_says_how_to_plug_one_in(tmp_path: Path) -> None:
+    res = run(bench_spec(tmp_path, None), tmp_path / "out")
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "no UTMOS of its own" in text and "scorers: [{utmos: {runtime: my-utmos.yaml}}]" in text
+    assert "Metric runtimes" in text
