@@ -26,10 +26,14 @@ from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, SampleScore, Scorer, build_scorer
 
 
-def _output_clip(prediction: Prediction, sample: Sample) -> Clip:
+def _output_path(prediction: Prediction, sample: Sample) -> str:
     if not prediction.audio_path:
         raise InputError("the model returned no audio", sample_id=sample.id, field="output.audio_path")
-    return load_clip(prediction.audio_path, sample_id=sample.id, field="output.audio_path")
+    return prediction.audio_path
+
+
+def _output_clip(prediction: Prediction, sample: Sample) -> Clip:
+    return load_clip(_output_path(prediction, sample), sample_id=sample.id, field="output.audio_path")
 
 
 def _sample_clip(sample: Sample, name: str) -> Clip | None:
@@ -46,13 +50,25 @@ def _sample_clip(sample: Sample, name: str) -> Clip | None:
 
 @dataclass
 class AsrThenText:
-    """Transcribe the output audio, then score the transcript with a text scorer."""
+    """Transcribe the output audio, then score the transcript with a text scorer.
+
+    The transcriber is faster-whisper in this process (`model`: tiny.en by default, or a local
+    CTranslate2 folder), or a metric runtime serving task `asr` (`runtime`: Paraformer-zh,
+    Whisper-large-v3, … in an environment of their own; `runtime_metric.py`).
+    """
 
     name: str
     text_scorer: Scorer
     model: str | None = None
     language: str | None = "en"
+    runtime: str | None = None
     _asr: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.runtime is not None:
+            from audioeval.scoring.runtime_metric import metric_runtime
+
+            self._asr = metric_runtime(self.runtime, "asr", self.name)
 
     def _transcriber(self) -> Any:
         if self._asr is None:
@@ -62,38 +78,60 @@ class AsrThenText:
         return self._asr
 
     def signature(self) -> dict[str, Any]:
+        asr = self._transcriber()
         return {
             "scorer": self.name,
-            "asr": self._transcriber().signature,
+            "asr": asr.signature() if self.runtime is not None else asr.signature,
             "text": self.text_scorer.signature(),
         }
 
+    def _transcript(self, prediction: Prediction, sample: Sample) -> str:
+        if self.runtime is None:
+            clip = _output_clip(prediction, sample)
+            return self._transcriber().transcribe(clip.samples, clip.sample_rate)
+        from audioeval.scoring.runtime_metric import clip_seconds
+
+        path = _output_path(prediction, sample)
+        return self._asr.ask(path, clip_seconds(path, sample.id), sample.id, self.name).strip()
+
     def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
-        clip = _output_clip(prediction, sample)
-        transcript = self._transcriber().transcribe(clip.samples, clip.sample_rate)
+        transcript = self._transcript(prediction, sample)
         inner = self.text_scorer.score(Prediction(transcript, transcript, prediction.audio_path), sample)
         return SampleScore(inner.values, inner.stats, {**inner.detail, "transcript": transcript})
 
 
 def _asr_factory(text_name: str, name: str):
     def make(
-        *, model: str | None = None, language: str | None = None, normaliser: Any = None, **args: Any
+        *,
+        model: str | None = None,
+        runtime: str | None = None,
+        language: str | None = None,
+        normaliser: Any = None,
+        **args: Any,
     ) -> Scorer:
         text_args = dict(args)
         if normaliser is not None:
             text_args["normaliser"] = normaliser
         if language is not None and text_name in ("wer", "cer"):
             text_args["language"] = language
-        if model is None and language not in (None, "en") and not language.startswith("en-"):
+        if model is not None and runtime is not None:
+            raise InputError(
+                "give either model (faster-whisper in this process) or runtime (an isolated runtime "
+                "serving task asr), not both",
+                field=f"scorers.{name}",
+            )
+        english = language in (None, "en") or language.startswith("en-")
+        if model is None and runtime is None and not english:
             raise InputError(
                 f"the embedded ASR model (Whisper tiny.en) is English-only, and this benchmark is in"
                 f" {language!r}: name a multilingual CTranslate2 Whisper model, e.g. scorers: "
-                f"[{{{name}: {{model: /models/whisper-large-v3-ct2}}}}]",
+                f"[{{{name}: {{model: /models/whisper-large-v3-ct2}}}}], or a runtime serving task asr"
+                f" (Paraformer-zh, …): [{{{name}: {{runtime: paraformer-zh.yaml}}}}]",
                 field=f"scorers.{name}.model",
             )
         text = build_scorer(text_name, text_args, where=f"scorer {name}")
         asr_language = language or "en"
-        return AsrThenText(name, text, model=model, language=asr_language)
+        return AsrThenText(name, text, model=model, language=asr_language, runtime=runtime)
 
     return make
 
@@ -105,29 +143,98 @@ asr_includes = _asr_factory("includes", "asr_includes")
 
 @dataclass
 class SimScorer:
-    """Speaker similarity of the output to `against` (`reference_voice`, falling back to `audio`)."""
+    """Speaker similarity of the output to `against` (`reference_voice`, falling back to `audio`).
+
+    Embeddings come from a built-in backend (`dvector`, `resemblyzer`) or from a metric runtime
+    serving task `speaker_embedding` (`runtime`: a WavLM speaker-verification model, …), whose
+    worker answers each clip's embedding as a JSON list of numbers.
+    """
 
     against: str = "reference_voice"
     backend: str = "dvector"
     name: str = "sim"
+    runtime: str | None = None
+    _runtime: Any = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.runtime is not None:
+            from audioeval.scoring.runtime_metric import metric_runtime
+
+            self._runtime = metric_runtime(self.runtime, "speaker_embedding", self.name)
+            self.backend = f"runtime:{self._runtime.spec.name}"
 
     def signature(self) -> dict[str, Any]:
-        return {"scorer": self.name, "against": self.against, "backend": self.backend}
+        sig = {"scorer": self.name, "against": self.against, "backend": self.backend}
+        return {**sig, "runtime": self._runtime.signature()} if self._runtime is not None else sig
+
+    def _reference(self, sample: Sample) -> tuple[str, AudioRef] | None:
+        for name in (self.against, "audio") if self.against == "reference_voice" else (self.against,):
+            ref = sample.audio.get(name)
+            if ref is not None:
+                return name, ref
+        return None
 
     def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
-        from audioeval.scoring.speech_models.speaker_sim import speaker_similarity
-
-        reference = _sample_clip(sample, self.against)
-        if reference is None and self.against == "reference_voice":
-            reference = _sample_clip(sample, "audio")
-        if reference is None:
+        found = self._reference(sample)
+        if found is None:
             # Nothing to compare with: the metric is undefined for this sample, not zero.
             return SampleScore({}, {"sim": None}, {"sim": "no reference clip"})
+        if self._runtime is not None:
+            cos = self._runtime_cosine(prediction, sample, *found)
+            return SampleScore({"sim": cos}, {"sim": cos}, {"backend": self.backend})
+        from audioeval.scoring.speech_models.speaker_sim import speaker_similarity
+
+        reference = _sample_clip(sample, found[0])
+        assert reference is not None
         out = _output_clip(prediction, sample)
         sim = speaker_similarity(
             out.samples, out.sample_rate, reference.samples, reference.sample_rate, backend=self.backend
         )
         return SampleScore({"sim": sim.cosine}, {"sim": sim.cosine}, {"backend": sim.backend})
+
+    def _runtime_cosine(self, prediction: Prediction, sample: Sample, name: str, ref: AudioRef) -> float:
+        import tempfile
+        from pathlib import Path
+
+        from audioeval.scoring.runtime_metric import clip_seconds
+        from audioeval.scoring.speech_models.speaker_sim import cosine
+
+        output = _output_path(prediction, sample)
+        a = self._embedding(output, clip_seconds(output, sample.id), sample.id)
+        if not ref.is_slice:
+            return cosine(a, self._embedding(ref.path, clip_seconds(ref.path, sample.id, name), sample.id))
+        from audioeval.audio.encode import wav_bytes
+
+        clip = _sample_clip(sample, name)
+        assert clip is not None
+        with tempfile.TemporaryDirectory(prefix="audioeval-sim-") as tmp:
+            path = Path(tmp) / "reference.wav"
+            path.write_bytes(wav_bytes(clip))
+            seconds = len(clip.samples) / clip.sample_rate
+            return cosine(a, self._embedding(str(path), seconds, sample.id))
+
+    def _embedding(self, path: str, seconds: float, sample_id: str) -> Any:
+        import json
+
+        import numpy as np
+
+        text = self._runtime.ask(path, seconds, sample_id, self.name)
+        try:
+            vec = np.asarray(json.loads(text), dtype=np.float64)
+        except (ValueError, TypeError) as exc:
+            raise InputError(
+                f"runtime {self._runtime.spec.name!r} answered {text[:80]!r}, not a JSON list of numbers",
+                sample_id=sample_id,
+                field=self.name,
+            ) from exc
+        if vec.ndim != 1 or vec.size == 0 or not np.all(np.isfinite(vec)) or not np.any(vec):
+            raise InputError(
+                f"runtime {self._runtime.spec.name!r} answered an embedding of shape {vec.shape} that is "
+                "empty, not 1-D, zero or not finite",
+                sample_id=sample_id,
+                field=self.name,
+            )
+        return vec
 
 
 @dataclass
@@ -178,7 +285,7 @@ def utmos(*, runtime: str | None = None) -> Scorer:
         raise OptionalDependencyError(
             "UTMOS weights do not ship in any registry package, so audioeval has no UTMOS of its own; "
             "if you have one, run it as an isolated runtime and name its spec: "
-            "scorers: [{utmos: {runtime: my-utmos.yaml}}] (docs/runtimes.md, section \"Metric runtimes\"); "
+            'scorers: [{utmos: {runtime: my-utmos.yaml}}] (docs/runtimes.md, section "Metric runtimes"); '
             "otherwise use dnsmos (P.835 and P.808)"
         )
     from audioeval.scoring.runtime_mos import RuntimeMosScorer

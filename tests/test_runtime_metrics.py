@@ -1,9 +1,11 @@
-"""A MOS predictor the user has (UTMOS, …) as an isolated runtime: `{utmos: {runtime: spec}}`.
+"""Metric models the user has, as isolated runtimes: `{utmos: {runtime: …}}` (task mos),
+`{sim: {runtime: …}}` (task speaker_embedding) and `{asr_wer: {runtime: …}}` (task asr).
 
-The runtime is the stdlib fake `tests/fakes/worker_mos.py` (its "MOS" is a function of the
-clip's RMS, recomputed here), run with this interpreter through
-`AUDIOEVAL_RUNTIME_PYTHON_<NAME>` (dev mode), so no venv is built. The model under test is the
-built-in μ-law codec on the bundled speech clips, whose outputs are 16-bit WAVs.
+MOS and SIM use the stdlib fake `tests/fakes/worker_metric.py` (its answers are functions of
+the clip that are recomputed here), run with this interpreter through
+`AUDIOEVAL_RUNTIME_PYTHON_<NAME>` (dev mode), so no venv is built; ASR uses the shipped
+whisper-tiny.en runtime for real. The model under test is the built-in μ-law codec on the
+bundled speech clips, whose outputs are 16-bit WAVs.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ import pytest
 import soundfile as sf
 from typer.testing import CliRunner
 
-from audioeval.adapters.runtimes.spec import load_runtime_spec_file
+from audioeval.adapters.runtimes.environment import setup_environment
+from audioeval.adapters.runtimes.spec import load_runtime_spec, load_runtime_spec_file
 from audioeval.cli.main import app
 
 runner = CliRunner()
 DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
-WORKER = Path(__file__).parent / "fakes" / "worker_mos.py"
+WORKER = Path(__file__).parent / "fakes" / "worker_metric.py"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -40,15 +43,33 @@ def mos_spec(
     return path
 
 
-def bench_spec(folder: Path, runtime: Path | None) -> Path:
+def bench_spec(
+    folder: Path, runtime: Path | None, scorers: str | None = None, manifest: Path = DEMO / "manifest.jsonl"
+) -> Path:
     utmos = f"{{utmos: {{runtime: {runtime}}}}}" if runtime else "utmos"
     path = folder / "clips.yaml"
     path.write_text(
-        f"name: clips\ntask: codec\nsource: {{type: jsonl, path: {DEMO / 'manifest.jsonl'}}}\n"
-        f"scorers: [dnsmos, {utmos}]\n",
+        f"name: clips\ntask: codec\nsource: {{type: jsonl, path: {manifest}}}\n"
+        f"scorers: {scorers or f'[dnsmos, {utmos}]'}\n",
         encoding="utf-8",
     )
     return path
+
+
+@pytest.fixture(scope="module")
+def wav_manifest(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three bundled clips as 16-bit WAVs (the stdlib fake reads WAV only), with a manifest."""
+    from audioeval.audio.decode import load_clip
+    from audioeval.audio.encode import wav_bytes
+
+    folder = tmp_path_factory.mktemp("wavs")
+    rows = [json.loads(x) for x in (DEMO / "manifest.jsonl").read_text().splitlines()][:3]
+    lines = []
+    for row in rows:
+        (folder / f"{row['id']}.wav").write_bytes(wav_bytes(load_clip(str(DEMO / row["audio"]))))
+        lines.append(json.dumps({"id": row["id"], "audio": f"{row['id']}.wav", "text": row["text"]}))
+    (folder / "clips.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder / "clips.jsonl"
 
 
 def dev_python(monkeypatch: pytest.MonkeyPatch, spec: Path) -> None:
@@ -73,6 +94,76 @@ def expected_mos(path: str) -> float:
     return round(1 + 4 * min(1.0, 20 * rms), 6)
 
 
+def expected_embedding(path: str | Path) -> np.ndarray:
+    x = sf.read(str(path), dtype="int16")[0].astype(np.float64) / 32768.0
+    n = len(x) // 8
+    return np.array([math.sqrt(float(np.mean(x[i * n : (i + 1) * n] ** 2))) for i in range(8)])
+
+
+def test_sim_from_a_runtime_is_the_cosine_of_its_embeddings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wav_manifest: Path
+) -> None:
+    spec = mos_spec(tmp_path, name="wavlm-fake", tasks="[speaker_embedding]")
+    dev_python(monkeypatch, spec)
+    out = tmp_path / "out"
+    scorers = f"[{{sim: {{runtime: {spec}, against: audio}}}}]"
+    res = run(bench_spec(tmp_path, None, scorers, wav_manifest), out)
+    assert res.exit_code == 0, res.output
+    recs = records(out)
+    assert len(recs) == 3 and all(r["error"] is None for r in recs)
+    for rec in recs:
+        a = expected_embedding(rec["output"]["audio_path"])
+        b = expected_embedding(wav_manifest.parent / f"{rec['id']}.wav")
+        want = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+        assert rec["scores"]["sim"]["values"]["sim"] == pytest.approx(want, abs=1e-9)
+        assert rec["scores"]["sim"]["detail"]["backend"] == "runtime:wavlm-fake"
+    summary = json.loads((out / "summary.json").read_text())
+    assert (
+        summary["sim"] is not None
+        and summary["metric_models"]["runtime wavlm-fake (speaker_embedding)"]["calls"] == 6
+    )
+    sig = json.loads((out / "clips" / "mulaw" / "signature.json").read_text())
+    (sim_sig,) = sig["benchmark"]["scorers"]
+    assert sim_sig["backend"] == "runtime:wavlm-fake" and sim_sig["runtime"]["task"] == "speaker_embedding"
+
+
+def test_sim_runtime_answering_garbage_fails_the_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wav_manifest: Path
+) -> None:
+    spec = mos_spec(tmp_path, name="wavlm-fake", tasks="[speaker_embedding]", garbage=True)
+    dev_python(monkeypatch, spec)
+    out = tmp_path / "out"
+    res = run(
+        bench_spec(tmp_path, None, f"[{{sim: {{runtime: {spec}}}}}]", wav_manifest), out, "--limit", "1"
+    )
+    assert res.exit_code == 0, res.output
+    (rec,) = records(out)
+    assert rec.get("scores") is None and "answered 'n/a', not a JSON list of numbers" in rec["error"]
+
+
+def test_asr_wer_from_the_whisper_runtime(tmp_path: Path) -> None:
+    """The shipped whisper-tiny.en runtime as the ASR of asr_wer: real transcripts, a low WER."""
+    setup_environment(load_runtime_spec("whisper-tiny.en"))  # idempotent once set up
+    out = tmp_path / "out"
+    scorers = "[{asr_wer: {runtime: whisper-tiny.en}}]"
+    res = run(bench_spec(tmp_path, None, scorers), out, "--limit", "3")
+    assert res.exit_code == 0, res.output
+    recs = records(out)
+    assert all(r["error"] is None and r["scores"]["asr_wer"]["detail"]["transcript"] for r in recs)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["wer"] < 0.3, summary["wer"]  # μ-law keeps speech intelligible
+    assert summary["metric_models"]["runtime whisper-tiny.en (asr)"]["calls"] == 3
+    sig = json.loads((out / "clips" / "mulaw" / "signature.json").read_text())
+    (asr_sig,) = sig["benchmark"]["scorers"]
+    assert asr_sig["asr"]["runtime"] == "whisper-tiny.en" and asr_sig["asr"]["task"] == "asr"
+
+
+def test_asr_with_both_model_and_runtime_is_refused(tmp_path: Path) -> None:
+    scorers = "[{asr_wer: {runtime: whisper-tiny.en, model: /models/large-v3}}]"
+    res = run(bench_spec(tmp_path, None, scorers), tmp_path / "out")
+    assert res.exit_code == 2 and "either model" in " ".join(res.output.split())
+
+
 def test_utmos_from_a_runtime_scores_every_output(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = mos_spec(tmp_path)
     dev_python(monkeypatch, spec)
@@ -87,7 +178,7 @@ def test_utmos_from_a_runtime_scores_every_output(tmp_path: Path, monkeypatch: p
     summary = json.loads((out / "summary.json").read_text())
     mean = np.mean([r["scores"]["utmos"]["values"]["utmos"] for r in recs])
     assert summary["utmos"] == pytest.approx(mean)  # the scorer brings its metric, mean:utmos
-    work = summary["metric_models"]["runtime mos-fake (utmos)"]
+    work = summary["metric_models"]["runtime mos-fake (mos)"]
     assert work["calls"] == 3 and work["audio_seconds"] > 0
     sig = json.loads((out / "clips" / "mulaw" / "signature.json").read_text())
     scorer_sig = next(s for s in sig["benchmark"]["scorers"] if s["scorer"] == "utmos")
@@ -154,7 +245,7 @@ def test_a_runtime_that_does_not_serve_mos_is_refused(
     res = run(bench_spec(tmp_path, spec), out)
     assert res.exit_code == 2, res.output
     text = " ".join(res.output.split())
-    assert "runtime 'mos-fake'" in text and "cannot score utmos" in text and missing in text
+    assert "runtime 'mos-fake'" in text and "cannot serve scorer utmos" in text and missing in text
     assert "scorers.utmos.runtime" in text and not (out / "clips").exists()
 
 

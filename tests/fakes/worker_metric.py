@@ -1,11 +1,16 @@
-"""A fake MOS runtime worker (stdlib only), standing in for a user's UTMOS.
+"""A fake metric runtime worker (stdlib only), standing in for a user's UTMOS or WavLM.
 
-It obeys the JSON-lines worker protocol (docs/runtimes.md) and serves task `mos`: it reads the
-request's 16-bit PCM WAV with `wave` and answers, as text, `1 + 4 * min(1, 20 * rms)` (rms of
-the samples scaled to [-1, 1]), rounded to 6 decimals: a deterministic function of the audio
-that a test can recompute. Worker args (`--args-json`): `garbage` (answer "n/a" instead of a
-number), `fail_longer_than` (seconds: longer clips are answered with an error) and
-`fail_while` (a path: `fail_longer_than` holds only while that file exists).
+It obeys the JSON-lines worker protocol (docs/runtimes.md) and serves two metric tasks on
+16-bit PCM WAVs read with `wave`, each a deterministic function of the audio that a test can
+recompute:
+
+- `mos`: `1 + 4 * min(1, 20 * rms)` (rms of the samples scaled to [-1, 1]), rounded to 6
+  decimals, as text;
+- `speaker_embedding`: the RMS of each of 8 equal segments of the clip, as a JSON list.
+
+Worker args (`--args-json`): `garbage` (answer "n/a"), `fail_longer_than` (seconds: longer
+clips are answered with an error) and `fail_while` (a path: `fail_longer_than` holds only
+while that file exists).
 """
 
 from __future__ import annotations
@@ -27,8 +32,8 @@ def private_stdout():
     return os.fdopen(real, "w", encoding="utf-8", buffering=1)
 
 
-def fake_mos(path: str) -> tuple[float, float]:
-    """(score, seconds) of a 16-bit PCM WAV."""
+def read_wav(path: str) -> tuple[list[float], int]:
+    """The samples of a 16-bit PCM WAV scaled to [-1, 1], and its rate."""
     with wave.open(path, "rb") as w:
         if w.getsampwidth() != 2:
             raise ValueError(f"expected 16-bit PCM, got {8 * w.getsampwidth()}-bit")
@@ -39,22 +44,39 @@ def fake_mos(path: str) -> tuple[float, float]:
         samples.byteswap()
     if not samples:
         raise ValueError("empty clip")
-    rms = math.sqrt(sum((s / 32768.0) ** 2 for s in samples) / len(samples))
-    return round(1 + 4 * min(1.0, 20 * rms), 6), len(samples) / rate
+    return [s / 32768.0 for s in samples], rate
+
+
+def rms(x: list[float]) -> float:
+    return math.sqrt(sum(v * v for v in x) / len(x)) if x else 0.0
+
+
+def fake_mos(x: list[float]) -> str:
+    return str(round(1 + 4 * min(1.0, 20 * rms(x)), 6))
+
+
+def fake_embedding(x: list[float]) -> str:
+    n = len(x) // 8
+    return json.dumps([rms(x[i * n : (i + 1) * n]) for i in range(8)])
+
+
+TASKS = {"mos": fake_mos, "speaker_embedding": fake_embedding}
 
 
 def answer(req: dict, args: dict) -> dict:
     reply = {"id": req["id"], "text": None, "audio_path": None, "error": None}
-    if req.get("task") != "mos":
-        return {**reply, "error": f"task {req.get('task')!r} not served (serves mos)"}
+    task = TASKS.get(req.get("task"))
+    if task is None:
+        return {**reply, "error": f"task {req.get('task')!r} not served (serves {', '.join(TASKS)})"}
     try:
-        score, seconds = fake_mos(req["audio"])
+        samples, rate = read_wav(req["audio"])
     except (OSError, EOFError, ValueError, wave.Error) as exc:
         return {**reply, "error": f"cannot read {req.get('audio')}: {exc}"}
+    seconds = len(samples) / rate
     failing = args.get("fail_while") is None or os.path.exists(args["fail_while"])
     if failing and args.get("fail_longer_than") is not None and seconds > float(args["fail_longer_than"]):
         return {**reply, "error": f"clip of {seconds:.2f} s is too long for this fake"}
-    return {**reply, "text": "n/a" if args.get("garbage") else str(score)}
+    return {**reply, "text": "n/a" if args.get("garbage") else task(samples)}
 
 
 def main() -> int:

@@ -1,0 +1,155 @@
+"""Metric models a user has but audioeval does not ship, run as isolated runtimes.
+
+UTMOS, a WavLM speaker-verification model, Paraformer-zh or Whisper-large-v3 in an environment
+of its own: any of them runs as a runtime (docs/runtimes.md, "Metric runtimes") whose spec lists
+the metric task it serves, and a scorer names the spec:
+
+    scorers: [{asr_wer: {runtime: paraformer-zh.yaml}}, {sim: {runtime: my-wavlm.yaml}},
+              {utmos: {runtime: my-utmos.yaml}}]
+
+For each clip the worker receives `{"id", "task", "audio": "/abs/clip.wav", "text": null,
+"audio_out": null}` and answers with text: the transcript (task `asr`), the embedding as a JSON
+list of numbers (`speaker_embedding`), or the score (`mos`). An `error` fails that sample.
+
+Scorers are called from worker threads, so a runtime lives on an event loop of its own in a
+background thread; its worker starts on the first clip, serves one clip at a time, and stops at
+`close()` or at exit. Scorers naming the same runtime and task share one worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.local_runtime import LocalRuntimeAdapter
+from audioeval.adapters.runtimes.environment import resolve_python
+from audioeval.adapters.runtimes.spec import RuntimeSpec, load_runtime_spec
+from audioeval.core.errors import InputError
+from audioeval.core.messages import AudioRef
+from audioeval.core.sample import Sample
+from audioeval.scoring.speech_models.runtime import ModelStats, load_once
+
+RUNTIME_DOCS = 'docs/runtimes.md, section "Metric runtimes"'
+METRIC_TASKS = {
+    "asr": "answers the transcript as text",
+    "speaker_embedding": "answers the embedding as a JSON list of numbers",
+    "mos": "answers the score as text",
+}
+T = TypeVar("T")
+
+
+class _LoopThread:
+    """An event loop running in a daemon thread; `run` waits for a coroutine on it."""
+
+    def __init__(self, name: str) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
+def check_metric_runtime(spec: RuntimeSpec, task: str, scorer: str) -> RuntimeSpec:
+    """The spec when it serves `task` with text output, else InputError saying what is missing."""
+    missing = []
+    if task not in spec.tasks:
+        missing.append(f"task {task} (its tasks: {', '.join(spec.tasks)})")
+    if spec.output not in ("text", "text+audio"):
+        missing.append(f"text output (its output: {spec.output})")
+    if missing:
+        where = f" ({spec.source})" if spec.source else ""
+        raise InputError(
+            f"runtime {spec.name!r}{where} cannot serve scorer {scorer}: its spec lacks "
+            f"{' and '.join(missing)}. A runtime for {scorer} lists {task} under `tasks` and "
+            f"{METRIC_TASKS[task]} ({RUNTIME_DOCS}).",
+            field=f"scorers.{scorer}.runtime",
+        )
+    return spec
+
+
+class RuntimeMetricModel:
+    """One runtime's worker, asked for one metric task on one clip at a time."""
+
+    def __init__(self, spec: RuntimeSpec, task: str) -> None:
+        self.spec, self.task = spec, task
+        self.stats = ModelStats(f"runtime {spec.name} ({task})")
+        self._adapter: LocalRuntimeAdapter | None = None
+        self._loop: _LoopThread | None = None
+        self._lock = threading.Lock()
+
+    def signature(self) -> dict[str, Any]:
+        return {"task": self.task, **LocalRuntimeAdapter(self.spec).signature()}
+
+    def ask(self, audio_path: str, seconds: float, sample_id: str, field: str) -> str:
+        """The worker's text answer for one clip; InputError naming the sample when it fails."""
+        request = ModelRequest(
+            sample=Sample(sample_id, {"audio": AudioRef(audio_path)}, {}, {}, ""), messages=(), task=self.task
+        )
+        with self._lock, self.stats.measure(seconds):  # one clip at a time: busy time is real
+            adapter, loop = self._started()
+            output = loop.run(adapter.generate(request))
+        if output.error:
+            raise InputError(
+                f"runtime {self.spec.name!r} failed: {output.error}", sample_id=sample_id, field=field
+            )
+        if output.text is None:
+            raise InputError(f"runtime {self.spec.name!r} answered no text", sample_id=sample_id, field=field)
+        return output.text
+
+    def _started(self) -> tuple[LocalRuntimeAdapter, _LoopThread]:
+        if self._adapter is None or self._loop is None:
+            loop = _LoopThread(f"audioeval-{self.spec.name}")
+            adapter = LocalRuntimeAdapter(self.spec)
+            try:
+                loop.run(adapter.start())
+            except BaseException:
+                loop.stop()
+                raise
+            self._adapter, self._loop = adapter, loop
+            atexit.register(self.close)
+        return self._adapter, self._loop
+
+    def close(self) -> None:
+        """Stop the worker (it starts again if another clip comes)."""
+        with self._lock:
+            adapter, loop = self._adapter, self._loop
+            self._adapter = self._loop = None
+        if adapter is not None and loop is not None:
+            try:
+                loop.run(adapter.aclose())
+            finally:
+                loop.stop()
+            atexit.unregister(self.close)
+
+
+def metric_runtime(ref: str, task: str, scorer: str) -> RuntimeMetricModel:
+    """The process-wide worker of runtime `ref` (a spec file or built-in name) for `task`.
+
+    Checked at once: the spec serves `task` with text output, and the runtime is set up (or a
+    development interpreter is named), else the error names the setup command.
+    """
+    spec = check_metric_runtime(load_runtime_spec(ref), task, scorer)
+    resolve_python(spec)
+    key = ("runtime-metric", spec.model_dump_json(), spec.worker_sha256, task)  # an edited spec: a new worker
+    return load_once(key, lambda: RuntimeMetricModel(spec, task))
+
+
+def clip_seconds(path: str, sample_id: str, field: str = "output.audio_path") -> float:
+    """The duration of an audio file, or InputError naming the sample."""
+    import soundfile as sf
+
+    try:
+        return float(sf.info(path).duration)
+    except (OSError, RuntimeError) as exc:
+        raise InputError(f"cannot read audio: {exc}", file=path, sample_id=sample_id, field=field) from exc
