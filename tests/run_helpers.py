@@ -8,6 +8,10 @@ from typing import Any
 
 from tests.fakes.mcq_server import FREQS, tone_wav
 
+DEMO_SPEECH = (
+    Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+)
+
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,3 +48,29 @@ def tone_mcq_manifest(root: Path, n: int = 8) -> Path:
             }
         )
     return write_jsonl(root / "mcq.jsonl", rows)
+
+
+def demo_speech_as_wavs(folder: Path, n: int = 3, name: str = "speech.jsonl") -> Path:
+    """The first `n` bundled speech clips as 16-bit PCM WAVs (which the stdlib fake workers
+    read), with a manifest of `id`, `audio` and `text` beside them."""
+    from audioeval.audio.decode import load_clip
+    from audioeval.audio.encode import wav_bytes
+
+    rows = [json.loads(line) for line in (DEMO_SPEECH / "manifest.jsonl").read_text().splitlines()][:n]
+    for row in rows:
+        (folder / f"{row['id']}.wav").write_bytes(wav_bytes(load_clip(str(DEMO_SPEECH / row["audio"]))))
+    return write_jsonl(
+        folder / name, [{"id": r["id"], "audio": f"{r['id']}.wav", "text": r["text"]} for r in rows]
+    )
+
+
+SPEECH_SCORERS = {"asr_wer", "asr_cer", "asr_includes", "sim", "dnsmos", "pesq_stoi", "utmos"}
+"""Scorers of output audio: they load metric models (tests/test_generation_eval.py and
+tests/test_runtime_metrics.py run them on real audio)."""
+
+
+def text_scorers() -> list[str]:
+    """The scorers with default metrics that score text (`SCORER_METRICS` less the speech ones)."""
+    from audioeval.metrics.corpus import SCORER_METRICS
+
+    return [name for name in SCORER_METRICS if name not in SPEECH_SCORERS]

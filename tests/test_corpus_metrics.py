@@ -21,6 +21,7 @@ from audioeval.metrics.corpus import (
     get_metric,
 )
 from audioeval.scoring.base import Prediction, build_scorer
+from tests.run_helpers import text_scorers
 
 HYPS = [
     "the cat sat on the mat",
@@ -167,7 +168,7 @@ def test_metric_on_the_wrong_stats_says_so() -> None:
 
 def test_default_metrics_of_every_text_scorer_compute_on_its_stats() -> None:
     fields = {"reference": "a dog barks", "answer": "Dog barking", "choices": ["Dog barking", "Cat meowing"]}
-    for name in SCORER_METRICS:
+    for name in text_scorers():
         built = build_scorer(name, {}, where="t.yaml")
         if getattr(built, "needs_judge", False):
             continue  # judged scorers are exercised against a fake judge (test_openai_audio_output)

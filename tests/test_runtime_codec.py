@@ -19,9 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from audioeval.adapters.runtimes.spec import load_runtime_spec_file
-from audioeval.audio.decode import load_clip
-from audioeval.audio.encode import wav_bytes
 from audioeval.cli.main import app
+from tests.run_helpers import demo_speech_as_wavs
 
 runner = CliRunner()
 DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
@@ -62,15 +61,7 @@ def read_pcm(path: str | Path) -> tuple[array, int]:
 @pytest.fixture(scope="module")
 def speech(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three of the bundled speech clips as 16-bit WAVs, with a manifest (audio + transcript)."""
-    folder = tmp_path_factory.mktemp("speech")
-    rows = [json.loads(line) for line in (DEMO / "manifest.jsonl").read_text().splitlines()][:3]
-    lines = []
-    for row in rows:
-        (folder / f"{row['id']}.wav").write_bytes(wav_bytes(load_clip(str(DEMO / row["audio"]))))
-        lines.append(json.dumps({"id": row["id"], "audio": f"{row['id']}.wav", "text": row["text"]}))
-    manifest = folder / "speech.jsonl"
-    manifest.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return manifest
+    return demo_speech_as_wavs(tmp_path_factory.mktemp("speech"))
 
 
 @pytest.fixture(scope="module")

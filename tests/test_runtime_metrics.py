@@ -24,6 +24,7 @@ from typer.testing import CliRunner
 from audioeval.adapters.runtimes.environment import setup_environment
 from audioeval.adapters.runtimes.spec import load_runtime_spec, load_runtime_spec_file
 from audioeval.cli.main import app
+from tests.run_helpers import demo_speech_as_wavs
 
 runner = CliRunner()
 DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
@@ -59,17 +60,7 @@ def bench_spec(
 @pytest.fixture(scope="module")
 def wav_manifest(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three bundled clips as 16-bit WAVs (the stdlib fake reads WAV only), with a manifest."""
-    from audioeval.audio.decode import load_clip
-    from audioeval.audio.encode import wav_bytes
-
-    folder = tmp_path_factory.mktemp("wavs")
-    rows = [json.loads(x) for x in (DEMO / "manifest.jsonl").read_text().splitlines()][:3]
-    lines = []
-    for row in rows:
-        (folder / f"{row['id']}.wav").write_bytes(wav_bytes(load_clip(str(DEMO / row["audio"]))))
-        lines.append(json.dumps({"id": row["id"], "audio": f"{row['id']}.wav", "text": row["text"]}))
-    (folder / "clips.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return folder / "clips.jsonl"
+    return demo_speech_as_wavs(tmp_path_factory.mktemp("wavs"), name="clips.jsonl")
 
 
 def dev_python(monkeypatch: pytest.MonkeyPatch, spec: Path) -> None:

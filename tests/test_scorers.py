@@ -10,9 +10,9 @@ import sacrebleu
 
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.sample import Sample
-from audioeval.metrics.corpus import SCORER_METRICS
 from audioeval.scoring.base import SCORERS, Prediction, SampleScore, Scorer, build_scorer, register_scorer
 from audioeval.scoring.rouge import lcs_length, rouge_l
+from tests.run_helpers import text_scorers
 
 SPEC = "benchmarks/asr.yaml"
 
@@ -233,7 +233,7 @@ def test_mcq_match_missing_prediction() -> None:
 
 def test_every_text_scorer_builds_with_a_json_signature() -> None:
     # Speech scorers (asr_wer, sim, dnsmos, …) load metric models: tests/test_generation_eval.py.
-    for name in SCORER_METRICS:
+    for name in text_scorers():
         built = build_scorer(name, {}, where=SPEC)
         assert isinstance(built, Scorer)
         assert built.name == name

@@ -107,11 +107,21 @@ def test_dnsmos_prefers_clean_speech(clips):
     assert 1.0 <= b.ovrl < a.ovrl <= 5.0
 
 
+def assert_same_as_speechmos(cases: list[np.ndarray], ours: list, tolerance: float) -> None:
+    """Each clip's four scores equal `speechmos.dnsmos.run` on it, within `tolerance`."""
+    from speechmos import dnsmos as reference
+
+    fields = [("ovrl", "ovrl_mos"), ("sig", "sig_mos"), ("bak", "bak_mos"), ("p808", "p808_mos")]
+    for x, got in zip(cases, ours, strict=True):
+        ref = reference.run(x, SR)
+        for field, key in fields:
+            assert getattr(got, field) == pytest.approx(float(ref[key]), abs=tolerance), (field, len(x))
+
+
 def test_dnsmos_fast_path_matches_speechmos(clips):
     """Same numbers as speechmos.dnsmos.run to 1e-3, across the window layouts: a tiled short
     clip (3 windows), a noisy one, a 7.7 s clip tiled to 15.4 s (6 windows), and a 34.5 s clip
     whose 8 windows fall in two runs (the reference skips the windows starting at 7–23 s)."""
-    from speechmos import dnsmos as reference
 
     short = clips[("female", 1)]
     pair = np.concatenate([clips[("male", 0)], clips[("male", 1)]])
@@ -119,15 +129,7 @@ def test_dnsmos_fast_path_matches_speechmos(clips):
     cases = [short, with_noise(short, 5.0), pair, long]
     ours = load_dnsmos().score_batch([(x, SR) for x in cases])
     assert [s.windows for s in ours] == [3, 3, 6, 8]
-    for x, got in zip(cases, ours, strict=True):
-        ref = reference.run(x, SR)
-        for field, key in [
-            ("ovrl", "ovrl_mos"),
-            ("sig", "sig_mos"),
-            ("bak", "bak_mos"),
-            ("p808", "p808_mos"),
-        ]:
-            assert getattr(got, field) == pytest.approx(float(ref[key]), abs=1e-3), (field, len(x))
+    assert_same_as_speechmos(cases, ours, tolerance=1e-3)
     # a clip scored alone equals the same clip scored in a batch
     alone = load_dnsmos().score(pair, SR)
     assert alone.ovrl == pytest.approx(ours[2].ovrl, abs=1e-5) and alone.p808 == pytest.approx(
@@ -140,7 +142,6 @@ def test_dnsmos_repeating_clips_match_speechmos(clips):
     4.0 s (64,000 samples, a multiple of 320: tiled to 16 s, 7 windows of which 4 differ, frames
     repeating every 400), 3.01 s (48,160 = 301 hops: frames repeat every 602) and 2.0 s (7
     windows, 2 differ). Observed within 1e-6; checked to 1e-5."""
-    from speechmos import dnsmos as reference
 
     from audioeval.scoring.speech_models.dnsmos import _periodic_span
     from audioeval.scoring.speech_models.dnsmos_windows import plan_clip, tile
@@ -152,15 +153,7 @@ def test_dnsmos_repeating_clips_match_speechmos(clips):
     assert [_periodic_span(p.runs[0]) for p in plans] == [408, 610, 208]
     ours = load_dnsmos().score_batch([(x, SR) for x in cases])
     assert [s.windows for s in ours] == [7, 3, 7]
-    for x, got in zip(cases, ours, strict=True):
-        ref = reference.run(x, SR)
-        for field, key in [
-            ("ovrl", "ovrl_mos"),
-            ("sig", "sig_mos"),
-            ("bak", "bak_mos"),
-            ("p808", "p808_mos"),
-        ]:
-            assert getattr(got, field) == pytest.approx(float(ref[key]), abs=1e-5), (field, len(x))
+    assert_same_as_speechmos(cases, ours, tolerance=1e-5)
 
 
 def test_dnsmos_shared_p808_layers_equal_the_whole_model(clips):

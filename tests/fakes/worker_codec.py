@@ -10,20 +10,12 @@ serving.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 import wave
 from array import array
 
-
-def private_stdout():
-    sys.stdout.flush()
-    real = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(real, "w", encoding="utf-8", buffering=1)
+from worker_protocol import private_stdout, reply, serve, worker_args
 
 
 def requantise(pcm: bytes, bits: int) -> bytes:
@@ -56,42 +48,24 @@ def roundtrip(src: str, dst: str, bits: int) -> int:
 
 
 def answer(req: dict, bits: int) -> dict:
-    reply = {"id": req["id"], "text": None, "audio_path": None, "error": None}
     if req.get("task") != "codec":
-        return {**reply, "error": f"task {req.get('task')!r} not served (serves codec)"}
+        return reply(req, error=f"task {req.get('task')!r} not served (serves codec)")
     if not req.get("audio") or not req.get("audio_out"):
-        return {**reply, "error": "a codec request needs both audio and audio_out"}
+        return reply(req, error="a codec request needs both audio and audio_out")
     try:
         roundtrip(req["audio"], req["audio_out"], bits)
     except (OSError, EOFError, ValueError, wave.Error) as exc:
-        return {**reply, "error": f"cannot round-trip {req['audio']}: {exc}"}
-    return {**reply, "audio_path": req["audio_out"]}
+        return reply(req, error=f"cannot round-trip {req['audio']}: {exc}")
+    return reply(req, audio_path=req["audio_out"])
 
 
 def main() -> int:
     out = private_stdout()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--args-json", default="{}")
-    args = json.loads(parser.parse_args().args_json)
-    bits = int(args.get("bits", 6))
+    bits = int(worker_args().get("bits", 6))
     if not 1 <= bits <= 16:
         print(f"fake codec worker: bits must be 1–16, got {bits}", file=sys.stderr)
         return 1
-
-    def send(obj):
-        out.write(json.dumps(obj) + "\n")
-        out.flush()
-
-    send({"ready": True, "info": {"pid": os.getpid(), "bits": bits}})
-    for line in sys.stdin:
-        req = json.loads(line)
-        if req.get("op") == "ping":
-            send({"pong": True})
-        elif req.get("op") == "shutdown":
-            return 0
-        else:
-            send(answer(req, bits))
-    return 0
+    return serve(lambda req: answer(req, bits), {"pid": os.getpid(), "bits": bits}, out)
 
 
 if __name__ == "__main__":

@@ -9,66 +9,46 @@ anything else is echoed with the worker's pid and the audio's frame count (WAV v
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import time
 import wave
 
+from worker_protocol import private_stdout, reply, serve, worker_args
 
-def private_stdout():
-    sys.stdout.flush()
-    real = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(real, "w", encoding="utf-8", buffering=1)
+
+def answer(req: dict, out) -> dict | None:
+    text = req.get("text") or ""
+    if text == "crash":
+        print("fake worker: segmentation fault (simulated)", file=sys.stderr, flush=True)
+        os._exit(3)
+    if text == "garbage":
+        out.write("Loading weights 100%|##########|\n")
+        out.flush()
+        return None
+    if text.startswith("sleep:"):
+        time.sleep(float(text.split(":", 1)[1]))
+    if text == "error":
+        return reply(req, error="cannot decode audio")
+    frames = None
+    if req.get("audio"):
+        with wave.open(req["audio"]) as w:
+            frames = w.getnframes()
+    echoed = {"pid": os.getpid(), "text": text, "task": req.get("task"), "frames": frames}
+    return reply(req, text=json.dumps(echoed))
 
 
 def main() -> int:
     out = private_stdout()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--args-json", default="{}")
-    args = json.loads(parser.parse_args().args_json)
+    args = worker_args()
     if args.get("noise"):
         print("chatty library banner on stdout")
     if args.get("fail_start"):
         print("fake worker: could not load model weights (simulated)", file=sys.stderr)
         return 1
     time.sleep(float(args.get("startup_delay_s", 0)))
-
-    def send(obj):
-        out.write(json.dumps(obj) + "\n")
-        out.flush()
-
-    send({"ready": True, "info": {"pid": os.getpid(), "args": args}})
-    for line in sys.stdin:
-        req = json.loads(line)
-        if req.get("op") == "ping":
-            send({"pong": True})
-            continue
-        if req.get("op") == "shutdown":
-            return 0
-        text = req.get("text") or ""
-        if text == "crash":
-            print("fake worker: segmentation fault (simulated)", file=sys.stderr, flush=True)
-            os._exit(3)
-        if text == "garbage":
-            out.write("Loading weights 100%|##########|\n")
-            out.flush()
-            continue
-        if text.startswith("sleep:"):
-            time.sleep(float(text.split(":", 1)[1]))
-        if text == "error":
-            send({"id": req["id"], "text": None, "audio_path": None, "error": "cannot decode audio"})
-            continue
-        frames = None
-        if req.get("audio"):
-            with wave.open(req["audio"]) as w:
-                frames = w.getnframes()
-        reply = {"pid": os.getpid(), "text": text, "task": req.get("task"), "frames": frames}
-        send({"id": req["id"], "text": json.dumps(reply), "audio_path": None, "error": None})
-    return 0
+    return serve(lambda req: answer(req, out), {"pid": os.getpid(), "args": args}, out)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ while that file exists).
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -23,13 +22,7 @@ import sys
 import wave
 from array import array
 
-
-def private_stdout():
-    sys.stdout.flush()
-    real = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return os.fdopen(real, "w", encoding="utf-8", buffering=1)
+from worker_protocol import private_stdout, reply, serve, worker_args
 
 
 def read_wav(path: str) -> tuple[list[float], int]:
@@ -64,41 +57,24 @@ TASKS = {"mos": fake_mos, "speaker_embedding": fake_embedding}
 
 
 def answer(req: dict, args: dict) -> dict:
-    reply = {"id": req["id"], "text": None, "audio_path": None, "error": None}
     task = TASKS.get(req.get("task"))
     if task is None:
-        return {**reply, "error": f"task {req.get('task')!r} not served (serves {', '.join(TASKS)})"}
+        return reply(req, error=f"task {req.get('task')!r} not served (serves {', '.join(TASKS)})")
     try:
         samples, rate = read_wav(req["audio"])
     except (OSError, EOFError, ValueError, wave.Error) as exc:
-        return {**reply, "error": f"cannot read {req.get('audio')}: {exc}"}
+        return reply(req, error=f"cannot read {req.get('audio')}: {exc}")
     seconds = len(samples) / rate
     failing = args.get("fail_while") is None or os.path.exists(args["fail_while"])
     if failing and args.get("fail_longer_than") is not None and seconds > float(args["fail_longer_than"]):
-        return {**reply, "error": f"clip of {seconds:.2f} s is too long for this fake"}
-    return {**reply, "text": "n/a" if args.get("garbage") else task(samples)}
+        return reply(req, error=f"clip of {seconds:.2f} s is too long for this fake")
+    return reply(req, text="n/a" if args.get("garbage") else task(samples))
 
 
 def main() -> int:
     out = private_stdout()
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--args-json", default="{}")
-    args = json.loads(parser.parse_args().args_json)
-
-    def send(obj):
-        out.write(json.dumps(obj) + "\n")
-        out.flush()
-
-    send({"ready": True, "info": {"pid": os.getpid()}})
-    for line in sys.stdin:
-        req = json.loads(line)
-        if req.get("op") == "ping":
-            send({"pong": True})
-        elif req.get("op") == "shutdown":
-            return 0
-        else:
-            send(answer(req, args))
-    return 0
+    args = worker_args()
+    return serve(lambda req: answer(req, args), {"pid": os.getpid()}, out)
 
 
 if __name__ == "__main__":
