@@ -21,6 +21,19 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@ $(VENV)/.installed
 
+# Optional, for `make test`: torch (CPU) and resemblyzer, the SIM backend that papers report, so
+# that its tests run. Only where pip can install a torch 2.13.0 wheel without an index (a local
+# CPU build on its find-links); never downloaded (PyPI's torch is a multi-GB CUDA build).
+# Elsewhere its tests are skipped, saying why.
+$(VENV)/.installed-torch: $(VENV)/.installed-dev
+	@if $(BIN)/python -m pip install --quiet --dry-run --no-index --no-deps torch==2.13.0 >/dev/null 2>&1; then \
+	  $(BIN)/python -m pip install --quiet torch==2.13.0 webrtcvad-wheels && \
+	  $(BIN)/python -m pip install --quiet --no-deps resemblyzer; \
+	else \
+	  echo "no local CPU build of torch 2.13.0 for pip: the resemblyzer SIM tests will be skipped"; \
+	fi
+	touch $@
+
 # Debian packages: espeak-ng (the embedded TTS model and test speech).
 system-deps:
 	@command -v espeak-ng >/dev/null 2>&1 || { \
@@ -35,7 +48,7 @@ demo: $(VENV)/.installed system-deps runtimes
 	$(BIN)/audioeval codec --codec opus:6k,opus:12k,opus:24k,codec2:3200 --benchmark demo-speech-en --output_dir demo_out/codec
 	$(BIN)/python examples/mmae_demo.py
 
-test: $(VENV)/.installed-dev system-deps runtimes
+test: $(VENV)/.installed-dev $(VENV)/.installed-torch system-deps runtimes
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.installed-dev
