@@ -258,3 +258,27 @@ def test_utmos_without_a_runtime_says_how_to_plug_one_in(tmp_path: Path) -> None
     text = " ".join(res.output.split())
     assert "no UTMOS of its own" in text and "scorers: [{utmos: {runtime: my-utmos.yaml}}]" in text
     assert "Metric runtimes" in text
+
+
+def test_a_relative_runtime_is_read_beside_the_benchmark_spec(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = mos_spec(tmp_path)
+    dev_python(monkeypatch, spec)
+    bench = bench_spec(tmp_path, None, "[{utmos: {runtime: mos-fake.yaml}}]")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    res = run(bench, tmp_path / "out", "--limit", "1")
+    assert res.exit_code == 0, res.output
+    (rec,) = records(tmp_path / "out")
+    assert rec["error"] is None and rec["scores"]["utmos"]["values"]["utmos"] > 1
+
+
+def test_a_missing_runtime_spec_names_the_benchmark_spec_and_field(tmp_path: Path) -> None:
+    bench = bench_spec(tmp_path, None, "[dnsmos, {utmos: {runtime: nope.yaml}}]")
+    res = run(bench, tmp_path / "out")
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert f"{bench} scorers[1]" in text and "field 'scorers.utmos.runtime'" in text
+    assert "runtime spec file not found" in text

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
@@ -84,6 +85,7 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
         name, args = split_step(step, where, f"scorers[{i}]")
         if name in ("wer", "cer", "asr_wer", "asr_cer") and "language" not in args:
             args = {**args, "language": spec.language}
+        args = _runtime_beside_spec(args, where)
         scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
         names.append(name)
     if spec.metrics is not None:
@@ -108,3 +110,13 @@ def default_metrics(task_metrics: Sequence[str], scorers: Sequence[str]) -> list
     produced = [m for name in scorers for m in SCORER_METRICS.get(name, ())]
     kept = [m for m in task_metrics if m in produced or m not in claimed]
     return kept + [m for m in dict.fromkeys(produced) if m not in kept]
+
+
+def _runtime_beside_spec(args: dict[str, Any], where: str) -> dict[str, Any]:
+    """A scorer's relative `runtime` spec file is read from the benchmark spec's folder, as the
+    spec's other relative paths are."""
+    ref = args.get("runtime")
+    if not isinstance(ref, str) or not ref.endswith((".yaml", ".yml")) or Path(ref).is_absolute():
+        return args
+    base = Path(where)
+    return {**args, "runtime": str(base.parent / ref)} if base.is_file() else args

@@ -88,7 +88,11 @@ def build(
     check_args(kind, name, factory, args, where=where, field=field)
     try:
         return factory(**args)
-    except InputError:
+    except InputError as exc:
+        if exc.file is None and where:  # say which spec (and entry) the bad value came from
+            raise InputError(
+                exc.message, file=where, sample_id=exc.sample_id, field=exc.field or field, line=exc.line
+            ) from exc
         raise
     except (ValueError, TypeError) as exc:
         raise InputError(f"{kind} {name!r}: {exc}", file=where or None, field=field) from exc

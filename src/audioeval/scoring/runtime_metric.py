@@ -139,7 +139,11 @@ def metric_runtime(ref: str, task: str, scorer: str) -> RuntimeMetricModel:
     Checked at once: the spec serves `task` with text output, and the runtime is set up (or a
     development interpreter is named), else the error names the setup command.
     """
-    spec = check_metric_runtime(load_runtime_spec(ref), task, scorer)
+    try:
+        loaded = load_runtime_spec(ref)
+    except InputError as exc:
+        raise InputError(f"runtime {ref!r}: {exc.describe()}", field=f"scorers.{scorer}.runtime") from exc
+    spec = check_metric_runtime(loaded, task, scorer)
     resolve_python(spec)
     key = ("runtime-metric", spec.model_dump_json(), spec.worker_sha256, task)  # an edited spec: a new worker
     return load_once(key, lambda: RuntimeMetricModel(spec, task))
