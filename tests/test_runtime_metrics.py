@@ -194,6 +194,10 @@ def test_an_answer_that_is_no_number_fails_the_sample(
     assert all("runtime 'mos-fake' answered 'n/a', not a number" in r["error"] for r in recs)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == 2 and summary["scored"] == 0 and summary["utmos"] is None
+    first = summary["results"][0]["first_failure"]
+    assert first["id"] == recs[0]["id"] and "not a number" in first["error"]
+    text = " ".join(res.output.split())
+    assert "2 sample(s) failed" in text and f"clips · mulaw: 2 failed, first {recs[0]['id']}:" in text
 
 
 def test_a_worker_error_fails_only_that_sample_and_a_rerun_retries_it(

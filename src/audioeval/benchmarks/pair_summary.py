@@ -118,6 +118,9 @@ def summarise_pair(
         "missing": 0 if expected_ids is None else len(set(expected_ids) - set(latest)),
         "unparseable": outcomes.get("unparseable", 0),
         "failure_kinds": dict(errors),
+        "first_failure": (
+            {"id": str(failed[0].get("id")), "error": str(failed[0]["error"])} if failed else None
+        ),
         "metrics": metrics,
         "breakdowns": breakdowns,
     }

@@ -47,6 +47,24 @@ def show_metric_models(work: dict) -> None:
             console.print(f"  {line}", highlight=False)
 
 
+def warn_failed(results: list[dict]) -> None:
+    """How many samples failed, with the first failure of each benchmark × model that had any."""
+    failed = sum(r.get("failed", 0) for r in results)
+    if not failed:
+        return
+    err_console.print(
+        f"[yellow]{failed} sample(s) failed (recorded, not scored); rerun the same command to retry them.[/yellow]",
+    )
+    for r in results:
+        first = r.get("first_failure")
+        if first:
+            err_console.print(
+                f"  {r['benchmark']} · {r['model']}: {r['failed']} failed, first {first['id']}: {first['error']}",
+                highlight=False,
+                markup=False,
+            )
+
+
 def _work(metric_models: dict) -> dict:
     """`metric_models` for summary.json: the embedded metric models' work in this command."""
     return {"metric_models": metric_models} if metric_models else {}
@@ -175,11 +193,7 @@ def run(
         report_skipped(errors)
     show_summary(summary, result.run_dir)
     show_metric_models(result.metric_models)
-    failed = sum(r.get("failed", 0) for r in result.results)
-    if failed:
-        err_console.print(
-            f"[yellow]{failed} sample(s) failed (recorded, not scored); rerun the same command to retry them.[/yellow]"
-        )
+    warn_failed(result.results)
     judged = f" {result.judge_calls} judge call(s)." if result.judge_calls else ""
     console.print(
         f"asked {result.asked}, reused {result.reused} finished sample(s).{judged} Run directory: {result.run_dir}",
@@ -311,4 +325,5 @@ def codec(
         report_skipped(errors)
     show_summary(summary, result.run_dir, headline=False)
     show_metric_models(result.metric_models)
+    warn_failed(result.results)
     console.print(f"Run directory: {result.run_dir}", highlight=False)
