@@ -80,9 +80,8 @@ def open_sessions(threads: int, spinning: bool = False) -> DnsmosSessions:
     ort = require("onnxruntime")
     folder = model_dir()
     primary, p808 = folder / "sig_bak_ovr.onnx", folder / "model_v8.onnx"
-    options = session_options(threads)
     # Spinning threads of one session keep a core busy while another session (or numpy) runs.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
+    options = session_options(threads, spinning=spinning)
     providers = ["CPUExecutionProvider"]
     front = _cut(primary, [FRAMES_IN], [FEATURES], {FRAMES_IN: ["n", "frames", None]})
     mid = _cut(primary, [FEATURES], [MID], {FEATURES: ["n", None, "pooled", None]})

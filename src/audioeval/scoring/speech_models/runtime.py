@@ -138,11 +138,15 @@ def throughput_since(before: dict[str, Throughput]) -> dict[str, dict[str, float
     return out
 
 
-def session_options(threads: int) -> Any:
-    """onnxruntime options: `threads` intra-op threads, one inter-op thread, all graph optimisations."""
+def session_options(threads: int, spinning: bool = False) -> Any:
+    """onnxruntime options: `threads` intra-op threads (not spinning when idle, unless asked), one
+    inter-op thread, all graph optimisations."""
     ort = require("onnxruntime")
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Idle intra-op threads that spin keep a core busy while another model (ASR, DNSMOS, SIM
+    # score different samples at once in a run) or numpy needs it.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "1" if spinning else "0")
     return options
