@@ -39,6 +39,14 @@ def run_cli(*args: str) -> Any:
     return runner.invoke(app, ["run", *args, "--no-progress", "--resamples", "50"], catch_exceptions=False)
 
 
+def run_predictions(spec: Path, preds: Path, judge_url: str, out: Path) -> Any:
+    """`audioeval run` of an MMAE predictions file against a judge, into `out`."""
+    return run_cli(
+        "--benchmark", str(spec), "--model", f"predictions:{preds}",
+        "--judge", judge_url, "--judge-model", JUDGE, "-o", str(out),
+    )  # fmt: skip
+
+
 def records(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in (folder / "records.jsonl").read_text().splitlines()]
 
@@ -72,10 +80,7 @@ def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, 
     preds = synthetic_set.oracle_predictions if which == "oracle" else identity_preds
     spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
     out = tmp_path / "run"
-    res = run_cli(
-        "--benchmark", str(spec), "--model", f"predictions:{preds}",
-        "--judge", fake_judge.base_url, "--judge-model", JUDGE, "-o", str(out),
-    )  # fmt: skip
+    res = run_predictions(spec, preds, fake_judge.base_url, out)
     assert res.exit_code == 0, res.output
     run_requests = fake_judge.stats.requests
     assert run_requests > 0
@@ -121,10 +126,7 @@ def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, 
     assert scorer_sig["prompt_version"] == "mcq-judge-v1" and scorer_sig["option_shuffle_seed"] == 0
 
     # a rerun resumes: nothing is asked again, of the model or of the judge
-    again = run_cli(
-        "--benchmark", str(spec), "--model", f"predictions:{preds}",
-        "--judge", fake_judge.base_url, "--judge-model", JUDGE, "-o", str(out),
-    )  # fmt: skip
+    again = run_predictions(spec, preds, fake_judge.base_url, out)
     assert again.exit_code == 0, again.output
     assert "asked 0, reused 42" in again.output
     assert fake_judge.stats.requests == run_requests + ref.calls
@@ -154,10 +156,7 @@ def run_and_score(
     assert multi, "the synthetic set must hold multi-operation samples"
     spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
     out = tmp_path / "run"
-    res = run_cli(
-        "--benchmark", str(spec), "--model", f"predictions:{preds}",
-        "--judge", judge.base_url, "--judge-model", JUDGE, "-o", str(out),
-    )  # fmt: skip
+    res = run_predictions(spec, preds, judge.base_url, out)
     assert res.exit_code == 0, res.output
     ref = run_mmae(
         config(
