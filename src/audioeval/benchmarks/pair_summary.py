@@ -44,6 +44,21 @@ def taxonomy_groups(value: Any) -> list[str]:
     return [str(value)]
 
 
+ADDED_TO_AVERAGE = ("mean:utmos",)
+"""Metrics that join a generation task's average when a spec's scorers bring them (UTMOS enters
+the paper's average as 20 × MOS, like DNSMOS)."""
+
+
+def average_metrics(bench: ResolvedBenchmark) -> list[str]:
+    """The metrics of a generation task's average that this benchmark computes: the task's
+    (less those whose scorer the spec dropped), then any of ADDED_TO_AVERAGE it has."""
+    names = [m.name for m in bench.metrics]
+    if not bench.task.average:
+        return []
+    kept = [m for m in bench.task.average if m in names]
+    return kept + [m for m in ADDED_TO_AVERAGE if m in names and m not in kept]
+
+
 def _stats_for(metric: CorpusMetric, rec: Mapping[str, Any]) -> Mapping[str, Any] | None:
     scores: Mapping[str, Any] = rec.get("scores") or {}
     base = metric.name.split(":", 1)[0]
@@ -111,7 +126,7 @@ def summarise_pair(
         "task": bench.spec.task,
         "headline": bench.headline,
         "output": bench.task.output,
-        "average_metrics": list(bench.task.average),
+        "average_metrics": average_metrics(bench),
         "n": len(latest) if expected_ids is None else len(set(expected_ids)),
         "scored": len(scored),
         "failed": len(failed),
