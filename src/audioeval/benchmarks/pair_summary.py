@@ -52,9 +52,9 @@ the paper's average as 20 × MOS, like DNSMOS)."""
 def average_metrics(bench: ResolvedBenchmark) -> list[str]:
     """The metrics of a generation task's average that this benchmark computes: the task's
     (less those whose scorer the spec dropped), then any of ADDED_TO_AVERAGE it has."""
-    names = [m.name for m in bench.metrics]
     if not bench.task.average:
         return []
+    names = [m.name for m in bench.metrics]
     kept = [m for m in bench.task.average if m in names]
     return kept + [m for m in ADDED_TO_AVERAGE if m in names and m not in kept]
 

@@ -88,7 +88,9 @@ class RuntimeMetricModel:
         self._loop: _LoopThread | None = None
         self._lock = threading.Lock()
 
+    @property
     def signature(self) -> dict[str, Any]:
+        """The task and the runtime adapter's signature (requirements, worker hash, args)."""
         return {"task": self.task, **LocalRuntimeAdapter(self.spec).signature()}
 
     def ask(self, audio_path: str, seconds: float, sample_id: str, field: str) -> str:

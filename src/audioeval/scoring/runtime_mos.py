@@ -41,7 +41,7 @@ class RuntimeMosScorer:
         self._model = metric_runtime(self.runtime, MOS_TASK, self.name)
 
     def signature(self) -> dict[str, Any]:
-        return {"scorer": self.name, "runtime": self._model.signature()}
+        return {"scorer": self.name, "runtime": self._model.signature}
 
     def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
         if not prediction.audio_path:

@@ -78,10 +78,9 @@ class AsrThenText:
         return self._asr
 
     def signature(self) -> dict[str, Any]:
-        asr = self._transcriber()
         return {
             "scorer": self.name,
-            "asr": asr.signature() if self.runtime is not None else asr.signature,
+            "asr": self._transcriber().signature,
             "text": self.text_scorer.signature(),
         }
 
@@ -165,7 +164,7 @@ class SimScorer:
 
     def signature(self) -> dict[str, Any]:
         sig = {"scorer": self.name, "against": self.against, "backend": self.backend}
-        return {**sig, "runtime": self._runtime.signature()} if self._runtime is not None else sig
+        return {**sig, "runtime": self._runtime.signature} if self._runtime is not None else sig
 
     def _reference(self, sample: Sample) -> tuple[str, AudioRef] | None:
         for name in (self.against, "audio") if self.against == "reference_voice" else (self.against,):
