@@ -62,15 +62,10 @@ class _LoopThread:
 
 def check_metric_runtime(spec: RuntimeSpec, task: str, scorer: str) -> RuntimeSpec:
     """The spec when it serves `task` with text output, else InputError saying what is missing."""
-    missing = []
-    if task not in spec.tasks:
-        missing.append(f"task {task} (its tasks: {', '.join(spec.tasks)})")
-    if spec.output not in ("text", "text+audio"):
-        missing.append(f"text output (its output: {spec.output})")
+    missing = spec.lacks(task, ("text", "text+audio"))
     if missing:
-        where = f" ({spec.source})" if spec.source else ""
         raise InputError(
-            f"runtime {spec.name!r}{where} cannot serve scorer {scorer}: its spec lacks "
+            f"{spec.described} cannot serve scorer {scorer}: its spec lacks "
             f"{' and '.join(missing)}. A runtime for {scorer} lists {task} under `tasks` and "
             f"{METRIC_TASKS[task]} ({RUNTIME_DOCS}).",
             field=f"scorers.{scorer}.runtime",
@@ -93,10 +88,12 @@ class RuntimeMetricModel:
         """The task and the runtime adapter's signature (requirements, worker hash, args)."""
         return {"task": self.task, **LocalRuntimeAdapter(self.spec).signature()}
 
-    def ask(self, audio_path: str, seconds: float, sample_id: str, field: str) -> str:
-        """The worker's text answer for one clip; InputError naming the sample when it fails."""
+    def ask(self, audio: AudioRef, sample_id: str, field: str) -> str:
+        """The worker's text answer for one clip (a slice is cut into a WAV by the adapter);
+        InputError naming the sample and field when it fails."""
+        seconds = clip_seconds(audio, sample_id, field)
         request = ModelRequest(
-            sample=Sample(sample_id, {"audio": AudioRef(audio_path)}, {}, {}, ""), messages=(), task=self.task
+            sample=Sample(sample_id, {"audio": audio}, {}, {}, ""), messages=(), task=self.task
         )
         with self._lock, self.stats.measure(seconds):  # one clip at a time: busy time is real
             adapter, loop = self._started()
@@ -151,11 +148,17 @@ def metric_runtime(ref: str, task: str, scorer: str) -> RuntimeMetricModel:
     return load_once(key, lambda: RuntimeMetricModel(spec, task))
 
 
-def clip_seconds(path: str, sample_id: str, field: str = "output.audio_path") -> float:
-    """The duration of an audio file, or InputError naming the sample."""
+def clip_seconds(audio: AudioRef, sample_id: str, field: str) -> float:
+    """The duration of a file or of its slice, or InputError naming the file, sample and field."""
     import soundfile as sf
 
+    from audioeval.audio.slicing import slice_bounds
+
     try:
-        return float(sf.info(path).duration)
+        info = sf.info(audio.path)
     except (OSError, RuntimeError) as exc:
-        raise InputError(f"cannot read audio: {exc}", file=path, sample_id=sample_id, field=field) from exc
+        raise InputError(
+            f"cannot read audio: {exc}", file=audio.path, sample_id=sample_id, field=field
+        ) from exc
+    lo, hi = slice_bounds(info.frames, info.samplerate, audio.start, audio.end)
+    return (hi - lo) / info.samplerate

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, SampleScore
-from audioeval.scoring.runtime_metric import RuntimeMetricModel, clip_seconds, metric_runtime
+from audioeval.scoring.runtime_metric import RuntimeMetricModel, metric_runtime
 
 MOS_TASK = "mos"
 
@@ -46,8 +47,7 @@ class RuntimeMosScorer:
     def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
         if not prediction.audio_path:
             raise InputError("the model returned no audio", sample_id=sample.id, field="output.audio_path")
-        seconds = clip_seconds(prediction.audio_path, sample.id)
-        text = self._model.ask(prediction.audio_path, seconds, sample.id, self.name)
+        text = self._model.ask(AudioRef(prediction.audio_path), sample.id, self.name)
         value = parse_mos(text)
         if value is None:
             raise InputError(

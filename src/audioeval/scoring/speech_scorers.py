@@ -88,10 +88,7 @@ class AsrThenText:
         if self.runtime is None:
             clip = _output_clip(prediction, sample)
             return self._transcriber().transcribe(clip.samples, clip.sample_rate)
-        from audioeval.scoring.runtime_metric import clip_seconds
-
-        path = _output_path(prediction, sample)
-        return self._asr.ask(path, clip_seconds(path, sample.id), sample.id, self.name).strip()
+        return self._asr.ask(AudioRef(_output_path(prediction, sample)), sample.id, self.name).strip()
 
     def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
         transcript = self._transcript(prediction, sample)
@@ -179,7 +176,7 @@ class SimScorer:
             # Nothing to compare with: the metric is undefined for this sample, not zero.
             return SampleScore({}, {"sim": None}, {"sim": "no reference clip"})
         if self._runtime is not None:
-            cos = self._runtime_cosine(prediction, sample, *found)
+            cos = self._runtime_cosine(prediction, sample, found[1])
             return SampleScore({"sim": cos}, {"sim": cos}, {"backend": self.backend})
         from audioeval.scoring.speech_models.speaker_sim import speaker_similarity
 
@@ -191,33 +188,18 @@ class SimScorer:
         )
         return SampleScore({"sim": sim.cosine}, {"sim": sim.cosine}, {"backend": sim.backend})
 
-    def _runtime_cosine(self, prediction: Prediction, sample: Sample, name: str, ref: AudioRef) -> float:
-        import tempfile
-        from pathlib import Path
-
-        from audioeval.scoring.runtime_metric import clip_seconds
+    def _runtime_cosine(self, prediction: Prediction, sample: Sample, ref: AudioRef) -> float:
         from audioeval.scoring.speech_models.speaker_sim import cosine
 
-        output = _output_path(prediction, sample)
-        a = self._embedding(output, clip_seconds(output, sample.id), sample.id)
-        if not ref.is_slice:
-            return cosine(a, self._embedding(ref.path, clip_seconds(ref.path, sample.id, name), sample.id))
-        from audioeval.audio.encode import wav_bytes
+        output = self._embedding(AudioRef(_output_path(prediction, sample)), sample.id)
+        return cosine(output, self._embedding(ref, sample.id))
 
-        clip = _sample_clip(sample, name)
-        assert clip is not None
-        with tempfile.TemporaryDirectory(prefix="audioeval-sim-") as tmp:
-            path = Path(tmp) / "reference.wav"
-            path.write_bytes(wav_bytes(clip))
-            seconds = len(clip.samples) / clip.sample_rate
-            return cosine(a, self._embedding(str(path), seconds, sample.id))
-
-    def _embedding(self, path: str, seconds: float, sample_id: str) -> Any:
+    def _embedding(self, audio: AudioRef, sample_id: str) -> Any:
         import json
 
         import numpy as np
 
-        text = self._runtime.ask(path, seconds, sample_id, self.name)
+        text = self._runtime.ask(audio, sample_id, self.name)
         try:
             vec = np.asarray(json.loads(text), dtype=np.float64)
         except (ValueError, TypeError) as exc:

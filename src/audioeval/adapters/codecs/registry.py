@@ -122,15 +122,10 @@ def is_runtime_ref(ref: str) -> bool:
 def check_codec_runtime(spec: RuntimeSpec) -> RuntimeSpec:
     """The spec when it declares task `codec` and produces audio, else CodecSpecError saying what
     is missing."""
-    missing = []
-    if "codec" not in spec.tasks:
-        missing.append(f"task codec (its tasks: {', '.join(spec.tasks)})")
-    if spec.output not in AUDIO_OUTPUTS:
-        missing.append(f"audio output (its output: {spec.output}; needs audio or text+audio)")
+    missing = spec.lacks("codec", AUDIO_OUTPUTS)
     if missing:
-        where = f" ({spec.source})" if spec.source else ""
         raise CodecSpecError(
-            f"runtime {spec.name!r}{where} cannot run as a codec: its spec lacks {' and '.join(missing)}. "
+            f"{spec.described} cannot run as a codec: its spec lacks {' and '.join(missing)}. "
             "A codec runtime lists codec under `tasks` and sets `output: audio` (or text+audio) "
             f"({CODEC_RUNTIME_DOCS})."
         )

@@ -82,6 +82,22 @@ class RuntimeSpec(BaseModel):
             return "missing"
 
     @property
+    def described(self) -> str:
+        """`runtime 'name' (its spec file)`, for messages."""
+        return f"runtime {self.name!r}" + (f" ({self.source})" if self.source else "")
+
+    def lacks(self, task: str, outputs: tuple[str, ...]) -> list[str]:
+        """What this spec lacks to serve `task` with one of `outputs`, in words; empty if nothing."""
+        missing = []
+        if task not in self.tasks:
+            missing.append(f"task {task} (its tasks: {', '.join(self.tasks)})")
+        if self.output not in outputs:
+            missing.append(
+                f"{outputs[0]} output (its output: {self.output}), which must be {' or '.join(outputs)}"
+            )
+        return missing
+
+    @property
     def env_var_name(self) -> str:
         """`AUDIOEVAL_RUNTIME_PYTHON_<NAME>`: an interpreter to use instead of the runtime's venv."""
         return "AUDIOEVAL_RUNTIME_PYTHON_" + re.sub(r"[^A-Za-z0-9]", "_", self.name).upper()
