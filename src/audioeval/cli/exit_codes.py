@@ -1,0 +1,28 @@
+"""The exit codes of every `audioeval` command (documented in docs/reliability.md)."""
+
+from __future__ import annotations
+
+OK = 0
+"""Everything asked for was produced and scored (or failures stayed within --max-failed)."""
+
+CHECK_FAILED = 1
+"""A check command found problems (`validate`, `runtime check`)."""
+
+BAD_INPUT = 2
+"""Bad arguments, input files or configuration; a resumed run with other settings; an output
+folder that cannot be used. Nothing was evaluated, or only what is named in the message."""
+
+ENDPOINT_UNUSABLE = 3
+"""An endpoint (model or judge) refused before the run: connection refused, 401/403, 404, or
+a reply that is not an OpenAI-compatible API. No sample was judged or scored."""
+
+TOO_MANY_FAILURES = 4
+"""The run finished, but more samples failed than --max-failed allows (default: none of the
+headline samples), or nothing at all was scored. Every failure is recorded in the run
+directory; rerunning the same command retries the failed work."""
+
+LOCKED = 5
+"""Another audioeval process is writing to the same output folder."""
+
+INTERRUPTED = 130
+"""Stopped by Ctrl-C; what finished is on disk and a rerun resumes."""
