@@ -1,3 +1,4 @@
+import asyncio
 import json
 from collections import Counter
 
@@ -10,6 +11,7 @@ from audioeval.judge.mcq_prompt import attachments, build_judge_messages
 from audioeval.judge.option_shuffle import shuffle_options
 from audioeval.judge.rubric_votes import McqRubric, RubricVoting, rescore_attempts
 from audioeval.judge.verdict import parse_verdict
+from audioeval.judge.votes import REDUCERS, collect_votes
 
 
 def test_mentions_distinct_in_order_with_slices():
@@ -109,42 +111,71 @@ def _answer(opts, correct: bool) -> str:
     return json.dumps({"reason": "r", "choice": letter})
 
 
+def _vote(v: RubricVoting, answer) -> list[list[int]]:
+    """Drive `v` with the one vote collector; `answer(attempt, options)` gives the Generation.
+    Returns the batches of attempts launched."""
+    batches: list[list[int]] = []
+    in_flight = [0]
+
+    async def ask(a: int) -> bool:
+        if in_flight[0] == 0:  # nothing outstanding: the collector launched a new round
+            batches.append([])
+        batches[-1].append(a)
+        in_flight[0] += 1
+        await asyncio.sleep(0)
+        in_flight[0] -= 1
+        opts = v.options_for(a)
+        return v.record(a, opts, answer(a, opts)).valid
+
+    asyncio.run(collect_votes(ask, votes_needed=v.votes_needed, max_attempts=v.max_attempts))
+    return batches
+
+
 def test_voting_majority_and_attempt_records():
     rubric = McqRubric("Instruction Following", "In <audio output>?", "Yes", ("No", "None of the above"))
     v = RubricVoting(rubric, "s", 0, votes_needed=3, max_attempts=10)
-    first = v.next_attempts()
-    assert first == [0, 1, 2] and v.next_attempts() == []
-    for a, ok in zip(first, [True, False, True], strict=True):
-        opts = v.options_for(a)
-        v.record(a, opts, Generation(_answer(opts, ok)))
-    assert v.done
+    batches = _vote(v, lambda a, opts: Generation(_answer(opts, a != 1)))
+    assert batches == [[0, 1, 2]]
     out = v.outcome()
     assert out["votes"] == [True, False, True] and out["score"] == 1 and not out["failed"]
     assert [a["attempt"] for a in out["attempts"]] == [0, 1, 2]
-    assert out["attempts"][1]["options"] != out["attempts"][0]["options"] or True
     assert rescore_attempts(out["attempts"], 3)["score"] == 1
 
 
 def test_voting_asks_again_after_invalid_and_fails_when_out_of_attempts():
     rubric = McqRubric("Consistency", "In <audio output>?", "Yes", ("No",))
     v = RubricVoting(rubric, "s", 1, votes_needed=3, max_attempts=5)
-    launched = []
-    while not v.done:
-        batch = v.next_attempts()
-        launched.append(batch)
-        for a in batch:
-            opts = v.options_for(a)
-            ok = a in (0, 3)
-            v.record(a, opts, Generation(_answer(opts, True)) if ok else Generation(None, error="HTTP 500"))
-    assert launched == [[0, 1, 2], [3, 4]]
+    batches = _vote(
+        v,
+        lambda a, opts: Generation(_answer(opts, True)) if a in (0, 3) else Generation(None, error="HTTP 500"),
+    )
+    assert batches == [[0, 1, 2], [3, 4]]
     out = v.outcome()
     assert out["failed"] and out["score"] is None and "2 valid votes of 3 after 5 attempts" in out["failure"]
+
+
+def test_vote_collector_launches_only_what_is_missing():
+    launched: list[int] = []
+
+    async def ask(a: int) -> bool:
+        launched.append(a)
+        return a != 1  # attempt 1 gives an invalid vote
+
+    assert asyncio.run(collect_votes(ask, votes_needed=3, max_attempts=10)) == 4
+    assert launched == [0, 1, 2, 3]
+    with pytest.raises(ValueError):
+        asyncio.run(collect_votes(ask, votes_needed=5, max_attempts=3))
+
+
+def test_named_reducers():
+    assert REDUCERS["strict_majority"]([True, False, True]) == 1.0
+    assert REDUCERS["strict_majority"]([True, False]) == 0.0  # a tie fails
+    assert REDUCERS["trimmed_mean"]([0.0, 0.5, 1.0, 0.5, 0.25]) == pytest.approx(5 / 12)
+    assert REDUCERS["mean"]([0.2, 0.4]) == pytest.approx(0.3)
 
 
 def test_two_of_three_wrong_scores_zero():
     rubric = McqRubric("Consistency", "In <audio output>?", "Yes", ("No", "Maybe"))
     v = RubricVoting(rubric, "s", 2)
-    for a in v.next_attempts():
-        opts = v.options_for(a)
-        v.record(a, opts, Generation(_answer(opts, a == 0)))
+    _vote(v, lambda a, opts: Generation(_answer(opts, a == 0)))
     assert v.outcome()["score"] == 0

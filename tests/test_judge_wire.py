@@ -121,7 +121,7 @@ def test_cache_commits_each_answer_and_checkpoints_in_the_background(tmp_path):
 def test_attempt_record_equals_asdict():
     rubric = McqRubric("Consistency", "Is it <audio output>?", "Yes", ("No", "None of the above"))
     voting = RubricVoting(rubric, "s1", 0)
-    for a in voting.next_attempts():
+    for a in range(voting.votes_needed):
         gen = (
             Generation('{"choice": "A"}', endpoint="http://x", latency_s=0.5)
             if a

@@ -26,6 +26,7 @@ from audioeval.judge.reasoning_rubric import (
     item_outcome,
     parse_rubric_answer,
 )
+from audioeval.judge.votes import collect_votes
 from audioeval.store.jsonl import JsonlAppender, read_jsonl
 from audioeval.store.response_cache import ResponseCache
 from audioeval.store.signature import check_or_write_signature
@@ -86,7 +87,7 @@ async def _judge_task(
     )
     attempts: list[dict[str, Any]] = []
 
-    async def call(index: int) -> None:
+    async def call(index: int) -> bool:
         gen = await judge(messages, index)
         parsed = parse_rubric_answer(gen.text or "", task.rubric) if gen.ok else None
         valid = parsed is not None and parsed.valid
@@ -103,15 +104,9 @@ async def _judge_task(
                 "cached": gen.cached,
             }
         )
+        return valid
 
-    launched = 0
-    while True:
-        valid = sum(1 for a in attempts if a["score"] is not None)
-        n = min(cfg.votes - valid, cfg.max_attempts - launched)
-        if n <= 0:
-            break
-        await asyncio.gather(*(call(i) for i in range(launched, launched + n)))
-        launched += n
+    await collect_votes(call, votes_needed=cfg.votes, max_attempts=cfg.max_attempts)
     attempts.sort(key=lambda a: a["attempt"])
     outcome = item_outcome([a["score"] for a in attempts if a["score"] is not None], cfg.votes)
     progress.rubric_done(failed=outcome["failed"])

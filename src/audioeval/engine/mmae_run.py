@@ -31,6 +31,7 @@ from audioeval.engine.progress import JudgeProgress
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.mcq_prompt import PROMPT_VERSION, attachments, build_judge_messages
 from audioeval.judge.rubric_votes import RubricVoting
+from audioeval.judge.votes import collect_votes
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.jsonl import JsonlAppender, read_jsonl
 from audioeval.store.response_cache import ResponseCache
@@ -225,7 +226,7 @@ class _Runner:
             max_attempts=self.cfg.max_attempts,
         )
 
-        async def attempt(a: int) -> None:
+        async def attempt(a: int) -> bool:
             self._add_load(1)
             try:
                 options = voting.options_for(a)
@@ -234,9 +235,9 @@ class _Runner:
                 self._add_load(-1)
             rec = voting.record(a, options, gen)
             self.progress.vote(valid=rec.valid, error=not gen.ok)
+            return rec.valid
 
-        while not voting.done:
-            await asyncio.gather(*(attempt(a) for a in voting.next_attempts()))
+        await collect_votes(attempt, votes_needed=self.cfg.retries, max_attempts=self.cfg.max_attempts)
         outcome = voting.outcome()
         record = {
             "id": item.sample.id,

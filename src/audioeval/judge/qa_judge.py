@@ -22,6 +22,7 @@ from typing import Any
 from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
 from audioeval.core.sample import Sample
+from audioeval.judge.votes import collect_votes, first_votes, strict_majority
 from audioeval.postprocess.outcome import Unparseable
 from audioeval.postprocess.think_tags import strip_think
 from audioeval.postprocess.yes_no import parse_yes_no
@@ -129,18 +130,19 @@ class QaJudgeScorer:
         candidate, transcript = await asyncio.to_thread(self._candidate, prediction, sample)
         messages = judge_messages(question, reference, candidate)
         attempts: list[dict[str, Any]] = []
-        valid = 0
-        for attempt in range(self.max_attempts):
+
+        async def ask(attempt: int) -> bool:
             gen = await generate(messages, attempt)
             verdict = _verdict(gen.text) if gen.ok else None
             attempts.append({"attempt": attempt, "answer": gen.text, "error": gen.error, "verdict": verdict})
-            valid += verdict is not None
-            if valid >= self.votes:
-                break
+            return verdict is not None
+
+        await collect_votes(ask, votes_needed=self.votes, max_attempts=self.max_attempts)
+        attempts.sort(key=lambda a: a["attempt"])
         return self._result(attempts, candidate, transcript)
 
     def _result(self, attempts: list[dict[str, Any]], candidate: str, transcript: str | None) -> SampleScore:
-        verdicts = [a["verdict"] for a in attempts if a.get("verdict") is not None][: self.votes]
+        verdicts = first_votes([a["verdict"] for a in attempts if a.get("verdict") is not None], self.votes)
         detail: dict[str, Any] = {"attempts": attempts, "candidate": candidate}
         if transcript is not None:
             detail["transcript"] = transcript
@@ -151,7 +153,7 @@ class QaJudgeScorer:
                 f"judge: {len(verdicts)} valid vote(s) of {self.votes} after {len(attempts)} attempt(s) ({why})",
                 detail,
             )
-        correct = 1.0 if verdicts.count("yes") * 2 > len(verdicts) else 0.0
+        correct = strict_majority([v == "yes" for v in verdicts])
         detail["votes"] = verdicts
         return SampleScore({VALUE: correct}, {VALUE: correct}, detail)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audioeval.core.messages import Message
+from audioeval.judge.votes import first_votes, trimmed_mean
 
 PROMPT_VERSION = "mmar-rubrics-v1"
 
@@ -159,20 +160,11 @@ def parse_rubric_answer(raw: str, rubric: Sequence[RubricItem]) -> RubricCall:
     return RubricCall(value, tuple(scores), None, warning)
 
 
-def trimmed_mean(values: Sequence[float]) -> float | None:
-    """Mean after dropping one highest and one lowest value (with 3 or more values)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    kept = ordered[1:-1] if len(ordered) >= 3 else ordered
-    return sum(kept) / len(kept)
-
-
 def item_outcome(call_scores: Sequence[float], votes: int) -> dict[str, Any]:
     """Score of a judged item from its valid call scores (the first `votes` count).
 
     With fewer valid calls than `votes` the item is failed: recorded, counted, not scored.
     """
-    used = list(call_scores)[:votes]
+    used = first_votes(call_scores, votes)
     failed = len(used) < votes
     return {"call_scores": used, "failed": failed, "score": None if failed else trimmed_mean(used)}

@@ -1,8 +1,8 @@
 """Collecting valid votes on one multiple-choice rubric and taking the majority.
 
-The engine drives a `RubricVoting`: it asks which attempts to launch, runs them however it
-schedules work, and records each answer. Ask until `votes_needed` valid votes exist, with at
-most `max_attempts` attempts in all (failures included). The rubric scores 1 when a strict
+The engine collects the votes with the one vote collector (`judge/votes.py`) and records
+each answer in a `RubricVoting`: until `votes_needed` valid votes exist, with at most
+`max_attempts` attempts in all (failures included). The rubric scores 1 when a strict
 majority of its valid votes pick the right choice; with fewer valid votes than needed it is
 failed: recorded, counted, never scored.
 """
@@ -15,6 +15,7 @@ from typing import Any
 from audioeval.core.generation import Generation
 from audioeval.judge.option_shuffle import ShuffledOptions, shuffle_options, vote_seed
 from audioeval.judge.verdict import parse_verdict
+from audioeval.judge.votes import first_votes, strict_majority
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +66,6 @@ class RubricVoting:
     votes_needed: int = 3
     max_attempts: int = 10
     attempts: list[AttemptRecord] = field(default_factory=list)
-    _launched: int = 0
 
     def options_for(self, attempt: int) -> ShuffledOptions:
         return shuffle_options(
@@ -73,28 +73,6 @@ class RubricVoting:
             list(self.rubric.wrong_choices),
             seed=vote_seed(self.seed, self.sample_id, self.rubric_index, attempt),
         )
-
-    @property
-    def valid_votes(self) -> int:
-        return sum(a.valid for a in self.attempts)
-
-    @property
-    def in_flight(self) -> int:
-        return self._launched - len(self.attempts)
-
-    @property
-    def done(self) -> bool:
-        if self.in_flight:
-            return False
-        return self.valid_votes >= self.votes_needed or self._launched >= self.max_attempts
-
-    def next_attempts(self) -> list[int]:
-        """Attempt indices to launch now: as many as valid votes are still missing."""
-        missing = self.votes_needed - self.valid_votes - self.in_flight
-        n = max(0, min(missing, self.max_attempts - self._launched))
-        out = list(range(self._launched, self._launched + n))
-        self._launched += n
-        return out
 
     def record(self, attempt: int, options: ShuffledOptions, gen: Generation) -> AttemptRecord:
         if gen.ok:
@@ -133,9 +111,9 @@ class RubricVoting:
     def outcome(self) -> dict[str, Any]:
         """Votes, score (0/1) or failure, and every attempt, as a JSON-ready record."""
         attempts = sorted(self.attempts, key=lambda a: a.attempt)
-        votes = [bool(a.correct) for a in attempts if a.valid][: self.votes_needed]
+        votes = first_votes([bool(a.correct) for a in attempts if a.valid], self.votes_needed)
         failed = len(votes) < self.votes_needed
-        score = None if failed else int(2 * sum(votes) > len(votes))
+        score = None if failed else int(strict_majority(votes))
         return {
             "votes": votes,
             "score": score,
@@ -158,6 +136,6 @@ def rescore_attempts(attempts: list[dict[str, Any]], votes_needed: int) -> dict[
         verdict = parse_verdict(a["raw"], len(a["options"]))
         if verdict.letter is not None:
             votes.append(verdict.letter == a["right_letter"])
-    votes = votes[:votes_needed]
+    votes = first_votes(votes, votes_needed)
     failed = len(votes) < votes_needed
-    return {"votes": votes, "score": None if failed else int(2 * sum(votes) > len(votes)), "failed": failed}
+    return {"votes": votes, "score": None if failed else int(strict_majority(votes)), "failed": failed}

@@ -27,6 +27,7 @@ from audioeval.core.sample import Sample
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.mcq_prompt import PROMPT_VERSION, attachments, build_judge_messages
 from audioeval.judge.rubric_votes import RubricVoting, rescore_attempts
+from audioeval.judge.votes import collect_votes
 from audioeval.scoring.base import Prediction, SampleScore
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
 
@@ -111,13 +112,12 @@ class MmaeRubricScorer:
             rubric, ms.id, index, seed=self.seed, votes_needed=self.votes, max_attempts=self.max_attempts
         )
 
-        async def attempt(a: int) -> None:
+        async def attempt(a: int) -> bool:
             options = voting.options_for(a)
             gen = await generate(build_judge_messages(rubric.question, options, clips), a)
-            voting.record(a, options, gen)
+            return voting.record(a, options, gen).valid
 
-        while not voting.done:
-            await asyncio.gather(*(attempt(a) for a in voting.next_attempts()))
+        await collect_votes(attempt, votes_needed=self.votes, max_attempts=self.max_attempts)
         return {
             "rubric_index": index,
             "category": rubric.category,
