@@ -202,10 +202,22 @@ def run(
 
 
 def rescore(
-    run_dir: Path = typer.Argument(..., help="A run directory written by `audioeval run`."),
+    run_dir: Path = typer.Argument(
+        ..., help="An output folder of `audioeval run`, `codec`, `mmae score` or `mcq score`."
+    ),
     resamples: int | None = typer.Option(None, "--resamples", min=0),
 ) -> None:
-    """Recompute post-processing, scores, summaries and the leaderboard; no model calls."""
+    """Recompute post-processing, scores, summaries and the leaderboard; no model or judge calls."""
+    from audioeval.engine.rescore_folder import folder_kind
+
+    with friendly_errors():
+        kind = folder_kind(run_dir)
+    if kind == "mmae":
+        _rescore_mmae(run_dir)
+        return
+    if kind == "mcq":
+        _rescore_mcq(run_dir)
+        return
     from audioeval.analysis.run_summary import write_run_summary
     from audioeval.engine.rescore import rescore_run
 
@@ -215,6 +227,26 @@ def rescore(
     show_summary(summary, run_dir)
     show_metric_models(result.metric_models)
     console.print(f"rescored {result.rescored} sample(s); {result.changed} changed. Run directory: {run_dir}")
+
+
+def _rescore_mmae(folder: Path) -> None:
+    from audioeval.engine.rescore_folder import rescore_mmae_folder
+    from audioeval.report.mmae_table import print_mmae_summary
+
+    with friendly_errors():
+        done = rescore_mmae_folder(folder)
+    print_mmae_summary(done.taxonomy, console=console, title="MMAE (rescored)")
+    console.print(f"rescored from stored verdicts against {done.metadata}; no judge call. Results: {folder}")
+
+
+def _rescore_mcq(folder: Path) -> None:
+    from audioeval.engine.rescore_folder import rescore_mcq_folder
+    from audioeval.report.mcq_table import print_mcq_summary
+
+    with friendly_errors():
+        result = rescore_mcq_folder(folder)
+    print_mcq_summary(result.summary, result.bench, console=console, official_style=False)
+    console.print(f"rescored; no model or judge call. Results: {folder}")
 
 
 def list_(
