@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from audioeval.cli.main import app
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+from tests.fakes.mcq_server import FakeMcqConfig, FakeMcqServer
 from tests.test_mcq_rubrics import predictions as mcq_predictions
 from tests.test_mcq_rubrics import score_cli as mcq_score_cli
-from tests.fakes.mcq_server import FakeMcqConfig, FakeMcqServer
 
 runner = CliRunner()
 
