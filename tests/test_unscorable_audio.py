@@ -169,8 +169,9 @@ def test_a_speech_metric_run_writes_nothing_under_home(tmp_path: Path) -> None:
     manifest = demo_speech_as_wavs(tmp_path, n=1)
     home = tmp_path / "home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "ORT_DISABLE_TELEMETRY")}
-    env.update(HOME=str(home), PYTHONPATH=str(REPO / "src"), HF_HUB_OFFLINE="1")
+    unset = ("XDG_CACHE_HOME", "ORT_DISABLE_TELEMETRY", "HF_HUB_OFFLINE", "HF_HOME")  # as in a user's shell
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env.update(HOME=str(home), PYTHONPATH=str(REPO / "src"))
     env.setdefault("AUDIOEVAL_RUNTIMES", str(tmp_path / "runtimes"))  # not used by codec: no runtime
     cmd = [sys.executable, "-m", "audioeval.cli.main", "codec", "--codec", "mulaw", "-b", str(manifest)]
     proc = subprocess.run(
