@@ -2,8 +2,8 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-# Isolated model runtimes (e.g. whisper-tiny.en): venvs inside the repo, shared by test and demo.
-export AUDIOEVAL_RUNTIMES ?= $(CURDIR)/.venv-runtimes
+# Isolated model runtimes (e.g. whisper-tiny.en) go to .venv-runtimes/ beside .venv: audioeval's
+# default for a project's .venv, so `make` and `.venv/bin/audioeval` in a shell find the same ones.
 export HF_HUB_OFFLINE ?= 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,12 +120,88 @@ def test_requirements_hash_follows_requirements() -> None:
     assert env_dir(a, "/r") != env_dir(b, "/r")
 
 
+def in_virtualenv(monkeypatch: pytest.MonkeyPatch, venv: Path | None) -> None:
+    """Make the process look as if it ran in the virtualenv `venv` (None: in no virtualenv)."""
+    monkeypatch.setattr(sys, "prefix", str(venv) if venv is not None else sys.base_prefix)
+
+
 def test_runtimes_root_default_and_override(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("AUDIOEVAL_RUNTIMES", str(tmp_path))
     assert runtimes_root() == tmp_path.resolve()
     monkeypatch.delenv("AUDIOEVAL_RUNTIMES")
+    in_virtualenv(monkeypatch, tmp_path / "project" / ".venv")
+    assert runtimes_root() == tmp_path / "project" / ".venv-runtimes"  # where `make` puts them
+    in_virtualenv(monkeypatch, tmp_path / "envs" / "eval")
+    assert runtimes_root() == tmp_path / "envs" / "eval" / "audioeval-runtimes"
+    in_virtualenv(monkeypatch, None)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert runtimes_root() == tmp_path / "cache" / "audioeval" / "runtimes"
+    assert runtimes_root(tmp_path / "given") == (tmp_path / "given").resolve()
+
+
+def test_a_runtime_set_up_by_make_is_found_from_a_shell(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`make` sets AUDIOEVAL_RUNTIMES=<project>/.venv-runtimes; `.venv/bin/audioeval` run from a
+    shell in another folder, without that variable, finds the same environment."""
+    spec = load_runtime_spec_file(write_spec(tmp_path, GOOD))
+    project = tmp_path / "project"
+    in_virtualenv(monkeypatch, project / ".venv")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv(spec.env_var_name, raising=False)
+    monkeypatch.setenv("AUDIOEVAL_RUNTIMES", str(project / ".venv-runtimes"))
+    made = setup_environment(spec)
+    assert made.env_dir == project / ".venv-runtimes" / made.env_dir.name
+
+    monkeypatch.delenv("AUDIOEVAL_RUNTIMES")
+    elsewhere = tmp_path / "somewhere" / "else"
+    elsewhere.mkdir(parents=True)
+    monkeypatch.chdir(elsewhere)
+    assert is_installed(spec)
+    python, source = resolve_python(spec)
+    assert source == "venv" and python.parent.parent == made.env_dir
+    assert setup_environment(spec).already_installed  # never installed twice
+
+
+def test_a_runtime_in_the_old_user_cache_is_reused_not_installed_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    spec = load_runtime_spec_file(write_spec(tmp_path, GOOD))
+    monkeypatch.delenv(spec.env_var_name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    in_virtualenv(monkeypatch, None)
+    monkeypatch.delenv("AUDIOEVAL_RUNTIMES", raising=False)
+    old = setup_environment(spec)  # outside a virtualenv: the user cache
+    assert old.env_dir.parent == tmp_path / "cache" / "audioeval" / "runtimes"
+
+    in_virtualenv(monkeypatch, tmp_path / "project" / ".venv")
+    monkeypatch.setenv("AUDIOEVAL_RUNTIMES", str(tmp_path / "rt"))
+    again = setup_environment(spec)
+    assert again.already_installed and again.env_dir == old.env_dir
+    assert not (tmp_path / "rt").exists() and not (tmp_path / "project" / ".venv-runtimes").exists()
+
+
+def test_not_installed_names_every_place_looked_and_the_setup_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from audioeval.adapters.runtimes.environment import RuntimeNotInstalledError
+
+    spec = load_runtime_spec_file(write_spec(tmp_path, GOOD))
+    monkeypatch.delenv(spec.env_var_name, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("AUDIOEVAL_RUNTIMES", str(tmp_path / "rt"))
+    in_virtualenv(monkeypatch, tmp_path / "project" / ".venv")
+    with pytest.raises(RuntimeNotInstalledError) as info:
+        resolve_python(spec)
+    name = f"fake-echo-{spec.requirements_hash}"
+    places = [
+        tmp_path / "rt",
+        tmp_path / "project" / ".venv-runtimes",
+        tmp_path / "cache" / "audioeval" / "runtimes",
+    ]
+    assert info.value.looked_in == [p / name for p in places]
+    assert all(str(p / name) in str(info.value) for p in places)
+    assert f"install it with: audioeval runtime setup {spec.source}" in str(info.value)
 
 
 # -- environments ----------------------------------------------------------------------------

@@ -97,17 +97,19 @@ class CodecModel:
         if ref is None or request.audio_out is None:
             return ModelOutput(error=f"{self.spec}: the sample has no input audio")
         try:
-            decoded, rate = await asyncio.to_thread(self._roundtrip, ref)
+            decoded, rate = await asyncio.to_thread(self._roundtrip, ref, request.sample.id)
             await asyncio.to_thread(_write_wav, request.audio_out, decoded, rate)
         except AudioevalError as exc:
             return ModelOutput(error=str(exc))
+        except Exception as exc:  # a codec library failing on one clip fails that sample only
+            return ModelOutput(error=f"{self.spec}: {type(exc).__name__}: {exc}")
         return ModelOutput(audio_path=request.audio_out)
 
-    def _roundtrip(self, ref: Any) -> tuple[Any, int]:
+    def _roundtrip(self, ref: Any, sample_id: str) -> tuple[Any, int]:
         from audioeval.audio.decode import load_clip
         from audioeval.audio.slicing import cut
 
-        clip = load_clip(ref.path, field="audio")
+        clip = load_clip(ref.path, sample_id=sample_id, field="audio")
         if ref.is_slice:
             clip = cut(clip, ref.start, ref.end)
         out, rate = self._codec.roundtrip(clip.samples, clip.sample_rate)

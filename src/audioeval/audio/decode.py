@@ -35,10 +35,44 @@ def load_clip(path: str | Path, *, sample_id: str | None = None, field: str | No
         raise AudioError(
             f"audio file could not be decoded ({exc})", file=str(p), sample_id=sample_id, field=field
         ) from exc
-    mono = data.mean(axis=1) if data.shape[1] > 1 else data[:, 0]
-    if mono.size == 0:
+    if data.size == 0:
         raise AudioError("audio file holds no samples", file=str(p), sample_id=sample_id, field=field)
+    require_finite(data, source=str(p), sample_id=sample_id, field=field)
+    mono = data.mean(axis=1) if data.shape[1] > 1 else data[:, 0]
     return Clip(np.ascontiguousarray(mono, dtype=np.float32), int(rate))
+
+
+def require_finite(
+    samples: np.ndarray, *, source: str | None, sample_id: str | None = None, field: str | None = None
+) -> None:
+    """AudioError when any sample is NaN or ±inf (only floating-point files can hold them): such
+    audio is never scored, transcribed or sent to a judge as if it were sound."""
+    if np.isfinite(samples).all():
+        return
+    bad = int(samples.size - np.count_nonzero(np.isfinite(samples)))
+    raise AudioError(
+        f"audio contains {bad} non-finite samples (NaN/inf) of {samples.size}",
+        file=source,
+        sample_id=sample_id,
+        field=field,
+    )
+
+
+FLOAT_SUBTYPES = frozenset({"FLOAT", "DOUBLE"})
+"""libsndfile subtypes that store floating-point samples, the only ones that can hold NaN/inf."""
+
+
+def require_finite_file(path: str | Path, *, sample_id: str | None = None, field: str | None = None) -> None:
+    """`require_finite` on a file handed on undecoded (to a runtime worker); only files with
+    floating-point samples are read, since integer PCM and lossy codecs cannot hold NaN/inf."""
+    import soundfile as sf
+
+    try:
+        subtype = sf.info(str(path)).subtype
+    except Exception:  # unreadable: the reader it is handed to reports it
+        return
+    if subtype in FLOAT_SUBTYPES:
+        load_clip(path, sample_id=sample_id, field=field)
 
 
 def decode_bytes(
@@ -64,6 +98,7 @@ def decode_bytes(
         ) from exc
     if frames.size == 0:
         raise AudioError("audio holds no samples", file=source, sample_id=sample_id, field=field)
+    require_finite(frames, source=source, sample_id=sample_id, field=field)
     return frames, int(rate)
 
 

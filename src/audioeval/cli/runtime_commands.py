@@ -26,7 +26,9 @@ RUNTIMES_DIR = typer.Option(
     None,
     "--runtimes-dir",
     "--runtimes_dir",
-    help="Where runtime environments live (default $AUDIOEVAL_RUNTIMES, else ~/.cache/audioeval/runtimes).",
+    help="Where runtime environments live (default: $AUDIOEVAL_RUNTIMES, else beside the active "
+    "virtualenv, e.g. .venv-runtimes/ for a project's .venv; runtimes installed in any of these or in "
+    "~/.cache/audioeval/runtimes are found).",
 )
 NAME = typer.Argument(
     ..., help="A built-in runtime name (see `audioeval runtime list`) or a spec .yaml file."
@@ -36,11 +38,11 @@ NAME = typer.Argument(
 @runtime_app.command("list")
 def list_runtimes(runtimes_dir: Path | None = RUNTIMES_DIR) -> None:
     """Show the built-in runtimes and whether each one's environment is installed."""
-    from audioeval.adapters.runtimes.environment import is_installed, runtimes_root
+    from audioeval.adapters.runtimes.environment import is_installed, runtime_roots
     from audioeval.adapters.runtimes.spec import builtin_spec_files, load_runtime_spec
 
     with friendly_errors():
-        table = Table(title=f"runtimes ({runtimes_root(runtimes_dir)})")
+        table = Table(title=f"runtimes ({', '.join(str(p) for p in runtime_roots(runtimes_dir))})")
         for col in ("name", "installed", "tasks", "output", "requirements", "description"):
             table.add_column(col, overflow="fold")
         for name in builtin_spec_files():

@@ -3,7 +3,9 @@
 The record appended to `records.jsonl` holds the raw output (or its error), the processed
 answer, every scorer's values and sufficient statistics, and the taxonomy keys, so that
 rescoring and re-aggregating never call the model again. A failed call or a sample that
-cannot be scored is recorded with its error and counted as failed, never as a wrong answer.
+cannot be scored is recorded with its error and counted as failed, never as a wrong answer;
+so is a sample on which a metric library fails (PESQ on silence, librosa on odd audio): only
+missing packages or models, which every sample would hit alike, stop the run.
 
 Judged scorers (`scoring/judged.py`, e.g. the MMAE rubric judge) are awaited with the
 engine's judge `generate` callable; every judge answer is stored in the record (the score's
@@ -101,6 +103,24 @@ def _judge_failed(scorer_name: str, exc: JudgeFailed) -> dict[str, Any]:
     return {"error": exc.message, "judge": {scorer_name: exc.detail}}
 
 
+def _cannot_compute(scorer_name: str, sample: Sample, exc: Exception) -> dict[str, Any]:
+    """A metric library failing on this sample's audio (PESQ, librosa, onnxruntime, …)."""
+    where = InputError(f"{type(exc).__name__}: {exc}", file=sample.source or None, sample_id=sample.id)
+    return {"error": f"cannot score ({scorer_name}): {where.describe()}"}
+
+
+def _scorer_failure(scorer_name: str, sample: Sample, exc: Exception) -> dict[str, Any] | None:
+    """The record of a sample whose scorer raised `exc`: that sample fails, the run goes on.
+    None for errors of set-up (a missing package or model), which stop the run."""
+    if isinstance(exc, JudgeFailed):
+        return _judge_failed(scorer_name, exc)
+    if isinstance(exc, InputError):
+        return _cannot_score(scorer_name, sample, exc)
+    if isinstance(exc, AudioevalError):
+        return None
+    return _cannot_compute(scorer_name, sample, exc)
+
+
 def _score_entry(result: SampleScore) -> dict[str, Any]:
     return {"values": result.values, "stats": result.stats, "detail": result.detail}
 
@@ -124,10 +144,11 @@ def score_output(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) 
                 result = scorer.rescore(prediction, sample, stored[scorer.name])  # type: ignore[attr-defined]
             else:
                 result = scorer.score(prediction, sample)
-        except JudgeFailed as exc:
-            return _judge_failed(scorer.name, exc)
-        except InputError as exc:
-            return _cannot_score(scorer.name, sample, exc)
+        except Exception as exc:
+            failure = _scorer_failure(scorer.name, sample, exc)
+            if failure is None:
+                raise
+            return failure
         scores[scorer.name] = _score_entry(result)
     return {"processed": processed, "scores": scores}
 
@@ -148,10 +169,11 @@ async def score_output_async(
                 result = await scorer.score_async(prediction, sample, judge)  # type: ignore[attr-defined]
             else:
                 result = await asyncio.to_thread(scorer.score, prediction, sample)
-        except JudgeFailed as exc:
-            return _judge_failed(scorer.name, exc)
-        except InputError as exc:
-            return _cannot_score(scorer.name, sample, exc)
+        except Exception as exc:
+            failure = _scorer_failure(scorer.name, sample, exc)
+            if failure is None:
+                raise
+            return failure
         scores[scorer.name] = _score_entry(result)
     return {"processed": processed, "scores": scores}
 
@@ -192,6 +214,8 @@ async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
             output = await ctx.adapter.generate(request)
         except AudioevalError as exc:
             output = ModelOutput(error=str(exc))
+        except Exception as exc:  # a library failing on this one sample: its failure, not the run's
+            output = ModelOutput(error=f"{type(exc).__name__}: {exc}")
     record["output"] = output.to_record()
     if not output.ok:
         return {**record, "error": output.error or "the model returned nothing"}

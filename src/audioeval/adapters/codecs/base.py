@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from audioeval.adapters.codecs.alignment import estimate_lag, fit_length, probe_signal
-from audioeval.audio.decode import Clip, resample
+from audioeval.audio.decode import Clip, require_finite, resample
 
 
 @dataclass(frozen=True)
@@ -117,6 +117,7 @@ def _mono(audio: np.ndarray) -> np.ndarray:
     x = np.asarray(audio, dtype=np.float32)
     if x.ndim != 1:
         raise ValueError(f"codecs take mono audio as a 1-D array, got shape {x.shape}")
+    require_finite(x, source=None, field="audio")
     return x
 
 

@@ -5,10 +5,16 @@ and installs the spec's pinned requirements with pip from the package registry. 
 file written last records the hash, so setup is idempotent (quick when already done) and an
 interrupted install is redone. A file lock keeps two processes from installing at once.
 
-The runtimes dir is `$AUDIOEVAL_RUNTIMES`, else `$XDG_CACHE_HOME/audioeval/runtimes`
-(`~/.cache/audioeval/runtimes`). `resolve_python` picks the interpreter a worker runs with:
-an explicit one (dev mode: `python_executable=` or `$AUDIOEVAL_RUNTIME_PYTHON_<NAME>`), else
-the installed venv's, else `RuntimeNotInstalledError` carrying the exact setup command.
+Where runtimes live (`runtime_roots`): `$AUDIOEVAL_RUNTIMES` when set, else beside the active
+virtualenv (`<project>/.venv-runtimes` for a project's `.venv`, `<venv>/audioeval-runtimes` for
+another venv), else `$XDG_CACHE_HOME/audioeval/runtimes` (`~/.cache/audioeval/runtimes`). Setup
+installs into the first; lookup searches them all, so a runtime installed by `make` is found from
+a shell and one installed earlier in the user cache is never installed again. An explicit
+`runtimes_dir` argument is the only place looked.
+
+`resolve_python` picks the interpreter a worker runs with: an explicit one (dev mode:
+`python_executable=` or `$AUDIOEVAL_RUNTIME_PYTHON_<NAME>`), else the installed venv's, else
+`RuntimeNotInstalledError` naming every place looked and carrying the exact setup command.
 """
 
 from __future__ import annotations
@@ -35,10 +41,12 @@ ENV_DIR_VAR = "AUDIOEVAL_RUNTIMES"
 class RuntimeNotInstalledError(OptionalDependencyError):
     """The runtime's environment is missing; the message carries the exact setup command."""
 
-    def __init__(self, spec: RuntimeSpec, env_dir: Path) -> None:
+    def __init__(self, spec: RuntimeSpec, looked_in: list[Path]) -> None:
         self.hint = setup_command(spec)
+        self.looked_in = looked_in
+        places = ", ".join(str(p) for p in looked_in)
         super().__init__(
-            f"runtime {spec.name!r} is not installed (no environment at {env_dir}); "
+            f"runtime {spec.name!r} is not installed (looked for an environment at {places}); "
             f"install it with: {self.hint}"
         )
 
@@ -59,17 +67,45 @@ def _is_builtin(spec: RuntimeSpec) -> bool:
     return path is not None and Path(spec.source).resolve() == path.resolve()
 
 
-def runtimes_root(runtimes_dir: str | Path | None = None) -> Path:
-    if runtimes_dir is not None:
-        return Path(runtimes_dir).expanduser().resolve()
-    if os.environ.get(ENV_DIR_VAR):
-        return Path(os.environ[ENV_DIR_VAR]).expanduser().resolve()
+def user_cache_root() -> Path:
+    """`$XDG_CACHE_HOME/audioeval/runtimes`, by default `~/.cache/audioeval/runtimes`."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache).expanduser() / "audioeval" / "runtimes"
 
 
+def virtualenv_root() -> Path | None:
+    """Runtimes beside the active virtualenv: `<project>/.venv-runtimes` for a `.venv` (where
+    `make` puts them), else `<venv>/audioeval-runtimes`; None outside a virtualenv."""
+    if sys.prefix == sys.base_prefix:
+        return None
+    venv = Path(sys.prefix)
+    return venv.parent / ".venv-runtimes" if venv.name == ".venv" else venv / "audioeval-runtimes"
+
+
+def runtime_roots(runtimes_dir: str | Path | None = None) -> list[Path]:
+    """Where runtimes are looked for, in order; setup installs into the first.
+
+    An explicit `runtimes_dir` alone; else `$AUDIOEVAL_RUNTIMES` (when set), the virtualenv's
+    folder and the user cache."""
+    if runtimes_dir is not None:
+        return [Path(runtimes_dir).expanduser().resolve()]
+    roots = [Path(os.environ[ENV_DIR_VAR]).expanduser().resolve()] if os.environ.get(ENV_DIR_VAR) else []
+    roots += [p for p in (virtualenv_root(), user_cache_root()) if p is not None]
+    return list(dict.fromkeys(roots))
+
+
+def runtimes_root(runtimes_dir: str | Path | None = None) -> Path:
+    """Where `setup_environment` installs new runtimes."""
+    return runtime_roots(runtimes_dir)[0]
+
+
 def env_dir(spec: RuntimeSpec, runtimes_dir: str | Path | None = None) -> Path:
-    return runtimes_root(runtimes_dir) / f"{spec.name}-{spec.requirements_hash}"
+    """The runtime's environment in `runtimes_root` (where it is, or will be, installed)."""
+    return runtimes_root(runtimes_dir) / env_name(spec)
+
+
+def env_name(spec: RuntimeSpec) -> str:
+    return f"{spec.name}-{spec.requirements_hash}"
 
 
 def venv_python(venv: Path) -> Path:
@@ -84,14 +120,26 @@ def read_marker(venv: Path) -> dict[str, object] | None:
     return data if isinstance(data, dict) else None
 
 
-def is_installed(spec: RuntimeSpec, runtimes_dir: str | Path | None = None) -> bool:
-    venv = env_dir(spec, runtimes_dir)
+def _complete(spec: RuntimeSpec, venv: Path) -> bool:
+    """Whether `venv` holds the runtime, set up to the end (its marker has the spec's hash)."""
     marker = read_marker(venv)
     return (
         marker is not None
         and marker.get("requirements_hash") == spec.requirements_hash
         and venv_python(venv).exists()
     )
+
+
+def installed_env(spec: RuntimeSpec, runtimes_dir: str | Path | None = None) -> Path | None:
+    """The first complete environment of the runtime in `runtime_roots`, or None."""
+    for root in runtime_roots(runtimes_dir):
+        if _complete(spec, root / env_name(spec)):
+            return root / env_name(spec)
+    return None
+
+
+def is_installed(spec: RuntimeSpec, runtimes_dir: str | Path | None = None) -> bool:
+    return installed_env(spec, runtimes_dir) is not None
 
 
 def resolve_python(
@@ -102,9 +150,9 @@ def resolve_python(
         return Path(python_executable), "python_executable"
     if os.environ.get(spec.env_var_name):
         return Path(os.environ[spec.env_var_name]), spec.env_var_name
-    venv = env_dir(spec, runtimes_dir)
-    if not is_installed(spec, runtimes_dir):
-        raise RuntimeNotInstalledError(spec, venv)
+    venv = installed_env(spec, runtimes_dir)
+    if venv is None:
+        raise RuntimeNotInstalledError(spec, [root / env_name(spec) for root in runtime_roots(runtimes_dir)])
     return venv_python(venv), "venv"
 
 
@@ -152,14 +200,19 @@ def setup_environment(
     force: bool = False,
     log: Callable[[str], None] | None = None,
 ) -> SetupResult:
-    """Create (or reuse) the runtime's venv and install its requirements; idempotent."""
+    """Create (or reuse) the runtime's venv and install its requirements; idempotent.
+
+    A runtime already installed in any of `runtime_roots` is reused there (unless `force`)."""
     say = log or (lambda _msg: None)
-    venv = env_dir(spec, runtimes_dir)
     t0 = time.perf_counter()
+    found = None if force else installed_env(spec, runtimes_dir)
+    if found is not None:
+        return SetupResult(spec.name, found, True, time.perf_counter() - t0)
+    venv = env_dir(spec, runtimes_dir)
     with _install_lock(venv.parent / f".{venv.name}.lock"):
         if force and venv.exists():
             shutil.rmtree(venv)
-        if is_installed(spec, runtimes_dir):
+        if _complete(spec, venv):  # another process finished it while this one waited
             return SetupResult(spec.name, venv, True, time.perf_counter() - t0)
         (venv / MARKER).unlink(missing_ok=True)
         if not venv_python(venv).exists():

@@ -36,11 +36,13 @@ def audio_input(request: ModelRequest, tmp_dir: Path) -> str | None:
     ref = first_audio(request)
     if ref is None:
         return None
+    from audioeval.audio.decode import load_clip, require_finite_file
+
     if not ref.is_slice:
         if not Path(ref.path).is_file():
             raise AudioevalError(f"audio file not found: {ref.path}")
+        require_finite_file(ref.path, sample_id=request.sample.id, field="audio")  # the worker reads it as is
         return os.path.abspath(ref.path)
-    from audioeval.audio.decode import load_clip
     from audioeval.audio.encode import wav_bytes
     from audioeval.audio.slicing import cut
 

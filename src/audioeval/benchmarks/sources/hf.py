@@ -100,7 +100,8 @@ def audio_materialiser(cache_dir: Path, base: Path | None):
             suffix = Path(value.get("path") or "x.wav").suffix or ".wav"
             return AudioRef(str(_write_once(cache_dir, data, suffix)))
         if value.get("array") is not None:
-            return AudioRef(str(_write_array(cache_dir, value["array"], int(value["sampling_rate"]))))
+            array = _finite_array(value["array"], sid, col)
+            return AudioRef(str(_write_array(cache_dir, array, int(value["sampling_rate"]))))
         path = value.get("path")
         if path and Path(path).is_file():
             return AudioRef(str(path))
@@ -118,6 +119,17 @@ def _write_once(cache_dir: Path, data: bytes, suffix: str) -> Path:
         tmp.write_bytes(data)
         tmp.replace(target)
     return target
+
+
+def _finite_array(array: Any, sid: str, col: str) -> Any:
+    """The decoded cell as float32; NaN/inf is an AudioError naming the sample and column."""
+    import numpy as np
+
+    from audioeval.audio.decode import require_finite
+
+    samples = np.asarray(array, dtype=np.float32)
+    require_finite(samples, source=None, sample_id=sid, field=col)
+    return samples
 
 
 def _write_array(cache_dir: Path, array: Any, rate: int) -> Path:

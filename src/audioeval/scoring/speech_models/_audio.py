@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from audioeval.audio.decode import Clip, resample
+from audioeval.audio.decode import Clip, require_finite, resample
 
 
 def mono_at(audio: np.ndarray, sr: int, rate: int) -> np.ndarray:
@@ -14,4 +14,5 @@ def mono_at(audio: np.ndarray, sr: int, rate: int) -> np.ndarray:
         raise ValueError(f"speech models take mono audio as a 1-D array, got shape {x.shape}")
     if sr <= 0:
         raise ValueError(f"sample rate must be positive, got {sr}")
+    require_finite(x, source=None, field="audio")  # librosa and the ONNX models would fail or mislead
     return np.ascontiguousarray(resample(Clip(x, int(sr)), rate).samples, dtype=np.float32)

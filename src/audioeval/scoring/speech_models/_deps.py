@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 from importlib import metadata
 from pathlib import Path
 from types import ModuleType
@@ -14,8 +15,15 @@ SPEECH_HINT = "pip install 'audioeval[speech]'"
 RESEMBLYZER_HINT = "pip install torch==2.13.0 webrtcvad-wheels librosa && pip install --no-deps resemblyzer"
 
 
+QUIET_ENVIRONMENT = {"ORT_DISABLE_TELEMETRY": "1"}
+"""Set (unless the user set them) before a metric library is imported. onnxruntime's telemetry
+otherwise writes a device id and an event store under ~/.cache/Microsoft/DeveloperTools."""
+
+
 def require(module: str, hint: str = SPEECH_HINT) -> ModuleType:
     """Import `module`, or raise OptionalDependencyError whose message is exactly `hint`."""
+    for name, value in QUIET_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
     try:
         return importlib.import_module(module)
     except ImportError as exc:

@@ -40,21 +40,38 @@ def _pair(reference: np.ndarray, degraded: np.ndarray, sr: int, rate: int) -> tu
     return ref.astype(np.float64), deg.astype(np.float64)
 
 
+def _silent(ref: np.ndarray, deg: np.ndarray) -> str | None:
+    """Which clip of the pair is digital silence (all zeros), if any."""
+    for name, clip in (("reference", ref), ("degraded", deg)):
+        if not np.any(clip):
+            return name
+    return None
+
+
 def pesq_wb(reference: np.ndarray, degraded: np.ndarray, sr: int) -> float:
-    """Wideband PESQ of `degraded` against `reference` (both at `sr`, resampled to 16 kHz)."""
+    """Wideband PESQ of `degraded` against `reference` (both at `sr`, resampled to 16 kHz).
+
+    PESQ is undefined on digital silence (the library fails on it): AudioError, as for any pair
+    it cannot score."""
     pesq = require("pesq")
     ref, deg = _pair(reference, degraded, sr, PESQ_RATE)
+    silent = _silent(ref, deg)
+    if silent is not None:
+        raise AudioError(f"PESQ could not score this pair: the {silent} clip is silent", field="audio")
     try:
         with np.errstate(divide="ignore", invalid="ignore"):  # pesq divides by the peak
             return float(pesq.pesq(PESQ_RATE, ref, deg, "wb"))
-    except pesq.PesqError as exc:  # e.g. no utterance found in a silent reference
-        raise AudioError(f"PESQ could not score this pair: {exc}", field="audio") from exc
+    except Exception as exc:  # PesqError (no utterance found), ValueError on degenerate input
+        reason = f"{type(exc).__name__}: {exc}" if not isinstance(exc, pesq.PesqError) else str(exc)
+        raise AudioError(f"PESQ could not score this pair: {reason}", field="audio") from exc
 
 
 def stoi(reference: np.ndarray, degraded: np.ndarray, sr: int, *, extended: bool = False) -> float:
     """STOI (or ESTOI with `extended`) of `degraded` against `reference`, both at `sr`."""
     pystoi = require("pystoi")
     ref, deg = _pair(reference, degraded, sr, sr)
+    if not np.any(ref):  # pystoi would warn and return 1e-5, a number that means nothing
+        raise AudioError("STOI could not score this pair: the reference clip is silent", field="audio")
     return float(pystoi.stoi(ref, deg, sr, extended=extended))
 
 
