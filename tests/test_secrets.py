@@ -41,9 +41,7 @@ def _env(**extra: str) -> dict[str, str]:
 
 
 def _cli(*args: object, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*AUDIOEVAL, *map(str, args)], capture_output=True, text=True, env=env, timeout=300
-    )
+    return subprocess.run([*AUDIOEVAL, *map(str, args)], capture_output=True, text=True, env=env, timeout=300)
 
 
 def _leaks(folder: Path, console: str) -> list[str]:
@@ -82,7 +80,12 @@ def test_run_never_stores_or_prints_either_key(tmp_path: Path, status: int) -> N
     manifest = tone_mcq_manifest(tmp_path / "set", n=3)
     out = tmp_path / "run"
     with FakeMcqServer(FakeMcqConfig(echo_credentials=status)) as server:
-        model = {"type": "openai", "urls": [server.base_url], "served_model": "fake-audio-lm", "timeout_s": 0.5}
+        model = {
+            "type": "openai",
+            "urls": [server.base_url],
+            "served_model": "fake-audio-lm",
+            "timeout_s": 0.5,
+        }
         config = {
             "benchmarks": [str(manifest)],
             "task": "mcq",
