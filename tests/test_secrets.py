@@ -69,10 +69,12 @@ def test_mmae_score_never_stores_or_prints_the_key(tmp_path: Path, status: int) 
         )  # fmt: skip
         assert server.stats.auth_headers and server.stats.auth_headers[0] == f"Bearer {SK_KEY}"
     assert p.returncode in ENDED, p.stderr
-    results = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
-    assert results and all(r["failed"] for r in results)  # recorded as failures, with errors
-    assert REDACTED in (out / "results.jsonl").read_text()
     assert _leaks(out, p.stdout + p.stderr) == []
+    if p.returncode != exit_codes.ENDPOINT_UNUSABLE:  # the run went ahead: failures recorded
+        results = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+        assert results and all(r["failed"] for r in results)
+        assert REDACTED in (out / "results.jsonl").read_text()
+        assert REDACTED not in (out / "signature.json").read_text()  # never held a key to redact
 
 
 @pytest.mark.parametrize("status", [401, 500])
@@ -100,14 +102,17 @@ def test_run_never_stores_or_prints_either_key(tmp_path: Path, status: int) -> N
         cfg.write_text(yaml.safe_dump(config))
         p = _cli("run", cfg, "--no-progress", env=_env(AUDIOEVAL_TEST_KEY=PLAIN_KEY))
     assert p.returncode in ENDED, p.stderr
-    if p.returncode != exit_codes.ENDPOINT_UNUSABLE:
-        summary = json.loads((out / "summary.json").read_text())
-        assert {r["model"]: r["failed"] for r in summary["results"]} == {"default-key": 3, "own-key": 3}
-        assert REDACTED in json.dumps(summary)
-        assert "failed" in p.stderr and REDACTED in p.stderr  # the first failure, redacted
+    assert _leaks(out, p.stdout + p.stderr) == []
+    if p.returncode == exit_codes.ENDPOINT_UNUSABLE:
+        return  # refused before the run: nothing recorded
+    summary = json.loads((out / "summary.json").read_text())
+    assert {r["model"]: r["failed"] for r in summary["results"]} == {"default-key": 3, "own-key": 3}
+    assert REDACTED in json.dumps(summary)
+    assert "failed" in p.stderr and REDACTED in p.stderr  # the first failure, redacted
     run = json.loads((out / "run.json").read_text())
     assert [m["config"]["api_key_env"] for m in run["models"]] == ["OPENAI_API_KEY", "AUDIOEVAL_TEST_KEY"]
-    assert _leaks(out, p.stdout + p.stderr) == []
+    settings = [out / "run.json", *out.rglob("signature.json")]
+    assert len(settings) == 3 and not any(REDACTED in f.read_text() for f in settings)  # no key held
 
 
 def test_redact_removes_registered_keys_and_key_shaped_tokens() -> None:
