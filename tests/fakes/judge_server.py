@@ -5,7 +5,8 @@ URIs or OpenAI `input_audio`), reads the question and choices from the prompt, a
 questions of the form "... can a steady tone near F Hz be heard ..." by measuring the
 spectrum of the clip the question names last, applying the `[start:end]` slice notation
 itself when it was sent the full clip. Faults can be injected: latency, 5xx answers, hangs
-(for timeouts), garbage text and odd-but-valid answer formats.
+(for timeouts), garbage text, odd-but-valid answer formats and error answers that echo the
+API key.
 
 `latency_s` is the time from reading a request to answering it, the fake's work on the answer
 (decoding, measuring the spectrum) included, as a real server's latency includes its work.
@@ -30,7 +31,13 @@ from typing import Any
 import numpy as np
 import soundfile as sf
 
-from tests.fakes.openai_http import FakeServer, JsonHandler, completion, decode_audio_part
+from tests.fakes.openai_http import (
+    FakeServer,
+    JsonHandler,
+    completion,
+    credentials_echo,
+    decode_audio_part,
+)
 
 REF_RE = re.compile(r"<audio\s+([A-Za-z_]+\d*)\s*(?:\[([^\]]*)\])?\s*>")
 TONE_RE = re.compile(r"tone near (\d+(?:\.\d+)?) Hz")
@@ -48,6 +55,7 @@ class FakeJudgeConfig:
     garbage_rate: float = 0.0  # share of answers that are not JSON at all
     answer_style: str = "json"  # json | fenced | lowercase | think | wrong
     api_key: str | None = None  # when set, requests must carry it as a bearer token
+    echo_credentials: int | None = None  # answer every chat request with this status, echoing the key
     memoize_audio: bool = False  # decode each distinct clip once (keeps the fake cheap in bench/)
     seed: int = 0
 
@@ -232,6 +240,8 @@ class FakeJudge:
             self.stats.auth_headers.append(authorization)
             fail = n <= cfg.fail_first or self._rng.random() < cfg.fail_rate
             hang = n <= cfg.hang_first
+        if cfg.echo_credentials is not None:
+            return cfg.echo_credentials, credentials_echo(authorization), 0.0
         if cfg.api_key and authorization != f"Bearer {cfg.api_key}":
             return 401, {"error": {"message": "bad api key"}}, 0.0
         if not path.endswith("/chat/completions"):

@@ -5,7 +5,8 @@ It is not a model. As the audio model it decodes the audio part it is sent (vLLM
 picks the choice naming the nearest "<N> Hz", answering in a configurable style. As the
 judge (a request without audio whose prompt has a "## Rubric" section) it returns one JSON
 score per rubric item: the n-th call with the same prompt gives `judge_pattern[n]` points.
-Faults can be injected: 500s on the first requests, garbage judge answers.
+Faults can be injected: 500s on the first requests, garbage judge answers, error answers
+that echo the API key.
 """
 
 from __future__ import annotations
@@ -22,7 +23,13 @@ from typing import Any
 import numpy as np
 import soundfile as sf
 
-from tests.fakes.openai_http import FakeServer, JsonHandler, completion, decode_audio_part
+from tests.fakes.openai_http import (
+    FakeServer,
+    JsonHandler,
+    completion,
+    credentials_echo,
+    decode_audio_part,
+)
 
 HZ_RE = re.compile(r"(\d+(?:\.\d+)?)\s*Hz")
 LETTERED_RE = re.compile(r"^\(([A-Z])\) (.*)$", re.M)
@@ -38,6 +45,7 @@ class FakeMcqConfig:
     judge_pattern: tuple[int, ...] = (5, 4, 3, 2, 1)  # points given by the n-th identical call
     judge_garbage_first: int = 0  # the first N judge requests get a non-JSON answer
     latency_s: float = 0.0  # each answer waits this long (for kill/resume tests)
+    echo_credentials: int | None = None  # answer every request with this status, echoing the key
 
 
 @dataclass
@@ -130,6 +138,9 @@ class _Handler(JsonHandler):
             fake.stats.requests += 1
             n = fake.stats.requests
             fake.stats.bodies.append({k: v for k, v in body.items() if k != "messages"})
+        if fake.config.echo_credentials is not None:
+            self.send_json(fake.config.echo_credentials, credentials_echo(self.headers.get("Authorization")))
+            return
         if not self.path.endswith("/chat/completions"):
             self.send_json(404, {"error": "not found"})
             return

@@ -33,6 +33,20 @@ def completion(n: int, model: str, text: str) -> dict[str, Any]:
     }
 
 
+def credentials_echo(authorization: str | None) -> dict[str, Any]:
+    """An error body that repeats the request's credentials, as careless servers and proxies
+    do: the header as sent, the bare key in a JSON field, and the bare key inside prose."""
+    key = (authorization or "").removeprefix("Bearer ")
+    return {
+        "error": {
+            "message": f"rejected Authorization: {authorization}",
+            "request_headers": {"Authorization": authorization},
+            "api_key": key,
+            "detail": f"the key {key} is not valid for this deployment",
+        }
+    }
+
+
 class JsonHandler(BaseHTTPRequestHandler):
     """HTTP/1.1 keep-alive, no Nagle delay, silent logs, JSON in and out."""
 

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from audioeval.audio.clip_cache import EncodedClip
 from audioeval.audio.encode import data_uri
 from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
+from audioeval.core.redact import excerpt
 
 AudioPartStyle = Literal["audio_url", "input_audio"]
 ClipLookup = Callable[[AudioRef], EncodedClip]
@@ -140,7 +141,7 @@ def reply_text(body: Any) -> str:
     try:
         message = body["choices"][0]["message"]
     except (KeyError, IndexError, TypeError) as exc:
-        raise ValueError(f"response has no choices[0].message: {str(body)[:200]}") from exc
+        raise ValueError(f"response has no choices[0].message: {excerpt(str(body), 200)}") from exc
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list):
         content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
@@ -169,7 +170,7 @@ def reply_audio(body: Any) -> tuple[str | None, str]:
             c["message"] for c in choices if isinstance(c, dict) and isinstance(c.get("message"), dict)
         ]
     except (KeyError, TypeError) as exc:
-        raise ValueError(f"response has no choices: {str(body)[:200]}") from exc
+        raise ValueError(f"response has no choices: {excerpt(str(body), 200)}") from exc
     audio_b64, text = None, None
     for message in messages:
         audio = message.get("audio")

@@ -1,13 +1,16 @@
 """Generation and codec leaderboards as UltraEval-Audio reports them: per benchmark, every
 raw metric of each model, and the average where WER/CER enter as 100 − value, 0–5 MOS values
 as 20 × value and similarities/fractions as 100 × value; a metric that does not apply (or
-has no value) is a hyphen and stays out of the average.
+has no value) is a hyphen and stays out of the average. Nothing is clipped: a WER above 100 %
+enters as a negative value, and the row names it in `negative_columns`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from audioeval.analysis.leaderboard import negative_columns
 
 MOS_METRICS = ("dnsmos", "p808", "utmos", "pesq", "mos")
 
@@ -48,14 +51,18 @@ def build_generation_boards(results: Sequence[Mapping[str, Any]]) -> dict[str, A
             },
         )
         values = {display_name(m): (res["metrics"][m] or {}).get("value") for m in metrics}
-        parts = [normalised_generation(m, (res["metrics"].get(m) or {}).get("value")) for m in averaged]
-        defined = [p for p in parts if p is not None]
+        parts = [
+            (display_name(m), normalised_generation(m, (res["metrics"].get(m) or {}).get("value")))
+            for m in averaged
+        ]
+        defined = [p for _, p in parts if p is not None]
         board["rows"].append(
             {
                 "model": res["model"],
                 "values": values,
                 "average": sum(defined) / len(defined) if defined else None,
                 "averaged_over": len(defined),
+                "negative_columns": negative_columns(parts),
                 "scored": res.get("scored", 0),
                 "failed": res.get("failed", 0),
             }

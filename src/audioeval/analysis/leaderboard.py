@@ -1,11 +1,16 @@
 """Leaderboards from stored summaries: models × benchmarks, each cell the benchmark's
 headline metric with its CI, plus a normalised average as UltraEval-Audio computes it
 (error rates enter as 100 − value, 0–5 MOS values as 20 × value, fractions × 100).
+
+Nothing is clipped: an error rate above 100 % (more insertions than reference words) gives a
+negative normalised value, which enters the average as it is. Such a cell is flagged: each
+row lists the benchmarks whose normalised value is below 0 in `negative_columns`, and the
+tables mark the cell and the average.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 
@@ -22,11 +27,17 @@ def normalised(value: float | None, *, unit: str, higher_is_better: bool) -> flo
     return v if higher_is_better else 100.0 - v
 
 
+def negative_columns(normalised_values: Iterable[tuple[str, float | None]]) -> list[str]:
+    """The columns whose normalised value is below 0 (they pull the average down unclipped)."""
+    return [name for name, value in normalised_values if value is not None and value < 0]
+
+
 def build_leaderboard(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """`{"benchmarks": [...], "rows": [{"model", "cells": {bench: cell}, "average", "rank"}]}`.
 
     A cell holds the headline metric's value, CI, n, failed count and normalised value; the
-    average is over the benchmarks the model has a value for (`covered` says how many).
+    average is over the benchmarks the model has a value for (`covered` says how many);
+    `negative_columns` names the benchmarks whose normalised value is below 0.
     """
     benchmarks: list[str] = []
     headlines: dict[str, str] = {}
@@ -55,6 +66,7 @@ def build_leaderboard(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         vals = [c["normalised"] for c in row["cells"].values() if c["normalised"] is not None]
         row["average"] = sum(vals) / len(vals) if vals else None
         row["covered"] = len(vals)
+        row["negative_columns"] = negative_columns((b, c["normalised"]) for b, c in row["cells"].items())
     # Ranked by average; an average over fewer benchmarks is marked as such in the tables.
     ordered = sorted(rows.values(), key=lambda r: (r["average"] is None, -(r["average"] or 0.0)))
     for rank, row in enumerate(ordered, start=1):

@@ -1,4 +1,7 @@
-"""Turning audioeval errors into one clear line and an exit code."""
+"""Turning audioeval errors into one clear line and an exit code.
+
+Messages name user files, ids and fields and may quote remote text: they are printed with API
+keys redacted and shown literally, never as Rich markup (`report/escaping.failure_text`)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import typer
 from rich.console import Console
 
 from audioeval.core.errors import AudioevalError, InputError
+from audioeval.report.escaping import failure_text
 
 err_console = Console(stderr=True, soft_wrap=True)
 
@@ -18,10 +22,10 @@ def friendly_errors() -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        err_console.print(f"[red]error:[/red] {exc.describe()}", highlight=False)
+        err_console.print(f"[red]error:[/red] {failure_text(exc.describe())}", highlight=False)
         raise typer.Exit(2) from None
     except AudioevalError as exc:
-        err_console.print(f"[red]error:[/red] {exc}", highlight=False)
+        err_console.print(f"[red]error:[/red] {failure_text(exc)}", highlight=False)
         raise typer.Exit(2) from None
 
 
@@ -30,6 +34,6 @@ def report_skipped(errors: list[InputError], *, limit: int = 20) -> None:
         return
     err_console.print(f"[yellow]{len(errors)} item(s) skipped:[/yellow]")
     for exc in errors[:limit]:
-        err_console.print(f"  - {exc.describe()}", highlight=False)
+        err_console.print(f"  - {failure_text(exc.describe())}", highlight=False)
     if len(errors) > limit:
         err_console.print(f"  … and {len(errors) - limit} more (see skipped.json)")

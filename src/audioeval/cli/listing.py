@@ -7,6 +7,9 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.table import Table
 
+from audioeval.core.redact import redact
+from audioeval.report.escaping import console_cell, console_text, failure_text
+
 
 def _benchmarks() -> Table:
     from audioeval.benchmarks.registry import load_shipped, shipped_benchmarks
@@ -18,7 +21,7 @@ def _benchmarks() -> Table:
         try:
             spec, _ = load_shipped(name)
         except Exception as exc:  # listing must show broken specs too
-            t.add_row(name, "?", "?", "?", f"[red]{exc}[/red]")
+            t.add_row(name, "?", "?", "?", console_cell(redact(str(exc)), style="red"))
             continue
         src = spec.source
         where = (
@@ -26,7 +29,8 @@ def _benchmarks() -> Table:
             + (f" [{src.name}]" if src.name else "")
             + (f" {src.split}" if src.split else "")
         )
-        t.add_row(name, spec.task, spec.language, where, spec.description.split("\n")[0][:90])
+        description = spec.description.split("\n")[0][:90]
+        t.add_row(name, spec.task, spec.language, console_cell(where), console_cell(description))
     return t
 
 
@@ -146,10 +150,10 @@ def validate_specs(files: list[str], *, load: bool, console: Console) -> list[st
             if load:
                 ss = load_samples(bench.spec, where, limit=5)
                 note += f", loaded {len(ss.samples)} sample(s)"
-            console.print(f"[green]ok[/green]   {ref}: {note}", highlight=False)
+            console.print(f"[green]ok[/green]   {console_text(ref)}: {console_text(note)}", highlight=False)
         except (InputError, AudioevalError) as exc:
             text = exc.describe() if isinstance(exc, InputError) else str(exc)
             problems.append(text)
-            console.print(f"[red]FAIL[/red] {ref}: {text}", highlight=False)
+            console.print(f"[red]FAIL[/red] {console_text(ref)}: {failure_text(text)}", highlight=False)
     console.print(f"{len(targets) - len(problems)} of {len(targets)} spec(s) resolve.")
     return problems

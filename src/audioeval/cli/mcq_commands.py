@@ -6,7 +6,6 @@ accuracies and the rubric scores of the same predictions.
 
 from __future__ import annotations
 
-import os
 from enum import StrEnum
 from pathlib import Path
 
@@ -14,6 +13,8 @@ import typer
 
 from audioeval.cli.errors import friendly_errors, report_skipped
 from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
+from audioeval.core.redact import secret_from_env
+from audioeval.report.escaping import console_text
 
 mcq_app = typer.Typer(
     help="MMAR and MMAU: multiple-choice audio reasoning, scored official-exact and robust.",
@@ -137,7 +138,7 @@ def score(
             cfg = RubricJudgeConfig(
                 base_urls=parse_urls(judge_base_urls, "--judge-base-urls"),
                 model=judge_model,
-                api_key=os.environ.get(judge_api_key_env) or None,
+                api_key=secret_from_env(judge_api_key_env),
                 concurrency=judge_concurrency,
                 timeout=judge_timeout,
                 votes=judge_votes,
@@ -154,7 +155,7 @@ def score(
             score_with_rubrics(result, plan, out, cfg, n_resamples=bootstrap, seed=seed)
         write_outputs(out, result)
     print_mcq_summary(result.summary, bench, console=console, official_style=official_print)
-    console.print(f"Results: {out}")
+    console.print(f"Results: {console_text(out)}")
 
 
 @mcq_app.command("predict")
@@ -250,6 +251,6 @@ def predict(
         res = run_predict(cfg)
     console.print(
         f"{res.answered}/{res.items} answered ({res.failed} without an answer: see "
-        f"{res.records}); asked now {res.asked_now}, reused {res.reused}, "
-        f"calls {res.calls}, cache hits {res.cache_hits}. Predictions: {res.out}"
+        f"{console_text(res.records)}); asked now {res.asked_now}, reused {res.reused}, "
+        f"calls {res.calls}, cache hits {res.cache_hits}. Predictions: {console_text(res.out)}"
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from enum import Enum
 from pathlib import Path
 
@@ -10,6 +9,8 @@ import typer
 
 from audioeval.cli.errors import friendly_errors, report_skipped
 from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
+from audioeval.core.redact import secret_from_env
+from audioeval.report.escaping import console_text
 
 mmae_app = typer.Typer(help="MMAE: rubric-judged scoring of audio edits.", no_args_is_help=True)
 console = make_console()
@@ -106,7 +107,7 @@ def score(
         max_attempts=max_attempts,
         timeout=timeout,
         model=model,
-        api_key=os.environ.get(api_key_env) or None,
+        api_key=secret_from_env(api_key_env),
         audio_part=audio_part.value,
         slice_clips=slice_clips,
         seed=seed,
@@ -131,7 +132,7 @@ def score(
         )
     console.print(
         f"judged {result.judged_now} rubric(s) now, {result.reused} reused from an earlier run; "
-        f"{result.calls} judge call(s), {result.cache_hits} cache hit(s). Results: {output_dir}"
+        f"{result.calls} judge call(s), {result.cache_hits} cache hit(s). Results: {console_text(output_dir)}"
     )
 
 
@@ -168,7 +169,7 @@ def baseline(
     with friendly_errors():
         path, errors = write_baseline(kind.value, metadata=metadata, audio_root=audio_root, out_dir=out)  # type: ignore[arg-type]
     report_skipped(errors)  # type: ignore[arg-type]
-    console.print(f"{kind.value} baseline predictions: {path}")
+    console.print(f"{kind.value} baseline predictions: {console_text(path)}")
 
 
 @mmae_app.command("synth")
@@ -180,4 +181,6 @@ def synth(
     from audioeval.benchmarks.mmae.synthetic import write_synthetic_set
 
     s = write_synthetic_set(out, n)
-    console.print(f"metadata: {s.metadata}\noracle predictions: {s.oracle_predictions}")
+    console.print(
+        f"metadata: {console_text(s.metadata)}\noracle predictions: {console_text(s.oracle_predictions)}"
+    )

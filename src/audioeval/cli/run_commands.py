@@ -8,6 +8,7 @@ import typer
 
 from audioeval.cli.errors import err_console, friendly_errors, report_skipped
 from audioeval.cli.options import make_console
+from audioeval.report.escaping import console_text, failure_text
 
 console = make_console()
 
@@ -29,11 +30,11 @@ def show_summary(summary: dict, run_dir: Path, *, headline: bool = True) -> None
     from audioeval.report.generation_table import generation_table
     from audioeval.report.leaderboard_table import leaderboard_table, write_leaderboard
 
+    write_leaderboard(run_dir, summary)
     if headline:
         console.print(leaderboard_table(summary["leaderboard"]))
     for bench, board in (summary.get("generation_leaderboards") or {}).items():
         console.print(generation_table(bench, board))
-    write_leaderboard(run_dir, summary)
 
 
 def show_metric_models(work: dict) -> None:
@@ -58,11 +59,8 @@ def warn_failed(results: list[dict]) -> None:
     for r in results:
         first = r.get("first_failure")
         if first:
-            err_console.print(
-                f"  {r['benchmark']} · {r['model']}: {r['failed']} failed, first {first['id']}: {first['error']}",
-                highlight=False,
-                markup=False,
-            )
+            where = f"{r['benchmark']} · {r['model']}: {r['failed']} failed, first {first['id']}"
+            err_console.print(f"  {failure_text(where)}: {failure_text(first['error'])}", highlight=False)
 
 
 def _work(metric_models: dict) -> dict:
@@ -196,7 +194,8 @@ def run(
     warn_failed(result.results)
     judged = f" {result.judge_calls} judge call(s)." if result.judge_calls else ""
     console.print(
-        f"asked {result.asked}, reused {result.reused} finished sample(s).{judged} Run directory: {result.run_dir}",
+        f"asked {result.asked}, reused {result.reused} finished sample(s).{judged} "
+        f"Run directory: {console_text(result.run_dir)}",
         highlight=False,
     )
 
@@ -226,7 +225,9 @@ def rescore(
         summary = write_run_summary(run_dir, result.results, extra=_work(result.metric_models))
     show_summary(summary, run_dir)
     show_metric_models(result.metric_models)
-    console.print(f"rescored {result.rescored} sample(s); {result.changed} changed. Run directory: {run_dir}")
+    console.print(
+        f"rescored {result.rescored} sample(s); {result.changed} changed. Run directory: {console_text(run_dir)}"
+    )
 
 
 def _rescore_mmae(folder: Path) -> None:
@@ -358,4 +359,4 @@ def codec(
     show_summary(summary, result.run_dir, headline=False)
     show_metric_models(result.metric_models)
     warn_failed(result.results)
-    console.print(f"Run directory: {result.run_dir}", highlight=False)
+    console.print(f"Run directory: {console_text(result.run_dir)}", highlight=False)

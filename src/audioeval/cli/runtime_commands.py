@@ -12,6 +12,7 @@ from rich.table import Table
 
 from audioeval.cli.errors import friendly_errors
 from audioeval.cli.options import make_console
+from audioeval.report.escaping import console_cell, console_text, failure_text
 
 if TYPE_CHECKING:
     from audioeval.adapters.runtimes.spec import RuntimeSpec
@@ -42,19 +43,21 @@ def list_runtimes(runtimes_dir: Path | None = RUNTIMES_DIR) -> None:
     from audioeval.adapters.runtimes.spec import builtin_spec_files, load_runtime_spec
 
     with friendly_errors():
-        table = Table(title=f"runtimes ({', '.join(str(p) for p in runtime_roots(runtimes_dir))})")
+        table = Table(
+            title=console_cell(f"runtimes ({', '.join(str(p) for p in runtime_roots(runtimes_dir))})")
+        )
         for col in ("name", "installed", "tasks", "output", "requirements", "description"):
             table.add_column(col, overflow="fold")
         for name in builtin_spec_files():
             spec = load_runtime_spec(name)
             installed = is_installed(spec, runtimes_dir)
             table.add_row(
-                spec.name,
+                console_cell(spec.name),
                 "[green]yes[/green]" if installed else "[yellow]no[/yellow]",
-                ", ".join(spec.tasks),
-                spec.output,
-                "\n".join(spec.requirements),
-                spec.description,
+                console_cell(", ".join(spec.tasks)),
+                console_cell(spec.output),
+                "\n".join(console_text(r) for r in spec.requirements),
+                console_cell(spec.description),
             )
         console.print(table)
 
@@ -71,11 +74,18 @@ def setup(
 
     with friendly_errors():
         spec = load_runtime_spec(name)
-        result = setup_environment(spec, runtimes_dir, force=force, log=lambda m: console.print(f"  {m}"))
+        result = setup_environment(
+            spec, runtimes_dir, force=force, log=lambda m: console.print(f"  {console_text(m)}")
+        )
         if result.already_installed:
-            console.print(f"runtime {spec.name!r} already installed at {result.env_dir}")
+            console.print(
+                f"runtime {console_text(repr(spec.name))} already installed at {console_text(result.env_dir)}"
+            )
         else:
-            console.print(f"runtime {spec.name!r} installed at {result.env_dir} in {result.seconds:.1f} s")
+            console.print(
+                f"runtime {console_text(repr(spec.name))} installed at {console_text(result.env_dir)} "
+                f"in {result.seconds:.1f} s"
+            )
 
 
 @runtime_app.command("check")
@@ -103,7 +113,8 @@ async def _check(spec: RuntimeSpec, runtimes_dir: Path | None, audio: Path | Non
     t0 = time.perf_counter()
     await adapter.start()
     try:
-        console.print(f"worker ready in {time.perf_counter() - t0:.2f} s: {adapter.worker_info()[0]}")
+        info = console_text(adapter.worker_info()[0])
+        console.print(f"worker ready in {time.perf_counter() - t0:.2f} s: {info}")
         console.print(f"ping: {'ok' if all(await adapter.health()) else 'FAILED'}")
         if audio is not None:
             ref = AudioRef(str(audio))
@@ -112,9 +123,9 @@ async def _check(spec: RuntimeSpec, runtimes_dir: Path | None, audio: Path | Non
             )
             out = await adapter.generate(request)
             if out.ok:
-                console.print(f"{task} ({out.latency_s:.2f} s): {out.text or out.audio_path}")
+                console.print(f"{task} ({out.latency_s:.2f} s): {console_text(out.text or out.audio_path)}")
             else:
-                console.print(f"[red]error:[/red] {out.error}", highlight=False)
+                console.print(f"[red]error:[/red] {failure_text(out.error)}", highlight=False)
                 raise typer.Exit(1)
     finally:
         await adapter.aclose()

@@ -3,7 +3,8 @@
 One attempt has one deadline (`timeout_s`). Inside it, transport errors, timeouts of a single
 request, 429 and 5xx answers are retried with exponential backoff and jitter, on whichever
 endpoint the pool offers. Other 4xx answers and malformed bodies end the attempt with a
-recorded error. The API key is sent as a bearer token and never written anywhere.
+recorded error. The API key is sent as a bearer token and never written anywhere: error texts
+built from remote bodies pass through `core.redact` (a server may echo the key).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import aiohttp
 
 from audioeval.adapters.openai_chat import reply_text
 from audioeval.core.generation import Generation
+from audioeval.core.redact import excerpt, redact
 from audioeval.engine.endpoint_pool import EndpointPool
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -124,11 +126,11 @@ class ChatClient:
                 last_error = f"{ep.url}: request timed out"
             except aiohttp.ClientError as exc:
                 self.pool.release(ep, failed=True)
-                last_error = f"{ep.url}: {type(exc).__name__}: {exc}"
+                last_error = f"{ep.url}: {type(exc).__name__}: {redact(str(exc))}"
             else:
                 if status in RETRYABLE_STATUS:
                     self.pool.release(ep, failed=status >= 500)
-                    last_error = f"{ep.url}: HTTP {status}: {raw[:200].decode('utf-8', 'replace')}"
+                    last_error = f"{ep.url}: HTTP {status}: {excerpt(raw, 200)}"
                 else:
                     self.pool.release(ep, failed=False)
                     return self._reply(status, raw, ep.url, time.monotonic() - start, parse)
@@ -142,7 +144,7 @@ class ChatClient:
         if status >= 400:
             return Generation(
                 None,
-                error=f"{url}: HTTP {status}: {raw[:300].decode('utf-8', 'replace')}",
+                error=f"{url}: HTTP {status}: {excerpt(raw, 300)}",
                 endpoint=url,
                 latency_s=latency,
             )
@@ -150,6 +152,6 @@ class ChatClient:
             text = parse(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             return Generation(
-                None, error=f"{url}: malformed response: {exc}", endpoint=url, latency_s=latency
+                None, error=f"{url}: malformed response: {redact(str(exc))}", endpoint=url, latency_s=latency
             )
         return Generation(text, endpoint=url, latency_s=latency)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from audioeval import __version__
@@ -191,7 +192,8 @@ async def _run_pair(
 ) -> None:
     if not pair.todo:
         return
-    bar = progress.add_task(f"{pair.bench.name} · {pair.model.name}", total=len(pair.todo))
+    # The description is read as Rich markup: names are escaped so `[/]` prints as written.
+    bar = progress.add_task(escape(f"{pair.bench.name} · {pair.model.name}"), total=len(pair.todo))
     ctx = PairContext(
         pair.bench,
         adapter,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
@@ -12,6 +11,7 @@ from audioeval.adapters.local_runtime import LocalRuntimeAdapter
 from audioeval.adapters.predictions import PredictionsFile
 from audioeval.adapters.replay import Replay
 from audioeval.core.errors import InputError
+from audioeval.core.redact import secret_from_env
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
 from audioeval.store.response_cache import ResponseCache
@@ -25,7 +25,7 @@ def build_adapter(
             cfg.name,
             cfg.urls,
             cfg.served_model or cfg.name,
-            api_key=os.environ.get(cfg.api_key_env) or None,
+            api_key=secret_from_env(cfg.api_key_env),
             max_concurrency=cfg.concurrency,
             timeout_s=cfg.timeout_s,
             audio_part=cfg.audio_part,

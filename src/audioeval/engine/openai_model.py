@@ -34,6 +34,7 @@ from audioeval.audio.decode import decode_bytes
 from audioeval.core.errors import AudioevalError
 from audioeval.core.generation import Generation
 from audioeval.core.model_output import ModelOutput
+from audioeval.core.redact import excerpt, redact, redact_optional
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
 from audioeval.store.response_cache import ResponseCache, request_key
@@ -52,7 +53,7 @@ def _speech_reply(raw: bytes) -> str:
     if not raw:
         raise ValueError("empty audio body")
     if raw[:1] == b"{":
-        raise ValueError(f"expected audio, got JSON: {raw[:200].decode('utf-8', 'replace')}")
+        raise ValueError(f"expected audio, got JSON: {excerpt(raw, 200)}")
     return json.dumps({"text": None, "audio": base64.b64encode(raw).decode("ascii")})
 
 
@@ -132,10 +133,10 @@ class OpenAIChatModel:
             else:
                 gen = await self._speak(list(request.messages), 0)
         except AudioevalError as exc:
-            return ModelOutput(error=str(exc))
+            return ModelOutput(error=redact(str(exc)))
         meta = dict(endpoint=gen.endpoint, latency_s=gen.latency_s, cached=gen.cached)
         if not gen.ok or request.audio_out is None:
-            return ModelOutput(text=gen.text, error=gen.error, **meta)  # type: ignore[arg-type]
+            return ModelOutput(text=gen.text, error=redact_optional(gen.error), **meta)  # type: ignore[arg-type]
         try:
             text = await asyncio.to_thread(
                 _write_audio,
@@ -145,7 +146,7 @@ class OpenAIChatModel:
                 sample_id=request.sample.id,
             )
         except AudioevalError as exc:
-            return ModelOutput(error=str(exc), **meta)  # type: ignore[arg-type]
+            return ModelOutput(error=redact(str(exc)), **meta)  # type: ignore[arg-type]
         return ModelOutput(text=text, audio_path=request.audio_out, **meta)  # type: ignore[arg-type]
 
     async def _tts(self, request: ModelRequest) -> Generation:

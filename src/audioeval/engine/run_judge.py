@@ -12,7 +12,6 @@ and timeouts may change between runs; what moves a number goes into the pair sig
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,6 +20,7 @@ from audioeval.audio.clip_cache import ClipCache
 from audioeval.core.errors import InputError
 from audioeval.core.generation import Generation
 from audioeval.core.messages import AudioPart, AudioRef, Message
+from audioeval.core.redact import secret_from_env
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
 from audioeval.store.response_cache import ResponseCache
@@ -70,7 +70,7 @@ class RunJudge:
         self.settings = settings
         self.client = ChatClient(
             settings.urls,
-            api_key=os.environ.get(settings.api_key_env) or None,
+            api_key=secret_from_env(settings.api_key_env),
             timeout_s=settings.timeout_s,
             concurrency=settings.concurrency,
         )

@@ -1,4 +1,9 @@
-"""The leaderboard as a terminal table and as Markdown (`leaderboard.md`)."""
+"""The leaderboard as a terminal table and as Markdown (`leaderboard.md`).
+
+Model and benchmark names are shown literally (`report/escaping.py`). A cell whose normalised
+value is below 0 (an error rate above 100 %) and the average it enters carry `NEGATIVE_MARK`;
+Markdown explains it in a footnote.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
+
+from audioeval.report.escaping import console_cell, escape_markdown_cell, one_line
+
+NEGATIVE_MARK = "⚠"
+NEGATIVE_NOTE = (
+    f"{NEGATIVE_MARK} marks a headline whose normalised value is below 0 (an error rate above 100 %:"
+    " more errors than reference words) and an average that includes one; the value enters the"
+    " average unclipped, as `negative_columns` in summary.json says.\n"
+)
 
 
 def format_value(cell: Mapping[str, Any] | None) -> str:
@@ -20,6 +35,8 @@ def format_value(cell: Mapping[str, Any] | None) -> str:
         text += f" [{ci[0] * scale:.1f}, {ci[1] * scale:.1f}]"
     if cell.get("failed"):
         text += f" ({cell['failed']} failed)"
+    if (cell.get("normalised") or 0.0) < 0:
+        text += f" {NEGATIVE_MARK}"
     return text
 
 
@@ -28,18 +45,21 @@ def _average(row: Mapping[str, Any], total: int) -> str:
     if row["average"] is None:
         return "–"
     text = f"{row['average']:.2f}"
+    if row.get("negative_columns"):
+        text += f" {NEGATIVE_MARK}"
     return text if row.get("covered", total) == total else f"{text} ({row['covered']}/{total})"
 
 
-def _header(board: Mapping[str, Any], bench: str) -> str:
-    metric = board["headlines"][bench]
-    arrow = ""
+def _arrow(board: Mapping[str, Any], bench: str) -> str:
     for row in board["rows"]:
         cell = row["cells"].get(bench)
         if cell:
-            arrow = "↑" if cell.get("higher_is_better", True) else "↓"
-            break
-    return f"{bench}\n{metric} {arrow}"
+            return "↑" if cell.get("higher_is_better", True) else "↓"
+    return ""
+
+
+def _has_negative(board: Mapping[str, Any]) -> bool:
+    return any(row.get("negative_columns") for row in board["rows"])
 
 
 def leaderboard_table(board: Mapping[str, Any], title: str = "Leaderboard") -> Table:
@@ -47,17 +67,23 @@ def leaderboard_table(board: Mapping[str, Any], title: str = "Leaderboard") -> T
     table.add_column("#", justify="right")
     table.add_column("model")
     for bench in board["benchmarks"]:
-        table.add_column(_header(board, bench), justify="right")
+        metric = f"{one_line(board['headlines'][bench])} {_arrow(board, bench)}"
+        table.add_column(Text(f"{one_line(bench)}\n{metric}"), justify="right")
     table.add_column("average ↑\n(normalised)", justify="right")
     for row in board["rows"]:
         avg = _average(row, len(board["benchmarks"]))
         cells = [format_value(row["cells"].get(b)) for b in board["benchmarks"]]
-        table.add_row(str(row["rank"]), row["model"], *cells, avg)
+        table.add_row(str(row["rank"]), console_cell(row["model"]), *cells, avg)
+    if _has_negative(board):
+        table.caption = NEGATIVE_NOTE.strip()
     return table
 
 
 def leaderboard_markdown(board: Mapping[str, Any]) -> str:
-    heads = [h.replace("\n", " ") for h in (_header(board, b) for b in board["benchmarks"])]
+    heads = [
+        f"{escape_markdown_cell(b)} {escape_markdown_cell(board['headlines'][b])} {_arrow(board, b)}"
+        for b in board["benchmarks"]
+    ]
     lines = [
         "| # | model | " + " | ".join(heads) + " | average (normalised) |",
         "|---:|---|" + "---:|" * len(heads) + "---:|",
@@ -65,12 +91,15 @@ def leaderboard_markdown(board: Mapping[str, Any]) -> str:
     for row in board["rows"]:
         avg = _average(row, len(board["benchmarks"]))
         cells = [format_value(row["cells"].get(b)) for b in board["benchmarks"]]
-        lines.append(f"| {row['rank']} | {row['model']} | " + " | ".join(cells) + f" | {avg} |")
+        model = escape_markdown_cell(row["model"])
+        lines.append(f"| {row['rank']} | {model} | " + " | ".join(cells) + f" | {avg} |")
     note = (
         "\nCells: headline metric (fractions as %) with its 95 % bootstrap CI. The average puts every"
         " headline on a 0–100 higher-is-better scale (100 − error rate, 20 × MOS) and averages them;"
         " (k/n) marks an average over only k of the n benchmarks (a model that does not serve a task).\n"
     )
+    if _has_negative(board):
+        note += "\n" + NEGATIVE_NOTE
     return "\n".join(lines) + "\n" + note
 
 

@@ -1,4 +1,6 @@
-"""MMAR / MMAU results: the official scripts' printout, and rich tables of both modes."""
+"""MMAR / MMAU results: the official scripts' printout, and rich tables of both modes.
+
+Group labels come from the metadata and are shown literally (`report/escaping.py`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from rich.table import Table
 
 from audioeval.benchmarks.mcq.aggregate import accuracy
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
+from audioeval.report.escaping import console_cell
 
 RULE = "*" * 30
 
@@ -66,7 +69,7 @@ def _table(title: str, groups: dict[str, dict[str, Any]], rubrics: bool) -> Tabl
         table.add_column("rubric score (95% CI)", justify="right")
     for name, group in groups.items():
         cells = [
-            name,
+            console_cell(name),
             str(group["n"]),
             _acc(group["official"]),
             _acc(group["robust"]),

@@ -1,4 +1,6 @@
-"""The MMAE summary as rich tables: overall, single vs multiple, complexity, modality."""
+"""The MMAE summary as rich tables: overall, single vs multiple, complexity, modality.
+
+Group labels come from the metadata and are shown literally (`report/escaping.py`)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
+from audioeval.report.escaping import console_cell
 
 
 def _cell(group: dict[str, Any], metric: str) -> str:
@@ -23,7 +27,9 @@ def _table(title: str, groups: dict[str, dict[str, Any]]) -> Table:
     for metric in ("IFR", "CR", "EMR"):
         table.add_column(f"{metric} % (95% CI)", justify="right")
     for name, group in groups.items():
-        table.add_row(name, str(group["n"]), _cell(group, "IFR"), _cell(group, "CR"), _cell(group, "EMR"))
+        table.add_row(
+            console_cell(name), str(group["n"]), _cell(group, "IFR"), _cell(group, "CR"), _cell(group, "EMR")
+        )
     return table
 
 

@@ -1,4 +1,6 @@
-"""Atomic writes: a summary file is either the old one or the complete new one."""
+"""Atomic writes: a summary file is either the old one or the complete new one.
+
+The API keys in use never reach such a file (`core.redact.redact_known`)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import os
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from audioeval.core.redact import redact_known
 
 
 def write_json_atomic(path: str | Path, obj: Any) -> None:
@@ -20,7 +24,7 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+            fh.write(redact_known(text))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, p)

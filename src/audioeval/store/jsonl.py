@@ -4,6 +4,7 @@ Every record is written as one complete line and flushed to the OS at once, so a
 killed at any moment (kill -9) leaves at most one partial last line. Opening a file for
 append first cuts such a partial tail, so the next record never glues onto it. fsync runs at
 most every `fsync_interval_s` seconds and on close, keeping disk waits off the hot path.
+The API keys in use are cut from every line (`core.redact`: one substring test per key).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from audioeval.core.redact import redact_known_bytes
 
 
 @dataclass
@@ -104,6 +107,7 @@ class JsonlAppender:
 
     def append(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        line = redact_known_bytes(line)  # the API keys in use never reach a file
         self._fh.write(line + b"\n")
         self._fh.flush()
         self._dirty.set()

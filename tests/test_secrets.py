@@ -1,0 +1,136 @@
+"""API keys never reach a run's files or the console, even when a server echoes them back.
+
+The fake servers answer every chat request 401 or 500 with a body that repeats the
+`Authorization` header, the bare key in a JSON field and the bare key in prose. `mmae score`
+and `audioeval run` then run as a user runs them (subprocesses); every file they wrote and
+everything they printed is searched for the keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from audioeval.benchmarks.mmae.synthetic import write_synthetic_set
+from audioeval.cli import exit_codes
+from audioeval.core.redact import REDACTED, excerpt, redact, register_secret
+from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+from tests.fakes.mcq_server import FakeMcqConfig, FakeMcqServer
+from tests.run_helpers import tone_mcq_manifest
+
+AUDIOEVAL = [sys.executable, "-m", "audioeval.cli.main"]
+SK_KEY = "sk-test-SECRET123"
+PLAIN_KEY = "hunter2-very-secret"
+KEY_PIECES = ("SECRET123", "test-SECRET", "hunter2", "very-secret")
+"""Parts of the keys: a cut excerpt must not leave a piece of a key behind either."""
+# Exit codes a run against a server refusing every request may end with, depending on
+# whether failures are tolerated, counted as too many, or found before the run.
+ENDED = {exit_codes.OK, exit_codes.ENDPOINT_UNUSABLE, exit_codes.TOO_MANY_FAILURES}
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    env.update(OPENAI_API_KEY=SK_KEY, **extra)
+    return env
+
+
+def _cli(*args: object, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*AUDIOEVAL, *map(str, args)], capture_output=True, text=True, env=env, timeout=300)
+
+
+def _leaks(folder: Path, console: str) -> list[str]:
+    """Where a key or a piece of one appears: file paths, or 'console'."""
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        if any(piece.encode() in data for piece in KEY_PIECES):
+            found.append(str(path.relative_to(folder)))
+    if any(piece in console for piece in KEY_PIECES):
+        found.append("console")
+    return found
+
+
+@pytest.mark.parametrize("status", [401, 500])
+def test_mmae_score_never_stores_or_prints_the_key(tmp_path: Path, status: int) -> None:
+    s = write_synthetic_set(tmp_path / "set", 3)
+    out = tmp_path / "scores"
+    with FakeJudgeServer(FakeJudgeConfig(echo_credentials=status)) as server:
+        p = _cli(
+            "mmae", "score", "--predictions", s.oracle_predictions, "--metadata", s.metadata,
+            "--base-urls", server.base_url, "--output-dir", out, "--retries", 1,
+            "--max-attempts", 1, "--timeout", 0.5, "--bootstrap", 10, "--no-progress",
+            env=_env(),
+        )  # fmt: skip
+        assert server.stats.auth_headers and server.stats.auth_headers[0] == f"Bearer {SK_KEY}"
+    assert p.returncode in ENDED, p.stderr
+    assert _leaks(out, p.stdout + p.stderr) == []
+    if p.returncode != exit_codes.ENDPOINT_UNUSABLE:  # the run went ahead: failures recorded
+        results = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+        assert results and all(r["failed"] for r in results)
+        assert REDACTED in (out / "results.jsonl").read_text()
+        assert REDACTED not in (out / "signature.json").read_text()  # never held a key to redact
+
+
+@pytest.mark.parametrize("status", [401, 500])
+def test_run_never_stores_or_prints_either_key(tmp_path: Path, status: int) -> None:
+    manifest = tone_mcq_manifest(tmp_path / "set", n=3)
+    out = tmp_path / "run"
+    with FakeMcqServer(FakeMcqConfig(echo_credentials=status)) as server:
+        model = {
+            "type": "openai",
+            "urls": [server.base_url],
+            "served_model": "fake-audio-lm",
+            "timeout_s": 0.5,
+        }
+        config = {
+            "benchmarks": [str(manifest)],
+            "task": "mcq",
+            "output_dir": str(out),
+            "resamples": 10,
+            "models": [
+                {"name": "default-key", **model},
+                {"name": "own-key", "api_key_env": "AUDIOEVAL_TEST_KEY", **model},
+            ],
+        }
+        cfg = tmp_path / "run.yaml"
+        cfg.write_text(yaml.safe_dump(config))
+        p = _cli("run", cfg, "--no-progress", env=_env(AUDIOEVAL_TEST_KEY=PLAIN_KEY))
+    assert p.returncode in ENDED, p.stderr
+    assert _leaks(out, p.stdout + p.stderr) == []
+    if p.returncode == exit_codes.ENDPOINT_UNUSABLE:
+        return  # refused before the run: nothing recorded
+    summary = json.loads((out / "summary.json").read_text())
+    assert {r["model"]: r["failed"] for r in summary["results"]} == {"default-key": 3, "own-key": 3}
+    assert REDACTED in json.dumps(summary)
+    assert "failed" in p.stderr and REDACTED in p.stderr  # the first failure, redacted
+    run = json.loads((out / "run.json").read_text())
+    assert [m["config"]["api_key_env"] for m in run["models"]] == ["OPENAI_API_KEY", "AUDIOEVAL_TEST_KEY"]
+    settings = [out / "run.json", *out.rglob("signature.json")]
+    assert len(settings) == 3 and not any(REDACTED in f.read_text() for f in settings)  # no key held
+
+
+def test_redact_removes_registered_keys_and_key_shaped_tokens() -> None:
+    register_secret("pa55-w0rd-of-mine")
+    text = (
+        'HTTP 401: {"headers": {"authorization": "Bearer abc.def-123"}, "api_key": "xyz789", '
+        "'x-api-key': 'k-42', token sk-proj-AbCdEf0123456789 and pa55-w0rd-of-mine}; "
+        "Authorization: Token zzz\r\nHost: h; ?api_key=qqq&v=1"
+    )
+    clean = redact(text)
+    for secret in ("abc.def-123", "xyz789", "k-42", "sk-proj-AbCdEf0123456789", "pa55-w0rd", "zzz", "qqq"):
+        assert secret not in clean, (secret, clean)
+    assert "HTTP 401" in clean and "Host: h" in clean and "&v=1" in clean
+    assert redact("the task-level cache of ask-me-anything") == "the task-level cache of ask-me-anything"
+
+
+def test_excerpt_redacts_before_it_cuts() -> None:
+    register_secret(PLAIN_KEY)
+    body = ("x" * 290 + f" {PLAIN_KEY} tail").encode()
+    cut = excerpt(body, 300)
+    assert len(cut) <= 300 and "hunter2" not in cut and cut.endswith(REDACTED[:9])
