@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audioeval.core.messages import Message
+from audioeval.postprocess.think_tags import strip_think
 
 PROMPT_VERSION = "mmar-rubrics-v1"
 
@@ -113,9 +114,6 @@ class RubricCall:
         return self.score is not None
 
 
-_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-
-
 def _json_list(text: str) -> list[Any] | None:
     decoder = json.JSONDecoder()
     i = text.find("[")
@@ -133,7 +131,7 @@ def _json_list(text: str) -> list[Any] | None:
 
 def parse_rubric_answer(raw: str, rubric: Sequence[RubricItem]) -> RubricCall:
     """Read one judge answer against the rubric it was asked about."""
-    data = _json_list(_THINK_RE.sub("", raw or ""))
+    data = _json_list(strip_think(raw or ""))
     if data is None:
         return RubricCall(None, error="no JSON list of rubric scores")
     if len(data) != len(rubric):

@@ -1,7 +1,7 @@
 """Parsing a judge's answer into one option letter, robustly but without guessing.
 
 Accepted: a JSON object with a `choice` key, bare or inside a ```json fence or surrounded by
-text, `<think>` blocks removed; the choice may be lower-case, wrapped as "(b)" or followed by
+text, reasoning (`postprocess/think_tags.py`) removed; the choice may be lower-case, wrapped as "(b)" or followed by
 the option text ("B. Yes"). Anything else (no choice, a letter out of range, several
 conflicting objects) is an invalid vote, never a guess.
 """
@@ -12,7 +12,8 @@ import json
 import re
 from dataclasses import dataclass
 
-_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+from audioeval.postprocess.think_tags import strip_think
+
 _FENCE_RE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _CHOICE_FIELD_RE = re.compile(r'"choice"\s*:\s*"([^"]*)"')
 _LETTER_RE = re.compile(r"^\(?\s*([A-Za-z])\s*\)?(?:[.):,\s]|$)")
@@ -55,7 +56,7 @@ def _letter(value: object) -> str | None:
 
 def parse_verdict(raw: str, n_options: int) -> Verdict:
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:n_options]
-    text = _THINK_RE.sub("", raw or "").strip()
+    text = strip_think(raw or "")
     if not text:
         return Verdict(None, None, "empty answer")
     candidates: list[str] = [m.group(1) for m in _FENCE_RE.finditer(text)] + [text]
