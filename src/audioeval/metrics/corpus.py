@@ -25,6 +25,7 @@ from functools import partial
 from typing import Any
 
 from audioeval.metrics.bootstrap import percentile_ci, resampled_sums
+from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.macro_f1 import macro_f1_table
 from audioeval.metrics.sacrebleu_sums import bleu_table, chrf_table
 from audioeval.metrics.stat_table import Prepared, Stats, defined_mean, edit_rate, fraction_correct
@@ -167,17 +168,15 @@ def breakdown(
     """`{key: {group: MetricValue}}` for each taxonomy key.
 
     `records` are (taxonomy, stats) pairs. A taxonomy value that is a list puts the sample
-    in each of its groups; a sample without the key is in group "(missing)". Keyword
+    in each of its distinct groups; a sample without the key is in group "(missing)". Keyword
     arguments go to `aggregate` (resamples, seed, confidence).
     """
     m = metric if isinstance(metric, CorpusMetric) else get_metric(metric)
     out: dict[str, dict[str, MetricValue]] = {}
     for key in keys:
-        groups: dict[str, list[Stats]] = {}
-        for taxonomy, stats in records:
-            value = taxonomy.get(key)
-            names = value if isinstance(value, list | tuple) else [MISSING_GROUP if value is None else value]
-            for name in names:
-                groups.setdefault(str(name), []).append(stats)
-        out[key] = {name: aggregate(m, members, **kwargs) for name, members in sorted(groups.items())}
+        groups = group_by(records, lambda rec, k=key: taxonomy_groups(rec[0].get(k), missing=MISSING_GROUP))
+        out[key] = {
+            name: aggregate(m, [stats for _, stats in members], **kwargs)
+            for name, members in sorted(groups.items())
+        }
     return out
