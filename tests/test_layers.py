@@ -1,6 +1,8 @@
-"""The layer contract of DESIGN.md: a package imports only from layers below it."""
+"""The layer contract of DESIGN.md: a package imports only from layers below it (by import
+statement or by a module path in a string), and no import cycle anywhere."""
 
 import ast
+import re
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "src" / "audioeval"
@@ -22,9 +24,36 @@ ORDER = [
 ]
 
 
+_MODULE_PATH_RE = re.compile(r"audioeval\.([a-z_]+)(?:\.[A-Za-z_]\w*)*\.?(?::\w+)?")
+
+
+def _named_layer(text: str) -> str | None:
+    """The layer a string names as a module path ("audioeval.judge.qa_judge:QaJudgeScorer",
+    or the fixed start of an f-string such as f"audioeval.scoring.{module}")."""
+    m = _MODULE_PATH_RE.fullmatch(text)
+    return m.group(1) if m else None
+
+
+def _string_imports(tree: ast.AST) -> set[str]:
+    """Layers named by module paths in strings: what `importlib.import_module` and lazy
+    registries ("package.module:attr") import at run time."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            text = node.values[0].value
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value
+        else:
+            continue
+        layer = _named_layer(str(text))
+        if layer:
+            found.add(layer)
+    return found
+
+
 def _imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text())
-    found = set()
+    found = _string_imports(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("audioeval."):
             found.add(node.module.split(".")[1])
@@ -47,6 +76,16 @@ def test_every_layer_imports_only_downward():
             if target in ORDER and ORDER.index(target) > ORDER.index(layer):
                 violations.append(f"{rel} imports audioeval.{target}")
     assert not violations, violations
+
+
+def test_string_named_imports_are_seen():
+    code = (
+        'SCORER = _Lazy("audioeval.judge.qa_judge", "QaJudgeScorer")\n'
+        'register("x", "audioeval.benchmarks.mmae.rubric_scorer:MmaeRubricScorer")\n'
+        'importlib.import_module(f"audioeval.metrics.{name}")\n'
+        'HELP = "see audioeval.report for tables"\n'
+    )
+    assert _string_imports(ast.parse(code)) == {"judge", "benchmarks", "metrics"}
 
 
 def test_core_imports_no_heavy_library():
