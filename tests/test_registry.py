@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -13,6 +14,7 @@ from audioeval.adapters.baselines import BASELINES, make_baseline
 from audioeval.adapters.codecs.registry import BUILTIN_CODECS
 from audioeval.benchmarks.mcq.definitions import BENCHMARKS
 from audioeval.benchmarks.tasks import TASKS
+from audioeval.cli.exit_codes import BAD_INPUT
 from audioeval.cli.listing import LISTINGS
 from audioeval.cli.main import app
 from audioeval.core.errors import InputError
@@ -64,9 +66,18 @@ def test_every_named_set_is_a_registry() -> None:
         assert registry.names()
 
 
-def test_unknown_baseline_kind_is_an_input_error() -> None:
+def test_unknown_baseline_kind_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="unknown baseline 'echoo' \\(did you mean 'echo'\\?\\)"):
         make_baseline("echoo")
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        "benchmarks: [demo-mcq]\n"
+        "models:\n"
+        "  - {name: b, type: baseline, baseline: echoo}\n"
+        f"output_dir: {tmp_path / 'out'}\n"
+    )
+    res = CliRunner().invoke(app, ["run", str(config)])
+    assert res.exit_code == BAD_INPUT and "did you mean 'echo'" in res.output
 
 
 def test_judged_scorers_are_registered_from_their_own_layers() -> None:
