@@ -71,6 +71,7 @@ tests/test_runtime_metrics.py run them on real audio)."""
 
 def text_scorers() -> list[str]:
     """The scorers with default metrics that score text (`SCORER_METRICS` less the speech ones)."""
+    import audioeval.benchmarks.scorer_plugins  # noqa: F401  (registers the judged scorers)
     from audioeval.metrics.corpus import SCORER_METRICS
 
     return [name for name in SCORER_METRICS if name not in SPEECH_SCORERS]

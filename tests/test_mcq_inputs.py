@@ -124,7 +124,9 @@ def test_prediction_key_resolution_and_override(tmp_path: Path) -> None:
 
 
 def test_unknown_benchmark_name() -> None:
-    with pytest.raises(InputError, match="unknown benchmark 'mmlu'; known: mmar, mmau"):
+    with pytest.raises(
+        InputError, match=r"unknown benchmark 'mmlu' \(did you mean 'mmau'\?\); known: mmar, mmau"
+    ):
         get_benchmark("mmlu")
     assert get_benchmark(" MMAR ").name == "mmar"
 

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from audioeval.adapters.base import ModelRequest
 from audioeval.core.model_output import ModelOutput
+from audioeval.core.registry import Registry
 
 
 @dataclass
@@ -112,20 +113,24 @@ class Oracle(Baseline):
         raise ValueError(f"sample {s.id!r} has no answer or reference")
 
 
-BASELINES: dict[str, tuple[type[Baseline], str | None]] = {
-    "constant": (Constant, "text"),
-    "random-choice": (RandomChoice, "seed"),
-    "first-choice": (FirstChoice, None),
-    "longest-choice": (LongestChoice, None),
-    "echo": (Echo, None),
-    "oracle": (Oracle, None),
-}
+BASELINES: Registry[tuple[type[Baseline], str | None]] = Registry(
+    "baseline",
+    [
+        ("constant", (Constant, "text")),
+        ("random-choice", (RandomChoice, "seed")),
+        ("first-choice", (FirstChoice, None)),
+        ("longest-choice", (LongestChoice, None)),
+        ("echo", (Echo, None)),
+        ("oracle", (Oracle, None)),
+    ],
+)
+"""Each baseline kind: its class and the name of the argument after a colon, if any."""
 
 
 def make_baseline(ref: str, *, name: str | None = None) -> Baseline:
-    """`constant:yes`, `random-choice:7`, `longest-choice`, … (KeyError for unknown kinds)."""
+    """`constant:yes`, `random-choice:7`, `longest-choice`, … (InputError for unknown kinds)."""
     kind, _, value = ref.partition(":")
-    cls, arg = BASELINES[kind]
+    cls, arg = BASELINES.get(kind, field="model")
     args: dict[str, Any] = {}
     if arg and value:
         args[arg] = int(value) if arg == "seed" else value

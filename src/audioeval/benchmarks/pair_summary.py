@@ -14,6 +14,7 @@ from typing import Any
 
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.metrics.corpus import CorpusMetric, aggregate
+from audioeval.metrics.grouping import group_by, taxonomy_groups
 
 # Metrics computed from another scorer's statistics than their own name.
 METRIC_SCORERS: dict[str, tuple[str, ...]] = {
@@ -31,17 +32,6 @@ def latest_records(records: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[st
         if rec.get("id") is not None:
             latest[str(rec["id"])] = rec
     return latest
-
-
-def taxonomy_groups(value: Any) -> list[str]:
-    """The breakdown groups of one taxonomy value: none for a missing value, each distinct
-    element of a list (a multi-operation MMAE sample counts in every operation it has, as in
-    `metrics.corpus.breakdown`), else the value itself."""
-    if value is None:
-        return []
-    if isinstance(value, list | tuple):
-        return list(dict.fromkeys(str(v) for v in value if v is not None))
-    return [str(value)]
 
 
 ADDED_TO_AVERAGE = ("mean:utmos",)
@@ -112,10 +102,7 @@ def summarise_pair(
     metrics = {m.name: _metric_block(m, scored, resamples, seed) for m in bench.metrics}
     breakdowns: dict[str, Any] = {}
     for key in bench.spec.taxonomy:
-        groups: dict[str, list[Mapping[str, Any]]] = {}
-        for rec in scored:
-            for group in taxonomy_groups((rec.get("taxonomy") or {}).get(key)):
-                groups.setdefault(group, []).append(rec)
+        groups = group_by(scored, lambda rec, k=key: taxonomy_groups((rec.get("taxonomy") or {}).get(k)))
         breakdowns[key] = {
             g: {m.name: _metric_block(m, members, resamples, seed) for m in bench.metrics}
             for g, members in sorted(groups.items())

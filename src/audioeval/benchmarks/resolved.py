@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import audioeval.benchmarks.scorer_plugins  # noqa: F401  (judged scorers registered before names resolve)
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
 from audioeval.core.errors import InputError

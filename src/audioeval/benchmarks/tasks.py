@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from audioeval.core.errors import InputError
-from audioeval.core.suggest import unknown_name
+from audioeval.core.registry import Registry
 
 CJK_LANGUAGES = {"zh", "ja", "ko", "yue", "zh-cn", "zh-tw", "cmn"}
 
@@ -35,7 +34,7 @@ def _asr_scoring(language: str) -> tuple[tuple[Any, ...], tuple[str, ...], str]:
     return ("wer", "cer"), ("wer", "cer"), "wer"
 
 
-TASKS: dict[str, TaskDefaults] = {
+_TASK_DEFAULTS: dict[str, TaskDefaults] = {
     t.name: t
     for t in (
         TaskDefaults(
@@ -161,13 +160,11 @@ TASKS: dict[str, TaskDefaults] = {
         ),
     )
 }
+TASKS: Registry[TaskDefaults] = Registry("task", _TASK_DEFAULTS.items())
 
 
 def get_task(name: str, *, where: str | None = None) -> TaskDefaults:
-    try:
-        return TASKS[name]
-    except KeyError:
-        raise InputError(unknown_name("task", name, TASKS), file=where, field="task") from None
+    return TASKS.get(name, where=where, field="task")
 
 
 def asr_defaults_for(language: str) -> tuple[tuple[Any, ...], tuple[str, ...], str]:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from audioeval.core.redact import redact
+from audioeval.core.registry import Registry
 from audioeval.report.escaping import console_cell, console_text, failure_text
 
 
@@ -57,8 +58,8 @@ def _models() -> Table:
     for name in BASELINES:
         t.add_row(name, "baseline", "")
     t.add_row("espeak-ng[:VOICE]", "tts", "the embedded espeak-ng speech synthesiser")
-    for usage in BUILTIN_CODECS.values():
-        t.add_row(usage.split(" ", 1)[0].rstrip(","), "codec", usage)
+    for codec in BUILTIN_CODECS.values():
+        t.add_row(codec.usage.split(" ", 1)[0].rstrip(","), "codec", codec.usage)
     t.add_row("replay:RUN/BENCHMARK/MODEL", "replay", "stored outputs of an earlier run")
     t.add_row(
         "predictions:FILE", "predictions", "the edited audio of an MMAE predictions file (task audio_edit)"
@@ -113,6 +114,7 @@ def _steps() -> Table:
 
 
 def _scorers() -> Table:
+    import audioeval.benchmarks.scorer_plugins  # noqa: F401  (the judged scorers)
     from audioeval.scoring.base import SCORERS
 
     t = Table(title="Scorers")
@@ -122,15 +124,18 @@ def _scorers() -> Table:
     return t
 
 
-LISTINGS: dict[str, Callable[[], Table]] = {
-    "benchmarks": _benchmarks,
-    "models": _models,
-    "metrics": _metrics,
-    "prompts": _prompts,
-    "tasks": _tasks,
-    "steps": _steps,
-    "scorers": _scorers,
-}
+LISTINGS: Registry[Callable[[], Table]] = Registry(
+    "list",
+    [
+        ("benchmarks", _benchmarks),
+        ("models", _models),
+        ("metrics", _metrics),
+        ("prompts", _prompts),
+        ("tasks", _tasks),
+        ("steps", _steps),
+        ("scorers", _scorers),
+    ],
+)
 
 
 def validate_specs(files: list[str], *, load: bool, console: Console) -> list[str]:

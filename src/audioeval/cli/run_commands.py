@@ -259,12 +259,7 @@ def list_(
     from audioeval.cli.listing import LISTINGS
 
     with friendly_errors():
-        if kind not in LISTINGS:
-            from audioeval.core.errors import InputError
-            from audioeval.core.suggest import unknown_name
-
-            raise InputError(unknown_name("list", kind, LISTINGS))
-        console.print(LISTINGS[kind]())
+        console.print(LISTINGS.get(kind)())
 
 
 def validate(

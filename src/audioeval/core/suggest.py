@@ -1,4 +1,9 @@
-"""'Did you mean …?' for names looked up in registries and keys read from YAML."""
+"""'Did you mean …?' for names looked up in registries and keys read from YAML.
+
+Two wordings: names given on the command line ("unknown task 'x' (did you mean 'asr'?);
+known: …") and names read from a spec file ("unknown scorer 'x'. Did you mean 'wer'? Known:
+….").
+"""
 
 from __future__ import annotations
 
@@ -16,3 +21,20 @@ def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
     """A full message: the unknown name, the suggestion, and what is known."""
     names = sorted(known)
     return f"unknown {kind} {name!r}{did_you_mean(name, names)}; known: {', '.join(names)}"
+
+
+def close_names(name: str, known: Iterable[str]) -> str:
+    """' Did you mean 'x' or 'y'?' for up to three close known names, or ''.
+
+    The wording of names read from spec files (steps, scorers, metrics, their arguments).
+    """
+    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+
+
+def unknown_spec_name(kind: str, name: object, known: Iterable[str]) -> str:
+    """A full message for a name read from a spec: the name, suggestions, what is known."""
+    names = sorted(known)
+    return f"unknown {kind} {name!r}.{close_names(str(name), names)} Known: {', '.join(names)}."

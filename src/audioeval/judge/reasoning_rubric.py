@@ -10,13 +10,14 @@ highest and lowest dropped). An answer that fails the official match scores 0 un
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from audioeval.core.messages import Message
 from audioeval.judge.votes import first_votes, trimmed_mean
+from audioeval.postprocess.json_in_text import json_values
+from audioeval.postprocess.think_tags import strip_think
 
 PROMPT_VERSION = "mmar-rubrics-v1"
 
@@ -114,27 +115,17 @@ class RubricCall:
         return self.score is not None
 
 
-_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-
-
 def _json_list(text: str) -> list[Any] | None:
-    decoder = json.JSONDecoder()
-    i = text.find("[")
-    while i != -1:
-        try:
-            obj, _ = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
-            i = text.find("[", i + 1)
-            continue
-        if isinstance(obj, list) and (not obj or isinstance(obj[0], dict)):
-            return obj
-        i = text.find("[", i + 1)
+    """The first JSON list in the text that is empty or holds objects."""
+    for value in json_values(text, "["):
+        if isinstance(value, list) and (not value or isinstance(value[0], dict)):
+            return value
     return None
 
 
 def parse_rubric_answer(raw: str, rubric: Sequence[RubricItem]) -> RubricCall:
     """Read one judge answer against the rubric it was asked about."""
-    data = _json_list(_THINK_RE.sub("", raw or ""))
+    data = _json_list(strip_think(raw or ""))
     if data is None:
         return RubricCall(None, error="no JSON list of rubric scores")
     if len(data) != len(rubric):

@@ -1,19 +1,19 @@
 """Parsing a judge's answer into one option letter, robustly but without guessing.
 
 Accepted: a JSON object with a `choice` key, bare or inside a ```json fence or surrounded by
-text, `<think>` blocks removed; the choice may be lower-case, wrapped as "(b)" or followed by
-the option text ("B. Yes"). Anything else (no choice, a letter out of range, several
-conflicting objects) is an invalid vote, never a guess.
+text, reasoning removed (`postprocess/think_tags.py`); the choice may be lower-case, wrapped
+as "(b)" or followed by the option text ("B. Yes"). Anything else (no choice, a letter out of
+range, several conflicting objects) is an invalid vote, never a guess.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
-_THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-_FENCE_RE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+from audioeval.postprocess.json_in_text import fenced_blocks, json_values
+from audioeval.postprocess.think_tags import strip_think
+
 _CHOICE_FIELD_RE = re.compile(r'"choice"\s*:\s*"([^"]*)"')
 _LETTER_RE = re.compile(r"^\(?\s*([A-Za-z])\s*\)?(?:[.):,\s]|$)")
 
@@ -29,23 +29,6 @@ class Verdict:
         return self.letter is not None
 
 
-def _json_objects(text: str) -> list[dict[str, object]]:
-    """Every top-level JSON object that decodes, scanning from each '{'."""
-    decoder = json.JSONDecoder()
-    found: list[dict[str, object]] = []
-    i = text.find("{")
-    while i != -1:
-        try:
-            obj, end = decoder.raw_decode(text, i)
-        except json.JSONDecodeError:
-            i = text.find("{", i + 1)
-            continue
-        if isinstance(obj, dict):
-            found.append(obj)
-        i = text.find("{", end)
-    return found
-
-
 def _letter(value: object) -> str | None:
     if not isinstance(value, str):
         return None
@@ -55,14 +38,14 @@ def _letter(value: object) -> str | None:
 
 def parse_verdict(raw: str, n_options: int) -> Verdict:
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:n_options]
-    text = _THINK_RE.sub("", raw or "").strip()
+    text = strip_think(raw or "")
     if not text:
         return Verdict(None, None, "empty answer")
-    candidates: list[str] = [m.group(1) for m in _FENCE_RE.finditer(text)] + [text]
+    candidates = [*fenced_blocks(text), text]
     choices: list[tuple[str | None, str | None]] = []
     for chunk in candidates:
-        for obj in _json_objects(chunk):
-            if "choice" in obj:
+        for obj in json_values(chunk, "{", nested=False):
+            if isinstance(obj, dict) and "choice" in obj:
                 reason = obj.get("reason")
                 choices.append((_letter(obj["choice"]), reason if isinstance(reason, str) else None))
         if choices:

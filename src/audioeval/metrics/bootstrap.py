@@ -1,4 +1,9 @@
-"""Percentile bootstrap confidence intervals for the mean of per-sample values."""
+"""Percentile bootstrap confidence intervals: the one bootstrap of every metric.
+
+Means of per-sample values (`bootstrap_mean_ci`), means of 0/1 outcomes drawn at once as
+binomials (`binary_mean_ci`), and metrics of summed statistics (`resampled_sums`, then
+`percentile_ci` of the metric recomputed per resample).
+"""
 
 from __future__ import annotations
 
@@ -31,9 +36,25 @@ def bootstrap_mean_ci(
     counts = (~np.isnan(picked)).sum(axis=1)
     sums = np.nansum(picked, axis=1)
     means = sums[counts > 0] / counts[counts > 0]
-    alpha = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
-    return float(lo), float(hi)
+    return percentile_ci(means, confidence)
+
+
+def binary_mean_ci(
+    correct: int, n: int, *, confidence: float = 0.95, n_resamples: int = 1000, seed: int = 0
+) -> tuple[float | None, float | None]:
+    """(low, high) of the mean of n 0/1 outcomes, `correct` of them 1.
+
+    Each resample's mean is drawn as Binomial(n, correct/n) / n, which has exactly the
+    distribution of the mean of n outcomes resampled with replacement and costs
+    O(resamples) rather than O(resamples × n). (None, None) for no outcome.
+    """
+    if n <= 0:
+        return None, None
+    p = correct / n
+    if p in (0.0, 1.0):
+        return p, p
+    draws = np.random.default_rng(seed).binomial(n, p, size=n_resamples) / n
+    return percentile_ci(draws, confidence)
 
 
 def resampled_sums(

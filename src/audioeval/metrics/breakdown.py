@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from audioeval.metrics.bootstrap import bootstrap_mean_ci
+from audioeval.metrics.grouping import group_by
 
 Row = Mapping[str, Any]
 GroupKeys = Callable[[Row], Sequence[str]]
@@ -48,8 +49,5 @@ def breakdown(
     **kwargs: Any,
 ) -> dict[str, dict[str, Any]]:
     """Summaries per group; a row belongs to every group its `group_keys` lists."""
-    groups: dict[str, list[Row]] = {}
-    for row in rows:
-        for key in group_keys(row):
-            groups.setdefault(key, []).append(row)
+    groups = group_by(rows, group_keys)
     return {key: summarise(members, metrics, **kwargs) for key, members in sorted(groups.items())}

@@ -24,11 +24,12 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
 
+from audioeval.core.registry import Registry
 from audioeval.metrics.bootstrap import percentile_ci, resampled_sums
+from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.macro_f1 import macro_f1_table
 from audioeval.metrics.sacrebleu_sums import bleu_table, chrf_table
 from audioeval.metrics.stat_table import Prepared, Stats, defined_mean, edit_rate, fraction_correct
-from audioeval.postprocess.spec_args import unknown_name
 
 UNITS = ("fraction", "percent", "score", "mos")
 MEAN_PREFIX = "mean:"
@@ -71,18 +72,24 @@ class MetricValue:
         return asdict(self)
 
 
-METRICS: dict[str, CorpusMetric] = {
-    "wer": CorpusMetric("wer", False, "fraction", partial(edit_rate, metric="wer")),
-    "cer": CorpusMetric("cer", False, "fraction", partial(edit_rate, metric="cer")),
-    "bleu": CorpusMetric("bleu", True, "score", bleu_table),
-    "chrf": CorpusMetric("chrf", True, "score", chrf_table),
-    "accuracy": CorpusMetric("accuracy", True, "fraction", partial(fraction_correct, metric="accuracy")),
-    "includes": CorpusMetric("includes", True, "fraction", partial(fraction_correct, metric="includes")),
-    "macro_f1": CorpusMetric("macro_f1", True, "fraction", macro_f1_table),
-    "rouge_l": CorpusMetric(
-        "rouge_l", True, "fraction", partial(defined_mean, key="rouge_l", metric="rouge_l")
-    ),
-}
+METRICS: Registry[CorpusMetric] = Registry(
+    "metric",
+    [
+        (m.name, m)
+        for m in (
+            CorpusMetric("wer", False, "fraction", partial(edit_rate, metric="wer")),
+            CorpusMetric("cer", False, "fraction", partial(edit_rate, metric="cer")),
+            CorpusMetric("bleu", True, "score", bleu_table),
+            CorpusMetric("chrf", True, "score", chrf_table),
+            CorpusMetric("accuracy", True, "fraction", partial(fraction_correct, metric="accuracy")),
+            CorpusMetric("includes", True, "fraction", partial(fraction_correct, metric="includes")),
+            CorpusMetric("macro_f1", True, "fraction", macro_f1_table),
+            CorpusMetric("rouge_l", True, "fraction", partial(defined_mean, key="rouge_l", metric="rouge_l")),
+        )
+    ],
+    spec_names=True,
+    also_known=("mean:<stats key>",),
+)
 
 SCORER_METRICS: dict[str, tuple[str, ...]] = {
     "wer": ("wer",),
@@ -120,10 +127,7 @@ def get_metric(name: str, *, where: str = "", field: str = "metrics") -> CorpusM
     """The registered metric, or `mean:<key>`; unknown names raise InputError with suggestions."""
     if isinstance(name, str) and name.startswith(MEAN_PREFIX) and len(name) > len(MEAN_PREFIX):
         return mean_metric(name[len(MEAN_PREFIX) :])
-    metric = METRICS.get(name)
-    if metric is None:
-        raise unknown_name("metric", name, [*METRICS, "mean:<stats key>"], where=where, field=field)
-    return metric
+    return METRICS.get(name, where=where, field=field)
 
 
 def _none_if_nan(x: float | None) -> float | None:
@@ -167,17 +171,15 @@ def breakdown(
     """`{key: {group: MetricValue}}` for each taxonomy key.
 
     `records` are (taxonomy, stats) pairs. A taxonomy value that is a list puts the sample
-    in each of its groups; a sample without the key is in group "(missing)". Keyword
+    in each of its distinct groups; a sample without the key is in group "(missing)". Keyword
     arguments go to `aggregate` (resamples, seed, confidence).
     """
     m = metric if isinstance(metric, CorpusMetric) else get_metric(metric)
     out: dict[str, dict[str, MetricValue]] = {}
     for key in keys:
-        groups: dict[str, list[Stats]] = {}
-        for taxonomy, stats in records:
-            value = taxonomy.get(key)
-            names = value if isinstance(value, list | tuple) else [MISSING_GROUP if value is None else value]
-            for name in names:
-                groups.setdefault(str(name), []).append(stats)
-        out[key] = {name: aggregate(m, members, **kwargs) for name, members in sorted(groups.items())}
+        groups = group_by(records, lambda rec, k=key: taxonomy_groups(rec[0].get(k), missing=MISSING_GROUP))
+        out[key] = {
+            name: aggregate(m, [stats for _, stats in members], **kwargs)
+            for name, members in sorted(groups.items())
+        }
     return out

@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from audioeval.core.registry import Registry
 from audioeval.postprocess.choice_extraction import ChoiceExtraction, extract_choice
 from audioeval.postprocess.markdown import strip_markdown
 from audioeval.postprocess.think_tags import strip_think
 
 TextStep = Callable[[str], str]
 
-TEXT_STEPS: dict[str, TextStep] = {
-    "strip_think": strip_think,
-    "strip_markdown": strip_markdown,
-    "strip_whitespace": str.strip,
-}
+TEXT_STEPS: Registry[TextStep] = Registry(
+    "text step",
+    [("strip_think", strip_think), ("strip_markdown", strip_markdown), ("strip_whitespace", str.strip)],
+)
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from collections.abc import Iterator
 from typing import Any
 
+from audioeval.postprocess.json_in_text import fenced_blocks, json_values
 from audioeval.postprocess.outcome import Unparseable
 
-_FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON|python)?[ \t]*\n?(.*?)```", re.DOTALL)
 _MISSING = object()
 
 
@@ -34,21 +33,11 @@ def _parse(text: str) -> Any:
         return None
 
 
-def _embedded(text: str) -> Iterator[Any]:
-    decoder = json.JSONDecoder()
-    for m in re.finditer(r"\{", text):
-        try:
-            obj, _ = decoder.raw_decode(text, m.start())
-        except ValueError:
-            continue
-        yield obj
-
-
 def json_objects(text: str) -> Iterator[dict[str, Any]]:
     """The JSON objects found in a text, in the order described above."""
-    candidates: list[Any] = [_parse(m.group(1)) for m in _FENCE_RE.finditer(text)]
+    candidates: list[Any] = [_parse(block) for block in fenced_blocks(text)]
     candidates.append(_parse(text))
-    for obj in [*candidates, *_embedded(text)]:
+    for obj in [*candidates, *json_values(text, "{")]:
         if isinstance(obj, dict):
             yield obj
 

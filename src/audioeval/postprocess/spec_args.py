@@ -7,31 +7,17 @@ keyword parameters before anything is built.
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from audioeval.core.errors import InputError
-
-
-def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """' did you mean 'x'?' for the closest known names, or '' when none is close."""
-    close = difflib.get_close_matches(name, sorted(known), n=3, cutoff=0.6)
-    if not close:
-        return ""
-    return " Did you mean " + " or ".join(repr(c) for c in close) + "?"
+from audioeval.core.suggest import close_names, unknown_spec_name
 
 
 def unknown_name(kind: str, name: object, known: Iterable[str], *, where: str, field: str) -> InputError:
     """The error for a name no registry entry has."""
-    names = sorted(known)
-    hint = did_you_mean(str(name), names)
-    return InputError(
-        f"unknown {kind} {name!r}.{hint} Known: {', '.join(names)}.",
-        file=where or None,
-        field=field,
-    )
+    return InputError(unknown_spec_name(kind, str(name), known), file=where or None, field=field)
 
 
 def parameters(factory: Callable[..., Any]) -> dict[str, inspect.Parameter]:
@@ -57,7 +43,7 @@ def check_args(
     unknown = [a for a in args if a not in params]
     if unknown:
         accepted = ", ".join(params) or "no arguments"
-        hint = did_you_mean(str(unknown[0]), params)
+        hint = close_names(str(unknown[0]), params)
         raise InputError(
             f"{kind} {name!r} has no argument {unknown[0]!r}.{hint} It accepts: {accepted}.",
             file=where or None,

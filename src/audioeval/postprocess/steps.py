@@ -13,35 +13,40 @@ from dataclasses import dataclass
 from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.core.registry import Registry
 from audioeval.core.sample import Sample
 from audioeval.postprocess import step_library as lib
 from audioeval.postprocess import text_steps
 from audioeval.postprocess.markdown import strip_markdown
 from audioeval.postprocess.outcome import OK, UNPARSEABLE, Processed, Unparseable
-from audioeval.postprocess.spec_args import build, unknown_name
+from audioeval.postprocess.spec_args import build
 from audioeval.postprocess.step_library import Step, StepFactory
 from audioeval.postprocess.think_tags import strip_think
 
 SpecItem = str | Mapping[str, Any]
 
-STEPS: dict[str, StepFactory] = {
-    "strip": lib.text_step("strip", str.strip),
-    "strip_think": lib.text_step("strip_think", strip_think),
-    "strip_markdown": lib.text_step("strip_markdown", strip_markdown),
-    "first_line": lib.text_step("first_line", text_steps.first_line),
-    "lower": lib.text_step("lower", str.lower),
-    "squeeze_whitespace": lib.text_step("squeeze_whitespace", text_steps.squeeze),
-    "remove_whitespace": lib.text_step("remove_whitespace", text_steps.remove_whitespace),
-    "remove_punctuation": lib.remove_punctuation,
-    "cjk_split": lib.text_step("cjk_split", text_steps.cjk_split),
-    "whisper_english": lib.text_step("whisper_english", text_steps.whisper_english),
-    "whisper_basic": lib.whisper_basic,
-    "extract_choice": lib.extract_choice_step,
-    "extract_letter": lib.extract_letter_step,
-    "yes_no": lib.yes_no,
-    "json_field": lib.json_field_step,
-    "regex": lib.regex,
-}
+STEPS: Registry[StepFactory] = Registry(
+    "post-processing step",
+    [
+        ("strip", lib.text_step("strip", str.strip)),
+        ("strip_think", lib.text_step("strip_think", strip_think)),
+        ("strip_markdown", lib.text_step("strip_markdown", strip_markdown)),
+        ("first_line", lib.text_step("first_line", text_steps.first_line)),
+        ("lower", lib.text_step("lower", str.lower)),
+        ("squeeze_whitespace", lib.text_step("squeeze_whitespace", text_steps.squeeze)),
+        ("remove_whitespace", lib.text_step("remove_whitespace", text_steps.remove_whitespace)),
+        ("remove_punctuation", lib.remove_punctuation),
+        ("cjk_split", lib.text_step("cjk_split", text_steps.cjk_split)),
+        ("whisper_english", lib.text_step("whisper_english", text_steps.whisper_english)),
+        ("whisper_basic", lib.whisper_basic),
+        ("extract_choice", lib.extract_choice_step),
+        ("extract_letter", lib.extract_letter_step),
+        ("yes_no", lib.yes_no),
+        ("json_field", lib.json_field_step),
+        ("regex", lib.regex),
+    ],
+    spec_names=True,
+)
 
 
 @dataclass(frozen=True)
@@ -96,9 +101,7 @@ def _split_item(item: object, *, where: str, field: str) -> tuple[str, dict[str,
 def build_step(item: SpecItem, *, where: str, field: str) -> Step:
     """One step from its spec item (`"lower"` or `{"regex": {"pattern": "…"}}`)."""
     name, args = _split_item(item, where=where, field=field)
-    factory = STEPS.get(name)
-    if factory is None:
-        raise unknown_name("post-processing step", name, STEPS, where=where, field=field)
+    factory = STEPS.get(name, where=where, field=field)
     step: Step = build("post-processing step", name, factory, args, where=where, field=field)
     return step
 

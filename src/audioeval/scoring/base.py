@@ -12,8 +12,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from audioeval.core.registry import Registry
 from audioeval.core.sample import Sample
-from audioeval.postprocess.spec_args import build, check_args, unknown_name
+from audioeval.postprocess.spec_args import build, check_args
 from audioeval.postprocess.steps import PostprocessChain, SpecItem, build_normaliser
 
 UNPARSEABLE = "unparseable"
@@ -88,28 +89,31 @@ def _lazy(module: str, attr: str) -> _Lazy:
     return _Lazy(f"audioeval.scoring.{module}", attr)
 
 
-SCORERS: dict[str, ScorerFactory] = {
-    "wer": _lazy("error_rate", "wer_scorer"),
-    "cer": _lazy("error_rate", "cer_scorer"),
-    "bleu": _lazy("sacrebleu_scores", "BleuScorer"),
-    "chrf": _lazy("sacrebleu_scores", "ChrfScorer"),
-    "accuracy": _lazy("match", "AccuracyScorer"),
-    "includes": _lazy("match", "IncludesScorer"),
-    "rouge_l": _lazy("rouge", "RougeLScorer"),
-    "mcq_match": _lazy("mcq_match", "McqMatchScorer"),
-    # Speech output (TTS, voice conversion, spoken answers, codecs): embedded metric models.
-    "asr_wer": _lazy("speech_scorers", "asr_wer"),
-    "asr_cer": _lazy("speech_scorers", "asr_cer"),
-    "asr_includes": _lazy("speech_scorers", "asr_includes"),
-    "sim": _lazy("speech_scorers", "SimScorer"),
-    "dnsmos": _lazy("speech_scorers", "DnsmosScorer"),
-    "pesq_stoi": _lazy("speech_scorers", "PesqStoiScorer"),
-    "utmos": _lazy("speech_scorers", "utmos"),
-    # Judged (async, a judge generate() injected by the engine): the MMAE rubric judge, and an
-    # LLM judge of open answers (text, or the transcript of a spoken answer).
-    "mmae_rubrics": _Lazy("audioeval.benchmarks.mmae.rubric_scorer", "MmaeRubricScorer"),
-    "qa_judge": _Lazy("audioeval.judge.qa_judge", "QaJudgeScorer"),
-}
+SCORERS: Registry[ScorerFactory] = Registry(
+    "scorer",
+    [
+        ("wer", _lazy("error_rate", "wer_scorer")),
+        ("cer", _lazy("error_rate", "cer_scorer")),
+        ("bleu", _lazy("sacrebleu_scores", "BleuScorer")),
+        ("chrf", _lazy("sacrebleu_scores", "ChrfScorer")),
+        ("accuracy", _lazy("match", "AccuracyScorer")),
+        ("includes", _lazy("match", "IncludesScorer")),
+        ("rouge_l", _lazy("rouge", "RougeLScorer")),
+        ("mcq_match", _lazy("mcq_match", "McqMatchScorer")),
+        # Speech output (TTS, voice conversion, spoken answers, codecs): embedded metric models.
+        ("asr_wer", _lazy("speech_scorers", "asr_wer")),
+        ("asr_cer", _lazy("speech_scorers", "asr_cer")),
+        ("asr_includes", _lazy("speech_scorers", "asr_includes")),
+        ("sim", _lazy("speech_scorers", "SimScorer")),
+        ("dnsmos", _lazy("speech_scorers", "DnsmosScorer")),
+        ("pesq_stoi", _lazy("speech_scorers", "PesqStoiScorer")),
+        ("utmos", _lazy("speech_scorers", "utmos")),
+    ],
+    spec_names=True,
+)
+"""Judged scorers (async, given a judge generate() by the engine) register from their own
+layers: `qa_judge` (judge/) and `mmae_rubrics` (benchmarks/mmae/), both through
+`benchmarks/scorer_plugins.py`, which whatever resolves scorer names imports first."""
 
 
 def register_scorer(name: str, factory: ScorerFactory | str) -> None:
@@ -125,16 +129,14 @@ def register_scorer(name: str, factory: ScorerFactory | str) -> None:
         if not module or not attr:
             raise ValueError(f"expected 'package.module:attr', got {factory!r}")
         factory = _Lazy(module, attr)
-    SCORERS[name] = factory
+    SCORERS.register(name, factory)
 
 
 def build_scorer(
     name: str, args: Mapping[str, Any] | None = None, *, where: str, field: str = "scorers"
 ) -> Scorer:
     """A scorer from its registered name and spec arguments; errors name `where` and `field`."""
-    factory = SCORERS.get(name)
-    if factory is None:
-        raise unknown_name("scorer", name, SCORERS, where=where, field=field)
+    factory = SCORERS.get(name, where=where, field=field)
     target = factory.resolve() if isinstance(factory, _Lazy) else factory
     args = dict(args or {})
     if args.get("normaliser") is not None and not isinstance(args["normaliser"], PostprocessChain):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from audioeval.adapters.codecs import codec2_rng
 from audioeval.adapters.codecs._deps import require_speech
 from audioeval.adapters.codecs.base import AudioCodec, from_pcm16, to_pcm16
+from audioeval.adapters.codecs.codec2_rng import seeded
 
 CODEC2_MODES = ("3200", "2400", "1600", "1400", "1300", "1200", "700C")
 
@@ -38,6 +38,6 @@ class Codec2Codec(AudioCodec):
     def _decode(self, payload: bytes, rate: int, n_samples: int) -> np.ndarray:
         codec = self._state()
         size = codec.bytes_per_frame()
-        with codec2_rng.seeded():  # same bitstream → same audio (see codec2_rng.py)
+        with seeded():  # same bitstream → same audio (see codec2_rng.py)
             frames = [codec.decode(payload[i : i + size]) for i in range(0, len(payload), size)]
         return from_pcm16(np.concatenate(frames)) if frames else np.zeros(0, np.float32)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from audioeval.adapters.codecs.base import AudioCodec
@@ -16,15 +18,11 @@ from audioeval.adapters.codecs.codec2 import CODEC2_MODES, Codec2Codec
 from audioeval.adapters.codecs.mulaw import MuLawCodec
 from audioeval.adapters.codecs.opus import MAX_BPS, MIN_BPS, OpusCodec
 from audioeval.core.errors import InputError
+from audioeval.core.registry import Registry
 
 if TYPE_CHECKING:
     from audioeval.adapters.runtimes.spec import RuntimeSpec
 
-BUILTIN_CODECS = {
-    "opus": "opus:<bitrate>, e.g. opus:6k, opus:12k, opus:24k (6k–256k)",
-    "codec2": f"codec2:<mode>, mode one of {', '.join(CODEC2_MODES)} (default 3200)",
-    "mulaw": "mulaw (G.711 μ-law, 8 kHz, 64 kbit/s)",
-}
 NEURAL_CODECS = (
     "encodec",
     "dac",
@@ -61,6 +59,51 @@ class NeuralCodecUnavailable(CodecSpecError):
     """A neural codec: not built in, it needs an isolated runtime and user-provided weights."""
 
 
+def _opus(text: str, param: str) -> AudioCodec:
+    m = _BITRATE_RE.match(param)
+    if not m:
+        raise CodecSpecError(f"{text!r}: Opus needs a bitrate, e.g. 'opus:12k' (6k–256k)")
+    bps = int(round(float(m.group(1)) * (1000 if m.group(2) else 1)))
+    if not MIN_BPS <= bps <= MAX_BPS:
+        raise CodecSpecError(f"{text!r}: Opus bitrate must be between 6k and 256k for mono audio")
+    return OpusCodec(bps)
+
+
+def _codec2(text: str, param: str) -> AudioCodec:
+    mode = (param or "3200").upper()
+    mode = "700C" if mode == "700" else mode
+    if mode not in CODEC2_MODES:
+        raise CodecSpecError(f"{text!r}: unknown Codec2 mode; valid modes: {', '.join(CODEC2_MODES)}")
+    return Codec2Codec(mode)
+
+
+def _mulaw(text: str, param: str) -> AudioCodec:
+    if param not in ("", "64k", "64000"):
+        raise CodecSpecError(f"{text!r}: μ-law has one bitrate (64k); write 'mulaw'")
+    return MuLawCodec()
+
+
+@dataclass(frozen=True)
+class BuiltinCodec:
+    """A built-in codec: how its spec is written, and its codec from (spec text, parameter)."""
+
+    usage: str
+    build: Callable[[str, str], AudioCodec]
+
+
+BUILTIN_CODECS: Registry[BuiltinCodec] = Registry(
+    "codec",
+    [
+        ("opus", BuiltinCodec("opus:<bitrate>, e.g. opus:6k, opus:12k, opus:24k (6k–256k)", _opus)),
+        (
+            "codec2",
+            BuiltinCodec(f"codec2:<mode>, mode one of {', '.join(CODEC2_MODES)} (default 3200)", _codec2),
+        ),
+        ("mulaw", BuiltinCodec("mulaw (G.711 μ-law, 8 kHz, 64 kbit/s)", _mulaw)),
+    ],
+)
+
+
 def parse_codec_spec(spec: str) -> AudioCodec:
     """`"opus:12k"` → an Opus codec at 12 kbit/s. The codec's `.name` is the canonical spec."""
     text = spec.strip()
@@ -75,35 +118,17 @@ def parse_codec_spec(spec: str) -> AudioCodec:
             f"({CODEC_RUNTIME_DOCS}). "
             f"Built-in codecs: {', '.join(BUILTIN_CODECS)}."
         )
-    if name == "opus":
-        return OpusCodec(_opus_bitrate(text, param))
-    if name == "codec2":
-        mode = (param or "3200").upper()
-        mode = "700C" if mode == "700" else mode
-        if mode not in CODEC2_MODES:
-            raise CodecSpecError(f"{text!r}: unknown Codec2 mode; valid modes: {', '.join(CODEC2_MODES)}")
-        return Codec2Codec(mode)
-    if name == "mulaw":
-        if param not in ("", "64k", "64000"):
-            raise CodecSpecError(f"{text!r}: μ-law has one bitrate (64k); write 'mulaw'")
-        return MuLawCodec()
-    raise CodecSpecError(_unknown(text, name))
-
-
-def _opus_bitrate(text: str, param: str) -> int:
-    m = _BITRATE_RE.match(param)
-    if not m:
-        raise CodecSpecError(f"{text!r}: Opus needs a bitrate, e.g. 'opus:12k' (6k–256k)")
-    bps = int(round(float(m.group(1)) * (1000 if m.group(2) else 1)))
-    if not MIN_BPS <= bps <= MAX_BPS:
-        raise CodecSpecError(f"{text!r}: Opus bitrate must be between 6k and 256k for mono audio")
-    return bps
+    codec = BUILTIN_CODECS.find(name)
+    if codec is None:
+        raise CodecSpecError(_unknown(text, name))
+    return codec.build(text, param)
 
 
 def _unknown(text: str, name: str) -> str:
     valid = list(BUILTIN_CODECS)
+    usages = "; ".join(c.usage for c in BUILTIN_CODECS.values())
     message = (
-        f"unknown codec {text!r}; built-in codecs: {'; '.join(BUILTIN_CODECS.values())}. "
+        f"unknown codec {text!r}; built-in codecs: {usages}. "
         f"Neural codecs ({', '.join(NEURAL_CODECS)}) run only as isolated runtimes: a spec file "
         f"(.yaml) that lists codec under `tasks` and sets `output: audio` ({CODEC_RUNTIME_DOCS})."
     )

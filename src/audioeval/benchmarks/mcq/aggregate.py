@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
+from audioeval.metrics.bootstrap import binary_mean_ci
 from audioeval.metrics.breakdown import summarise
+from audioeval.metrics.grouping import group_by, taxonomy_groups
 
 Row = dict[str, Any]
 
@@ -30,28 +30,16 @@ def binary_ci(
     correct: int, n: int, *, n_resamples: int, seed: int, confidence: float = 0.95
 ) -> list[float] | None:
     """Percentile bootstrap CI (in %) of the mean of n 0/1 outcomes, `correct` of them 1."""
-    if n <= 0:
-        return None
-    p = correct / n
-    if p in (0.0, 1.0):
-        return [round(p * 100, 2), round(p * 100, 2)]
-    draws = np.random.default_rng(seed).binomial(n, p, size=n_resamples) / n
-    alpha = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(draws, [alpha, 1.0 - alpha])
-    return [round(float(lo) * 100, 2), round(float(hi) * 100, 2)]
+    lo, hi = binary_mean_ci(correct, n, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    return None if lo is None or hi is None else [round(lo * 100, 2), round(hi * 100, 2)]
 
 
 def grouped(rows: Sequence[Row], bench: McqBenchmark) -> dict[str, dict[str, list[Row]]]:
     """Scored rows per axis and group: the axis' fixed groups first, then first-seen order."""
-    out: dict[str, dict[str, list[Row]]] = {}
-    for axis in bench.axes:
-        groups: dict[str, list[Row]] = {g: [] for g in axis.fixed}
-        for row in rows:
-            value = row.get(axis.name)
-            if value is not None:
-                groups.setdefault(value, []).append(row)
-        out[axis.name] = groups
-    return out
+    return {
+        axis.name: group_by(rows, lambda row, key=axis.name: taxonomy_groups(row.get(key)), fixed=axis.fixed)
+        for axis in bench.axes
+    }
 
 
 def _mode(members: Sequence[Row], name: str, n_resamples: int, seed: int) -> dict[str, Any]:

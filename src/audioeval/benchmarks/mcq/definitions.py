@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from audioeval.core.errors import InputError
+from audioeval.core.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -83,14 +83,12 @@ MMAU = McqBenchmark(
     metadata_file="mmau-test-mini.json",
 )
 
-BENCHMARKS: dict[str, McqBenchmark] = {b.name: b for b in (MMAR, MMAU)}
+BENCHMARKS: Registry[McqBenchmark] = Registry("benchmark", [(b.name, b) for b in (MMAR, MMAU)])
 
 
 def get_benchmark(name: str) -> McqBenchmark:
     """The definition for `name` (case-insensitive); InputError naming the known ones."""
-    try:
-        return BENCHMARKS[name.strip().lower()]
-    except KeyError:
-        raise InputError(
-            f"unknown benchmark {name!r}; known: {', '.join(sorted(BENCHMARKS))}", field="benchmark"
-        ) from None
+    bench = BENCHMARKS.find(name.strip().lower())
+    if bench is None:
+        raise BENCHMARKS.unknown(name, field="benchmark")
+    return bench
