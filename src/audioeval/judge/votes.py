@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
+from audioeval.core.registry import Registry
+
 AskVote = Callable[[int], Awaitable[bool]]
 """Run attempt `i` and record its answer; return whether it gave a valid vote."""
 
@@ -57,9 +59,8 @@ def mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-REDUCERS: dict[str, Callable[..., float | None]] = {
-    "strict_majority": strict_majority,
-    "trimmed_mean": trimmed_mean,
-    "mean": mean,
-}
+REDUCERS: Registry[Callable[..., float | None]] = Registry(
+    "vote reducer",
+    [("strict_majority", strict_majority), ("trimmed_mean", trimmed_mean), ("mean", mean)],
+)
 """Named reducers of valid votes; scorers record the name in their signature."""
