@@ -14,6 +14,7 @@ import typer
 
 from audioeval.cli.errors import friendly_errors, report_skipped
 from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
+from audioeval.store.run_lock import hold_run_lock
 
 mcq_app = typer.Typer(
     help="MMAR and MMAU: multiple-choice audio reasoning, scored official-exact and robust.",
@@ -123,7 +124,7 @@ def score(
     from audioeval.report.mcq_table import print_mcq_summary
 
     out = output_dir or Path("outputs") / benchmark.value
-    with friendly_errors():
+    with friendly_errors(), hold_run_lock(out):
         bench = get_benchmark(benchmark.value)
         if rubrics and not bench.rubrics:
             raise InputError(f"--rubrics applies to MMAR only, not {bench.name}")

@@ -1,0 +1,86 @@
+"""One audioeval process per output folder, and output folders that can be written.
+
+`hold_run_lock(folder)` takes an exclusive `flock` on `<folder>/.audioeval.lock` (without
+waiting) and writes its pid there; a second process asking for the same folder gets
+`RunLocked` naming the holder's pid. The kernel drops the lock when the holder exits, even
+on `kill -9`, so a stale lock file never blocks a rerun.
+
+`prepare_output_dir` is the one check that an output folder can be used (not an existing
+file, creatable, writable), done before any work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from audioeval.core.errors import InputError, RunLocked
+
+LOCK_FILE = ".audioeval.lock"
+
+
+def prepare_output_dir(folder: Path, *, create: bool = True) -> Path:
+    """`folder`, created when `create`; InputError (naming it) when it cannot be written to."""
+    where = str(folder)
+    try:
+        if folder.exists() and not folder.is_dir():
+            raise InputError("the output folder is an existing file; give a folder path", file=where)
+        if not folder.exists():
+            if not create:
+                raise InputError("output folder not found", file=where)
+            folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output folder ({_reason(exc)})", file=where) from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError("the output folder is not writable", file=where)
+    return folder
+
+
+def check_output_file(path: Path, what: str = "output file") -> Path:
+    """`path` for a file to write (`what` names it in errors): not a folder, in a folder
+    that can be written to."""
+    if path.is_dir():
+        raise InputError(f"{what} must be a file path, not a folder", file=str(path))
+    prepare_output_dir(path.parent)
+    return path
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        return "a part of its path is a file"
+    return exc.strerror or type(exc).__name__
+
+
+def _holder(fd: int) -> str:
+    os.lseek(fd, 0, os.SEEK_SET)
+    text = os.read(fd, 64).decode("ascii", errors="replace").strip()
+    return f"pid {text}" if text.isdigit() else "pid unknown"
+
+
+@contextlib.contextmanager
+def hold_run_lock(folder: Path, *, create: bool = True) -> Iterator[Path]:
+    """Hold `folder` for this process (prepared as by `prepare_output_dir`) until the block ends."""
+    prepare_output_dir(folder, create=create)
+    try:
+        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise InputError(
+            f"cannot write the lock file {LOCK_FILE} ({_reason(exc)})", file=str(folder)
+        ) from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunLocked(
+                f"{folder} is in use by another audioeval process ({_holder(fd)}); wait for it to "
+                "finish, or give another output folder"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield folder
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
