@@ -31,7 +31,7 @@ def prepare_output_dir(folder: Path, *, create: bool = True) -> Path:
             raise InputError("the output folder is an existing file; give a folder path", file=where)
         if not folder.exists():
             if not create:
-                raise InputError("output folder not found", file=where)
+                raise InputError("folder not found", file=where)
             folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the output folder ({_reason(exc)})", file=where) from None
@@ -61,9 +61,36 @@ def _holder(fd: int) -> str:
     return f"pid {text}" if text.isdigit() else "pid unknown"
 
 
+def _first_missing(folder: Path) -> Path | None:
+    """The outermost folder of `folder`'s path that does not exist yet (None: it exists)."""
+    missing = None
+    for candidate in (folder, *folder.parents):
+        if candidate.exists():
+            break
+        missing = candidate
+    return missing
+
+
+def _remove_if_untouched(folder: Path, top: Path) -> None:
+    """Remove `folder` (and its parents up to `top`) when it holds nothing but the lock file."""
+    try:
+        if [p.name for p in folder.iterdir()] != [LOCK_FILE]:
+            return
+        (folder / LOCK_FILE).unlink()
+        for path in (folder, *folder.parents):
+            path.rmdir()
+            if path == top:
+                return
+    except OSError:
+        return  # another process wrote there meanwhile: leave it
+
+
 @contextlib.contextmanager
 def hold_run_lock(folder: Path, *, create: bool = True) -> Iterator[Path]:
-    """Hold `folder` for this process (prepared as by `prepare_output_dir`) until the block ends."""
+    """Hold `folder` for this process (prepared as by `prepare_output_dir`) until the block
+    ends. A folder created here is removed again when the block fails having written nothing,
+    so that a command refused for bad input leaves no trace."""
+    created = _first_missing(folder) if create else None
     prepare_output_dir(folder, create=create)
     try:
         fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
@@ -75,6 +102,7 @@ def hold_run_lock(folder: Path, *, create: bool = True) -> Iterator[Path]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            created = None
             raise RunLocked(
                 f"{folder} is in use by another audioeval process ({_holder(fd)}); wait for it to "
                 "finish, or give another output folder"
@@ -82,5 +110,9 @@ def hold_run_lock(folder: Path, *, create: bool = True) -> Iterator[Path]:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield folder
+    except BaseException:
+        if created is not None:
+            _remove_if_untouched(folder, created)
+        raise
     finally:
         os.close(fd)  # closing the descriptor releases the lock
