@@ -265,3 +265,23 @@ def test_python_tags_and_recursive_aliases_are_refused(tmp_path: Path, text: str
     line = one_line_error(res)
     assert str(spec) in line and words in line
     assert not (tmp_path / "pwned").exists() and not Path("pwned").exists()
+
+
+def test_a_data_uri_in_a_run_manifest_skips_its_row_with_a_short_message(tmp_path: Path) -> None:
+    import base64
+
+    source = tone_asr_manifest(tmp_path / "set", n=3)
+    rows = [json.loads(line) for line in source.read_text().splitlines()]
+    wav = (source.parent / rows[1]["audio"]).read_bytes()
+    rows[1]["audio"] = "data:audio/wav;base64," + base64.b64encode(wav).decode()
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "o"
+    res = runner.invoke(
+        app, ["run", "-b", str(source), "--task", "asr", "-m", "oracle", "-o", str(out), "--no-progress"]
+    )
+    assert res.exit_code == 0, res.output
+    assert max(len(line) for line in res.output.splitlines()) < 400
+    (skipped,) = json.loads((out / "asr" / "skipped.json").read_text())
+    assert (skipped["id"], skipped["field"], skipped["file"]) == ("c1", "audio", str(source))
+    assert "data: URI" in skipped["error"] and " KB)" in skipped["error"] and len(skipped["error"]) < 300
+    assert json.loads((out / "summary.json").read_text())["scores"]["asr"]["oracle"]["wer"] == 0.0
