@@ -31,7 +31,7 @@ def prepare_output_dir(folder: Path, *, create: bool = True) -> Path:
             raise InputError("the output folder is an existing file; give a folder path", file=where)
         if not folder.exists():
             if not create:
-                raise InputError("folder not found", file=where)
+                raise InputError("no such folder: not an audioeval run directory", file=where)
             folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"cannot create the output folder ({_reason(exc)})", file=where) from None
