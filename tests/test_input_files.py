@@ -148,7 +148,7 @@ def test_latin1_mmae_predictions(synthetic_set, tmp_path: Path) -> None:
         ["mmae", "score", "--predictions", str(path), "--metadata", str(synthetic_set.metadata),
          "--base_urls", "http://127.0.0.1:9/v1", "--output_dir", str(tmp_path / "o"), "--no-progress"],
     )  # fmt: skip
-    assert f"{path}:1: predictions is not UTF-8" in one_line_error(res)
+    assert f"{path}:1: predictions file is not UTF-8" in one_line_error(res)
 
 
 @pytest.mark.parametrize("name", ["p.jsonl", "p.json"])
@@ -196,7 +196,7 @@ def test_latin1_run_manifest(tmp_path: Path, kind: str) -> None:
         ],
     )
     line = one_line_error(res)
-    assert str(path) in line and "manifest is not UTF-8" in line and "byte 0xe9" in line
+    assert str(path) in line and "manifest file is not UTF-8" in line and "byte 0xe9" in line
 
 
 def test_latin1_benchmark_spec_and_run_config(tmp_path: Path) -> None:
@@ -206,10 +206,10 @@ def test_latin1_benchmark_spec_and_run_config(tmp_path: Path) -> None:
         f"name: tones\ndescription: Tonalités\ntask: asr\nsource:\n  type: jsonl\n  path: {manifest}\n",
     )
     res = runner.invoke(app, ["run", "-b", str(spec), "-m", "constant", "-o", str(tmp_path / "o")])
-    assert f"{spec}:2: benchmark spec is not UTF-8" in one_line_error(res)
+    assert f"{spec}:2: benchmark spec file is not UTF-8" in one_line_error(res)
     cfg = latin1(tmp_path / "run.yaml", f"# réglages\nbenchmarks: [{manifest}]\nmodels: [constant]\n")
     res = runner.invoke(app, ["run", str(cfg)])
-    assert f"{cfg}:1: run config is not UTF-8" in one_line_error(res)
+    assert f"{cfg}:1: run config file is not UTF-8" in one_line_error(res)
 
 
 BILLION_LAUGHS = """name: lol

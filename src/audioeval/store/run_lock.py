@@ -19,12 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from audioeval.core.errors import InputError, RunLocked
+from audioeval.core.shorten import shorten_path
 
 LOCK_FILE = ".audioeval.lock"
 
 
 def prepare_output_dir(folder: Path, *, create: bool = True) -> Path:
-    """`folder`, created when `create`; InputError (naming it) when it cannot be written to."""
+    """`folder`, created when `create` (else it must exist: the folder of an earlier run);
+    InputError naming it when it cannot be written to."""
     where = str(folder)
     try:
         if folder.exists() and not folder.is_dir():
@@ -64,10 +66,13 @@ def _holder(fd: int) -> str:
 def _first_missing(folder: Path) -> Path | None:
     """The outermost folder of `folder`'s path that does not exist yet (None: it exists)."""
     missing = None
-    for candidate in (folder, *folder.parents):
-        if candidate.exists():
-            break
-        missing = candidate
+    try:
+        for candidate in (folder, *folder.parents):
+            if candidate.exists():
+                break
+            missing = candidate
+    except OSError:
+        return None  # a path the file system refuses: prepare_output_dir says why
     return missing
 
 
@@ -104,7 +109,7 @@ def hold_run_lock(folder: Path, *, create: bool = True) -> Iterator[Path]:
         except BlockingIOError:
             created = None
             raise RunLocked(
-                f"{folder} is in use by another audioeval process ({_holder(fd)}); wait for it to "
+                f"{shorten_path(folder)} is in use by another audioeval process ({_holder(fd)}); wait for it to "
                 "finish, or give another output folder"
             ) from None
         os.ftruncate(fd, 0)

@@ -18,7 +18,7 @@ def not_utf8(raw: bytes, start: int, file: str, what: str, *, line: int | None =
     where = line if line is not None else raw.count(b"\n", 0, start) + 1
     offset = "" if line is not None else f" at offset {start}"
     return InputError(
-        f"{what} is not UTF-8 text (byte 0x{raw[start]:02x}{offset}); save it as UTF-8",
+        f"{what} file is not UTF-8 text (byte 0x{raw[start]:02x}{offset}); save it as UTF-8",
         file=file,
         line=where,
     )
@@ -27,7 +27,7 @@ def not_utf8(raw: bytes, start: int, file: str, what: str, *, line: int | None =
 def decode_text(raw: bytes, file: str, what: str) -> str:
     """`raw` as text, without a leading BOM."""
     if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise InputError(f"{what} is UTF-16 text; save it as UTF-8", file=file)
+        raise InputError(f"{what} file is UTF-16 text; save it as UTF-8", file=file)
     bom = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
     try:
         return raw[bom:].decode("utf-8")

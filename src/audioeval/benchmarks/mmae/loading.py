@@ -154,9 +154,10 @@ def rubric_problem(question: str, right: str, wrong: list[str]) -> tuple[str, st
     for i, choice in enumerate(wrong):
         if not choice.strip():
             return f"wrong choice {i} is empty", "wrong_choices"
-        first = seen.setdefault(_same(choice), f"wrong choice {i}")
-        if first != f"wrong choice {i}":
-            return f"wrong choice {i} {shorten(choice)} repeats {first}", "wrong_choices"
+        key = _same(choice)
+        if key in seen:
+            return f"wrong choice {i} {shorten(choice)} repeats {seen[key]}", "wrong_choices"
+        seen[key] = f"wrong choice {i}"
     return None
 
 
