@@ -95,3 +95,76 @@ def test_paper_example_item_loads(tmp_path):
     assert (
         not perrors and preds["69e898163a050f39ac567501"].output_audio == "audio/69e898163a050f39ac567501.wav"
     )
+
+
+def _rubric_defects(meta):
+    """Six samples, each with one defect in one rubric's question or options."""
+    r = meta[0]["rubrics"][1]
+    r["wrong_choices"] = [r["wrong_choices"][0], f"  {r['right_choice']} "]  # right choice repeated
+    r = meta[1]["rubrics"][0]
+    r["wrong_choices"] = [r["wrong_choices"][0], r["wrong_choices"][0]]  # a wrong choice twice
+    r = meta[2]["rubrics"][2]
+    r["wrong_choices"] = [*r["wrong_choices"], *(f"distractor {k}" for k in range(24))]  # 27 options
+    meta[3]["rubrics"][0]["wrong_choices"][1] = "   "  # an empty option
+    meta[4]["rubrics"][0]["question"] = "  "
+    r = meta[6]["rubrics"][0]
+    r["wrong_choices"][0] = r["right_choice"].upper()  # the same option for a judge
+    return {
+        "syn00000": ("rubrics[1].wrong_choices", "repeats the right choice"),
+        "syn00001": ("rubrics[0].wrong_choices", "wrong choice 1"),
+        "syn00002": ("rubrics[2].wrong_choices", "27 options"),
+        "syn00003": ("rubrics[0].wrong_choices", "wrong choice 1 is empty"),
+        "syn00004": ("rubrics[0].question", "empty question"),
+        "syn00006": ("rubrics[0].wrong_choices", "repeats the right choice"),
+    }
+
+
+def test_bad_rubric_options_skip_their_sample_and_the_oracle_keeps_100(synthetic_set, judge_server, tmp_path):
+    root, meta, preds = _copy_set(synthetic_set, tmp_path)
+    expected = _rubric_defects(meta)
+    pred_path, meta_path = _write(root, meta, preds)
+
+    r = run_mmae(config(pred_path, meta_path, tmp_path / "o", [judge_server.base_url]))
+    by_id = {e.sample_id: e for e in r.skipped}
+    assert set(by_id) == set(expected)
+    for sid, (field, words) in expected.items():
+        assert by_id[sid].field == field and words in by_id[sid].message, by_id[sid].describe()
+        assert by_id[sid].file == str(meta_path)
+    overall = r.taxonomy["overall"]
+    assert overall["n"] == 42 - 6 and overall["n_rubrics_failed"] == 0
+    assert overall["IFR"] == overall["CR"] == overall["EMR"] == 100.0
+    skipped = json.loads((tmp_path / "o" / "skipped.json").read_text())
+    assert {(s["id"], s["field"]) for s in skipped} == {(k, v[0]) for k, v in expected.items()}
+
+
+def test_run_source_mmae_uses_the_same_rubric_validation(synthetic_set, tmp_path):
+    from audioeval.benchmarks.mmae.source import load_mmae_samples
+
+    root, meta, preds = _copy_set(synthetic_set, tmp_path)
+    expected = _rubric_defects(meta)
+    _, meta_path = _write(root, meta, preds)
+    samples, errors = load_mmae_samples(meta_path)
+    assert {(e.sample_id, e.field) for e in errors} == {(k, v[0]) for k, v in expected.items()}
+    assert len(samples) == 42 - 6
+
+
+def test_a_data_uri_as_audio_path_skips_its_sample_with_a_short_message(
+    synthetic_set, judge_server, tmp_path
+):
+    import base64
+
+    root, meta, preds = _copy_set(synthetic_set, tmp_path)
+    part = preds[0]["messages"][-1]["content"][0]
+    wav = (root / part["audio_url"]).read_bytes()
+    part["audio_url"] = "data:audio/wav;base64," + base64.b64encode(wav).decode()
+    meta[1]["messages"][0]["content"][1]["audio_url"] = "x" * 300 + ".wav"
+    pred_path, meta_path = _write(root, meta, preds)
+
+    r = run_mmae(config(pred_path, meta_path, tmp_path / "o", [judge_server.base_url]))
+    first = {e.sample_id: e for e in reversed(r.skipped)}
+    uri, long_path = first["syn00000"], first["syn00001"]
+    assert uri.field == "messages[1].content[0].audio_url" and "data: URI" in uri.message
+    assert "'data:audio/wav;base64,UklGR" in uri.message and " KB)" in uri.message
+    assert long_path.field == "messages[0].content[1].audio_url" and "too long" in long_path.message
+    assert all(len(e.describe()) < 400 for e in r.skipped)
+    assert r.taxonomy["overall"]["n"] == 40 and r.taxonomy["overall"]["EMR"] == 100.0

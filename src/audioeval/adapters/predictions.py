@@ -17,6 +17,7 @@ from typing import Any
 from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.model_output import ModelOutput
+from audioeval.core.shorten import shorten_path
 
 PredictionsLoader = Callable[[Path], tuple[Mapping[str, str], list[InputError]]]
 
@@ -68,7 +69,7 @@ class PredictionsFile:
         if not Path(path).is_file():
             return ModelOutput(
                 error=f"predictions: {self.path}, id {sid!r}, field 'messages[-1].content.audio_url': "
-                f"audio file not found: {path}"
+                f"audio file not found: {shorten_path(path)}"
             )
         return ModelOutput(audio_path=path)
 

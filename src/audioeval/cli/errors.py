@@ -11,7 +11,9 @@ from collections.abc import Iterator
 import typer
 from rich.console import Console
 
-from audioeval.core.errors import AudioevalError, InputError
+from audioeval.cli import exit_codes
+from audioeval.core.errors import AudioevalError, InputError, RunLocked
+from audioeval.core.shorten import shorten_plain
 from audioeval.report.escaping import failure_text
 
 err_console = Console(stderr=True, soft_wrap=True)
@@ -24,8 +26,11 @@ def friendly_errors() -> Iterator[None]:
     except InputError as exc:
         err_console.print(f"[red]error:[/red] {failure_text(exc.describe())}", highlight=False)
         raise typer.Exit(2) from None
+    except RunLocked as exc:
+        err_console.print(f"[red]error:[/red] {failure_text(shorten_plain(str(exc)))}", highlight=False)
+        raise typer.Exit(exit_codes.LOCKED) from None
     except AudioevalError as exc:
-        err_console.print(f"[red]error:[/red] {failure_text(exc)}", highlight=False)
+        err_console.print(f"[red]error:[/red] {failure_text(shorten_plain(str(exc)))}", highlight=False)
         raise typer.Exit(2) from None
 
 

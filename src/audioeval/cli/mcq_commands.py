@@ -15,6 +15,7 @@ from audioeval.cli.errors import friendly_errors, report_skipped
 from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
 from audioeval.core.redact import secret_from_env
 from audioeval.report.escaping import console_text
+from audioeval.store.run_lock import hold_run_lock
 
 mcq_app = typer.Typer(
     help="MMAR and MMAU: multiple-choice audio reasoning, scored official-exact and robust.",
@@ -124,7 +125,7 @@ def score(
     from audioeval.report.mcq_table import print_mcq_summary
 
     out = output_dir or Path("outputs") / benchmark.value
-    with friendly_errors():
+    with friendly_errors(), hold_run_lock(out):
         bench = get_benchmark(benchmark.value)
         if rubrics and not bench.rubrics:
             raise InputError(f"--rubrics applies to MMAR only, not {bench.name}")

@@ -11,6 +11,7 @@ from audioeval.cli.errors import friendly_errors, report_skipped
 from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
 from audioeval.core.redact import secret_from_env
 from audioeval.report.escaping import console_text
+from audioeval.store.run_lock import check_output_file, hold_run_lock
 
 mmae_app = typer.Typer(help="MMAE: rubric-judged scoring of audio edits.", no_args_is_help=True)
 console = make_console()
@@ -120,6 +121,8 @@ def score(
         progress=progress,
     )
     with friendly_errors():
+        if cache is not None and not no_cache:
+            check_output_file(cache, "the response cache (--cache)")
         result = run_mmae(cfg)
     report_skipped(result.skipped)
     print_mmae_summary(result.taxonomy, console=console)
@@ -147,7 +150,7 @@ def rescore(
     from audioeval.engine.mmae_run import rescore_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
-    with friendly_errors():
+    with friendly_errors(), hold_run_lock(output_dir, create=False):
         _, tax = rescore_mmae(output_dir, metadata, n_resamples=bootstrap, reparse=reparse)
     print_mmae_summary(tax, console=console, title="MMAE (rescored)")
 
@@ -180,7 +183,8 @@ def synth(
     """Write a small synthetic MMAE-format set of tone edits (for trying the pipeline)."""
     from audioeval.benchmarks.mmae.synthetic import write_synthetic_set
 
-    s = write_synthetic_set(out, n)
+    with friendly_errors():
+        s = write_synthetic_set(out, n)
     console.print(
         f"metadata: {console_text(s.metadata)}\noracle predictions: {console_text(s.oracle_predictions)}"
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from audioeval.core.shorten import shorten, shorten_path, shorten_plain
+
 
 class AudioevalError(Exception):
     """Base class for every error audioeval raises on purpose."""
@@ -27,15 +29,17 @@ class InputError(AudioevalError):
         super().__init__(self.describe())
 
     def describe(self) -> str:
+        """One line: file[:line], id, field, then the message (user values in it bounded)."""
         where = []
         if self.file:
-            where.append(f"{self.file}" + (f":{self.line}" if self.line is not None else ""))
+            where.append(shorten_path(self.file) + (f":{self.line}" if self.line is not None else ""))
         if self.sample_id is not None:
-            where.append(f"id {self.sample_id!r}")
+            where.append(f"id {shorten(self.sample_id)}")
         if self.field:
-            where.append(f"field {self.field!r}")
+            where.append(f"field {shorten(self.field)}")
         prefix = ", ".join(where)
-        return f"{prefix}: {self.message}" if prefix else self.message
+        message = shorten_plain(self.message)
+        return f"{prefix}: {message}" if prefix else message
 
     def as_record(self) -> dict[str, object]:
         return {
@@ -57,3 +61,7 @@ class RunConfigError(AudioevalError):
 
 class OptionalDependencyError(AudioevalError):
     """An optional extra is needed; the message carries the exact install hint."""
+
+
+class RunLocked(AudioevalError):
+    """Another audioeval process is writing to the same output folder."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from audioeval.scoring.speech_models.runtime import throughput_report, throughpu
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.jsonl import JsonlAppender, read_jsonl
 from audioeval.store.response_cache import ResponseCache
+from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import check_or_write_signature
 
 
@@ -355,4 +356,6 @@ def _names(run: dict[str, Any]) -> tuple[set[str], set[str]]:
 
 
 def evaluate(req: EvalRequest) -> EvalResult:
-    return asyncio.run(evaluate_async(req))
+    run_dir = req.output_dir or default_run_dir(req.benchmarks, [m.name for m in req.models])
+    with hold_run_lock(run_dir):
+        return asyncio.run(evaluate_async(replace(req, output_dir=run_dir)))

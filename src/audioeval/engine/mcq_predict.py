@@ -20,7 +20,7 @@ from pathlib import Path
 
 from audioeval.adapters.base import GenerationConfig
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
-from audioeval.benchmarks.mcq.loading import load_mcq_file
+from audioeval.benchmarks.mcq.loading import McqFile, load_mcq_file
 from audioeval.benchmarks.mcq.predictions_out import (
     answers_from_records,
     check_prompt_fields,
@@ -35,6 +35,7 @@ from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import RECORDS_FILE, pair_dir
 from audioeval.engine.sample_pipeline import build_messages
 from audioeval.store.jsonl import read_jsonl
+from audioeval.store.run_lock import check_output_file, hold_run_lock
 
 
 @dataclass
@@ -107,6 +108,15 @@ async def predict_async(cfg: McqPredictConfig) -> McqPredictResult:
     folder = cfg.folder
     # The run folder as data root: no local copy under AUDIOEVAL_DATA replaces the metadata.
     _check_prompts(spec, where, folder)
+    with hold_run_lock(folder):
+        return await _ask_and_write(cfg, file, spec, where)
+
+
+async def _ask_and_write(
+    cfg: McqPredictConfig, file: McqFile, spec: BenchmarkSpec, where: str
+) -> McqPredictResult:
+    """Ask through the engine in the run folder (held by this process); write the predictions."""
+    folder = cfg.folder
     model = cfg.model_config()
     result = await evaluate_async(
         EvalRequest(
@@ -146,4 +156,5 @@ def _is_jsonl_out(out: Path, source_jsonl: bool) -> bool:
 
 
 def predict(cfg: McqPredictConfig) -> McqPredictResult:
+    check_output_file(cfg.out, "the predictions file (--out)")
     return asyncio.run(predict_async(cfg))

@@ -35,6 +35,7 @@ from audioeval.judge.votes import collect_votes
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.jsonl import JsonlAppender, read_jsonl
 from audioeval.store.response_cache import ResponseCache
+from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import check_or_write_signature
 
 RESULTS_FILE = "results.jsonl"
@@ -368,7 +369,8 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
 
 
 def run_mmae(cfg: MmaeRunConfig) -> MmaeRunResult:
-    return asyncio.run(run_mmae_async(cfg))
+    with hold_run_lock(cfg.output_dir):
+        return asyncio.run(run_mmae_async(cfg))
 
 
 def rescore_mmae(

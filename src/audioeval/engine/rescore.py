@@ -24,6 +24,7 @@ from audioeval.engine.sample_pipeline import sample_from_record, score_output
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_text_atomic
 from audioeval.store.jsonl import read_jsonl
+from audioeval.store.run_lock import hold_run_lock
 
 
 @dataclass
@@ -68,6 +69,11 @@ def _rescore_pair(bench: ResolvedBenchmark, folder: Path) -> tuple[list[str], in
 
 
 def rescore_run(run_dir: Path, *, resamples: int | None = None, seed: int | None = None) -> RescoreResult:
+    with hold_run_lock(run_dir, create=False):
+        return _rescore(run_dir, resamples, seed)
+
+
+def _rescore(run_dir: Path, resamples: int | None, seed: int | None) -> RescoreResult:
     benches, models, run = _load_run(run_dir)
     metric_before = throughput_report()
     pairs: list[PairRun] = []

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from audioeval.core.errors import RunConfigError
 from audioeval.engine.run_layout import RUN_FILE
 from audioeval.store.jsonl import read_jsonl
+from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import SIGNATURE_FILE
 
 FolderKind = Literal["run", "mmae", "mcq"]
@@ -70,19 +71,19 @@ def rescore_mmae_folder(folder: Path, metadata: Path | None = None) -> MmaeResco
         )
     previous = folder / "taxonomy.json"
     conf = _read_json(previous).get("confidence", {}) if previous.is_file() else {}
-    _, tax = rescore_mmae(
-        folder,
-        meta,
-        n_resamples=int(conf.get("n_resamples", 1000)),
-        seed=int(conf.get("seed", sig.get("option_shuffle_seed", 0))),
-    )
+    with hold_run_lock(folder, create=False):
+        _, tax = rescore_mmae(
+            folder,
+            meta,
+            n_resamples=int(conf.get("n_resamples", 1000)),
+            seed=int(conf.get("seed", sig.get("option_shuffle_seed", 0))),
+        )
     return MmaeRescore(tax, meta)
 
 
 def rescore_mcq_folder(folder: Path) -> Any:
     """Score an `mcq score` folder again; returns its `McqScoreResult` (outputs rewritten)."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
-    from audioeval.benchmarks.mcq.run import apply_rubric_outcomes, score_file, write_outputs
 
     summary = _read_json(folder / "summary.json")
     predictions = Path(str(summary.get("predictions", "")))
@@ -91,6 +92,15 @@ def rescore_mcq_folder(folder: Path) -> Any:
     boot = summary.get("bootstrap") or {}
     n_resamples, seed = int(boot.get("n_resamples", 1000)), int(boot.get("seed", 0))
     bench = get_benchmark(str(summary["benchmark"]))
+    with hold_run_lock(folder, create=False):
+        return _rescore_mcq(folder, summary, bench, predictions, n_resamples, seed)
+
+
+def _rescore_mcq(
+    folder: Path, summary: dict[str, Any], bench: Any, predictions: Path, n_resamples: int, seed: int
+) -> Any:
+    from audioeval.benchmarks.mcq.run import apply_rubric_outcomes, score_file, write_outputs
+
     result = score_file(
         bench, predictions, prediction_key=summary.get("prediction_key"), n_resamples=n_resamples, seed=seed
     )

@@ -29,6 +29,7 @@ from audioeval.core.errors import InputError
 from audioeval.core.validation import describe_validation
 from audioeval.engine.model_specs import ModelConfig, parse_model_entry
 from audioeval.engine.run_judge import JudgeSettings, split_urls
+from audioeval.store.yaml_file import read_yaml_mapping
 
 
 class GenerationSection(BaseModel):
@@ -92,17 +93,8 @@ def _local(base: Path, value: str) -> str:
 
 
 def load_run_config(path: Path) -> LoadedRunConfig:
-    import yaml
-
     where = str(path)
-    if not path.is_file():
-        raise InputError("run config file not found", file=where)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise InputError(f"malformed YAML ({exc})", file=where) from None
-    if not isinstance(data, dict):
-        raise InputError("a run config must be a YAML mapping", file=where)
+    data = read_yaml_mapping(path, "run config")
     try:
         cfg = RunFile.model_validate(data)
     except ValidationError as exc:

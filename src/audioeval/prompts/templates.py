@@ -16,6 +16,8 @@ from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioPart, AudioRef, ContentPart, Message, TextPart
+from audioeval.store.text_input import read_text_input
+from audioeval.store.yaml_file import parse_yaml_mapping
 
 _KEYS = {"name", "description", "system", "user", "audio"}
 _AUDIO_PLACES = ("before", "after", "none")
@@ -49,14 +51,7 @@ def _env() -> Any:
 
 def parse_template(text: str, source: str) -> PromptTemplate:
     """Validate YAML text as a template; errors name the source and the field."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(f"malformed YAML ({exc})", file=source) from None
-    if not isinstance(data, dict):
-        raise InputError("a prompt template must be a YAML mapping", file=source)
+    data = parse_yaml_mapping(text, source, "prompt template")
     unknown = sorted(set(map(str, data)) - _KEYS)
     if unknown:
         raise InputError(f"unknown key(s) {unknown}; allowed: {sorted(_KEYS)}", file=source)
@@ -84,9 +79,7 @@ def load_template(name_or_path: str | Path) -> PromptTemplate:
     """A template file, or a template shipped with audioeval by name (e.g. `mcq_choices`)."""
     p = Path(name_or_path)
     if p.suffix in (".yaml", ".yml") or p.exists():
-        if not p.is_file():
-            raise InputError("prompt template file not found", file=str(p))
-        return parse_template(p.read_text(encoding="utf-8"), str(p))
+        return parse_template(read_text_input(p, "prompt template"), str(p))
     shipped = resources.files("audioeval.prompts").joinpath("templates", f"{name_or_path}.yaml")
     if not shipped.is_file():
         raise InputError(

@@ -1,27 +1,107 @@
-"""Reading a YAML file whose errors name the file: not found, malformed, not a mapping."""
+"""Reading YAML whose errors name the file: not found, not UTF-8, malformed, not a mapping.
+
+Every YAML audioeval reads (benchmark and runtime specs, run configs, prompt templates) is
+loaded here, with PyYAML's safe loader (no tag builds a Python object) and a bound on alias
+expansion: anchors that refer to anchors ("billion laughs") make a few hundred bytes stand
+for millions of values, which a run would then write out in full.
+"""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.store.text_input import read_text_input
+
+MAX_EXPANDED_NODES = 100_000
+"""The most values (scalars, lists, mappings) a YAML file may stand for once its aliases are
+expanded; a file without aliases stands for no more values than it writes out."""
 
 
 def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
     """The file's top-level mapping; `what` names it in errors ("benchmark spec", …)."""
-    if not path.is_file():
-        raise InputError(f"{what} file not found", file=str(path))
-    return parse_yaml_mapping(path.read_text(encoding="utf-8"), str(path), what)
+    return parse_yaml_mapping(read_text_input(path, what), str(path), what)
 
 
 def parse_yaml_mapping(text: str, where: str, what: str) -> dict[str, Any]:
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(f"malformed YAML ({exc})", file=where) from None
+    data = load_yaml(text, where)
     if not isinstance(data, dict):
         raise InputError(f"a {what} must be a YAML mapping", file=where)
     return data
+
+
+def load_yaml(text: str, where: str) -> Any:
+    """The document in `text` (read from `where`, which errors name)."""
+    import yaml
+
+    try:
+        return yaml.load(text, Loader=_bounded_loader())  # noqa: S506 - a SafeLoader subclass
+    except _AliasBomb as exc:
+        raise InputError(f"YAML refused: {exc}", file=where) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = " ".join(str(exc.problem or exc.context or "").split())
+        if "python/" in problem:
+            problem += "; tags that build Python objects are not accepted"
+        raise InputError(f"malformed YAML ({problem}{at})", file=where) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"malformed YAML ({' '.join(str(exc).split())})", file=where) from None
+
+
+class _AliasBomb(ValueError):
+    """A document whose aliases stand for too many values, or for themselves."""
+
+
+def _expanded_size(root: Any) -> int:
+    """How many nodes the document stands for, each alias counted as the nodes it repeats."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: Any) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise _AliasBomb("an alias refers to a node that contains it")
+        open_nodes.add(key)
+        if isinstance(node, yaml.MappingNode):
+            total = 1 + sum(size(k) + size(v) for k, v in node.value)
+        elif isinstance(node, yaml.SequenceNode):
+            total = 1 + sum(size(item) for item in node.value)
+        else:
+            total = 1
+        open_nodes.discard(key)
+        sizes[key] = min(total, MAX_EXPANDED_NODES + 1)
+        return sizes[key]
+
+    return size(root)
+
+
+@functools.cache
+def _bounded_loader() -> type:
+    import yaml
+
+    class BoundedSafeLoader(yaml.SafeLoader):
+        """The safe loader, refusing documents whose aliases expand beyond the bound."""
+
+        aliases_seen = False
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                self.aliases_seen = True
+            return super().compose_node(parent, index)
+
+        def construct_document(self, node: Any) -> Any:
+            if self.aliases_seen and _expanded_size(node) > MAX_EXPANDED_NODES:
+                raise _AliasBomb(
+                    f"its aliases expand to more than {MAX_EXPANDED_NODES:,} values "
+                    "(anchors that repeat anchors); write the values out instead"
+                )
+            return super().construct_document(node)
+
+    return BoundedSafeLoader

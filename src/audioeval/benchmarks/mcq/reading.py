@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import json
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.store.text_input import decode_text, not_utf8
 
 
 @contextlib.contextmanager
@@ -25,8 +27,9 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _jsonl(raw: bytes, file: str) -> list[tuple[Any, int]]:
-    """One object per line; lines split on bytes, so U+2028 inside a string is no break."""
+def _jsonl(raw: bytes, file: str, what: str) -> list[tuple[Any, int]]:
+    """One object per line; lines split on bytes, so U+2028 inside a string is no break
+    (json.loads reads UTF-8 bytes, with a BOM on the first line too)."""
     out: list[tuple[Any, int]] = []
     for lineno, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
@@ -34,7 +37,7 @@ def _jsonl(raw: bytes, file: str) -> list[tuple[Any, int]]:
         try:
             out.append((json.loads(line), lineno))
         except UnicodeDecodeError as exc:
-            raise InputError(f"line is not UTF-8 text ({exc.reason})", file=file, line=lineno) from None
+            raise not_utf8(line, exc.start, file, what, line=lineno) from None
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"malformed JSON line ({exc.msg} at column {exc.colno})", file=file, line=lineno
@@ -68,14 +71,11 @@ def read_items(path: str | Path, what: str = "predictions") -> tuple[list[tuple[
     if not p.is_file():
         raise InputError(f"{what} file not found", file=str(p))
     raw = p.read_bytes()
-    head = raw[:4096].lstrip()
+    head = raw[:4096].removeprefix(codecs.BOM_UTF8).lstrip()
     if p.suffix.lower() == ".jsonl" or head[:1] == b"{":
         with gc_paused():
-            return _jsonl(raw, str(p)), True
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{what} file is not UTF-8 text ({exc.reason})", file=str(p)) from None
+            return _jsonl(raw, str(p), what), True
+    text = decode_text(raw, str(p), what)
     try:
         with gc_paused():
             data = json.loads(text)

@@ -11,8 +11,11 @@ import numpy as np
 
 from audioeval.benchmarks.mmae.loading import read_json_records
 from audioeval.benchmarks.mmae.plan import resolve_path
+from audioeval.core.audio_path import audio_path_problem
 from audioeval.core.errors import AudioError, InputError
+from audioeval.core.shorten import shorten_path
 from audioeval.store.atomic import write_json_atomic
+from audioeval.store.run_lock import prepare_output_dir
 
 Baseline = Literal["identity", "noise"]
 
@@ -44,7 +47,7 @@ def write_baseline(
     kind: Baseline, *, metadata: str | Path, audio_root: str | Path, out_dir: str | Path
 ) -> tuple[Path, list[InputError]]:
     """Write `predictions.json` (and, for noise, `audio/<id>.wav`) under `out_dir`."""
-    root, out = Path(audio_root).resolve(), Path(out_dir).resolve()
+    root, out = Path(audio_root).resolve(), prepare_output_dir(Path(out_dir)).resolve()
     preds: list[dict[str, Any]] = []
     errors: list[InputError] = []
     for item in read_json_records(metadata, "metadata"):
@@ -55,11 +58,18 @@ def write_baseline(
                 InputError("no id or no user audio", file=str(metadata), sample_id=sid, field="messages")
             )
             continue
+        problem = audio_path_problem(first)
+        if problem:
+            errors.append(InputError(problem, file=str(metadata), sample_id=sid, field="messages"))
+            continue
         src = resolve_path(first, root)
         if not src.is_file():
             errors.append(
                 AudioError(
-                    f"input audio not found: {src}", file=str(metadata), sample_id=sid, field="messages"
+                    f"input audio not found: {shorten_path(src)}",
+                    file=str(metadata),
+                    sample_id=sid,
+                    field="messages",
                 )
             )
             continue

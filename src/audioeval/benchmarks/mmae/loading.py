@@ -11,22 +11,24 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mmae.records import MmaePrediction, MmaeSample
+from audioeval.core.audio_path import audio_path_problem
 from audioeval.core.errors import InputError
+from audioeval.core.shorten import shorten
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.rubric_votes import McqRubric
+from audioeval.store.text_input import read_text_input, text_lines
 
 _INPUT_LABEL_PREFIX = "input"
+MAX_OPTIONS = 26
 
 
 def read_json_records(path: str | Path, what: str) -> list[Any]:
     """A JSON list, or JSONL with one object per line; errors name the file (and line)."""
     p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{what} file not found", file=str(p))
-    text = p.read_text(encoding="utf-8")
+    text = read_text_input(p, what)
     if p.suffix == ".jsonl":
         out = []
-        for lineno, line in enumerate(text.splitlines(), start=1):
+        for lineno, line in enumerate(text_lines(text), start=1):
             if not line.strip():
                 continue
             try:
@@ -79,13 +81,12 @@ def _audio_parts(messages: list[Any], role: str, file: str, sid: str) -> list[st
                 url = part.get("audio_url")
                 if isinstance(url, dict):
                     url = url.get("url")
+                where = f"messages[{mi}].content[{pi}].audio_url"
                 if not isinstance(url, str) or not url:
-                    raise InputError(
-                        "audio part without a path",
-                        file=file,
-                        sample_id=sid,
-                        field=f"messages[{mi}].content[{pi}].audio_url",
-                    )
+                    raise InputError("audio part without a path", file=file, sample_id=sid, field=where)
+                problem = audio_path_problem(url)
+                if problem:
+                    raise InputError(problem, file=file, sample_id=sid, field=where)
                 paths.append(url.removeprefix("file://"))
     return paths
 
@@ -105,6 +106,9 @@ def _rubric(obj: Any, index: int, n_inputs: int, file: str, sid: str) -> McqRubr
         raise InputError(
             "must be a non-empty list of strings", file=file, sample_id=sid, field=f"{where}.wrong_choices"
         )
+    problem = rubric_problem(question, right, wrong)
+    if problem:
+        raise InputError(problem[0], file=file, sample_id=sid, field=f"{where}.{problem[1]}")
     try:
         mentions = find_mentions(question)
     except ValueError as exc:
@@ -125,6 +129,36 @@ def _rubric(obj: Any, index: int, n_inputs: int, file: str, sid: str) -> McqRubr
                 field=f"{where}.question",
             )
     return McqRubric(category, question, right, tuple(wrong))
+
+
+def _same(text: str) -> str:
+    """What two options are compared on: case and runs of white space do not tell them apart
+    for a judge, so they do not here."""
+    return " ".join(text.split()).casefold()
+
+
+def rubric_problem(question: str, right: str, wrong: list[str]) -> tuple[str, str] | None:
+    """(message, field) of the first defect of a rubric's question and options, or None.
+
+    The options must be distinct (a right choice repeated among the wrong ones makes a vote
+    for it count as wrong), non-empty, and at most 26, lettered A-Z.
+    """
+    if not question.strip():
+        return "empty question", "question"
+    if not right.strip():
+        return "empty right choice", "right_choice"
+    n_options = 1 + len(wrong)
+    if n_options > MAX_OPTIONS:
+        return f"{n_options} options in all: at most {MAX_OPTIONS} can be lettered A-Z", "wrong_choices"
+    seen = {_same(right): "the right choice"}
+    for i, choice in enumerate(wrong):
+        if not choice.strip():
+            return f"wrong choice {i} is empty", "wrong_choices"
+        key = _same(choice)
+        if key in seen:
+            return f"wrong choice {i} {shorten(choice)} repeats {seen[key]}", "wrong_choices"
+        seen[key] = f"wrong choice {i}"
+    return None
 
 
 def valid_label(label: str, n_inputs: int) -> bool:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from audioeval.benchmarks.mmae.records import MmaePrediction, MmaeSample
 from audioeval.core.errors import AudioError, InputError
+from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
 
 
@@ -91,7 +92,9 @@ def make_plan(
                         f"messages (user audio {k + 1})",
                     )
                 if not path.is_file():
-                    raise AudioError(f"audio file not found: {path}", file=src, sample_id=sid, field=fld)
+                    raise AudioError(
+                        f"audio file not found: {shorten_path(path)}", file=src, sample_id=sid, field=fld
+                    )
                 clips["input1" if label == "input" else label] = str(path)
         except AudioError as exc:
             plan.skipped.append(exc)

@@ -24,6 +24,7 @@ from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
+from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.mcq_prompt import PROMPT_VERSION, attachments, build_judge_messages
 from audioeval.judge.rubric_votes import RubricVoting, rescore_attempts
@@ -76,7 +77,9 @@ class MmaeRubricScorer:
         if not output:
             raise InputError("the model returned no edited audio", sample_id=sample.id, field="output")
         if not Path(output).is_file():
-            raise AudioError(f"audio file not found: {output}", sample_id=sample.id, field="output")
+            raise AudioError(
+                f"audio file not found: {shorten_path(output)}", sample_id=sample.id, field="output"
+            )
 
         def resolve(label: str) -> str:
             if label == "output":

@@ -25,6 +25,7 @@ from audioeval.benchmarks.mmae.taxonomy import complexity_group, granularity_gro
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
+from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.rubric_votes import McqRubric
 
@@ -68,7 +69,7 @@ def mmae_to_sample(s: MmaeSample, instruction: str, audio_root: Path, file: str)
         if ref is None or not Path(ref.path).is_file():
             k = int(key[len("input") :])
             raise AudioError(
-                f"audio file not found: {ref.path if ref else key}",
+                f"audio file not found: {shorten_path(ref.path) if ref else key}",
                 file=file,
                 sample_id=s.id,
                 field=f"messages (user audio {k})",

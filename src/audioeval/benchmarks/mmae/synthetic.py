@@ -17,6 +17,7 @@ import numpy as np
 
 from audioeval.benchmarks.mmae.records import COMPLEXITIES
 from audioeval.store.atomic import write_json_atomic
+from audioeval.store.run_lock import prepare_output_dir
 
 MODALITIES = ("sound", "music", "speech", "sound-music", "sound-speech", "music-speech", "sound-music-speech")
 RATES = (16000, 22050, 44100)
@@ -148,7 +149,7 @@ def write_synthetic_set(root: str | Path, n_samples: int = 42, *, oracle: bool =
     """Write `MMAE-meta.json`, `wav/<id>/audioN.wav` and oracle predictions under `root`."""
     import soundfile as sf
 
-    out = Path(root)
+    out = prepare_output_dir(Path(root))
     meta: list[dict[str, Any]] = []
     preds: list[dict[str, Any]] = []
     for k in range(n_samples):

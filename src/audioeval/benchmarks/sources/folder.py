@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.store.text_input import read_text_input
 
 AUDIO_SUFFIXES = {".wav", ".flac", ".mp3", ".ogg", ".opus", ".m4a", ".aiff", ".aif"}
 
@@ -29,5 +30,5 @@ def read_folder(root: Path, *, labels_from_folder: bool) -> Iterator[tuple[int, 
             row["label"] = rel.parts[-2]
         sidecar = path.with_suffix(".txt")
         if sidecar.is_file():
-            row["text"] = sidecar.read_text(encoding="utf-8").strip()
+            row["text"] = read_text_input(sidecar, "transcript").strip()
         yield i, row

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audioeval.core.audio_path import audio_path_problem
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
@@ -117,6 +118,9 @@ def path_resolver(root: Path) -> AudioResolver:
     def resolve(value: Any, sid: str, col: str) -> AudioRef:
         if not isinstance(value, str) or not value.strip():
             raise InputError("expected an audio file path", file=str(root), sample_id=sid, field=col)
+        problem = audio_path_problem(value)
+        if problem:
+            raise InputError(problem, sample_id=sid, field=col)
         p = Path(value).expanduser()
         return AudioRef(str(p if p.is_absolute() else root / p))
 
