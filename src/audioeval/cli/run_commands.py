@@ -208,9 +208,11 @@ def rescore(
 ) -> None:
     """Recompute post-processing, scores, summaries and the leaderboard; no model or judge calls."""
     from audioeval.engine.rescore_folder import folder_kind
+    from audioeval.store.run_lock import hold_run_lock
 
     with friendly_errors():
-        kind = folder_kind(run_dir)
+        with hold_run_lock(run_dir, create=False):  # a folder in use is refused first (exit 5)
+            kind = folder_kind(run_dir)
     if kind == "mmae":
         _rescore_mmae(run_dir)
         return

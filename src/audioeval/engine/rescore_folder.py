@@ -18,7 +18,7 @@ from typing import Any, Literal
 from audioeval.core.errors import RunConfigError
 from audioeval.engine.run_layout import RUN_FILE
 from audioeval.store.jsonl import read_jsonl
-from audioeval.store.run_lock import hold_run_lock
+from audioeval.store.run_lock import hold_run_lock, prepare_output_dir
 from audioeval.store.signature import SIGNATURE_FILE
 
 FolderKind = Literal["run", "mmae", "mcq"]
@@ -26,6 +26,7 @@ FolderKind = Literal["run", "mmae", "mcq"]
 
 def folder_kind(folder: Path) -> FolderKind:
     """Which command wrote `folder`; RunConfigError when none did."""
+    prepare_output_dir(folder, create=False)  # an existing, writable folder
     if (folder / RUN_FILE).is_file():
         return "run"
     sig = folder / SIGNATURE_FILE
