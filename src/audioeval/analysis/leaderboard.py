@@ -25,7 +25,8 @@ def normalised(value: float | None, *, unit: str, higher_is_better: bool) -> flo
 def build_leaderboard(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """`{"benchmarks": [...], "rows": [{"model", "cells": {bench: cell}, "average", "rank"}]}`.
 
-    A cell holds the headline metric's value, CI, n, failed count and normalised value; the
+    A cell holds the headline metric's value, CI, n, failed count (and how many of them had no
+    usable output, counted in the value or excluded from it) and normalised value; the
     average is over the benchmarks the model has a value for (`covered` says how many).
     """
     benchmarks: list[str] = []
@@ -44,6 +45,8 @@ def build_leaderboard(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "ci": block.get("ci"),
             "n": res.get("scored", 0),
             "failed": res.get("failed", 0),
+            "failed_outputs": (res.get("failed_outputs") or {}).get("n", 0),
+            "failed_outputs_in_headline": (res.get("failed_outputs") or {}).get("in_headline", "counted"),
             "higher_is_better": block.get("higher_is_better", True),
             "unit": block.get("unit", "fraction"),
         }
