@@ -79,14 +79,18 @@ def test_missing_and_unreadable_outputs_count_as_zero(synthetic_set, judge_serve
     failed = {items[1]["id"], items[4]["id"]}
     has_if = [any(is_instruction_following(r["category"]) for r in m["rubrics"]) for m in items]
     has_cr = [any(not is_instruction_following(r["category"]) for r in m["rubrics"]) for m in items]
-    ifr = 100 * sum(h and m["id"] not in failed for h, m in zip(has_if, items)) / sum(has_if)
-    cr = 100 * sum(h and m["id"] not in failed for h, m in zip(has_cr, items)) / sum(has_cr)
+    ifr = 100 * sum(h and m["id"] not in failed for h, m in zip(has_if, items, strict=True)) / sum(has_if)
+    cr = 100 * sum(h and m["id"] not in failed for h, m in zip(has_cr, items, strict=True)) / sum(has_cr)
     got = overall(out)
     assert (got["n"], got["n_failed_outputs"], got["n_samples_judged"]) == (6, 2, 4)
     assert got["IFR"] == pytest.approx(ifr, abs=0.01) and got["CR"] == pytest.approx(cr, abs=0.01)
     assert got["EMR"] == pytest.approx(100 * 4 / 6, abs=0.01) and got["EMR"] < 100
     tax = json.loads((out / "taxonomy.json").read_text())
-    assert tax["failed_outputs"] == {"n": 2, "in_headline": "counted", "ids": [items[1]["id"], items[4]["id"]]}
+    assert tax["failed_outputs"] == {
+        "n": 2,
+        "in_headline": "counted",
+        "ids": [items[1]["id"], items[4]["id"]],
+    }
     assert {x["id"] for x in json.loads((out / "failed_outputs.json").read_text())} == failed
     assert not json.loads((out / "skipped.json").read_text())
 
@@ -114,7 +118,10 @@ def test_resume_ignores_invalid_stored_lines_and_judges_them_again(synthetic_set
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())
     assert "ignored 2 stored result line(s)" in text
-    assert f"results.jsonl:2: id {lines[1]['id']!r}, rubric {lines[1]['rubric_index']}: score 7 is not 0 or 1" in text
+    assert (
+        f"results.jsonl:2: id {lines[1]['id']!r}, rubric {lines[1]['rubric_index']}: score 7 is not 0 or 1"
+        in text
+    )
     assert "judged 2 rubric(s) now" in text
     got = overall(out)
     assert got["IFR"] == got["CR"] == got["EMR"] == 100.0

@@ -34,7 +34,9 @@ def asr_set(root: Path) -> Path:
     root.mkdir(parents=True)
     for i, sid in enumerate(REFERENCES):
         tone_wav(root / f"{sid}.wav", 300 + 100 * i, seconds=0.3)
-    return write_jsonl(root / "asr.jsonl", [{"id": k, "audio": f"{k}.wav", "text": v} for k, v in REFERENCES.items()])
+    return write_jsonl(
+        root / "asr.jsonl", [{"id": k, "audio": f"{k}.wav", "text": v} for k, v in REFERENCES.items()]
+    )
 
 
 def replay_folder(root: Path, answered: dict[str, str]) -> Path:
@@ -100,7 +102,10 @@ def test_another_predictions_file_is_refused(synthetic_set, tmp_path):
                 "--judge-model", JUDGE, "-o", str(out), "--limit", "3")  # fmt: skip
         assert run_cli(*args).exit_code == 0
         noise, _ = write_baseline(
-            "noise", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / "noise"
+            "noise",
+            metadata=synthetic_set.metadata,
+            audio_root=synthetic_set.root,
+            out_dir=tmp_path / "noise",
         )
         shutil.copy(noise, preds)
         requests = judge.stats.requests
