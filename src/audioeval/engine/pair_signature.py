@@ -5,8 +5,8 @@ the content hashes of what it replays, generation, prompt override, judge); endp
 concurrency and timeouts stay out. Each record holds its sample's content hash
 (`sample_sha256`: id, fields such as the prompt and reference, taxonomy, and the content
 hash of each input clip), so a rerun whose manifest, references or audio changed for a
-sample already recorded is refused, naming the sample, rather than reusing its record; a
-rerun with more samples (a larger --limit) goes on.
+sample already scored is refused, naming the sample, rather than reusing its record; a
+rerun with more samples (a larger --limit) goes on, and a failed sample is asked again.
 """
 
 from __future__ import annotations
@@ -51,10 +51,11 @@ def sample_digests(samples: Sequence[Sample]) -> dict[str, str]:
 def changed_samples(
     records: Sequence[Mapping[str, Any]], digests: Mapping[str, str], where: Path
 ) -> RunConfigError | None:
-    """The refusal to resume when a recorded sample's inputs differ from those read now."""
+    """The refusal to resume when a finished sample's inputs differ from those read now (a
+    failed sample is asked again anyway: its inputs may have been fixed)."""
     for rec in records:
         sid = str(rec.get("id"))
-        if sid not in digests or rec.get("sample_sha256") == digests[sid]:
+        if sid not in digests or rec.get("sample_sha256") == digests[sid] or rec.get("error") is not None:
             continue
         why = (
             "was recorded by an earlier audioeval that did not hash its inputs"
