@@ -212,3 +212,26 @@ def test_rubrics_need_a_judge_url(tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 2 and "--judge-base-urls" in res.output
+
+
+def test_a_changed_answer_is_judged_again_not_reused(tmp_path: Path) -> None:
+    preds = predictions(tmp_path)
+    out = tmp_path / "out"
+    with FakeMcqServer() as server:
+        assert score_cli(preds, out, server.base_url).exit_code == 0
+        first = json.loads((out / "summary.json").read_text())
+        assert first["rubrics"]["zero_unmatched"] == 1
+        calls = server.stats.judge_requests
+        # another file: item 1's answer is now what was predicted, so it matches and is judged
+        items = [json.loads(x) for x in preds.read_text().splitlines()]
+        items[1]["answer"] = items[1]["answer_prediction"]
+        other = tmp_path / "other.jsonl"
+        other.write_text("".join(json.dumps(x) + "\n" for x in items))
+        res = score_cli(other, out, server.base_url)
+        assert res.exit_code == 0, res.output
+        assert server.stats.judge_requests == calls + 5
+    s = json.loads((out / "summary.json").read_text())
+    assert s["rubrics"]["zero_unmatched"] == 0 and s["rubrics"]["reused"] == 4
+    assert s["predictions_sha256"] != first["predictions_sha256"]
+    per_item = {x["id"]: x for x in map(json.loads, (out / "per_item.jsonl").read_text().splitlines())}
+    assert per_item[items[1]["id"]]["rubric_score"] == pytest.approx(0.6)

@@ -46,15 +46,26 @@ def test_bad_samples_are_skipped_named_and_the_run_goes_on(synthetic_set, judge_
     assert any("syn00001" in m and "rubrics[1].question" in m and "<audio input7>" in m for m in msgs)
     assert any("syn00005" in m and "duplicate id" in m for m in msgs)
     assert any("not-in-meta" in m and "not in the metadata" in m for m in msgs)
-    assert any("syn00003" in m and "missing.wav" in m for m in msgs)
-    assert any("syn00004" in m and "no prediction" in m for m in msgs)
-    unreadable = preds[5]["id"]
-    assert any(unreadable in m and "could not be decoded" in m for m in msgs)
-    assert r.taxonomy["overall"]["n"] == 42 - 5 and r.taxonomy["overall"]["EMR"] == 100.0
-    assert len(r.skipped) == 7  # each problem reported once
-    assert r.taxonomy["overall"]["n_skipped"] == 7  # syn0, 1, 3, 4, 6, the duplicate syn5, not-in-meta
+    assert len(r.skipped) == 4  # input errors, each reported once
+    assert r.taxonomy["overall"]["n_skipped"] == 4  # syn0, syn1, the duplicate syn5, not-in-meta
     skipped = json.loads((tmp_path / "o" / "skipped.json").read_text())
-    assert {s["id"] for s in skipped} >= {"syn00000", "syn00003", "syn00004", "not-in-meta"}
+    assert {s["id"] for s in skipped} == {"syn00000", "syn00001", "syn00005", "not-in-meta"}
+
+    # the system's failures: no usable output, named, and in the headline with every rubric at 0
+    failed = {e.sample_id: e.describe() for e in r.failed_outputs}
+    unreadable = preds[5]["id"]
+    assert set(failed) == {"syn00003", "syn00004", unreadable}
+    assert "missing.wav" in failed["syn00003"] and "no prediction" in failed["syn00004"]
+    assert "could not be decoded" in failed[unreadable]
+    overall = r.taxonomy["overall"]
+    assert overall["n"] == 40 and overall["n_failed_outputs"] == 3 and overall["n_samples_judged"] == 37
+    assert overall["EMR"] == pytest.approx(100 * 37 / 40)
+    assert r.taxonomy["failed_outputs"] == {
+        "n": 3, "in_headline": "counted", "ids": sorted(failed), }  # fmt: skip
+    rows = {row["id"]: row for row in r.per_sample}
+    assert rows["syn00004"]["EMR"] == 0 and set(rows["syn00004"]["rubric_scores"]) == {0}
+    on_disk = json.loads((tmp_path / "o" / "failed_outputs.json").read_text())
+    assert {x["id"] for x in on_disk} == set(failed)
 
 
 def test_malformed_json_is_fatal_with_position(tmp_path):

@@ -163,7 +163,10 @@ def test_spoken_answers_are_transcribed_and_failures_counted(tmp_path: Path, spl
     summary = json.loads((out / "summary.json").read_text())
     (result,) = summary["results"]
     assert result["failed"] == 2 and result["scored"] == 4
-    assert summary["includes"] == 1.0  # failures are counted, not scored as wrong
+    # the model's two failures (no audio, undecodable audio) are counted, and count as wrong
+    assert set(result["failed_outputs"]["ids"]) == {"mute", "garbled"}
+    assert result["failed_outputs"]["in_headline"] == "counted"
+    assert summary["includes"] == pytest.approx(4 / 6)
 
 
 def test_voice_conversion_sends_the_reference_voice(tmp_path: Path) -> None:

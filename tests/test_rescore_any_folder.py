@@ -71,6 +71,11 @@ def test_rescore_of_an_mcq_score_folder_gives_the_same_summary(tmp_path: Path) -
     assert _json(out / "summary.json") == before
     assert (out / "per_item.jsonl").read_text() == per_item
     assert before["rubrics"]["scored"] == 5  # the stored judgements were folded in again
+    # a predictions file changed since it was scored is not rescored as if it were the same
+    preds.write_text(preds.read_text().replace("tone0", "tonex", 1))
+    changed = runner.invoke(app, ["rescore", str(out)])
+    assert changed.exit_code == 2 and "predictions_sha256" in changed.output
+    assert _json(out / "summary.json") == before
 
 
 def test_rescore_refuses_a_folder_no_command_wrote(tmp_path: Path) -> None:

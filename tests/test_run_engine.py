@@ -98,8 +98,10 @@ def test_failed_calls_are_counted_not_scored_and_retried(tmp_path: Path) -> None
         res = runner.invoke(app, ["run", str(cfg), "-o", str(out), "--no-progress"], catch_exceptions=False)
         assert res.exit_code == 0, res.output
         s = summary(out)
-        assert (s["failed"], s["scored"], s["accuracy"]) == (4, 0, None)
-        assert "4 sample(s) failed" in res.output
+        # the model failed every sample: each counts as wrong in the headline, and is counted
+        assert (s["failed"], s["scored"], s["accuracy"]) == (4, 0, 0.0)
+        assert s["results"][0]["failed_outputs"]["n"] == 4
+        assert "4 sample(s) failed" in res.output and "4 of them without a usable output" in res.output
         server.fake.config.fail_first = 0
         res = runner.invoke(app, ["run", str(cfg), "-o", str(out), "--no-progress"], catch_exceptions=False)
         assert res.exit_code == 0, res.output

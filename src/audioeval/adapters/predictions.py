@@ -5,6 +5,10 @@ For evaluating outputs produced elsewhere (an MMAE `predictions.json` of edited 
 passes in (the format's parser lives with its benchmark, a layer above adapters): it
 returns the output path of each id, relative paths taken from `audio_root`, and the
 errors of the items it could not read, which become the failures of those ids.
+
+Its signature holds the content hash of the file and one hash over every output clip it
+names (path relative to the audio root + content hash), so a run folder is never resumed
+with another predictions file, or with edited audio that changed.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.shorten import shorten_path
+from audioeval.store.file_digest import audio_digest, file_sha256
 
 PredictionsLoader = Callable[[Path], tuple[Mapping[str, str], list[InputError]]]
 
@@ -36,17 +41,24 @@ class PredictionsFile:
     errors: dict[str, InputError] = field(default_factory=dict)
     unreadable: list[InputError] = field(default_factory=list)
 
+    _loaded: bool = False
+
     def signature(self) -> dict[str, Any]:
+        root = self.audio_root or self.path.parent
+        if self.path.is_file():
+            self._load()
         return {
             "model": self.name,
             "type": "predictions",
             "file": str(self.path.resolve()),
             "audio_root": str(self.audio_root) if self.audio_root else None,
+            "predictions_sha256": file_sha256(self.path),
+            "outputs_sha256": audio_digest(self.outputs.values(), root),
         }
 
-    async def start(self) -> None:
-        if not self.path.is_file():
-            raise RunConfigError(f"{self.path}: predictions file not found")
+    def _load(self) -> None:
+        if self._loaded:
+            return
         outputs, errors = self.load(self.path)
         root = self.audio_root or self.path.parent
         for sid, raw in outputs.items():
@@ -57,6 +69,12 @@ class PredictionsFile:
                 self.errors.setdefault(err.sample_id, err)
             else:
                 self.unreadable.append(err)
+        self._loaded = True
+
+    async def start(self) -> None:
+        if not self.path.is_file():
+            raise RunConfigError(f"{self.path}: predictions file not found")
+        self._load()
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
         sid = request.sample.id

@@ -10,6 +10,7 @@ from typing import Any
 from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import RunConfigError
 from audioeval.core.model_output import ModelOutput
+from audioeval.store.file_digest import json_digest
 from audioeval.store.jsonl import read_jsonl
 
 RECORDS_FILE = "records.jsonl"
@@ -25,16 +26,24 @@ class Replay:
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def signature(self) -> dict[str, Any]:
-        return {"model": self.name, "type": "replay", "folder": str(self.folder)}
+        """The folder and a hash of the outputs replayed (other outputs, other numbers)."""
+        self._load()
+        digest = json_digest({sid: [o.get("text"), o.get("audio_path")] for sid, o in self.outputs.items()})
+        return {"model": self.name, "type": "replay", "folder": str(self.folder), "outputs_sha256": digest}
+
+    def _load(self) -> None:
+        path = self.folder / RECORDS_FILE
+        self.outputs.clear()
+        for rec in read_jsonl(path).records:
+            out = rec.get("output") or {}
+            if rec.get("id") is not None and out.get("error") is None:
+                self.outputs[str(rec["id"])] = out
 
     async def start(self) -> None:
         path = self.folder / RECORDS_FILE
         if not path.is_file():
             raise RunConfigError(f"{path} not found: replay needs a stored benchmark × model folder")
-        for rec in read_jsonl(path).records:
-            out = rec.get("output") or {}
-            if rec.get("id") is not None and out.get("error") is None:
-                self.outputs[str(rec["id"])] = out
+        self._load()
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
         rec = self.outputs.get(request.sample.id)

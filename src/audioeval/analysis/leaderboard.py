@@ -35,7 +35,8 @@ def negative_columns(normalised_values: Iterable[tuple[str, float | None]]) -> l
 def build_leaderboard(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """`{"benchmarks": [...], "rows": [{"model", "cells": {bench: cell}, "average", "rank"}]}`.
 
-    A cell holds the headline metric's value, CI, n, failed count and normalised value; the
+    A cell holds the headline metric's value, CI, n, failed count (and how many of them had no
+    usable output, counted in the value or excluded from it) and normalised value; the
     average is over the benchmarks the model has a value for (`covered` says how many);
     `negative_columns` names the benchmarks whose normalised value is below 0.
     """
@@ -55,6 +56,8 @@ def build_leaderboard(results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             "ci": block.get("ci"),
             "n": res.get("scored", 0),
             "failed": res.get("failed", 0),
+            "failed_outputs": (res.get("failed_outputs") or {}).get("n", 0),
+            "failed_outputs_in_headline": (res.get("failed_outputs") or {}).get("in_headline", "counted"),
             "higher_is_better": block.get("higher_is_better", True),
             "unit": block.get("unit", "fraction"),
         }

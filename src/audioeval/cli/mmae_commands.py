@@ -9,6 +9,7 @@ import typer
 
 from audioeval.cli.errors import friendly_errors, report_skipped
 from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
+from audioeval.cli.resume_notes import report_failed_outputs, report_ignored_lines
 from audioeval.core.redact import secret_from_env
 from audioeval.report.escaping import console_text
 from audioeval.store.run_lock import check_output_file, hold_run_lock
@@ -91,8 +92,14 @@ def score(
         1000, "--bootstrap", min=10, help="Bootstrap resamples for confidence intervals."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
+    exclude_missing: bool = typer.Option(
+        False,
+        "--exclude-missing",
+        help="Leave samples without a usable output (no prediction, edited audio missing or "
+        "unreadable) out of the means, instead of scoring them 0; they are still counted.",
+    ),
 ) -> None:
-    """Judge every rubric of every predicted sample and write IFR, CR and EMR."""
+    """Judge every rubric of every metadata sample and write IFR, CR and EMR."""
     from audioeval.engine.mmae_run import MmaeRunConfig, run_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
@@ -119,13 +126,16 @@ def score(
         use_cache=not no_cache,
         n_resamples=bootstrap,
         progress=progress,
+        exclude_missing=exclude_missing,
     )
     with friendly_errors():
         if cache is not None and not no_cache:
             check_output_file(cache, "the response cache (--cache)")
         result = run_mmae(cfg)
+    report_ignored_lines(result.ignored_lines)
     report_skipped(result.skipped)
     print_mmae_summary(result.taxonomy, console=console)
+    report_failed_outputs(result.failed_outputs, excluded=exclude_missing)
     failed = result.taxonomy["overall"]["n_rubrics_failed"]
     if failed:
         console.print(
@@ -145,13 +155,18 @@ def rescore(
     metadata: Path = typer.Option(Path("MMAE-meta.json"), "--metadata"),
     reparse: bool = typer.Option(False, "--reparse", help="Parse every stored raw judge answer again."),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=10),
+    exclude_missing: bool = typer.Option(
+        False, "--exclude-missing", help="Leave samples without a usable output out of the means."
+    ),
 ) -> None:
     """Recompute per_sample.json and taxonomy.json from stored verdicts, with no judge call."""
-    from audioeval.engine.mmae_run import rescore_mmae
+    from audioeval.engine.mmae_outputs import rescore_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
     with friendly_errors(), hold_run_lock(output_dir, create=False):
-        _, tax = rescore_mmae(output_dir, metadata, n_resamples=bootstrap, reparse=reparse)
+        _, tax = rescore_mmae(
+            output_dir, metadata, n_resamples=bootstrap, reparse=reparse, exclude_missing=exclude_missing
+        )
     print_mmae_summary(tax, console=console, title="MMAE (rescored)")
 
 

@@ -8,6 +8,7 @@ import typer
 
 from audioeval.cli.errors import err_console, friendly_errors, report_skipped
 from audioeval.cli.options import make_console
+from audioeval.cli.resume_notes import report_ignored_lines
 from audioeval.report.escaping import console_text, failure_text
 
 console = make_console()
@@ -53,8 +54,12 @@ def warn_failed(results: list[dict]) -> None:
     failed = sum(r.get("failed", 0) for r in results)
     if not failed:
         return
+    no_output = sum((r.get("failed_outputs") or {}).get("n", 0) for r in results)
+    excluded = any((r.get("failed_outputs") or {}).get("in_headline") == "excluded" for r in results)
+    how = "left out of the metrics (--exclude-missing)" if excluded else "counted in the metrics as wrong"
     err_console.print(
-        f"[yellow]{failed} sample(s) failed (recorded, not scored); rerun the same command to retry them.[/yellow]",
+        f"[yellow]{failed} sample(s) failed (recorded); rerun the same command to retry them. "
+        f"{no_output} of them without a usable output from the model: {how}.[/yellow]",
     )
     for r in results:
         first = r.get("first_failure")
@@ -143,6 +148,12 @@ def run(
     judge_concurrency: int | None = typer.Option(
         None, "--judge-concurrency", min=1, help="Judge requests in flight, over all endpoints (default 16)."
     ),
+    exclude_missing: bool = typer.Option(
+        False,
+        "--exclude-missing",
+        help="Leave samples without a usable output (model failed, returned nothing or unreadable "
+        "audio) out of the metrics, instead of counting them as wrong / fully deleted; still counted.",
+    ),
 ) -> None:
     """Evaluate models on benchmarks: plan, infer, post-process, score, summarise, rank.
 
@@ -184,9 +195,11 @@ def run(
             use_cache=cache,
             console=console,
             judge=_judge_settings(judge, judge_model, judge_concurrency, loaded.judge if loaded else None),
+            exclude_missing=exclude_missing or (loaded.exclude_missing if loaded else False),
         )
         result = evaluate(req)
         summary = write_run_summary(result.run_dir, result.results, extra=_work(result.metric_models))
+    report_ignored_lines(result.ignored_lines)
     for errors in result.skipped.values():
         report_skipped(errors)
     show_summary(summary, result.run_dir)
@@ -205,6 +218,12 @@ def rescore(
         ..., help="An output folder of `audioeval run`, `codec`, `mmae score` or `mcq score`."
     ),
     resamples: int | None = typer.Option(None, "--resamples", min=0),
+    exclude_missing: bool | None = typer.Option(
+        None,
+        "--exclude-missing/--count-missing",
+        help="Leave samples without a usable output out of the metrics, or count them "
+        "(default: as the run did).",
+    ),
 ) -> None:
     """Recompute post-processing, scores, summaries and the leaderboard; no model or judge calls."""
     from audioeval.engine.rescore_folder import folder_kind
@@ -214,7 +233,7 @@ def rescore(
         with hold_run_lock(run_dir, create=False):  # a folder in use is refused first (exit 5)
             kind = folder_kind(run_dir)
     if kind == "mmae":
-        _rescore_mmae(run_dir)
+        _rescore_mmae(run_dir, exclude_missing)
         return
     if kind == "mcq":
         _rescore_mcq(run_dir)
@@ -223,7 +242,7 @@ def rescore(
     from audioeval.engine.rescore import rescore_run
 
     with friendly_errors():
-        result = rescore_run(run_dir, resamples=resamples)
+        result = rescore_run(run_dir, resamples=resamples, exclude_missing=exclude_missing)
         summary = write_run_summary(run_dir, result.results, extra=_work(result.metric_models))
     show_summary(summary, run_dir)
     show_metric_models(result.metric_models)
@@ -232,12 +251,12 @@ def rescore(
     )
 
 
-def _rescore_mmae(folder: Path) -> None:
+def _rescore_mmae(folder: Path, exclude_missing: bool | None) -> None:
     from audioeval.engine.rescore_folder import rescore_mmae_folder
     from audioeval.report.mmae_table import print_mmae_summary
 
     with friendly_errors():
-        done = rescore_mmae_folder(folder)
+        done = rescore_mmae_folder(folder, exclude_missing=exclude_missing)
     print_mmae_summary(done.taxonomy, console=console, title="MMAE (rescored)")
     console.print(f"rescored from stored verdicts against {done.metadata}; no judge call. Results: {folder}")
 

@@ -3,8 +3,9 @@
 Benchmarks are resolved and their samples loaded first, so a bad spec fails before any
 model starts. Each model's adapter starts once and serves every benchmark, with at most
 `max_concurrency` requests in flight. Records are appended as samples finish; a rerun
-skips every sample whose latest record succeeded with the same prompt, and retries the
-failed ones.
+skips every sample whose latest valid record succeeded with the same prompt, and retries
+the failed ones. A rerun whose settings or inputs differ is refused (`pair_signature.py`);
+stored lines that are not valid records are ignored and reported (`stored_records.py`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from audioeval.core.errors import InputError, RunConfigError
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
+from audioeval.engine.pair_signature import changed_samples, pair_signature, sample_digests
 from audioeval.engine.run_judge import JudgeSettings, RunJudge
 from audioeval.engine.run_layout import (
     CACHE_FILE,
@@ -41,10 +43,11 @@ from audioeval.engine.run_layout import (
     pair_dir,
 )
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
+from audioeval.engine.stored_records import read_records
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic
-from audioeval.store.jsonl import JsonlAppender, read_jsonl
+from audioeval.store.jsonl import JsonlAppender
 from audioeval.store.response_cache import ResponseCache
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import check_or_write_signature
@@ -72,6 +75,8 @@ class EvalRequest:
     sample_rate: int | None = None
     # The judge of judged scorers (task audio_edit / MMAE); its settings join their pairs' signatures.
     judge: JudgeSettings | None = None
+    # Leave samples without a usable output out of the metrics (they are counted either way).
+    exclude_missing: bool = False
 
 
 @dataclass
@@ -82,6 +87,8 @@ class PairRun:
     todo: list[Any]
     done: int
     ids: list[str]
+    sample_hashes: dict[str, str] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)  # stored lines not trusted, and why
 
 
 @dataclass
@@ -97,6 +104,7 @@ class EvalResult:
     # Work of the embedded metric models (ASR, DNSMOS, SIM, PESQ/STOI) in this run, by model:
     # calls, audio seconds, busy seconds, × real time.
     metric_models: dict[str, dict[str, float | int]] = field(default_factory=dict)
+    ignored_lines: list[str] = field(default_factory=list)  # stored records not trusted, and why
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -156,18 +164,21 @@ def _plan_pair(
     folder = pair_dir(run_dir, bench.name, model.slug)
     folder.mkdir(parents=True, exist_ok=True)
     template = _template_override(model, bench)
-    signature = {
-        "benchmark": bench.signature(),
-        "model": adapter.signature(),
-        "generation": req.generation.to_record(),
-        "prompt_override": template,
-        "audioeval": __version__.split("+")[0],
-    }
-    if needs_judge(bench) and req.judge is not None:
-        signature["judge"] = req.judge.signature()
+    signature = pair_signature(
+        bench,
+        adapter,
+        generation=req.generation.to_record(),
+        prompt_override=template,
+        judge=req.judge.signature() if needs_judge(bench) and req.judge is not None else None,
+    )
     check_or_write_signature(folder, signature)
+    hashes = sample_digests(samples.samples)
+    stored = read_records(folder / RECORDS_FILE)
+    latest = latest_records(stored.records)
+    refusal = changed_samples(list(latest.values()), hashes, folder / RECORDS_FILE)
+    if refusal is not None:
+        raise refusal
     write_json_atomic(folder / IDS_FILE, [s.id for s in samples.samples])
-    latest = latest_records(read_jsonl(folder / RECORDS_FILE).records)
     todo, done = [], 0
     for sample in samples.samples:
         rec = latest.get(sample.id)
@@ -180,7 +191,8 @@ def _plan_pair(
                 done += 1
                 continue
         todo.append(sample)
-    return PairRun(bench, model, folder, todo, done, [s.id for s in samples.samples])
+    ids = [s.id for s in samples.samples]
+    return PairRun(bench, model, folder, todo, done, ids, hashes, stored.ignored)
 
 
 async def _run_pair(
@@ -203,6 +215,7 @@ async def _run_pair(
         _template_override(pair.model, pair.bench),
         pair.folder / "audio",
         judge.generate if judge is not None and needs_judge(pair.bench) else None,
+        pair.sample_hashes,
     )
     writer = JsonlAppender(pair.folder / RECORDS_FILE)
     queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -284,7 +297,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
             await judge.aclose()
         if cache is not None:
             cache.close()
-    results = summarise_pairs(run_dir, pairs, req.resamples, req.seed)
+    results = summarise_pairs(run_dir, pairs, req.resamples, req.seed, exclude_missing=req.exclude_missing)
     asked = sum(len(p.todo) for p in pairs)
     reused = sum(p.done for p in pairs)
     calls = sum(a.calls for a in adapters.values() if isinstance(a, OpenAIChatModel))
@@ -299,15 +312,25 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         hits,
         judge_calls=judge.calls if judge is not None else 0,
         metric_models=throughput_since(metric_before),
+        ignored_lines=[line for p in pairs for line in p.ignored],
     )
 
 
-def summarise_pairs(run_dir: Path, pairs: list[PairRun], resamples: int, seed: int) -> list[dict[str, Any]]:
+def summarise_pairs(
+    run_dir: Path, pairs: list[PairRun], resamples: int, seed: int, *, exclude_missing: bool = False
+) -> list[dict[str, Any]]:
     """Write each pair's `summary.json`; return them (the run summary is built above)."""
     results = []
     for pair in pairs:
-        records = read_jsonl(pair.folder / RECORDS_FILE).records
-        s = summarise_pair(pair.bench, records, expected_ids=pair.ids, resamples=resamples, seed=seed)
+        records = read_records(pair.folder / RECORDS_FILE).records
+        s = summarise_pair(
+            pair.bench,
+            records,
+            expected_ids=pair.ids,
+            resamples=resamples,
+            seed=seed,
+            exclude_failed_outputs=exclude_missing,
+        )
         s = {"model": pair.model.name, "folder": str(pair.folder.relative_to(run_dir)), **s}
         write_json_atomic(pair.folder / "summary.json", s)
         results.append(s)
@@ -332,6 +355,7 @@ def _write_run_file(
         "data_root": str(req.data_root) if req.data_root else None,
         "resamples": req.resamples,
         "seed": req.seed,
+        "exclude_missing": req.exclude_missing,
     }
     if req.judge is not None:
         data["judge"] = req.judge.model_dump(mode="json")

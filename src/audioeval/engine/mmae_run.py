@@ -1,8 +1,11 @@
 """Scoring an MMAE predictions file: plan, judge every missing rubric, aggregate, write.
 
 Resume: `results.jsonl` in the output directory holds one line per finished rubric; a rerun
-reads it back and judges only what is missing: rubrics never judged and rubrics that failed
-(their new line supersedes the old one; the old one stays for the record). Judge answers are also kept in a SQLite
+reads it back (each line checked: `benchmarks/mmae/stored_results.py`) and judges only what is
+missing: rubrics never judged, rubrics that failed (their new line supersedes the old one; the
+old one stays for the record) and rubrics whose line was not valid. The signature holds content
+hashes of the predictions, the metadata and every clip read, so a folder is never resumed with
+another system's outputs. Judge answers are also kept in a SQLite
 response cache keyed by request content, so a rubric interrupted between votes does not ask
 its finished votes again.
 """
@@ -10,7 +13,6 @@ its finished votes again.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -19,26 +21,34 @@ from typing import Any
 
 from audioeval import __version__
 from audioeval.audio.clip_cache import ClipCache
-from audioeval.benchmarks.mmae.aggregate import per_sample_row, public_row, taxonomy
+from audioeval.benchmarks.mmae.aggregate import public_row, taxonomy
 from audioeval.benchmarks.mmae.loading import load_metadata, load_predictions
 from audioeval.benchmarks.mmae.plan import MmaePlan, MmaeWorkItem, make_plan
-from audioeval.benchmarks.mmae.records import is_instruction_following
+from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
+from audioeval.benchmarks.mmae.stored_results import read_results
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
+from audioeval.engine.mmae_outputs import (
+    RESULTS_FILE,
+    rescore_mmae,
+    sample_rows,
+    write_failed_outputs,
+    write_outputs,
+)
 from audioeval.engine.progress import JudgeProgress
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.mcq_prompt import PROMPT_VERSION, attachments, build_judge_messages
 from audioeval.judge.rubric_votes import RubricVoting
 from audioeval.judge.votes import collect_votes
-from audioeval.store.atomic import write_json_atomic
-from audioeval.store.jsonl import JsonlAppender, read_jsonl
+from audioeval.store.file_digest import audio_digest, file_sha256
+from audioeval.store.jsonl import JsonlAppender
 from audioeval.store.response_cache import ResponseCache
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import check_or_write_signature
 
-RESULTS_FILE = "results.jsonl"
+__all__ = ["RESULTS_FILE", "MmaeRunConfig", "MmaeRunResult", "rescore_mmae", "run_mmae", "run_mmae_async"]
 
 
 @dataclass
@@ -64,6 +74,7 @@ class MmaeRunConfig:
     use_cache: bool = True
     n_resamples: int = 1000
     progress: bool = True
+    exclude_missing: bool = False  # leave samples without a usable output out of the means
 
     def signature(self) -> dict[str, Any]:
         """Every choice that moves a number; endpoints, concurrency and timeouts do not."""
@@ -84,6 +95,16 @@ class MmaeRunConfig:
             "metadata": str(self.metadata.resolve()),
         }
 
+    def input_hashes(self, plan: MmaePlan) -> dict[str, Any]:
+        """Content hashes of what is judged: predictions, metadata and each clip read."""
+        root = self.audio_root or self.predictions.parent
+        return {
+            "predictions_sha256": file_sha256(self.predictions),
+            "metadata_sha256": file_sha256(self.metadata),
+            "audio_root": str(root.resolve()),
+            "audio_sha256": audio_digest(plan.clip_paths(), root),
+        }
+
 
 @dataclass
 class MmaeRunResult:
@@ -93,6 +114,8 @@ class MmaeRunResult:
     skipped: list[InputError]
     judged_now: int
     reused: int
+    failed_outputs: list[InputError] = field(default_factory=list)
+    ignored_lines: list[str] = field(default_factory=list)  # stored results not trusted, and why
     calls: int = 0
     judging_s: float = 0.0
     cache_hits: int = 0
@@ -108,12 +131,6 @@ def _scored(record: dict[str, Any] | None) -> bool:
 def _summary(record: dict[str, Any]) -> dict[str, Any]:
     """What planning and aggregation read of a result line; the full line is on disk."""
     return {"score": record.get("score"), "failed": record.get("failed")}
-
-
-def _done_results(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
-    """The latest line of each rubric (a rerun appends a new line for a failed rubric)."""
-    report = read_jsonl(path)
-    return {(r["id"], int(r["rubric_index"])): r for r in report.records if "id" in r and "rubric_index" in r}
 
 
 class _Runner:
@@ -134,6 +151,7 @@ class _Runner:
         self.progress = progress
         self.clips = judge.clips
         self.skipped: list[InputError] = []
+        self.failed_outputs: list[InputError] = []  # edited audio that could not be decoded
         self.judged_now = 0
         self._load = 0  # attempts outstanding, plus those reserved by samples being prepared
         self._room = asyncio.Event()
@@ -202,7 +220,10 @@ class _Runner:
             try:
                 await asyncio.to_thread(self._encode_all, item.sample.id, refs)
             except AudioError as exc:
-                self.skipped.append(exc)
+                output = item.clips.get("output")
+                (self.failed_outputs if output is not None and exc.file == output else self.skipped).append(
+                    AudioError(exc.message, file=exc.file, sample_id=item.sample.id, field=exc.field)
+                )
                 for _ in pending:
                     self.progress.rubric_done(failed=False)
                 return
@@ -258,45 +279,33 @@ class _Runner:
 
 def _aggregate(
     cfg: MmaeRunConfig,
-    plan: MmaePlan,
+    samples: dict[str, MmaeSample],
     done: dict[tuple[str, int], dict[str, Any]],
     skipped: list[InputError],
-    unreadable: list[InputError],
+    failed_outputs: list[InputError],
+    unjudged: list[InputError],
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Rows of the planned samples whose audio could be read; `skipped` holds every input
-    error, counted once per item."""
-    skipped_ids = {e.sample_id for e in unreadable}
+    """Rows of every sample judged or without a usable output; `skipped` holds every input
+    error, counted once per item; the samples of `unjudged` (input audio missing or
+    unreadable) have no row."""
     n_skipped = len({e.sample_id if e.sample_id else f"#{i}" for i, e in enumerate(skipped)})
-    rows = []
-    for item in plan.items:
-        if item.sample.id in skipped_ids:
-            continue
-        results = {
-            i: done[(item.sample.id, i)]
-            for i in range(len(item.sample.rubrics))
-            if (item.sample.id, i) in done
-        }
-        rows.append(per_sample_row(item.sample, results))
-    tax = taxonomy(rows, n_skipped=n_skipped, n_resamples=cfg.n_resamples, seed=cfg.seed)
+    leave_out = {e.sample_id for e in unjudged if e.sample_id}
+    rows = sample_rows(samples, done, failed_outputs, leave_out=leave_out)
+    tax = taxonomy(
+        rows,
+        n_skipped=n_skipped,
+        n_resamples=cfg.n_resamples,
+        seed=cfg.seed,
+        exclude_failed_outputs=cfg.exclude_missing,
+    )
     return rows, tax
-
-
-def write_outputs(
-    output_dir: Path,
-    rows: list[dict[str, Any]],
-    tax: dict[str, Any],
-    skipped: list[InputError],
-    extra: dict[str, Any],
-) -> None:
-    write_json_atomic(output_dir / "per_sample.json", [public_row(r) for r in rows])
-    write_json_atomic(output_dir / "taxonomy.json", {**tax, "run": extra})
-    write_json_atomic(output_dir / "skipped.json", [e.as_record() for e in skipped])
 
 
 async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     audio_root = cfg.audio_root or cfg.predictions.parent
     samples, meta_errors = load_metadata(cfg.metadata)
     preds, pred_errors = load_predictions(cfg.predictions)
+    unread = {e.sample_id: e for e in pred_errors if e.sample_id in samples and e.sample_id not in preds}
     plan = make_plan(
         samples,
         preds,
@@ -304,11 +313,15 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
         metadata_file=str(cfg.metadata),
         predictions_file=str(cfg.predictions),
         rejected_ids=frozenset(e.sample_id for e in meta_errors if e.sample_id),
+        prediction_errors=unread,
     )
+    pred_errors = [e for e in pred_errors if e.sample_id not in unread]
     cfg.output_dir.mkdir(parents=True, exist_ok=True)
-    check_or_write_signature(cfg.output_dir, cfg.signature())
+    inputs = await asyncio.to_thread(cfg.input_hashes, plan)
+    check_or_write_signature(cfg.output_dir, {**cfg.signature(), **inputs})
     results_path = cfg.output_dir / RESULTS_FILE
-    done = {k: _summary(r) for k, r in _done_results(results_path).items()}
+    stored = read_results(results_path, samples)
+    done = {k: _summary(r) for k, r in stored.done.items()}
     reused = sum(
         1 for it in plan.items for i in range(len(it.sample.rubrics)) if _scored(done.get((it.sample.id, i)))
     )
@@ -341,7 +354,8 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
         if cache is not None:
             cache.close()
     skipped = meta_errors + pred_errors + plan.skipped + runner.skipped
-    rows, tax = _aggregate(cfg, plan, done, skipped, runner.skipped)
+    failed_outputs = plan.failed_outputs + runner.failed_outputs
+    rows, tax = _aggregate(cfg, samples, done, skipped, failed_outputs, plan.skipped + runner.skipped)
     extra = {
         "audioeval_version": __version__,
         "judged_now": runner.judged_now,
@@ -352,6 +366,7 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
         "pid": os.getpid(),
     }
     write_outputs(cfg.output_dir, rows, tax, skipped, extra)
+    write_failed_outputs(cfg.output_dir, failed_outputs)
     return MmaeRunResult(
         cfg.output_dir,
         tax,
@@ -359,6 +374,8 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
         skipped,
         runner.judged_now,
         reused,
+        failed_outputs=failed_outputs,
+        ignored_lines=stored.ignored,
         calls=client.calls,
         judging_s=judging_s,
         cache_hits=cache.hits if cache else 0,
@@ -371,33 +388,3 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
 def run_mmae(cfg: MmaeRunConfig) -> MmaeRunResult:
     with hold_run_lock(cfg.output_dir):
         return asyncio.run(run_mmae_async(cfg))
-
-
-def rescore_mmae(
-    output_dir: Path, metadata: Path, *, n_resamples: int = 1000, seed: int = 0, reparse: bool = False
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Recompute per-sample and taxonomy files from `results.jsonl`, with no judge call.
-
-    With `reparse`, every stored raw answer is parsed again (e.g. after a parser change).
-    """
-    from audioeval.judge.rubric_votes import rescore_attempts
-    from audioeval.store.signature import read_signature
-
-    sig = read_signature(output_dir)
-    samples, _ = load_metadata(metadata)
-    done = _done_results(output_dir / RESULTS_FILE)
-    if reparse:
-        for rec in done.values():
-            rec.update(rescore_attempts(rec.get("attempts", []), int(sig.get("votes_needed", 3))))
-    rows = []
-    for sid, sample in samples.items():
-        results = {i: done[(sid, i)] for i in range(len(sample.rubrics)) if (sid, i) in done}
-        if results:
-            rows.append(per_sample_row(sample, results))
-    skipped_file = output_dir / "skipped.json"
-    skipped = json.loads(skipped_file.read_text(encoding="utf-8")) if skipped_file.exists() else []
-    n_skipped = len({s.get("id") or f"#{i}" for i, s in enumerate(skipped)})
-    tax = taxonomy(rows, n_skipped=n_skipped, n_resamples=n_resamples, seed=seed)
-    write_json_atomic(output_dir / "per_sample.json", [public_row(r) for r in rows])
-    write_json_atomic(output_dir / "taxonomy.json", {**tax, "run": {"rescored": True, "reparsed": reparse}})
-    return [public_row(r) for r in rows], tax

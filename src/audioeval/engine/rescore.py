@@ -2,7 +2,9 @@
 
 No model is called and no data source is read: every record holds the model's raw output
 and the sample fields scoring needs. Records are rewritten atomically with the new scores
-(outputs untouched), and the summaries and leaderboard are rebuilt.
+(outputs untouched), and the summaries and leaderboard are rebuilt. A record without a
+usable output gets its `failure_scores` again (what it counts for in the headline); a line
+that is not a valid record is kept as it is and left out, as in `audioeval run`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from audioeval.core.model_output import ModelOutput
 from audioeval.engine.evaluate import PairRun, summarise_pairs
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
-from audioeval.engine.sample_pipeline import sample_from_record, score_output
+from audioeval.engine.sample_pipeline import failed_output_fields, sample_from_record, score_output
+from audioeval.engine.stored_records import record_problem
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_text_atomic
 from audioeval.store.jsonl import read_jsonl
@@ -51,29 +54,49 @@ def _rescore_pair(bench: ResolvedBenchmark, folder: Path) -> tuple[list[str], in
     records = read_jsonl(path).records
     out_lines, rescored, changed = [], 0, 0
     for rec in records:
-        output = rec.get("output")
-        if output and output.get("error") is None and rec.get("id") is not None and "sample" in rec:
-            new = score_output(bench, sample_from_record(rec), ModelOutput.from_record(output))
-            before = (rec.get("scores"), rec.get("processed"), rec.get("error"))
-            rec = {
-                **rec,
-                "processed": new.get("processed"),
-                "scores": new.get("scores"),
-                "error": new.get("error"),
-            }
-            rescored += 1
-            changed += int(before != (rec.get("scores"), rec.get("processed"), rec.get("error")))
+        if record_problem(rec) is None and "sample" in rec:
+            new = _rescored(bench, rec)
+            if new is not None:
+                before = [rec.get(k) for k in RESCORED_FIELDS]
+                rec = {k: v for k, v in rec.items() if k not in RESCORED_FIELDS} | new
+                rescored += int((rec.get("output") or {}).get("error") is None)
+                changed += int(before != [rec.get(k) for k in RESCORED_FIELDS])
         out_lines.append(json.dumps(rec, ensure_ascii=False, allow_nan=False))
     write_text_atomic(path, "".join(line + "\n" for line in out_lines))
     return list(latest_records(records)), rescored, changed
 
 
-def rescore_run(run_dir: Path, *, resamples: int | None = None, seed: int | None = None) -> RescoreResult:
+RESCORED_FIELDS = ("processed", "scores", "error", "output_failed", "failure_scores")
+
+
+def _rescored(bench: ResolvedBenchmark, rec: dict[str, Any]) -> dict[str, Any] | None:
+    """The record's fields scored again, or None when it holds no model output to score."""
+    output = rec.get("output")
+    if not isinstance(output, dict):
+        return None  # the prompt could not be rendered: nothing was asked
+    sample = sample_from_record(rec)
+    out = ModelOutput.from_record(output)
+    if not out.ok:
+        error = rec.get("error") or out.error or "the model returned nothing"
+        return {"processed": None, "scores": None, "error": error, **failed_output_fields(bench, sample)}
+    new = score_output(bench, sample, out)
+    return {"error": None, **new}
+
+
+def rescore_run(
+    run_dir: Path,
+    *,
+    resamples: int | None = None,
+    seed: int | None = None,
+    exclude_missing: bool | None = None,
+) -> RescoreResult:
     with hold_run_lock(run_dir, create=False):
-        return _rescore(run_dir, resamples, seed)
+        return _rescore(run_dir, resamples, seed, exclude_missing)
 
 
-def _rescore(run_dir: Path, resamples: int | None, seed: int | None) -> RescoreResult:
+def _rescore(
+    run_dir: Path, resamples: int | None, seed: int | None, exclude_missing: bool | None
+) -> RescoreResult:
     benches, models, run = _load_run(run_dir)
     metric_before = throughput_report()
     pairs: list[PairRun] = []
@@ -93,5 +116,8 @@ def _rescore(run_dir: Path, resamples: int | None, seed: int | None) -> RescoreR
         pairs,
         resamples if resamples is not None else int(run.get("resamples", 1000)),
         seed if seed is not None else int(run.get("seed", 0)),
+        exclude_missing=bool(run.get("exclude_missing", False))
+        if exclude_missing is None
+        else exclude_missing,
     )
     return RescoreResult(results, total, changed, throughput_since(metric_before))

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from audioeval.core.errors import RunConfigError
 from audioeval.engine.run_layout import RUN_FILE
+from audioeval.store.file_digest import file_sha256
 from audioeval.store.jsonl import read_jsonl
 from audioeval.store.run_lock import hold_run_lock, prepare_output_dir
 from audioeval.store.signature import SIGNATURE_FILE
@@ -59,9 +60,11 @@ class MmaeRescore:
     metadata: Path
 
 
-def rescore_mmae_folder(folder: Path, metadata: Path | None = None) -> MmaeRescore:
+def rescore_mmae_folder(
+    folder: Path, metadata: Path | None = None, *, exclude_missing: bool | None = None
+) -> MmaeRescore:
     """Aggregate an `mmae score` folder again, with the seed and resamples it was scored with."""
-    from audioeval.engine.mmae_run import rescore_mmae
+    from audioeval.engine.mmae_outputs import rescore_mmae
 
     sig = _read_json(folder / SIGNATURE_FILE)
     meta = metadata or Path(str(sig.get("metadata", "")))
@@ -71,13 +74,17 @@ def rescore_mmae_folder(folder: Path, metadata: Path | None = None) -> MmaeResco
             "use `audioeval mmae rescore DIR --metadata FILE`"
         )
     previous = folder / "taxonomy.json"
-    conf = _read_json(previous).get("confidence", {}) if previous.is_file() else {}
+    tax_before = _read_json(previous) if previous.is_file() else {}
+    conf = tax_before.get("confidence", {})
+    if exclude_missing is None:  # as the run did
+        exclude_missing = tax_before.get("failed_outputs", {}).get("in_headline") == "excluded"
     with hold_run_lock(folder, create=False):
         _, tax = rescore_mmae(
             folder,
             meta,
             n_resamples=int(conf.get("n_resamples", 1000)),
             seed=int(conf.get("seed", sig.get("option_shuffle_seed", 0))),
+            exclude_missing=exclude_missing,
         )
     return MmaeRescore(tax, meta)
 
@@ -90,6 +97,12 @@ def rescore_mcq_folder(folder: Path) -> Any:
     predictions = Path(str(summary.get("predictions", "")))
     if not predictions.is_file():
         raise RunConfigError(f"{folder}: the predictions file it scored ({predictions}) is not there")
+    stored = summary.get("predictions_sha256")
+    if stored is not None and stored != file_sha256(predictions):
+        raise RunConfigError(
+            f"{folder}: {predictions} changed since it was scored (predictions_sha256 differs); "
+            "score it again with `audioeval mcq score`"
+        )
     boot = summary.get("bootstrap") or {}
     n_resamples, seed = int(boot.get("n_resamples", 1000)), int(boot.get("seed", 0))
     bench = get_benchmark(str(summary["benchmark"]))

@@ -13,6 +13,7 @@ data_root: ~/data
 generation: {temperature: 0, max_tokens: 512, seed: 0}
 resamples: 1000
 judge: {urls: [http://j:8001/v1], model: Qwen3Omni-Instruct, concurrency: 16}   # or judge: URL[,URL]
+exclude_missing: false    # true: samples without a usable output stay out of the metrics
 ```
 Relative manifest, spec and data_root paths are taken from the config's folder; output_dir
 from the current directory, as on the command line.
@@ -50,6 +51,7 @@ class RunFile(BaseModel):
     generation: GenerationSection = Field(default_factory=GenerationSection)
     resamples: int = Field(1000, ge=0)
     judge: str | list[str] | dict[str, Any] | None = None
+    exclude_missing: bool = False
 
 
 class LoadedRunConfig(BaseModel):
@@ -62,6 +64,7 @@ class LoadedRunConfig(BaseModel):
     generation: GenerationSection
     resamples: int
     judge: JudgeSettings | None = None
+    exclude_missing: bool = False
 
 
 def parse_judge_entry(value: Any, where: str) -> JudgeSettings | None:
@@ -112,4 +115,5 @@ def load_run_config(path: Path) -> LoadedRunConfig:
         generation=cfg.generation,
         resamples=cfg.resamples,
         judge=parse_judge_entry(cfg.judge, where),
+        exclude_missing=cfg.exclude_missing,
     )

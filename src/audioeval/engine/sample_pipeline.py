@@ -3,9 +3,13 @@
 The record appended to `records.jsonl` holds the raw output (or its error), the processed
 answer, every scorer's values and sufficient statistics, and the taxonomy keys, so that
 rescoring and re-aggregating never call the model again. A failed call or a sample that
-cannot be scored is recorded with its error and counted as failed, never as a wrong answer;
+cannot be scored is recorded with its error and counted as failed, never scored from a guess;
 so is a sample on which a metric library fails (PESQ on silence, librosa on odd audio): only
 missing packages or models, which every sample would hit alike, stop the run.
+When the failure is the system's (the model failed or returned nothing, or its output audio
+cannot be read), the record says so (`output_failed`) and holds `failure_scores`: what the
+sample counts for in the headline (`scoring/failed_output.py`: a full deletion for WER, wrong
+for accuracy, every rubric 0 for MMAE), unless the run excludes failed outputs.
 
 Judged scorers (`scoring/judged.py`, e.g. the MMAE rubric judge) are awaited with the
 engine's judge `generate` callable; every judge answer is stored in the record (the score's
@@ -18,18 +22,21 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from dataclasses import dataclass
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from audioeval.adapters.base import GenerationConfig, ModelAdapter, ModelRequest
 from audioeval.benchmarks.resolved import ResolvedBenchmark
-from audioeval.core.errors import AudioevalError, InputError
+from audioeval.core.errors import AudioError, AudioevalError, InputError
 from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.sample import Sample
 from audioeval.prompts.templates import render
 from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.failed_output import failed_output_scores
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate, is_judged
 
 JUDGED_FIELD = "_judged"
@@ -94,9 +101,35 @@ def _prediction(
     return prediction, {"text": text, "outcome": outcome, "detail": detail}
 
 
-def _cannot_score(scorer_name: str, sample: Sample, exc: InputError) -> dict[str, Any]:
+OUTPUT_FIELDS = ("output", "output.audio_path")
+
+
+def _about_output(exc: InputError, output: ModelOutput) -> bool:
+    """Whether a scoring error is the output's fault: no text or audio, or audio unreadable."""
+    if exc.field in OUTPUT_FIELDS:
+        return True
+    path = output.audio_path
+    return (
+        isinstance(exc, AudioError)
+        and bool(path and exc.file)
+        and (os.path.abspath(str(exc.file)) == os.path.abspath(str(path)))
+    )
+
+
+def failed_output_fields(bench: ResolvedBenchmark, sample: Sample) -> dict[str, Any]:
+    """What a record of a sample without a usable output adds: the flag and its counted scores."""
+    return {
+        "output_failed": True,
+        "failure_scores": failed_output_scores(bench.scorers, sample, bench.task.output),
+    }
+
+
+def _cannot_score(
+    bench: ResolvedBenchmark, scorer_name: str, sample: Sample, exc: InputError, output: ModelOutput
+) -> dict[str, Any]:
     err = InputError(exc.message, file=exc.file or sample.source, sample_id=sample.id, field=exc.field)
-    return {"error": f"cannot score ({scorer_name}): {err.describe()}"}
+    out = {"error": f"cannot score ({scorer_name}): {err.describe()}"}
+    return {**out, **failed_output_fields(bench, sample)} if _about_output(exc, output) else out
 
 
 def _judge_failed(scorer_name: str, exc: JudgeFailed) -> dict[str, Any]:
@@ -109,13 +142,15 @@ def _cannot_compute(scorer_name: str, sample: Sample, exc: Exception) -> dict[st
     return {"error": f"cannot score ({scorer_name}): {where.describe()}"}
 
 
-def _scorer_failure(scorer_name: str, sample: Sample, exc: Exception) -> dict[str, Any] | None:
+def _scorer_failure(
+    bench: ResolvedBenchmark, scorer_name: str, sample: Sample, exc: Exception, output: ModelOutput
+) -> dict[str, Any] | None:
     """The record of a sample whose scorer raised `exc`: that sample fails, the run goes on.
     None for errors of set-up (a missing package or model), which stop the run."""
     if isinstance(exc, JudgeFailed):
         return _judge_failed(scorer_name, exc)
     if isinstance(exc, InputError):
-        return _cannot_score(scorer_name, sample, exc)
+        return _cannot_score(bench, scorer_name, sample, exc, output)
     if isinstance(exc, AudioevalError):
         return None
     return _cannot_compute(scorer_name, sample, exc)
@@ -145,7 +180,7 @@ def score_output(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) 
             else:
                 result = scorer.score(prediction, sample)
         except Exception as exc:
-            failure = _scorer_failure(scorer.name, sample, exc)
+            failure = _scorer_failure(bench, scorer.name, sample, exc, output)
             if failure is None:
                 raise
             return failure
@@ -170,7 +205,7 @@ async def score_output_async(
             else:
                 result = await asyncio.to_thread(scorer.score, prediction, sample)
         except Exception as exc:
-            failure = _scorer_failure(scorer.name, sample, exc)
+            failure = _scorer_failure(bench, scorer.name, sample, exc, output)
             if failure is None:
                 raise
             return failure
@@ -189,6 +224,7 @@ class PairContext:
     template_name: str | None
     audio_dir: Path
     judge: JudgeGenerate | None = None  # the judge generate() of judged scorers
+    sample_hashes: Mapping[str, str] = field(default_factory=dict)  # content hash of each sample
 
 
 async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
@@ -197,6 +233,7 @@ async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
         "id": sample.id,
         "taxonomy": dict(sample.taxonomy),
         "sample": sample_record(sample),
+        "sample_sha256": ctx.sample_hashes.get(sample.id),
     }
     try:
         messages = build_messages(ctx.bench, sample, ctx.template_name)
@@ -218,7 +255,8 @@ async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
             output = ModelOutput(error=f"{type(exc).__name__}: {exc}")
     record["output"] = output.to_record()
     if not output.ok:
-        return {**record, "error": output.error or "the model returned nothing"}
+        failed = failed_output_fields(ctx.bench, sample)
+        return {**record, "error": output.error or "the model returned nothing", **failed}
     judged = [s.name for s in ctx.bench.scorers if is_judged(s)]
     if judged:
         record["judged_by"] = judged  # their stored answers are what rescoring re-aggregates

@@ -157,6 +157,10 @@ class QaJudgeScorer:
         detail["votes"] = verdicts
         return SampleScore({VALUE: correct}, {VALUE: correct}, detail)
 
+    def failed_output_score(self, sample: Sample) -> SampleScore:
+        """No answer from the system under test: wrong, with no judge call."""
+        return SampleScore({VALUE: 0.0}, {VALUE: 0.0}, {"failed_output": True})
+
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> SampleScore:
         """Re-parse the stored judge answers; no judge call, no ASR."""
         attempts = [{**a, "verdict": _verdict(a.get("answer"))} for a in stored.get("attempts") or []]

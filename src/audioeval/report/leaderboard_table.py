@@ -34,10 +34,19 @@ def format_value(cell: Mapping[str, Any] | None) -> str:
     if ci and ci[0] is not None:
         text += f" [{ci[0] * scale:.1f}, {ci[1] * scale:.1f}]"
     if cell.get("failed"):
-        text += f" ({cell['failed']} failed)"
+        text += f" ({cell['failed']} failed{_without_output(cell)})"
     if (cell.get("normalised") or 0.0) < 0:
         text += f" {NEGATIVE_MARK}"
     return text
+
+
+def _without_output(cell: Mapping[str, Any]) -> str:
+    """`; 2 without output counted` (in the value as wrong) or `…excluded` (left out of it)."""
+    n = cell.get("failed_outputs") or 0
+    if not n:
+        return ""
+    how = "excluded" if cell.get("failed_outputs_in_headline") == "excluded" else "counted"
+    return f"; {n} without output {how}"
 
 
 def _average(row: Mapping[str, Any], total: int) -> str:
@@ -94,7 +103,9 @@ def leaderboard_markdown(board: Mapping[str, Any]) -> str:
         model = escape_markdown_cell(row["model"])
         lines.append(f"| {row['rank']} | {model} | " + " | ".join(cells) + f" | {avg} |")
     note = (
-        "\nCells: headline metric (fractions as %) with its 95 % bootstrap CI. The average puts every"
+        "\nCells: headline metric (fractions as %) with its 95 % bootstrap CI; failed samples are"
+        " counted, and those the model gave no usable output for are in the value as wrong (full"
+        " deletion for error rates) unless marked excluded. The average puts every"
         " headline on a 0–100 higher-is-better scale (100 − error rate, 20 × MOS) and averages them;"
         " (k/n) marks an average over only k of the n benchmarks (a model that does not serve a task).\n"
     )

@@ -36,14 +36,23 @@ def _table(title: str, groups: dict[str, dict[str, Any]]) -> Table:
 def print_mmae_summary(tax: dict[str, Any], *, console: Console | None = None, title: str = "MMAE") -> None:
     console = console or Console()
     overall = tax["overall"]
-    groups = {"overall": overall, **tax.get("complexity_group", {})}
+    groups = {_overall_label(tax): overall, **tax.get("complexity_group", {})}
     console.print(_table(f"{title}: Instruction Following, Consistency and Exact Match rates", groups))
     console.print(_table("by complexity", tax.get("complexity", {})))
     console.print(_table("by modality", tax.get("modality", {})))
     console.print(
         f"samples scored {overall['n']} · skipped {overall['n_skipped']} · unscored "
-        f"{overall['n_unscored']} · rubrics {overall['n_rubrics']} · failed rubrics "
+        f"{overall['n_unscored']} · without usable output {overall.get('n_failed_outputs', 0)} · rubrics {overall['n_rubrics']} · failed rubrics "
         f"{overall['n_rubrics_failed']} · samples without consistency rubric "
         f"{overall['n_no_consistency_rubric']} (excluded from CR) · EMR undetermined "
         f"{overall['n'] - overall['EMR_n']}"
     )
+
+
+def _overall_label(tax: dict[str, Any]) -> str:
+    """`overall`, with the samples without a usable output and how the headline treats them."""
+    failed = tax.get("failed_outputs") or {}
+    if not failed.get("n"):
+        return "overall"
+    how = "excluded" if failed.get("in_headline") == "excluded" else "scored 0"  # "counted" as 0
+    return f"overall ({failed['n']} without output: {how})"

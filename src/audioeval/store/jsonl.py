@@ -26,6 +26,7 @@ class JsonlReadReport:
 
     records: list[dict[str, Any]] = field(default_factory=list)
     bad_lines: list[int] = field(default_factory=list)
+    line_numbers: list[int] = field(default_factory=list)  # the line of each record, from 1
     truncated_tail: bool = False
 
 
@@ -49,6 +50,7 @@ def read_jsonl(path: str | Path) -> JsonlReadReport:
             continue
         if isinstance(obj, dict):
             report.records.append(obj)
+            report.line_numbers.append(lineno)
         else:
             report.bad_lines.append(lineno)
     return report

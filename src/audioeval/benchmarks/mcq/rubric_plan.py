@@ -41,9 +41,13 @@ class RubricPlan:
     skipped: list[InputError] = field(default_factory=list)
 
 
-def _key(item: McqItem, rubric: Any, reference: str) -> str:
+def _key(item: McqItem, rubric: Any, question: str, reference: str, matched: bool) -> str:
+    """Everything the item's rubric score depends on: what the judge sees (question, answer,
+    prediction, reasoning, rubric, reference) and whether the answer matched (unmatched: 0)."""
     blob = json.dumps(
-        [item.id, item.prediction, item.thinking, rubric, reference], ensure_ascii=False, sort_keys=True
+        [item.id, item.prediction, item.thinking, rubric, reference, question, item.answer, matched],
+        ensure_ascii=False,
+        sort_keys=True,
     )
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
@@ -83,7 +87,7 @@ def plan_rubrics(
                 question,
                 reference,
                 bool(matched[item.id]),
-                _key(item, rec["rubric"], reference),
+                _key(item, rec["rubric"], question, reference, bool(matched[item.id])),
             )
         )
     return plan

@@ -22,6 +22,7 @@ from audioeval.benchmarks.mcq.reading import gc_paused
 from audioeval.benchmarks.mcq.score_items import score_items
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.store.atomic import write_json_atomic
+from audioeval.store.file_digest import file_sha256
 
 Row = dict[str, Any]
 
@@ -53,6 +54,7 @@ def build_summary(
     return {
         "benchmark": bench.name,
         "predictions": str(file.path),
+        "predictions_sha256": file_sha256(file.path),
         "prediction_key": file.prediction_key,
         "counts": {
             "items": len(rows),

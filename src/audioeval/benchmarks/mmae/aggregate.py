@@ -6,6 +6,10 @@ axis. EM is 1 when every rubric scored 1, 0 as soon as one scored 0, and undefin
 rubric failed and every scored one is 1. Failed rubrics are never scored: they are counted.
 Headline numbers are means over samples × 100 (the paper's macro over samples); `micro`
 adds the mean over all scored rubrics of each axis.
+
+A sample the system under test produced no usable output for (`failed_output_row`) has every
+rubric at 0: IFR = CR = EM = 0. It counts in the headline unless the caller excludes failed
+outputs (`--exclude-missing`), and `failed_outputs` in the taxonomy says which view it is.
 """
 
 from __future__ import annotations
@@ -61,8 +65,32 @@ def per_sample_row(sample: MmaeSample, results: Mapping[int, Mapping[str, Any]])
         "rubric_scores": [
             None if (r := results.get(i)) is None else r.get("score") for i in range(len(sample.rubrics))
         ],
+        "output_failed": None,
         "_if_scores": if_scores,
         "_cr_scores": cr_scores,
+    }
+
+
+def failed_output_row(sample: MmaeSample, reason: str) -> dict[str, Any]:
+    """The row of a sample without a usable output: every rubric scored 0, the reason kept."""
+    n_if = sum(is_instruction_following(r.category) for r in sample.rubrics)
+    n_cr = len(sample.rubrics) - n_if
+    return {
+        "id": sample.id,
+        **sample.taxonomy(),
+        "IFR": 0.0 if n_if else None,
+        "CR": 0.0 if n_cr else None,
+        "EMR": 0,
+        "n_rubrics": len(sample.rubrics),
+        "n_if": n_if,
+        "n_cr": n_cr,
+        "n_failed": 0,
+        "n_missing": 0,
+        "failed_rubrics": [],
+        "rubric_scores": [0] * len(sample.rubrics),
+        "output_failed": reason,
+        "_if_scores": [0] * n_if,
+        "_cr_scores": [0] * n_cr,
     }
 
 
@@ -84,13 +112,18 @@ def taxonomy(
     confidence: float = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
+    exclude_failed_outputs: bool = False,
 ) -> dict[str, Any]:
     kw = {"confidence": confidence, "n_resamples": n_resamples, "seed": seed}
-    scored = [r for r in rows if r["IFR"] is not None or r["CR"] is not None or r["EMR"] is not None]
+    failed_outputs = [r for r in rows if r.get("output_failed")]
+    judged = [r for r in rows if not r.get("output_failed")]
+    counted = judged if exclude_failed_outputs else rows
+    scored = [r for r in counted if r["IFR"] is not None or r["CR"] is not None or r["EMR"] is not None]
     overall = summarise(scored, METRICS, **kw)
     overall.update(
-        n_samples_judged=len(rows),
-        n_unscored=len(rows) - len(scored),
+        n_samples_judged=len(judged),
+        n_failed_outputs=len(failed_outputs),
+        n_unscored=len(judged) - sum(1 for r in scored if not r.get("output_failed")),
         n_skipped=n_skipped,
         n_rubrics=sum(r["n_rubrics"] for r in rows),
         n_rubrics_failed=sum(r["n_failed"] for r in rows),
@@ -99,7 +132,14 @@ def taxonomy(
         n_no_if_rubric=sum(1 for r in scored if r["n_if"] == 0),
         micro=_micro(scored),
     )
-    out: dict[str, Any] = {"overall": overall}
+    out: dict[str, Any] = {
+        "overall": overall,
+        "failed_outputs": {
+            "n": len(failed_outputs),
+            "in_headline": "excluded" if exclude_failed_outputs else "counted",
+            "ids": [r["id"] for r in failed_outputs],
+        },
+    }
     for name, keys in BREAKDOWNS.items():
         out[name] = breakdown(scored, METRICS, keys, **kw)
     out["confidence"] = {

@@ -1,8 +1,15 @@
-"""Joining predictions to metadata and resolving every clip a sample's rubrics reference."""
+"""Joining predictions to metadata and resolving every clip a sample's rubrics reference.
+
+A metadata sample the system under test gave no usable output for (no prediction, an
+unreadable prediction entry, an edited-audio file that does not exist) is a failed output:
+it is kept in the plan's `failed_outputs`, and the headline counts it with every rubric at 0.
+A sample whose own input audio is missing is an input error: skipped and listed.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +34,14 @@ class MmaeWorkItem:
 class MmaePlan:
     items: list[MmaeWorkItem] = field(default_factory=list)
     skipped: list[InputError] = field(default_factory=list)
+    failed_outputs: list[InputError] = field(default_factory=list)  # one per sample, with its id
+
+    def clip_paths(self) -> list[str]:
+        """Every clip the plan reads (a file appearing later adds a path)."""
+        return [p for item in self.items for p in item.clips.values()]
+
+
+OUTPUT_FIELD = "messages[-1].content.audio_url"
 
 
 def resolve_path(path: str, audio_root: Path) -> Path:
@@ -55,9 +70,11 @@ def make_plan(
     metadata_file: str,
     predictions_file: str,
     rejected_ids: frozenset[str] = frozenset(),
+    prediction_errors: Mapping[str, InputError] | None = None,
 ) -> MmaePlan:
     """Work items for predicted samples; `rejected_ids` are metadata samples already reported
-    as invalid, so their predictions are not reported a second time."""
+    as invalid, so their predictions are not reported a second time; `prediction_errors` say
+    why a sample's prediction could not be read (its failed output's reason)."""
     root = Path(audio_root)
     plan = MmaePlan()
     for sid in predictions:
@@ -70,8 +87,10 @@ def make_plan(
     for sid, sample in samples.items():
         pred = predictions.get(sid)
         if pred is None:
-            plan.skipped.append(
-                InputError("sample has no prediction", file=predictions_file, sample_id=sid, field="id")
+            why = (prediction_errors or {}).get(sid)
+            plan.failed_outputs.append(
+                why
+                or InputError("sample has no prediction", file=predictions_file, sample_id=sid, field="id")
             )
             continue
         labels = {m.label for r in sample.rubrics for m in find_mentions(r.question)}
@@ -79,11 +98,7 @@ def make_plan(
         try:
             for label in sorted(labels):
                 if label == "output":
-                    path, src, fld = (
-                        resolve_path(pred.output_audio, root),
-                        predictions_file,
-                        "messages[-1].content.audio_url",
-                    )
+                    path, src, fld = (resolve_path(pred.output_audio, root), predictions_file, OUTPUT_FIELD)
                 else:
                     k = 0 if label == "input" else int(label[len("input") :]) - 1
                     path, src, fld = (
@@ -97,7 +112,7 @@ def make_plan(
                     )
                 clips["input1" if label == "input" else label] = str(path)
         except AudioError as exc:
-            plan.skipped.append(exc)
+            (plan.failed_outputs if exc.field == OUTPUT_FIELD else plan.skipped).append(exc)
             continue
         plan.items.append(MmaeWorkItem(sample, clips))
     return plan

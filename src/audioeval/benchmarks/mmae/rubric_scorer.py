@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.mmae.aggregate import per_sample_row
+from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
 from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.core.errors import AudioError, InputError
@@ -144,13 +144,12 @@ class MmaeRubricScorer:
                 f" (rubric {first.get('rubric_index')}: {why}" + (f"; {errors[-1]}" if errors else "") + ")",
                 detail,
             )
-        values = {"IFR": row["IFR"], "CR": row["CR"], "EMR": row["EMR"]}
-        stats = {
-            k: None if v is None else 100.0 * v
-            for k, v in zip(("ifr", "cr", "em"), values.values(), strict=True)
-        }
-        stats.update(n_rubrics=row["n_rubrics"], n_if=row["n_if"], n_cr=row["n_cr"])
-        return SampleScore(values, stats, detail)
+        return _row_score(row, detail)
+
+    def failed_output_score(self, sample: Sample) -> SampleScore:
+        """No usable edited audio: every rubric 0 (IFR = CR = EM = 0), as `mmae score` counts it."""
+        row = failed_output_row(mmae_from_fields(sample), "no usable output")
+        return _row_score(row, {"rubric_scores": row["rubric_scores"], "failed_output": True})
 
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> SampleScore:
         """Re-parse every stored judge answer and aggregate again; no judge call."""
@@ -160,3 +159,13 @@ class MmaeRubricScorer:
             again = rescore_attempts(list(o.get("attempts") or []), self.votes)
             outcomes.append({**o, **again, "failure": None if not again["failed"] else o.get("failure")})
         return self._result(ms, outcomes)
+
+
+def _row_score(row: Mapping[str, Any], detail: dict[str, Any]) -> SampleScore:
+    """A per-sample row as values (0–1) and stats (0–100, what `mean:ifr|cr|em` average)."""
+    values = {"IFR": row["IFR"], "CR": row["CR"], "EMR": row["EMR"]}
+    stats = {
+        k: None if v is None else 100.0 * v for k, v in zip(("ifr", "cr", "em"), values.values(), strict=True)
+    }
+    stats.update(n_rubrics=row["n_rubrics"], n_if=row["n_if"], n_cr=row["n_cr"])
+    return SampleScore(values, stats, detail)

@@ -110,6 +110,15 @@ def audio_materialiser(cache_dir: Path, base: Path | None):
     return resolve
 
 
+def stored_sha256_prefix(path: str | Path) -> str | None:
+    """The SHA-256 prefix a clip written by `_write_once` is named by (`ab/ab12….wav`), else None."""
+    p = Path(path)
+    stem = p.name.split(".", 1)[0]
+    if len(stem) == 24 and p.parent.name == stem[:2] and all(c in "0123456789abcdef" for c in stem):
+        return stem
+    return None
+
+
 def _write_once(cache_dir: Path, data: bytes, suffix: str) -> Path:
     digest = hashlib.sha256(data).hexdigest()[:24]
     target = cache_dir / digest[:2] / f"{digest}{suffix}"

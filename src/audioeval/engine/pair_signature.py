@@ -1,0 +1,89 @@
+"""What a benchmark × model pair of `audioeval run` was made from: settings and inputs.
+
+The pair's signature holds every setting that moves a number (benchmark spec, model with
+the content hashes of what it replays, generation, prompt override, judge); endpoints,
+concurrency and timeouts stay out. Each record holds its sample's content hash
+(`sample_sha256`: id, fields such as the prompt and reference, taxonomy, and the content
+hash of each input clip), so a rerun whose manifest, references or audio changed for a
+sample already scored is refused, naming the sample, rather than reusing its record; a
+rerun with more samples (a larger --limit) goes on, and a failed sample is asked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from audioeval import __version__
+from audioeval.adapters.base import ModelAdapter
+from audioeval.benchmarks.resolved import ResolvedBenchmark
+from audioeval.benchmarks.sources.hf import stored_sha256_prefix
+from audioeval.core.errors import RunConfigError
+from audioeval.core.sample import Sample
+from audioeval.store.file_digest import files_sha256, json_digest
+
+
+def _clip_hashes(samples: Sequence[Sample]) -> dict[str, str]:
+    """The content hash of every input clip: from the name of a clip a hub dataset wrote
+    once under its hash, else from the file's bytes."""
+    paths = {ref.path for s in samples for ref in s.audio.values()}
+    known = {p: h for p in paths if (h := stored_sha256_prefix(p)) is not None}
+    return {**files_sha256(sorted(paths - set(known))), **known}
+
+
+def sample_digests(samples: Sequence[Sample]) -> dict[str, str]:
+    """`{id: sha256}` over each sample's id, fields, taxonomy and input audio contents."""
+    hashes = _clip_hashes(samples)
+    return {
+        s.id: json_digest(
+            {
+                "id": s.id,
+                "fields": dict(s.fields),
+                "taxonomy": dict(s.taxonomy),
+                "audio": {k: [hashes[a.path], a.start, a.end] for k, a in sorted(s.audio.items())},
+            }
+        )
+        for s in samples
+    }
+
+
+def changed_samples(
+    records: Sequence[Mapping[str, Any]], digests: Mapping[str, str], where: Path
+) -> RunConfigError | None:
+    """The refusal to resume when a finished sample's inputs differ from those read now (a
+    failed sample is asked again anyway: its inputs may have been fixed)."""
+    for rec in records:
+        sid = str(rec.get("id"))
+        if sid not in digests or rec.get("sample_sha256") == digests[sid] or rec.get("error") is not None:
+            continue
+        why = (
+            "was recorded by an earlier audioeval that did not hash its inputs"
+            if rec.get("sample_sha256") is None
+            else "was recorded from other inputs: its fields or audio changed"
+        )
+        return RunConfigError(
+            f"{where}: sample {sid!r} {why} (sample_sha256 differs). Use a new --output_dir, or "
+            "delete the old results to start over."
+        )
+    return None
+
+
+def pair_signature(
+    bench: ResolvedBenchmark,
+    adapter: ModelAdapter,
+    *,
+    generation: dict[str, Any],
+    prompt_override: str | None,
+    judge: dict[str, Any] | None,
+) -> dict[str, Any]:
+    signature: dict[str, Any] = {
+        "benchmark": bench.signature(),
+        "model": adapter.signature(),
+        "generation": generation,
+        "prompt_override": prompt_override,
+        "audioeval": __version__.split("+")[0],
+    }
+    if judge is not None:
+        signature["judge"] = judge
+    return signature

@@ -1,0 +1,53 @@
+"""What a sample counts for when the system under test gave no usable output.
+
+A model that returned nothing, failed, or produced audio that cannot be read has failed the
+sample; the headline counts it (the run's `failed_outputs`, shown beside the headline):
+
+- text scorers score an absent answer: WER/CER count every reference word (character) as
+  deleted, accuracy-type scorers (accuracy, includes, MCQ match) count it wrong, BLEU and
+  chrF score an empty hypothesis, ROUGE-L 0;
+- a scorer of a transcript (`asr_wer`, `asr_cer`, `asr_includes`) scores an empty transcript;
+- a scorer with its own rule (`failed_output_score(sample)`, e.g. the MMAE rubric judge:
+  every rubric 0) applies it;
+- other scorers of audio (SIM, DNSMOS, PESQ/STOI, UTMOS) have no honest value for a missing
+  clip: the sample stays out of their means, and is counted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from audioeval.core.errors import InputError
+from audioeval.core.sample import Sample
+from audioeval.scoring.base import Prediction, SampleScore, Scorer
+from audioeval.scoring.judged import is_judged
+
+NO_OUTPUT = Prediction(text=None, raw=None, audio_path=None, outcome="no output")
+
+
+def failed_output_score(scorer: Scorer, sample: Sample, output_kind: str) -> SampleScore | None:
+    """The score of a sample without a usable output, or None when the scorer has none."""
+    own = getattr(scorer, "failed_output_score", None)
+    transcript_scorer = getattr(scorer, "text_scorer", None)
+    try:
+        if callable(own):
+            result: SampleScore | None = own(sample)
+            return result
+        if transcript_scorer is not None:
+            score: SampleScore = transcript_scorer.score(NO_OUTPUT, sample)
+            return score
+        if output_kind == "text" and not is_judged(scorer):
+            return scorer.score(NO_OUTPUT, sample)
+    except InputError:  # the sample itself cannot be scored (e.g. no reference): not counted
+        return None
+    return None
+
+
+def failed_output_scores(scorers: list[Scorer], sample: Sample, output_kind: str) -> dict[str, Any]:
+    """`{scorer: {"values", "stats"}}` of each scorer that has a score for a failed output."""
+    out: dict[str, Any] = {}
+    for scorer in scorers:
+        result = failed_output_score(scorer, sample, output_kind)
+        if result is not None:
+            out[scorer.name] = {"values": result.values, "stats": result.stats}
+    return out
