@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from audioeval.adapters.base import ModelRequest
-from audioeval.core.errors import AudioevalError
+from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.model_output import ModelOutput
 
 
@@ -99,6 +99,8 @@ class CodecModel:
         try:
             decoded, rate = await asyncio.to_thread(self._roundtrip, ref, request.sample.id)
             await asyncio.to_thread(_write_wav, request.audio_out, decoded, rate)
+        except InputError:
+            raise  # the sample's own clip is unreadable: the engine records it as an input error
         except AudioevalError as exc:
             return ModelOutput(error=str(exc))
         except Exception as exc:  # a codec library failing on one clip fails that sample only

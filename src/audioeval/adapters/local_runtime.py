@@ -54,7 +54,7 @@ from audioeval.adapters.runtimes.worker_process import (
     WorkerStartError,
     worker_env,
 )
-from audioeval.core.errors import AudioevalError
+from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.model_output import ModelOutput
 
 
@@ -152,6 +152,8 @@ class LocalRuntimeAdapter:
         try:
             assert self._tmp is not None
             audio = await asyncio.to_thread(audio_input, request, self._tmp)
+        except InputError:
+            raise  # a clip that cannot be read: the caller knows whose it is (input or output)
         except (AudioevalError, OSError) as exc:
             return self._error(f"audio input: {exc}")
         payload = {

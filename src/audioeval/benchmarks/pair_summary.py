@@ -182,7 +182,7 @@ def _groups(recs: list[Mapping[str, Any]], key: str) -> dict[str, list[Mapping[s
 
 
 def _error_kind(error: str) -> str:
-    for prefix in ("prompt", "cannot score", "timed out", "worker crashed", "replay"):
+    for prefix in ("prompt", "input", "cannot score", "timed out", "worker crashed", "replay"):
         if error.startswith(prefix):
             return prefix
     if "HTTP" in error:

@@ -116,6 +116,14 @@ def _about_output(exc: InputError, output: ModelOutput) -> bool:
     )
 
 
+def _about_input(exc: InputError, sample: Sample) -> bool:
+    """Whether a model's error is about one of the sample's own input clips (NaN, unreadable)."""
+    if not exc.file:
+        return False
+    where = os.path.abspath(str(exc.file))
+    return any(os.path.abspath(a.path) == where for a in sample.audio.values())
+
+
 def failed_output_fields(bench: ResolvedBenchmark, sample: Sample) -> dict[str, Any]:
     """What a record of a sample without a usable output adds: the flag and its counted scores."""
     return {
@@ -249,6 +257,10 @@ async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
     async with ctx.semaphore:
         try:
             output = await ctx.adapter.generate(request)
+        except InputError as exc:
+            if _about_input(exc, sample):  # the benchmark's clip is unreadable: not the model's failure
+                return {**record, "error": f"input: {exc}", "output": None}
+            output = ModelOutput(error=str(exc))
         except AudioevalError as exc:
             output = ModelOutput(error=str(exc))
         except Exception as exc:  # a library failing on this one sample: its failure, not the run's
