@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import typer
 from rich.console import Console
 
-from audioeval.core.errors import AudioevalError, InputError
+from audioeval.cli import exit_codes
+from audioeval.core.errors import AudioevalError, EndpointUnusable, InputError
 
 err_console = Console(stderr=True, soft_wrap=True)
 
@@ -17,6 +18,9 @@ err_console = Console(stderr=True, soft_wrap=True)
 def friendly_errors() -> Iterator[None]:
     try:
         yield
+    except EndpointUnusable as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False, markup=False)
+        raise typer.Exit(exit_codes.ENDPOINT_UNUSABLE) from None
     except InputError as exc:
         err_console.print(f"[red]error:[/red] {exc.describe()}", highlight=False)
         raise typer.Exit(2) from None

@@ -57,3 +57,9 @@ class RunConfigError(AudioevalError):
 
 class OptionalDependencyError(AudioevalError):
     """An optional extra is needed; the message carries the exact install hint."""
+
+
+class EndpointUnusable(AudioevalError):
+    """No endpoint of a model or judge answered the check made before a run (refused,
+    unauthorised, not an OpenAI-compatible API, model not served); the message gives each
+    endpoint's reason."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,7 @@ from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError, RunConfigError
+from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
@@ -70,6 +72,8 @@ class EvalRequest:
     sample_rate: int | None = None
     # The judge of judged scorers (task audio_edit / MMAE); its settings join their pairs' signatures.
     judge: JudgeSettings | None = None
+    # Check each model and judge endpoint once before asking anything (endpoint_probe.py).
+    probe: bool = True
 
 
 @dataclass
@@ -253,11 +257,14 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         for name, ss in sample_sets.items():
             write_json_atomic(run_dir / name / "skipped.json", [e.as_record() for e in ss.skipped])
         needed = {p.model.slug for p in pairs if p.todo}
+        judge_settings = req.judge if any(needs_judge(p.bench) and p.todo for p in pairs) else None
+        if req.probe:
+            judge_settings = await _check_endpoints([adapters[s] for s in needed], judge_settings)
         for slug in needed:
             await adapters[slug].start()
             started.append(adapters[slug])
-        if req.judge is not None and any(needs_judge(p.bench) and p.todo for p in pairs):
-            judge = RunJudge(req.judge, cache)
+        if judge_settings is not None:
+            judge = RunJudge(judge_settings, cache)
         sems = {slug: asyncio.Semaphore(a.max_concurrency) for slug, a in adapters.items()}
         progress = Progress(
             TextColumn("[bold]{task.description}"),
@@ -297,6 +304,26 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         judge_calls=judge.calls if judge is not None else 0,
         metric_models=throughput_since(metric_before),
     )
+
+
+async def _check_endpoints(
+    adapters: list[ModelAdapter], judge: JudgeSettings | None
+) -> JudgeSettings | None:
+    """Check the endpoints of the OpenAI-compatible models and the judge about to be asked;
+    each keeps its usable ones. Returns the judge settings with those endpoints."""
+    for adapter in adapters:
+        if isinstance(adapter, OpenAIChatModel):
+            await adapter.check_endpoints()
+    if judge is None:
+        return None
+    urls = await check_endpoints(
+        judge.urls,
+        role="judge",
+        model=judge.model,
+        api_key=os.environ.get(judge.api_key_env) or None,
+        api_key_env=judge.api_key_env,
+    )
+    return judge.model_copy(update={"urls": urls})
 
 
 def summarise_pairs(run_dir: Path, pairs: list[PairRun], resamples: int, seed: int) -> list[dict[str, Any]]:

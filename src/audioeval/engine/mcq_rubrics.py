@@ -19,6 +19,7 @@ from audioeval.benchmarks.mcq.rubric_plan import RubricPlan, RubricTask
 from audioeval.benchmarks.mcq.run import McqScoreResult, apply_rubric_outcomes
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
+from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.progress import JudgeProgress
 from audioeval.judge.reasoning_rubric import (
     PROMPT_VERSION,
@@ -48,6 +49,8 @@ class RubricJudgeConfig:
     cache_path: Path | None = None
     use_cache: bool = True
     progress: bool = True
+    api_key_env: str = "OPENAI_API_KEY"  # named in the message when the endpoints refuse the key
+    probe: bool = True  # check the judge endpoints once before judging (endpoint_probe.py)
 
     def signature(self) -> dict[str, Any]:
         return {
@@ -87,7 +90,7 @@ async def _judge_task(
     attempts: list[dict[str, Any]] = []
 
     async def call(index: int) -> None:
-        gen = await judge(messages, index)
+        gen = await judge(messages, index, lambda text: parse_rubric_answer(text, task.rubric).valid)
         parsed = parse_rubric_answer(gen.text or "", task.rubric) if gen.ok else None
         valid = parsed is not None and parsed.valid
         progress.vote(valid=valid, error=not gen.ok)
@@ -138,9 +141,12 @@ async def judge_rubrics_async(plan: RubricPlan, out_dir: Path, cfg: RubricJudgeC
             result.reused += 1
         else:
             todo.append(task)
-    client = ChatClient(
-        cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency
-    )
+    urls = cfg.base_urls
+    if cfg.probe and any(t.matched for t in todo):
+        urls = await check_endpoints(
+            urls, role="judge", model=cfg.model, api_key=cfg.api_key, api_key_env=cfg.api_key_env
+        )
+    client = ChatClient(urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency)
     cache_path = cfg.cache_path or rubric_dir / "judge_cache.sqlite"
     cache = ResponseCache(cache_path) if cfg.use_cache else None
     sampling = {"temperature": cfg.temperature, "seed": cfg.seed, "max_tokens": cfg.max_tokens}

@@ -27,6 +27,7 @@ from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
+from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.progress import JudgeProgress
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.mcq_prompt import PROMPT_VERSION, attachments, build_judge_messages
@@ -62,6 +63,8 @@ class MmaeRunConfig:
     use_cache: bool = True
     n_resamples: int = 1000
     progress: bool = True
+    api_key_env: str = "OPENAI_API_KEY"  # named in the message when the endpoints refuse the key
+    probe: bool = True  # check the judge endpoints once before judging (endpoint_probe.py)
 
     def signature(self) -> dict[str, Any]:
         """Every choice that moves a number; endpoints, concurrency and timeouts do not."""
@@ -229,7 +232,8 @@ class _Runner:
             self._add_load(1)
             try:
                 options = voting.options_for(a)
-                gen = await self.judge(build_judge_messages(rubric.question, options, clips), a)
+                messages = build_judge_messages(rubric.question, options, clips)
+                gen = await self.judge(messages, a, voting.accepts(options))
             finally:
                 self._add_load(-1)
             rec = voting.record(a, options, gen)
@@ -312,12 +316,15 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     )
     total_todo = sum(len(it.sample.rubrics) for it in plan.items) - reused
 
+    urls = cfg.base_urls
+    if cfg.probe and total_todo > 0:
+        urls = await check_endpoints(
+            urls, role="judge", model=cfg.model, api_key=cfg.api_key, api_key_env=cfg.api_key_env
+        )
     clips = ClipCache(target_rate=cfg.sample_rate)
     cache = ResponseCache(cfg.cache_path or cfg.output_dir / "judge_cache.sqlite") if cfg.use_cache else None
     sampling = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
-    client = ChatClient(
-        cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency
-    )
+    client = ChatClient(urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency)
     judge = CachedJudge(
         client,
         clips,

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from audioeval.audio.clip_cache import ClipCache
 from audioeval.core.errors import InputError
-from audioeval.core.generation import Generation
+from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import AudioPart, AudioRef, Message
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
@@ -89,12 +89,14 @@ class RunJudge:
         for ref in refs:
             self.clips.get(ref, field=f"audio {ref.path}")
 
-    async def generate(self, messages: list[Message], attempt: int) -> Generation:
+    async def generate(
+        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+    ) -> Generation:
         refs = [p.audio for m in messages for p in m.parts if isinstance(p, AudioPart)]
         if any(self.clips.peek(r) is None for r in refs):
             await asyncio.to_thread(self._encode, refs)  # AudioError: the sample cannot be judged
         self.attempts += 1
-        return await self.judge(messages, attempt)
+        return await self.judge(messages, attempt, accept)
 
     @property
     def calls(self) -> int:

@@ -56,6 +56,11 @@ def _verdict(answer: str | None) -> str | None:
     return None if isinstance(parsed, Unparseable) else parsed
 
 
+def _is_verdict(answer: str) -> bool:
+    """Only answers that say yes or no are cached."""
+    return _verdict(answer) is not None
+
+
 class QaJudgeScorer:
     """Correctness of an open answer, by an LLM judge."""
 
@@ -131,7 +136,7 @@ class QaJudgeScorer:
         attempts: list[dict[str, Any]] = []
         valid = 0
         for attempt in range(self.max_attempts):
-            gen = await generate(messages, attempt)
+            gen = await generate(messages, attempt, _is_verdict)
             verdict = _verdict(gen.text) if gen.ok else None
             attempts.append({"attempt": attempt, "answer": gen.text, "error": gen.error, "verdict": verdict})
             valid += verdict is not None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _THINK_RE = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
@@ -81,3 +82,8 @@ def parse_verdict(raw: str, n_options: int) -> Verdict:
     if letter not in letters:
         return Verdict(None, reason, f"choice {letter!r} out of range A-{letters[-1]}")
     return Verdict(letter, reason, None)
+
+
+def verdict_check(n_options: int) -> Callable[[str], bool]:
+    """Whether an answer is a valid vote among `n_options` options (only those are cached)."""
+    return lambda raw: parse_verdict(raw, n_options).valid
