@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from audioeval.cli import exit_codes
 from audioeval.core.errors import AudioevalError, EndpointUnusable, InputError
@@ -19,7 +20,7 @@ def friendly_errors() -> Iterator[None]:
     try:
         yield
     except EndpointUnusable as exc:
-        err_console.print(f"[red]error:[/red] {exc}", highlight=False, markup=False)
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
         raise typer.Exit(exit_codes.ENDPOINT_UNUSABLE) from None
     except InputError as exc:
         err_console.print(f"[red]error:[/red] {exc.describe()}", highlight=False)

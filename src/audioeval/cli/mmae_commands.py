@@ -5,11 +5,24 @@ from __future__ import annotations
 import os
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from audioeval.cli.errors import friendly_errors, report_skipped
-from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
+from audioeval.cli.failed_work import MAX_FAILED_HELP, FailedWork, enforce_max_failed, parse_max_failed
+from audioeval.cli.options import (
+    NO_PROBE_HELP,
+    AudioPartStyle,
+    check_number,
+    check_positive,
+    check_votes,
+    make_console,
+    parse_urls,
+)
+
+if TYPE_CHECKING:
+    from audioeval.engine.mmae_run import MmaeRunResult
 
 mmae_app = typer.Typer(help="MMAE: rubric-judged scoring of audio edits.", no_args_is_help=True)
 console = make_console()
@@ -89,12 +102,21 @@ def score(
         1000, "--bootstrap", min=10, help="Bootstrap resamples for confidence intervals."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show the progress bar."),
+    max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
+    no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
 ) -> None:
     """Judge every rubric of every predicted sample and write IFR, CR and EMR."""
     from audioeval.engine.mmae_run import MmaeRunConfig, run_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
-    urls = parse_urls(base_urls, "--base_urls")
+    with friendly_errors():
+        urls = parse_urls(base_urls, "--base_urls")
+        check_votes("--retries", retries, "--max_attempts", max_attempts)
+        check_positive("--timeout", timeout)
+        check_number("--temperature", temperature)
+        check_number("--judge-sample-rate", sample_rate)
+        check_positive("--max-tokens", max_tokens)
+        limit = parse_max_failed(max_failed)
     cfg = MmaeRunConfig(
         predictions=predictions,
         metadata=metadata,
@@ -117,6 +139,8 @@ def score(
         use_cache=not no_cache,
         n_resamples=bootstrap,
         progress=progress,
+        api_key_env=api_key_env,
+        probe=not no_probe,
     )
     with friendly_errors():
         result = run_mmae(cfg)
@@ -133,6 +157,15 @@ def score(
         f"judged {result.judged_now} rubric(s) now, {result.reused} reused from an earlier run; "
         f"{result.calls} judge call(s), {result.cache_hits} cache hit(s). Results: {output_dir}"
     )
+    enforce_max_failed(_failed_samples(result), limit)
+
+
+def _failed_samples(result: MmaeRunResult) -> FailedWork:
+    """Samples skipped (unreadable, invalid, without prediction) or with a failed rubric."""
+    overall = result.taxonomy["overall"]
+    rows = result.per_sample
+    failed = sum(1 for r in rows if r.get("n_failed") or r.get("n_missing")) + overall["n_skipped"]
+    return FailedWork("sample", len(rows) + overall["n_skipped"], failed, overall["n"], result.first_failure)
 
 
 @mmae_app.command("rescore")

@@ -306,9 +306,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     )
 
 
-async def _check_endpoints(
-    adapters: list[ModelAdapter], judge: JudgeSettings | None
-) -> JudgeSettings | None:
+async def _check_endpoints(adapters: list[ModelAdapter], judge: JudgeSettings | None) -> JudgeSettings | None:
     """Check the endpoints of the OpenAI-compatible models and the judge about to be asked;
     each keeps its usable ones. Returns the judge settings with those endpoints."""
     for adapter in adapters:

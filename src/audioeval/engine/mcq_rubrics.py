@@ -74,6 +74,25 @@ class RubricRunResult:
     calls: int = 0
     cache_hits: int = 0
     endpoints: list[dict[str, object]] = field(default_factory=list)
+    first_failure: str | None = None  # "id: reason" of the first item the judge failed
+
+
+def _failure_reason(outcome: dict[str, Any]) -> str:
+    attempts = outcome.get("attempts") or []
+    last = next((a["error"] for a in reversed(attempts) if a.get("error")), None)
+    valid = len(outcome.get("call_scores") or [])
+    return f"{valid} valid judge answer(s) after {len(attempts)} call(s)" + (
+        f" (last error: {last})" if last else ""
+    )
+
+
+def first_failure(plan: RubricPlan, outcomes: dict[str, dict[str, Any]]) -> str | None:
+    """The first planned item whose judgement failed, with the last judge error."""
+    for task in plan.tasks:
+        outcome = outcomes.get(task.item.id)
+        if outcome is not None and outcome.get("failed"):
+            return f"id {task.item.id!r}: {_failure_reason(outcome)}"
+    return None
 
 
 async def _judge_task(
@@ -187,6 +206,7 @@ async def judge_rubrics_async(plan: RubricPlan, out_dir: Path, cfg: RubricJudgeC
     result.calls = client.calls
     result.cache_hits = cache.hits if cache else 0
     result.endpoints = [e.stats() for e in client.pool.endpoints]
+    result.first_failure = first_failure(plan, result.outcomes)
     return result
 
 

@@ -100,6 +100,7 @@ class MmaeRunResult:
     decodes: int = 0
     encodes: int = 0
     endpoints: list[dict[str, object]] = field(default_factory=list)
+    first_failure: str | None = None  # the first skipped sample's or failed rubric's reason
 
 
 def _scored(record: dict[str, Any] | None) -> bool:
@@ -108,7 +109,21 @@ def _scored(record: dict[str, Any] | None) -> bool:
 
 def _summary(record: dict[str, Any]) -> dict[str, Any]:
     """What planning and aggregation read of a result line; the full line is on disk."""
-    return {"score": record.get("score"), "failed": record.get("failed")}
+    return {"score": record.get("score"), "failed": record.get("failed"), "failure": record.get("failure")}
+
+
+def _first_failure(
+    plan: MmaePlan, done: dict[tuple[str, int], dict[str, Any]], skipped: list[InputError]
+) -> str | None:
+    """The reason of the first skipped sample, else of the first failed rubric in plan order."""
+    if skipped:
+        return skipped[0].describe()
+    for item in plan.items:
+        for i in range(len(item.sample.rubrics)):
+            rec = done.get((item.sample.id, i))
+            if rec is not None and rec.get("failed"):
+                return f"id {item.sample.id!r}, rubric {i}: {rec.get('failure') or 'failed'}"
+    return None
 
 
 def _done_results(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
@@ -370,6 +385,7 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
         decodes=clips.decodes,
         encodes=clips.encodes,
         endpoints=extra["endpoints"],
+        first_failure=_first_failure(plan, done, skipped),
     )
 
 

@@ -33,8 +33,8 @@ from audioeval.engine.run_judge import JudgeSettings, split_urls
 
 class GenerationSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    temperature: float | None = None
-    max_tokens: int | None = None
+    temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
+    max_tokens: int | None = Field(None, ge=1)
     seed: int | None = None
 
 

@@ -16,6 +16,7 @@ from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import Message
 from audioeval.core.sample import Sample
 
+
 class JudgeGenerate(Protocol):
     """One judge call: the messages, the attempt index (part of the cache key) and, optionally,
     the check an answer must pass to be cached (e.g. it parses as a verdict)."""

@@ -20,8 +20,8 @@ import hashlib
 import json
 import sqlite3
 import threading
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
