@@ -140,7 +140,7 @@ def score(
     out = output_dir or Path("outputs") / benchmark.value
     rubric_run = None
     with friendly_errors():
-        limit = parse_max_failed(max_failed)
+        failure_limit = parse_max_failed(max_failed)
         if rubrics:
             judge_urls = parse_urls(judge_base_urls, "--judge-base-urls")
             check_votes("--judge-votes", judge_votes, "--judge-max-attempts", judge_max_attempts)
@@ -179,7 +179,7 @@ def score(
         write_outputs(out, result)
     print_mcq_summary(result.summary, bench, console=console, official_style=official_print)
     console.print(f"Results: {out}")
-    enforce_max_failed(_failed_judgements(result.summary, rubric_run), limit)
+    enforce_max_failed(_failed_judgements(result.summary, rubric_run), failure_limit)
 
 
 def _failed_judgements(summary: dict, rubric_run: RubricRunResult | None) -> FailedWork:
@@ -270,7 +270,7 @@ def predict(
         check_number("--temperature", temperature)
         check_positive("--max-tokens", max_tokens)
         check_number("--sample-rate", sample_rate)
-        limit = parse_max_failed(max_failed)
+        failure_limit = parse_max_failed(max_failed)
         bench = get_benchmark(benchmark.value)
         cfg = McqPredictConfig(
             bench=bench,
@@ -298,4 +298,4 @@ def predict(
         f"{res.records}); asked now {res.asked_now}, reused {res.reused}, "
         f"calls {res.calls}, cache hits {res.cache_hits}. Predictions: {res.out}"
     )
-    enforce_max_failed(FailedWork("item", res.items, res.failed, res.answered, res.first_failure), limit)
+    enforce_max_failed(FailedWork("item", res.items, res.failed, res.answered, res.first_failure), failure_limit)

@@ -116,7 +116,7 @@ def score(
         check_number("--temperature", temperature)
         check_number("--judge-sample-rate", sample_rate)
         check_positive("--max-tokens", max_tokens)
-        limit = parse_max_failed(max_failed)
+        failure_limit = parse_max_failed(max_failed)
     cfg = MmaeRunConfig(
         predictions=predictions,
         metadata=metadata,
@@ -157,7 +157,7 @@ def score(
         f"judged {result.judged_now} rubric(s) now, {result.reused} reused from an earlier run; "
         f"{result.calls} judge call(s), {result.cache_hits} cache hit(s). Results: {output_dir}"
     )
-    enforce_max_failed(_failed_samples(result), limit)
+    enforce_max_failed(_failed_samples(result), failure_limit)
 
 
 def _failed_samples(result: MmaeRunResult) -> FailedWork:

@@ -187,7 +187,7 @@ def run(
     with friendly_errors():
         check_number("--temperature", temperature)
         check_positive("--max-tokens", max_tokens)
-        limit = parse_max_failed(max_failed)
+        failure_limit = parse_max_failed(max_failed)
         loaded = load_run_config(config) if config else None
         benches = _split(benchmark) or (loaded.benchmarks if loaded else [])
         models = [parse_model_ref(m) for m in _models(model)] or (loaded.models if loaded else [])
@@ -231,7 +231,7 @@ def run(
         f"asked {result.asked}, reused {result.reused} finished sample(s).{judged} Run directory: {result.run_dir}",
         highlight=False,
     )
-    enforce_max_failed(failed_samples(result), limit)
+    enforce_max_failed(failed_samples(result), failure_limit)
 
 
 def rescore(
@@ -318,7 +318,7 @@ def codec(
     from audioeval.engine.model_specs import parse_model_ref
 
     with friendly_errors():
-        limit = parse_max_failed(max_failed)
+        failure_limit = parse_max_failed(max_failed)
         benches = _split(benchmark)
         if not benches:
             raise typer.BadParameter("no benchmark given", param_hint="--benchmark")
@@ -362,4 +362,4 @@ def codec(
     show_metric_models(result.metric_models)
     warn_failed(result.results)
     console.print(f"Run directory: {result.run_dir}", highlight=False)
-    enforce_max_failed(failed_samples(result), limit)
+    enforce_max_failed(failed_samples(result), failure_limit)

@@ -1,7 +1,8 @@
 """MMAR-Rubrics judging: 5 judge calls per matched item, trimmed mean, resumable.
 
 Finished items are appended to `rubrics/results.jsonl` under the score output directory, each
-with a key over everything the judge saw; a rerun reuses items whose key is unchanged.
+with a key over everything the judge saw; a rerun reuses items whose key is unchanged and
+judges again those that failed (the new line supersedes the old one).
 Answers are cached by request content and call index in `rubrics/judge_cache.sqlite`, so an
 interrupted item does not ask its finished calls again. Transport failures, retries,
 timeouts and endpoint failover are the `ChatClient`'s.
@@ -155,7 +156,7 @@ async def judge_rubrics_async(plan: RubricPlan, out_dir: Path, cfg: RubricJudgeC
     todo: list[RubricTask] = []
     for task in plan.tasks:
         prior = done.get(task.item.id)
-        if prior is not None and prior["key"] == task.key:
+        if prior is not None and prior["key"] == task.key and not prior.get("failed"):
             result.outcomes[task.item.id] = prior
             result.reused += 1
         else:
