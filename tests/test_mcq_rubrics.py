@@ -190,9 +190,13 @@ def test_items_without_enough_valid_judge_answers_fail_and_are_not_scored(tmp_pa
 def test_max_failed_accepts_failed_judgements(tmp_path: Path) -> None:
     preds = predictions(tmp_path, n=3, wrong=())
     with FakeMcqServer(FakeMcqConfig(judge_garbage_first=1000)) as server:
-        res = score_cli(preds, tmp_path / "out", server.base_url, "--judge-max-attempts", "5", "--max-failed", "1.0")
+        res = score_cli(
+            preds, tmp_path / "out", server.base_url, "--judge-max-attempts", "5", "--max-failed", "1.0"
+        )
         assert res.exit_code == 0, res.output
-        half = score_cli(preds, tmp_path / "o2", server.base_url, "--judge-max-attempts", "5", "--max-failed", "1")
+        half = score_cli(
+            preds, tmp_path / "o2", server.base_url, "--judge-max-attempts", "5", "--max-failed", "1"
+        )
         assert half.exit_code == exit_codes.TOO_MANY_FAILURES, half.output  # 2 failed, 1 allowed
 
 

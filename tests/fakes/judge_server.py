@@ -47,6 +47,7 @@ class FakeJudgeConfig:
     hang_s: float = 0.0
     garbage_rate: float = 0.0  # share of answers that are not JSON at all
     answer_style: str = "json"  # json | fenced | lowercase | think | wrong | empty (200, content "")
+    empty_when: str | None = None  # answer 200 with empty content to questions holding this text
     api_key: str | None = None  # when set, requests must carry it as a bearer token
     memoize_audio: bool = False  # decode each distinct clip once (keeps the fake cheap in bench/)
     seed: int = 0
@@ -215,6 +216,10 @@ class FakeJudge:
             return f'<think>Maybe {{"choice": "Z"}}?</think>{{"reason": "measured", "choice": "{letter}"}}'
         return json.dumps({"reason": "measured the spectrum of the named clip", "choice": letter})
 
+    def _asks_for_empty(self, body: dict[str, Any]) -> bool:
+        marker = self.config.empty_when
+        return marker is not None and marker in json.dumps(body["messages"][-1]["content"][-1])
+
     def get(self, path: str, authorization: str | None = None) -> tuple[int, Any]:
         if self.config.api_key and authorization != f"Bearer {self.config.api_key}":
             return 401, {"error": {"message": "bad api key"}}
@@ -246,7 +251,7 @@ class FakeJudge:
             due += cfg.hang_s
         if fail:
             return 500 if n <= cfg.fail_first else 503, {"error": {"message": "injected failure"}}, due
-        text = self.render(self.answer(body))
+        text = "" if self._asks_for_empty(body) else self.render(self.answer(body))
         with self._lock:
             self.stats.answered += 1
         return 200, completion(n, cfg.model, text), due
