@@ -27,7 +27,7 @@ from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec
-from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.errors import EndpointUnusable, InputError, RunConfigError
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
@@ -244,6 +244,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     started: list[ModelAdapter] = []
     judge: RunJudge | None = None
     metric_before = throughput_report()
+    new_run = not (run_dir / RUN_FILE).exists()
     try:
         _write_run_file(run_dir, benches, req, adapters)
         pairs = [
@@ -259,7 +260,12 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         needed = {p.model.slug for p in pairs if p.todo}
         judge_settings = req.judge if any(needs_judge(p.bench) and p.todo for p in pairs) else None
         if req.probe:
-            judge_settings = await _check_endpoints([adapters[s] for s in needed], judge_settings)
+            try:
+                judge_settings = await _check_endpoints([adapters[s] for s in needed], judge_settings)
+            except EndpointUnusable:
+                if new_run:  # nothing ran: a corrected command may use the same folder
+                    (run_dir / RUN_FILE).unlink(missing_ok=True)
+                raise
         for slug in needed:
             await adapters[slug].start()
             started.append(adapters[slug])
