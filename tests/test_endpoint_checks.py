@@ -171,6 +171,11 @@ def test_closed_port_and_unserved_model_fail_fast_naming_each_endpoint(synthetic
         assert f"{dead}: cannot connect" in text
         assert f"{judge.base_url}: model 'qwen-omni' is not served here; served: Qwen3Omni-Instruct" in text
         assert judge.stats.requests == 0
+        assert not (tmp_path / "o").exists()  # nothing written: the corrected command uses the folder
+        fixed = mmae_score(
+            synthetic_set, f"{dead},{judge.base_url}", tmp_path / "o", "--model", "Qwen3Omni-Instruct"
+        )
+        assert fixed.exit_code == 0, fixed.output
 
 
 def test_one_usable_endpoint_is_enough_and_the_others_are_left_out(synthetic_set, tmp_path):
@@ -204,7 +209,7 @@ def test_run_checks_the_model_under_test(tmp_path: Path, not_found) -> None:
         assert "model qwen: no usable endpoint" in text and "served: fake-audio-lm, fake-judge" in text
         assert server.stats.requests == 0
         ok = cli("run", "-m", f"fake-audio-lm@{server.base_url}", "-b", manifest, "--task", "mcq",
-                 "-o", tmp_path / "o2", "--no-progress")  # fmt: skip
+                 "-o", tmp_path / "o", "--no-progress")  # fmt: skip
         assert ok.exit_code == 0, ok.output
     res = cli("run", "-m", f"fake-audio-lm@{not_found.base_url}", "-b", manifest, "--task", "mcq",
               "-o", tmp_path / "o3")  # fmt: skip
@@ -230,3 +235,17 @@ def test_mcq_predict_and_rubric_judge_check_their_endpoints(tmp_path: Path) -> N
               "--no-progress")  # fmt: skip
     assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE, res.output
     assert "judge: no usable endpoint" in res.output and "cannot connect" in res.output
+
+
+def test_a_judge_model_typo_stops_run_and_the_fix_reuses_the_folder(synthetic_set, tmp_path):
+    from tests.test_run_mmae import JUDGE, write_spec
+
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    args = ["run", "-b", spec, "-m", f"predictions:{synthetic_set.oracle_predictions}", "--limit", 2,
+            "-o", tmp_path / "o", "--no-progress", "--resamples", 10]  # fmt: skip
+    with FakeJudgeServer(FakeJudgeConfig(model=JUDGE)) as judge:
+        res = cli(*args, "--judge", judge.base_url, "--judge-model", "fake-jugde")
+        assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE, res.output
+        assert "model 'fake-jugde' is not served here; served: fake-judge" in " ".join(res.output.split())
+        fixed = cli(*args, "--judge", judge.base_url, "--judge-model", JUDGE)
+        assert fixed.exit_code == 0, fixed.output  # the pair's signature was not written with the typo

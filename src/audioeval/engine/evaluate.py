@@ -27,7 +27,7 @@ from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec
-from audioeval.core.errors import EndpointUnusable, InputError, RunConfigError
+from audioeval.core.errors import InputError, RunConfigError
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
@@ -169,6 +169,14 @@ def _plan_pair(
         signature["judge"] = req.judge.signature()
     check_or_write_signature(folder, signature)
     write_json_atomic(folder / IDS_FILE, [s.id for s in samples.samples])
+    todo, done = _pending(folder, bench, samples, template)
+    return PairRun(bench, model, folder, todo, done, [s.id for s in samples.samples])
+
+
+def _pending(
+    folder: Path, bench: ResolvedBenchmark, samples: SampleSet, template: str | None
+) -> tuple[list[Any], int]:
+    """(samples still to ask, samples finished) of one pair, from its records (read only)."""
     latest = latest_records(read_jsonl(folder / RECORDS_FILE).records)
     todo, done = [], 0
     for sample in samples.samples:
@@ -182,7 +190,7 @@ def _plan_pair(
                 done += 1
                 continue
         todo.append(sample)
-    return PairRun(bench, model, folder, todo, done, [s.id for s in samples.samples])
+    return todo, done
 
 
 async def _run_pair(
@@ -244,8 +252,10 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     started: list[ModelAdapter] = []
     judge: RunJudge | None = None
     metric_before = throughput_report()
-    new_run = not (run_dir / RUN_FILE).exists()
+    judge_settings = req.judge
     try:
+        if req.probe:  # before anything is written: a corrected command may reuse the folder
+            judge_settings = await _check_endpoints(run_dir, benches, sample_sets, req, adapters)
         _write_run_file(run_dir, benches, req, adapters)
         pairs = [
             _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req)
@@ -258,18 +268,10 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         for name, ss in sample_sets.items():
             write_json_atomic(run_dir / name / "skipped.json", [e.as_record() for e in ss.skipped])
         needed = {p.model.slug for p in pairs if p.todo}
-        judge_settings = req.judge if any(needs_judge(p.bench) and p.todo for p in pairs) else None
-        if req.probe:
-            try:
-                judge_settings = await _check_endpoints([adapters[s] for s in needed], judge_settings)
-            except EndpointUnusable:
-                if new_run:  # nothing ran: a corrected command may use the same folder
-                    (run_dir / RUN_FILE).unlink(missing_ok=True)
-                raise
         for slug in needed:
             await adapters[slug].start()
             started.append(adapters[slug])
-        if judge_settings is not None:
+        if judge_settings is not None and any(needs_judge(p.bench) and p.todo for p in pairs):
             judge = RunJudge(judge_settings, cache)
         sems = {slug: asyncio.Semaphore(a.max_concurrency) for slug, a in adapters.items()}
         progress = Progress(
@@ -312,14 +314,35 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     )
 
 
-async def _check_endpoints(adapters: list[ModelAdapter], judge: JudgeSettings | None) -> JudgeSettings | None:
-    """Check the endpoints of the OpenAI-compatible models and the judge about to be asked;
-    each keeps its usable ones. Returns the judge settings with those endpoints."""
-    for adapter in adapters:
+async def _check_endpoints(
+    run_dir: Path,
+    benches: list[ResolvedBenchmark],
+    sample_sets: dict[str, SampleSet],
+    req: EvalRequest,
+    adapters: dict[str, ModelAdapter],
+) -> JudgeSettings | None:
+    """Check the endpoints of the OpenAI-compatible models and of the judge that have samples
+    left to do (a finished run checks nothing); each keeps its usable ones. Returns the judge
+    settings with the judge's usable endpoints."""
+    asked: set[str] = set()
+    judged = False
+    for bench in benches:
+        for model in req.models:
+            adapter = adapters[model.slug]
+            if not serves(adapter, bench.spec.task):
+                continue
+            folder = pair_dir(run_dir, bench.name, model.slug)
+            todo, _ = _pending(folder, bench, sample_sets[bench.name], _template_override(model, bench))
+            if todo:
+                asked.add(model.slug)
+                judged = judged or needs_judge(bench)
+    for slug in sorted(asked):
+        adapter = adapters[slug]
         if isinstance(adapter, OpenAIChatModel):
             await adapter.check_endpoints()
-    if judge is None:
-        return None
+    judge = req.judge
+    if judge is None or not judged:
+        return judge
     urls = await check_endpoints(
         judge.urls,
         role="judge",

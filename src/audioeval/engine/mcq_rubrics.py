@@ -148,8 +148,6 @@ def _unmatched(task: RubricTask) -> dict[str, Any]:
 async def judge_rubrics_async(plan: RubricPlan, out_dir: Path, cfg: RubricJudgeConfig) -> RubricRunResult:
     """Score every planned item (reusing finished ones), appending each as it finishes."""
     rubric_dir = out_dir / "rubrics"
-    rubric_dir.mkdir(parents=True, exist_ok=True)
-    check_or_write_signature(rubric_dir, cfg.signature())
     results_path = rubric_dir / "results.jsonl"
     done = {r["id"]: r for r in read_jsonl(results_path).records if "id" in r and "key" in r}
     result = RubricRunResult({})
@@ -162,10 +160,12 @@ async def judge_rubrics_async(plan: RubricPlan, out_dir: Path, cfg: RubricJudgeC
         else:
             todo.append(task)
     urls = cfg.base_urls
-    if cfg.probe and any(t.matched for t in todo):
+    if cfg.probe and any(t.matched for t in todo):  # before anything is written
         urls = await check_endpoints(
             urls, role="judge", model=cfg.model, api_key=cfg.api_key, api_key_env=cfg.api_key_env
         )
+    rubric_dir.mkdir(parents=True, exist_ok=True)
+    check_or_write_signature(rubric_dir, cfg.signature())
     client = ChatClient(urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency)
     cache_path = cfg.cache_path or rubric_dir / "judge_cache.sqlite"
     cache = ResponseCache(cache_path) if cfg.use_cache else None

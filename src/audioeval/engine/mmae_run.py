@@ -322,8 +322,6 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
         predictions_file=str(cfg.predictions),
         rejected_ids=frozenset(e.sample_id for e in meta_errors if e.sample_id),
     )
-    cfg.output_dir.mkdir(parents=True, exist_ok=True)
-    check_or_write_signature(cfg.output_dir, cfg.signature())
     results_path = cfg.output_dir / RESULTS_FILE
     done = {k: _summary(r) for k, r in _done_results(results_path).items()}
     reused = sum(
@@ -332,10 +330,12 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     total_todo = sum(len(it.sample.rubrics) for it in plan.items) - reused
 
     urls = cfg.base_urls
-    if cfg.probe and total_todo > 0:
+    if cfg.probe and total_todo > 0:  # before anything is written: a corrected command may reuse the folder
         urls = await check_endpoints(
             urls, role="judge", model=cfg.model, api_key=cfg.api_key, api_key_env=cfg.api_key_env
         )
+    cfg.output_dir.mkdir(parents=True, exist_ok=True)
+    check_or_write_signature(cfg.output_dir, cfg.signature())
     clips = ClipCache(target_rate=cfg.sample_rate)
     cache = ResponseCache(cfg.cache_path or cfg.output_dir / "judge_cache.sqlite") if cfg.use_cache else None
     sampling = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
