@@ -217,14 +217,14 @@ def test_dead_judge_fails_samples_then_a_rerun_scores_them(synthetic_set, fake_j
     res = runner.invoke(app, ["run", str(cfg), "-o", str(out), "--no-progress"], catch_exceptions=False)
     assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE, res.output  # the endpoint check stops it
     assert "judge: no usable endpoint" in res.output and "cannot connect" in res.output
-    folder = pair_folder(out, synthetic_set.oracle_predictions)
-    assert not (folder / "records.jsonl").exists() or not records(folder)
+    assert not (out / "mmae-syn").exists()  # nothing asked, nothing written
 
     # without the check (a judge that dies once the run has started), every sample fails
     args = ["run", str(cfg), "-o", str(out), "--no-progress", "--no-probe"]
     res = runner.invoke(app, args, catch_exceptions=False)
     assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
     assert "nothing was scored" in res.output
+    folder = pair_folder(out, synthetic_set.oracle_predictions)
     pair = json.loads((folder / "summary.json").read_text())
     assert (pair["scored"], pair["failed"]) == (0, 4)
     assert pair["metrics"]["mean:ifr"]["value"] is None

@@ -255,6 +255,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     judge_settings = req.judge
     try:
         if req.probe:  # before anything is written: a corrected command may reuse the folder
+            _write_run_file(run_dir, benches, req, adapters, write=False)  # another run's folder?
             judge_settings = await _check_endpoints(run_dir, benches, sample_sets, req, adapters)
         _write_run_file(run_dir, benches, req, adapters)
         pairs = [
@@ -366,8 +367,14 @@ def summarise_pairs(run_dir: Path, pairs: list[PairRun], resamples: int, seed: i
 
 
 def _write_run_file(
-    run_dir: Path, benches: list[ResolvedBenchmark], req: EvalRequest, adapters: dict[str, ModelAdapter]
+    run_dir: Path,
+    benches: list[ResolvedBenchmark],
+    req: EvalRequest,
+    adapters: dict[str, ModelAdapter],
+    *,
+    write: bool = True,
 ) -> None:
+    """Refuse a folder holding a run of other benchmarks or models; write run.json (`write`)."""
     path = run_dir / RUN_FILE
     data = {
         "audioeval": __version__,
@@ -397,7 +404,8 @@ def _write_run_file(
                 f"{path} belongs to a run of benchmarks {sorted(before[0])} and models {sorted(before[1])}, "
                 f"not {sorted(now[0])} and {sorted(now[1])}; use another output directory"
             )
-    write_json_atomic(path, data)
+    if write:
+        write_json_atomic(path, data)
 
 
 def _names(run: dict[str, Any]) -> tuple[set[str], set[str]]:
