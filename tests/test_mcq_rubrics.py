@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from audioeval.judge.reasoning_rubric import (
     build_rubric_messages,
@@ -171,11 +172,32 @@ def test_items_without_enough_valid_judge_answers_fail_and_are_not_scored(tmp_pa
     out = tmp_path / "out"
     with FakeMcqServer(FakeMcqConfig(judge_garbage_first=1000)) as server:
         res = score_cli(preds, out, server.base_url, "--judge-max-attempts", "6")
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+        assert "2 of 2 rubric-judged item(s) failed" in res.output
+        assert "no JSON list of rubric scores" in res.output  # the first failure's reason
         assert server.stats.judge_requests == 2 * 6
     s = json.loads((out / "summary.json").read_text())
     assert s["rubrics"]["failed"] == 2 and s["rubrics"]["scored"] == 0
     assert s["overall"]["rubric"]["score"] is None and s["overall"]["rubric"]["failed"] == 2
+    with FakeMcqServer(FakeMcqConfig()) as server:  # a working judge: the failed items are judged again
+        again = score_cli(preds, out, server.base_url, "--judge-max-attempts", "6")
+        assert again.exit_code == 0, again.output
+        assert server.stats.judge_requests == 2 * 5  # unusable answers were not cached
+    s = json.loads((out / "summary.json").read_text())
+    assert s["rubrics"]["failed"] == 0 and s["rubrics"]["scored"] == 2
+
+
+def test_max_failed_accepts_failed_judgements(tmp_path: Path) -> None:
+    preds = predictions(tmp_path, n=3, wrong=())
+    with FakeMcqServer(FakeMcqConfig(judge_garbage_first=1000)) as server:
+        res = score_cli(
+            preds, tmp_path / "out", server.base_url, "--judge-max-attempts", "5", "--max-failed", "1.0"
+        )
+        assert res.exit_code == 0, res.output
+        half = score_cli(
+            preds, tmp_path / "o2", server.base_url, "--judge-max-attempts", "5", "--max-failed", "1"
+        )
+        assert half.exit_code == exit_codes.TOO_MANY_FAILURES, half.output  # 2 failed, 1 allowed
 
 
 def test_rubric_meta_supplies_rubrics_by_id(tmp_path: Path) -> None:

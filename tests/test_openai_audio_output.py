@@ -18,6 +18,7 @@ import soundfile as sf
 from typer.testing import CliRunner
 
 from audioeval.adapters.openai_chat import audio_output_fields, reply_audio
+from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from tests.fakes.mcq_server import tone_wav
 from tests.fakes.openai_http import FakeServer, JsonHandler, completion
@@ -41,9 +42,9 @@ def _records(out: Path) -> list[dict]:
     return [json.loads(line) for line in records.read_text().splitlines()]
 
 
-def _run(args: list[str]) -> None:
+def _run(args: list[str], exit_code: int = 0) -> None:
     res = runner.invoke(app, ["run", *args, "--no-progress", "--resamples", "50"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_code, res.output
 
 
 def test_reply_audio_reads_openai_and_vllm_omni_shapes() -> None:
@@ -139,20 +140,14 @@ def _tone_questions(root: Path) -> Path:
 def test_spoken_answers_are_transcribed_and_failures_counted(tmp_path: Path, split_choices: bool) -> None:
     manifest = _tone_questions(tmp_path / "data")
     out = tmp_path / "out"
+    args = ["--task", "spoken_qa_audio", "-b", str(manifest), "-m", "omni@URL", "-o", str(out)]
     with FakeSpeechServer(split_choices=split_choices) as server:
-        _run(
-            [
-                "--task",
-                "spoken_qa_audio",
-                "-b",
-                str(manifest),
-                "-m",
-                f"omni@{server.base_url}",
-                "-o",
-                str(out),
-            ]
-        )
+        args[5] = f"omni@{server.base_url}"
+        _run(args, exit_code=exit_codes.TOO_MANY_FAILURES)  # 2 of 6 failed; --max-failed 0
         assert server.stats.clips_decoded == 6
+        # undecodable audio is not cached: a rerun asks both failed samples again
+        _run([*args, "--max-failed", "2"])
+        assert server.stats.chat == 6 + 2
     by_id = {r["id"]: r for r in _records(out)}
     for i in range(4):
         rec = by_id[f"q{i}"]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from tests.fakes.mcq_server import FakeMcqConfig, FakeMcqServer
 from tests.run_helpers import tone_asr_manifest, tone_mcq_manifest, write_jsonl
@@ -96,12 +97,13 @@ def test_failed_calls_are_counted_not_scored_and_retried(tmp_path: Path) -> None
             f"models:\n  - {{name: fake-audio-lm, type: openai, urls: ['{server.base_url}'], timeout_s: 0.6}}\n"
         )
         res = runner.invoke(app, ["run", str(cfg), "-o", str(out), "--no-progress"], catch_exceptions=False)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
         s = summary(out)
         # the model failed every sample: each counts as wrong in the headline, and is counted
         assert (s["failed"], s["scored"], s["accuracy"]) == (4, 0, 0.0)
         assert s["results"][0]["failed_outputs"]["n"] == 4
         assert "4 sample(s) failed" in res.output and "4 of them without a usable output" in res.output
+        assert "nothing was scored" in res.output and "HTTP 500" in res.output
         server.fake.config.fail_first = 0
         res = runner.invoke(app, ["run", str(cfg), "-o", str(out), "--no-progress"], catch_exceptions=False)
         assert res.exit_code == 0, res.output
@@ -204,7 +206,8 @@ def test_bad_inputs_name_file_and_field(tmp_path: Path) -> None:
     )
     res = run_cli("-m", "oracle", "--task", "asr", "-b", str(bad_rows), "-o", str(tmp_path / "o2"))
     # y has audio but no reference: it cannot be scored -> recorded as failed, not as a wrong answer
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+    assert "first failure: rows · oracle, id 'y'" in res.output
     s = summary(tmp_path / "o2")
     assert s["failed"] >= 1
 

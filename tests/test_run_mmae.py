@@ -15,6 +15,7 @@ from audioeval.benchmarks.mmae.taxonomy import operation_keys
 from audioeval.benchmarks.pair_summary import summarise_pair
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import resolve
+from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from audioeval.engine.mmae_run import run_mmae
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
@@ -214,7 +215,15 @@ def test_dead_judge_fails_samples_then_a_rerun_scores_them(synthetic_set, fake_j
 
     write_cfg(dead_url())
     res = runner.invoke(app, ["run", str(cfg), "-o", str(out), "--no-progress"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE, res.output  # the endpoint check stops it
+    assert "judge: no usable endpoint" in res.output and "cannot connect" in res.output
+    assert not (out / "mmae-syn").exists()  # nothing asked, nothing written
+
+    # without the check (a judge that dies once the run has started), every sample fails
+    args = ["run", str(cfg), "-o", str(out), "--no-progress", "--no-probe"]
+    res = runner.invoke(app, args, catch_exceptions=False)
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+    assert "nothing was scored" in res.output
     folder = pair_folder(out, synthetic_set.oracle_predictions)
     pair = json.loads((folder / "summary.json").read_text())
     assert (pair["scored"], pair["failed"]) == (0, 4)
@@ -298,7 +307,8 @@ def test_mmae_source_reports_bad_samples_and_missing_predictions(synthetic_set, 
     out = tmp_path / "run"
     res = run_cli("-b", str(spec), "-m", f"predictions:{pred_file}", "--judge", fake_judge.base_url,
                   "--judge-model", JUDGE, "-o", str(out))  # fmt: skip
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output  # 1 skipped, 1 failed of 3
+    assert "2 of 3 sample(s) failed" in res.output
     skipped = json.loads((out / "mmae-syn" / "skipped.json").read_text())
     assert skipped == [
         {"file": str(bad_meta), "id": meta[1]["id"], "field": "rubrics[0].right_choice",

@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 from audioeval.adapters.runtimes.environment import setup_environment
 from audioeval.adapters.runtimes.spec import load_runtime_spec, load_runtime_spec_file
+from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from tests.run_helpers import demo_speech_as_wavs
 
@@ -127,7 +128,7 @@ def test_sim_runtime_answering_garbage_fails_the_sample(
     res = run(
         bench_spec(tmp_path, None, f"[{{sim: {{runtime: {spec}}}}}]", wav_manifest), out, "--limit", "1"
     )
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output  # the sample failed
     (rec,) = records(out)
     assert rec.get("scores") is None and "answered 'n/a', not a JSON list of numbers" in rec["error"]
 
@@ -193,7 +194,7 @@ def test_an_answer_that_is_no_number_fails_the_sample(
     dev_python(monkeypatch, spec)
     out = tmp_path / "out"
     res = run(bench_spec(tmp_path, spec), out, "--limit", "2")
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output  # nothing scored
     recs = records(out)
     assert all(r.get("scores") is None for r in recs)
     assert all("runtime 'mos-fake' answered 'n/a', not a number" in r["error"] for r in recs)
@@ -219,7 +220,7 @@ def test_a_worker_error_fails_only_that_sample_and_a_rerun_retries_it(
     dev_python(monkeypatch, spec)
     bench, out = bench_spec(tmp_path, spec), tmp_path / "out"
     res = run(bench, out, "--limit", "4")
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output  # 2 of 4 failed
     recs = records(out)
     failed = [r for r in recs if r["error"]]
     assert len(failed) == 2 and all("too long for this fake" in r["error"] for r in failed)

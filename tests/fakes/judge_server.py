@@ -53,7 +53,8 @@ class FakeJudgeConfig:
     hang_first: int = 0  # the first N requests sleep hang_s before answering
     hang_s: float = 0.0
     garbage_rate: float = 0.0  # share of answers that are not JSON at all
-    answer_style: str = "json"  # json | fenced | lowercase | think | wrong
+    answer_style: str = "json"  # json | fenced | lowercase | think | wrong | empty (200, content "")
+    empty_when: str | None = None  # answer 200 with empty content to questions holding this text
     api_key: str | None = None  # when set, requests must carry it as a bearer token
     echo_credentials: int | None = None  # answer every chat request with this status, echoing the key
     memoize_audio: bool = False  # decode each distinct clip once (keeps the fake cheap in bench/)
@@ -211,6 +212,8 @@ class FakeJudge:
 
     def render(self, letter: str) -> str:
         style = self.config.answer_style
+        if style == "empty":
+            return ""
         if self._rng.random() < self.config.garbage_rate:
             return "I am not sure what you mean."
         if style == "fenced":
@@ -221,7 +224,13 @@ class FakeJudge:
             return f'<think>Maybe {{"choice": "Z"}}?</think>{{"reason": "measured", "choice": "{letter}"}}'
         return json.dumps({"reason": "measured the spectrum of the named clip", "choice": letter})
 
-    def get(self, path: str) -> tuple[int, Any]:
+    def _asks_for_empty(self, body: dict[str, Any]) -> bool:
+        marker = self.config.empty_when
+        return marker is not None and marker in json.dumps(body["messages"][-1]["content"][-1])
+
+    def get(self, path: str, authorization: str | None = None) -> tuple[int, Any]:
+        if self.config.api_key and authorization != f"Bearer {self.config.api_key}":
+            return 401, {"error": {"message": "bad api key"}}
         if path.endswith("/models"):
             return 200, {"object": "list", "data": [{"id": self.config.model, "object": "model"}]}
         return 404, {"error": "not found"}
@@ -252,7 +261,7 @@ class FakeJudge:
             due += cfg.hang_s
         if fail:
             return 500 if n <= cfg.fail_first else 503, {"error": {"message": "injected failure"}}, due
-        text = self.render(self.answer(body))
+        text = "" if self._asks_for_empty(body) else self.render(self.answer(body))
         with self._lock:
             self.stats.answered += 1
         return 200, completion(n, cfg.model, text), due
@@ -260,7 +269,7 @@ class FakeJudge:
 
 class _Handler(JsonHandler):
     def do_GET(self) -> None:
-        self.send_json(*self.server.app.get(self.path))
+        self.send_json(*self.server.app.get(self.path, self.headers.get("Authorization")))
 
     def do_POST(self) -> None:
         judge: FakeJudge = self.server.app

@@ -69,6 +69,10 @@ class FakeMcq:
         self.lock = threading.Lock()
         self._judge_calls: dict[str, int] = {}
 
+    @property
+    def served_models(self) -> list[str]:
+        return [self.config.model, self.config.judge_model]
+
     def answer(self, body: dict[str, Any]) -> str:
         user = [m for m in body["messages"] if m["role"] == "user"][-1]
         parts = (

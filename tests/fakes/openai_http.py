@@ -65,6 +65,14 @@ class JsonHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def do_GET(self) -> None:
+        """`GET /models`: the app's `served_models` when it has them (else an empty list)."""
+        if not self.path.endswith("/models"):
+            self.send_json(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        served = getattr(self.server.app, "served_models", [])
+        self.send_json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in served]})
+
     def read_json(self) -> Any | None:
         """The request body, or None when the client gave up mid-request (e.g. its timeout)."""
         length = int(self.headers.get("Content-Length", "0"))
@@ -87,7 +95,7 @@ class LocalServer(ThreadingHTTPServer):
 class FakeServer:
     """`with FakeServer(Handler, app) as s: s.base_url` serves on 127.0.0.1."""
 
-    def __init__(self, handler: type[JsonHandler], app: Any, port: int = 0) -> None:
+    def __init__(self, handler: type[BaseHTTPRequestHandler], app: Any, port: int = 0) -> None:
         self.app = app
         self.http = LocalServer(("127.0.0.1", port), handler)
         self.http.app = app
@@ -110,3 +118,35 @@ class FakeServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class FixedAnswer:
+    """What a `FixedHandler` answers to every request: a status, a body and its type."""
+
+    def __init__(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.status = status
+        self.body = body
+        self.content_type = content_type
+        self.requests = 0
+
+
+class FixedHandler(BaseHTTPRequestHandler):
+    """Answers every GET and POST alike (a misconfigured or foreign server)."""
+
+    protocol_version = "HTTP/1.1"
+    server: LocalServer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _answer(self) -> None:
+        fixed: FixedAnswer = self.server.app
+        fixed.requests += 1
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.send_response(fixed.status)
+        self.send_header("Content-Type", fixed.content_type)
+        self.send_header("Content-Length", str(len(fixed.body)))
+        self.end_headers()
+        self.wfile.write(fixed.body)
+
+    do_GET = do_POST = _answer

@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 
 from audioeval.cli import exit_codes
-from audioeval.core.errors import AudioevalError, InputError, RunLocked
+from audioeval.core.errors import AudioevalError, EndpointUnusable, InputError, RunLocked
 from audioeval.core.shorten import shorten_plain
 from audioeval.report.escaping import failure_text
 
@@ -23,6 +23,9 @@ err_console = Console(stderr=True, soft_wrap=True)
 def friendly_errors() -> Iterator[None]:
     try:
         yield
+    except EndpointUnusable as exc:
+        err_console.print(f"[red]error:[/red] {failure_text(shorten_plain(str(exc)))}", highlight=False)
+        raise typer.Exit(exit_codes.ENDPOINT_UNUSABLE) from None
     except InputError as exc:
         err_console.print(f"[red]error:[/red] {failure_text(exc.describe())}", highlight=False)
         raise typer.Exit(2) from None

@@ -8,14 +8,27 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from audioeval.cli.errors import friendly_errors, report_skipped
-from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
+from audioeval.cli.failed_work import MAX_FAILED_HELP, FailedWork, enforce_max_failed, parse_max_failed
+from audioeval.cli.options import (
+    NO_PROBE_HELP,
+    AudioPartStyle,
+    check_number,
+    check_positive,
+    check_votes,
+    make_console,
+    parse_urls,
+)
 from audioeval.core.redact import secret_from_env
 from audioeval.report.escaping import console_text
 from audioeval.store.run_lock import hold_run_lock
+
+if TYPE_CHECKING:
+    from audioeval.engine.mcq_rubrics import RubricRunResult
 
 mcq_app = typer.Typer(
     help="MMAR and MMAU: multiple-choice audio reasoning, scored official-exact and robust.",
@@ -117,6 +130,8 @@ def score(
         help="Do not read or write the judge response cache.",
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
+    max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP + " Counts failed judgements."),
+    no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
 ) -> None:
     """Score predictions both ways (official token match and robust choice reading)."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
@@ -125,7 +140,14 @@ def score(
     from audioeval.report.mcq_table import print_mcq_summary
 
     out = output_dir or Path("outputs") / benchmark.value
+    rubric_run = None
     with friendly_errors(), hold_run_lock(out):
+        failure_limit = parse_max_failed(max_failed)
+        if rubrics:
+            judge_urls = parse_urls(judge_base_urls, "--judge-base-urls")
+            check_votes("--judge-votes", judge_votes, "--judge-max-attempts", judge_max_attempts)
+            check_positive("--judge-timeout", judge_timeout)
+            check_number("--judge-temperature", judge_temperature)
         bench = get_benchmark(benchmark.value)
         if rubrics and not bench.rubrics:
             raise InputError(f"--rubrics applies to MMAR only, not {bench.name}")
@@ -137,7 +159,7 @@ def score(
             from audioeval.engine.mcq_rubrics import RubricJudgeConfig, score_with_rubrics
 
             cfg = RubricJudgeConfig(
-                base_urls=parse_urls(judge_base_urls, "--judge-base-urls"),
+                base_urls=judge_urls,
                 model=judge_model,
                 api_key=secret_from_env(judge_api_key_env),
                 concurrency=judge_concurrency,
@@ -148,15 +170,29 @@ def score(
                 seed=judge_seed,
                 use_cache=not no_cache,
                 progress=progress,
+                api_key_env=judge_api_key_env,
+                probe=not no_probe,
             )
             matched = {r["id"]: bool(r["official"]) for r in result.rows if r["official"] is not None}
             meta = load_rubric_meta(rubric_meta) if rubric_meta else None
             plan = plan_rubrics(result.file.items, matched, str(predictions), meta)
             report_skipped(plan.skipped)
-            score_with_rubrics(result, plan, out, cfg, n_resamples=bootstrap, seed=seed)
+            rubric_run = score_with_rubrics(result, plan, out, cfg, n_resamples=bootstrap, seed=seed)
         write_outputs(out, result)
     print_mcq_summary(result.summary, bench, console=console, official_style=official_print)
     console.print(f"Results: {console_text(out)}")
+    enforce_max_failed(_failed_judgements(result.summary, rubric_run), failure_limit)
+
+
+def _failed_judgements(summary: dict, rubric_run: RubricRunResult | None) -> FailedWork:
+    """Items the rubric judge failed (an unparseable model answer is an outcome, not a failure)."""
+    scored = int(summary["counts"]["scored"])
+    judged = summary.get("rubrics")
+    if rubric_run is None or not judged:
+        return FailedWork("item", int(summary["counts"]["items"]), 0, scored)
+    return FailedWork(
+        "rubric-judged item", int(judged["eligible"]), int(judged["failed"]), scored, rubric_run.first_failure
+    )
 
 
 @mcq_app.command("predict")
@@ -221,6 +257,8 @@ def predict(
     api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env"),
     no_cache: bool = typer.Option(False, "--no-cache"),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
+    max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
+    no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
 ) -> None:
     """Ask a model every question with its audio (on the `audioeval run` engine) and write
     the predictions file."""
@@ -229,12 +267,18 @@ def predict(
     from audioeval.engine.mcq_predict import predict as run_predict
 
     with friendly_errors():
+        urls = parse_urls(base_urls, "--base_urls")
+        check_positive("--timeout", timeout)
+        check_number("--temperature", temperature)
+        check_positive("--max-tokens", max_tokens)
+        check_number("--sample-rate", sample_rate)
+        failure_limit = parse_max_failed(max_failed)
         bench = get_benchmark(benchmark.value)
         cfg = McqPredictConfig(
             bench=bench,
             metadata=metadata or audio_root / bench.metadata_file,
             audio_root=audio_root,
-            base_urls=parse_urls(base_urls, "--base_urls"),
+            base_urls=urls,
             model=model,
             out=out,
             run_dir=run_dir,
@@ -248,6 +292,7 @@ def predict(
             sample_rate=sample_rate,
             use_cache=not no_cache,
             progress=progress,
+            probe=not no_probe,
         )
         res = run_predict(cfg)
     console.print(
@@ -255,3 +300,4 @@ def predict(
         f"{console_text(res.records)}); asked now {res.asked_now}, reused {res.reused}, "
         f"calls {res.calls}, cache hits {res.cache_hits}. Predictions: {console_text(res.out)}"
     )
+    enforce_max_failed(FailedWork("item", res.items, res.failed, res.answered, res.first_failure), failure_limit)

@@ -4,15 +4,28 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from audioeval.cli.errors import friendly_errors, report_skipped
-from audioeval.cli.options import AudioPartStyle, make_console, parse_urls
+from audioeval.cli.failed_work import MAX_FAILED_HELP, FailedWork, enforce_max_failed, parse_max_failed
+from audioeval.cli.options import (
+    NO_PROBE_HELP,
+    AudioPartStyle,
+    check_number,
+    check_positive,
+    check_votes,
+    make_console,
+    parse_urls,
+)
 from audioeval.cli.resume_notes import report_failed_outputs, report_ignored_lines
 from audioeval.core.redact import secret_from_env
 from audioeval.report.escaping import console_text
 from audioeval.store.run_lock import check_output_file, hold_run_lock
+
+if TYPE_CHECKING:
+    from audioeval.engine.mmae_run import MmaeRunResult
 
 mmae_app = typer.Typer(help="MMAE: rubric-judged scoring of audio edits.", no_args_is_help=True)
 console = make_console()
@@ -98,12 +111,21 @@ def score(
         help="Leave samples without a usable output (no prediction, edited audio missing or "
         "unreadable) out of the means, instead of scoring them 0; they are still counted.",
     ),
+    max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
+    no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
 ) -> None:
     """Judge every rubric of every metadata sample and write IFR, CR and EMR."""
     from audioeval.engine.mmae_run import MmaeRunConfig, run_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
-    urls = parse_urls(base_urls, "--base_urls")
+    with friendly_errors():
+        urls = parse_urls(base_urls, "--base_urls")
+        check_votes("--retries", retries, "--max_attempts", max_attempts)
+        check_positive("--timeout", timeout)
+        check_number("--temperature", temperature)
+        check_number("--judge-sample-rate", sample_rate)
+        check_positive("--max-tokens", max_tokens)
+        failure_limit = parse_max_failed(max_failed)
     cfg = MmaeRunConfig(
         predictions=predictions,
         metadata=metadata,
@@ -127,6 +149,8 @@ def score(
         n_resamples=bootstrap,
         progress=progress,
         exclude_missing=exclude_missing,
+        api_key_env=api_key_env,
+        probe=not no_probe,
     )
     with friendly_errors():
         if cache is not None and not no_cache:
@@ -147,6 +171,15 @@ def score(
         f"judged {result.judged_now} rubric(s) now, {result.reused} reused from an earlier run; "
         f"{result.calls} judge call(s), {result.cache_hits} cache hit(s). Results: {console_text(output_dir)}"
     )
+    enforce_max_failed(_failed_samples(result), failure_limit)
+
+
+def _failed_samples(result: MmaeRunResult) -> FailedWork:
+    """Samples skipped (unreadable, invalid, without prediction) or with a failed rubric."""
+    overall = result.taxonomy["overall"]
+    rows = result.per_sample
+    failed = sum(1 for r in rows if r.get("n_failed") or r.get("n_missing")) + overall["n_skipped"]
+    return FailedWork("sample", len(rows) + overall["n_skipped"], failed, overall["n"], result.first_failure)
 
 
 @mmae_app.command("rescore")

@@ -1,11 +1,20 @@
-"""Pieces shared by the command groups: endpoint lists, audio part style, the console."""
+"""Pieces shared by the command groups: endpoint lists, checks of numeric options, audio
+part style, the console.
+
+Every check runs before any file is read or call made, and fails with a one-line error
+naming the flag (exit code 2).
+"""
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-import typer
 from rich.console import Console
+
+from audioeval.core.checks import attempts_problem, number_problem, url_problem
+from audioeval.core.errors import InputError
+
+NO_PROBE_HELP = "Do not check each endpoint (GET /models) before the run."
 
 
 class AudioPartStyle(StrEnum):
@@ -14,11 +23,33 @@ class AudioPartStyle(StrEnum):
 
 
 def parse_urls(value: str | None, hint: str) -> list[str]:
-    """A comma-separated endpoint list; an empty one is a usage error naming the flag."""
-    urls = [u.strip() for u in (value or "").split(",") if u.strip()]
+    """A comma-separated endpoint list; an empty one, or a URL without http(s)://host, is an
+    error naming the flag."""
+    urls = [u.strip().rstrip("/") for u in (value or "").split(",") if u.strip()]
     if not urls:
-        raise typer.BadParameter("no endpoint URL given", param_hint=hint)
+        raise InputError("no endpoint URL given", field=hint)
+    for url in urls:
+        problem = url_problem(url)
+        if problem:
+            raise InputError(problem, field=hint)
     return urls
+
+
+def check_number(flag: str, value: float | None, *, minimum: float = 0.0, inclusive: bool = True) -> None:
+    """A finite number ≥ `minimum` (> with `inclusive=False`), or not given."""
+    problem = number_problem(value, minimum=minimum, inclusive=inclusive)
+    if problem:
+        raise InputError(problem, field=flag)
+
+
+def check_positive(flag: str, value: float | None) -> None:
+    check_number(flag, value, inclusive=False)
+
+
+def check_votes(votes_flag: str, votes: int, attempts_flag: str, attempts: int) -> None:
+    problem = attempts_problem(votes, attempts)
+    if problem:
+        raise InputError(f"{problem}: {votes_flag} must not exceed {attempts_flag}", field=votes_flag)
 
 
 def make_console() -> Console:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from audioeval.cli.errors import err_console, friendly_errors, report_skipped
-from audioeval.cli.options import make_console
+from audioeval.cli.failed_work import MAX_FAILED_HELP, FailedWork, enforce_max_failed, parse_max_failed
+from audioeval.cli.options import NO_PROBE_HELP, check_number, check_positive, make_console
 from audioeval.cli.resume_notes import report_ignored_lines
 from audioeval.report.escaping import console_text, failure_text
+
+if TYPE_CHECKING:
+    from audioeval.engine.evaluate import EvalResult
 
 console = make_console()
 
@@ -66,6 +71,27 @@ def warn_failed(results: list[dict]) -> None:
         if first:
             where = f"{r['benchmark']} · {r['model']}: {r['failed']} failed, first {first['id']}"
             err_console.print(f"  {failure_text(where)}: {failure_text(first['error'])}", highlight=False)
+
+
+def failed_samples(result: EvalResult) -> FailedWork:
+    """Samples of every benchmark × model that failed or have no record, and unreadable rows."""
+    skipped = [e for errors in result.skipped.values() for e in errors]
+    pairs = result.results
+    first = next(
+        (
+            f"{r['benchmark']} · {r['model']}, id {f['id']!r}: {f['error']}"
+            for r in pairs
+            if (f := r.get("first_failure"))
+        ),
+        skipped[0].describe() if skipped else None,
+    )
+    return FailedWork(
+        "sample",
+        sum(int(r.get("n", 0)) for r in pairs) + len(skipped),
+        sum(int(r.get("failed", 0)) + int(r.get("missing", 0)) for r in pairs) + len(skipped),
+        sum(int(r.get("scored", 0)) for r in pairs),
+        first,
+    )
 
 
 def _work(metric_models: dict) -> dict:
@@ -154,6 +180,8 @@ def run(
         help="Leave samples without a usable output (model failed, returned nothing or unreadable "
         "audio) out of the metrics, instead of counting them as wrong / fully deleted; still counted.",
     ),
+    max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
+    no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
 ) -> None:
     """Evaluate models on benchmarks: plan, infer, post-process, score, summarise, rank.
 
@@ -166,6 +194,9 @@ def run(
     from audioeval.engine.run_config import load_run_config
 
     with friendly_errors():
+        check_number("--temperature", temperature)
+        check_positive("--max-tokens", max_tokens)
+        failure_limit = parse_max_failed(max_failed)
         loaded = load_run_config(config) if config else None
         benches = _split(benchmark) or (loaded.benchmarks if loaded else [])
         models = [parse_model_ref(m) for m in _models(model)] or (loaded.models if loaded else [])
@@ -196,6 +227,7 @@ def run(
             console=console,
             judge=_judge_settings(judge, judge_model, judge_concurrency, loaded.judge if loaded else None),
             exclude_missing=exclude_missing or (loaded.exclude_missing if loaded else False),
+            probe=not no_probe,
         )
         result = evaluate(req)
         summary = write_run_summary(result.run_dir, result.results, extra=_work(result.metric_models))
@@ -211,6 +243,7 @@ def run(
         f"Run directory: {console_text(result.run_dir)}",
         highlight=False,
     )
+    enforce_max_failed(failed_samples(result), failure_limit)
 
 
 def rescore(
@@ -318,6 +351,7 @@ def codec(
     ),
     resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples."),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
+    max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
 ) -> None:
     """Evaluate codecs: semantics (ASR-WER), timbre (SIM), acoustics (DNSMOS), PESQ-WB and STOI.
 
@@ -333,6 +367,7 @@ def codec(
     from audioeval.engine.model_specs import parse_model_ref
 
     with friendly_errors():
+        failure_limit = parse_max_failed(max_failed)
         benches = _split(benchmark)
         if not benches:
             raise typer.BadParameter("no benchmark given", param_hint="--benchmark")
@@ -376,3 +411,4 @@ def codec(
     show_metric_models(result.metric_models)
     warn_failed(result.results)
     console.print(f"Run directory: {console_text(result.run_dir)}", highlight=False)
+    enforce_max_failed(failed_samples(result), failure_limit)

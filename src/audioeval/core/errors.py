@@ -65,3 +65,9 @@ class OptionalDependencyError(AudioevalError):
 
 class RunLocked(AudioevalError):
     """Another audioeval process is writing to the same output folder."""
+
+
+class EndpointUnusable(AudioevalError):
+    """No endpoint of a model or judge answered the check made before a run (refused,
+    unauthorised, not an OpenAI-compatible API, model not served); the message gives each
+    endpoint's reason."""

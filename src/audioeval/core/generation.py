@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -22,3 +23,15 @@ class Generation:
     @property
     def ok(self) -> bool:
         return self.error is None and self.text is not None
+
+
+AnswerCheck = Callable[[str], bool]
+"""Whether an answer's text is usable by its caller (a parseable verdict, decodable audio):
+only such answers enter the response cache."""
+
+
+def usable_answer(text: str | None, check: AnswerCheck | None = None) -> bool:
+    """Non-empty text that `check` (when given) accepts."""
+    if text is None or not text.strip():
+        return False
+    return check is None or check(text)

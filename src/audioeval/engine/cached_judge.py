@@ -1,15 +1,40 @@
-"""A judge `generate(messages, attempt)` callable: response cache first, then a live call."""
+"""A judge `generate(messages, attempt)` callable: response cache first, then a live call.
+
+Only usable answers are cached: non-empty text that the caller's check accepts (`accept`,
+given per call or as the judge's default: a parseable verdict, decodable audio). An empty or
+unusable answer is returned to the caller, which records it, and asked again on a rerun. A
+stored answer the check refuses (left by an older version) is ignored and asked again.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from audioeval.adapters.openai_chat import AudioPartStyle, encode_chat_request, request_identity
 from audioeval.audio.clip_cache import ClipCache
-from audioeval.core.generation import Generation
+from audioeval.core.generation import AnswerCheck, Generation, usable_answer
 from audioeval.core.messages import AudioRef, Message
 from audioeval.engine.chat_client import ChatClient, ReplyParser, chat_reply_text
 from audioeval.store.response_cache import ResponseCache, request_key
+
+
+async def through_cache(
+    cache: ResponseCache | None,
+    key: str | None,
+    call: Callable[[], Awaitable[Generation]],
+    accept: AnswerCheck | None = None,
+) -> Generation:
+    """A usable cached answer under `key`, else `call()`, whose answer is cached if usable."""
+    if cache is None or key is None:
+        return await call()
+    hit = cache.get(key, lambda text: usable_answer(text, accept))
+    if hit is not None:
+        return Generation(hit, cached=True)
+    gen = await call()
+    if gen.ok and usable_answer(gen.text, accept):
+        cache.put(key, gen.text or "")
+    return gen
 
 
 class CachedJudge:
@@ -23,6 +48,7 @@ class CachedJudge:
         sampling: dict[str, Any] | None = None,
         cache: ResponseCache | None = None,
         parse: ReplyParser = chat_reply_text,
+        accept: AnswerCheck | None = None,
     ) -> None:
         self.client = client
         self.clips = clips
@@ -31,24 +57,26 @@ class CachedJudge:
         self.sampling = sampling or {}
         self.cache = cache
         self.parse = parse
+        self.accept = accept
 
     def _clip(self, ref: AudioRef):  # type: ignore[no-untyped-def]
         return self.clips.get(ref)
 
-    async def __call__(self, messages: list[Message], attempt: int) -> Generation:
+    async def __call__(
+        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+    ) -> Generation:
+        """One answer; `accept` (default: the judge's own) decides whether it may be cached."""
         key = None
         if self.cache is not None:
             ident = request_identity(messages, model=self.model, clips=self._clip, sampling=self.sampling)
             key = request_key({"request": ident, "attempt": attempt})
-            hit = self.cache.get(key)
-            if hit is not None:
-                return Generation(hit, cached=True)
-        gen = await self.client.complete(
-            lambda: encode_chat_request(
-                messages, model=self.model, clips=self._clip, style=self.style, sampling=self.sampling
-            ),
-            parse=self.parse,
-        )
-        if gen.ok and key is not None and self.cache is not None:
-            self.cache.put(key, gen.text or "")
-        return gen
+
+        def call() -> Awaitable[Generation]:
+            return self.client.complete(
+                lambda: encode_chat_request(
+                    messages, model=self.model, clips=self._clip, style=self.style, sampling=self.sampling
+                ),
+                parse=self.parse,
+            )
+
+        return await through_cache(self.cache, key, call, accept or self.accept)

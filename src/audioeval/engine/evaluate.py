@@ -29,6 +29,8 @@ from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.redact import secret_from_env
+from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
@@ -77,6 +79,8 @@ class EvalRequest:
     judge: JudgeSettings | None = None
     # Leave samples without a usable output out of the metrics (they are counted either way).
     exclude_missing: bool = False
+    # Check each model and judge endpoint once before asking anything (endpoint_probe.py).
+    probe: bool = True
 
 
 @dataclass
@@ -179,6 +183,15 @@ def _plan_pair(
     if refusal is not None:
         raise refusal
     write_json_atomic(folder / IDS_FILE, [s.id for s in samples.samples])
+    todo, done = _pending(latest, bench, samples, template)
+    ids = [s.id for s in samples.samples]
+    return PairRun(bench, model, folder, todo, done, ids, hashes, stored.ignored)
+
+
+def _pending(
+    latest: dict[str, dict[str, Any]], bench: ResolvedBenchmark, samples: SampleSet, template: str | None
+) -> tuple[list[Any], int]:
+    """(samples still to ask, samples finished) of one pair, from its latest records."""
     todo, done = [], 0
     for sample in samples.samples:
         rec = latest.get(sample.id)
@@ -191,8 +204,7 @@ def _plan_pair(
                 done += 1
                 continue
         todo.append(sample)
-    ids = [s.id for s in samples.samples]
-    return PairRun(bench, model, folder, todo, done, ids, hashes, stored.ignored)
+    return todo, done
 
 
 async def _run_pair(
@@ -256,7 +268,11 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     started: list[ModelAdapter] = []
     judge: RunJudge | None = None
     metric_before = throughput_report()
+    judge_settings = req.judge
     try:
+        if req.probe:  # before anything is written: a corrected command may reuse the folder
+            _write_run_file(run_dir, benches, req, adapters, write=False)  # another run's folder?
+            judge_settings = await _check_endpoints(run_dir, benches, sample_sets, req, adapters)
         _write_run_file(run_dir, benches, req, adapters)
         pairs = [
             _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req)
@@ -272,8 +288,8 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         for slug in needed:
             await adapters[slug].start()
             started.append(adapters[slug])
-        if req.judge is not None and any(needs_judge(p.bench) and p.todo for p in pairs):
-            judge = RunJudge(req.judge, cache)
+        if judge_settings is not None and any(needs_judge(p.bench) and p.todo for p in pairs):
+            judge = RunJudge(judge_settings, cache)
         sems = {slug: asyncio.Semaphore(a.max_concurrency) for slug, a in adapters.items()}
         progress = Progress(
             TextColumn("[bold]{task.description}"),
@@ -316,6 +332,46 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     )
 
 
+async def _check_endpoints(
+    run_dir: Path,
+    benches: list[ResolvedBenchmark],
+    sample_sets: dict[str, SampleSet],
+    req: EvalRequest,
+    adapters: dict[str, ModelAdapter],
+) -> JudgeSettings | None:
+    """Check the endpoints of the OpenAI-compatible models and of the judge that have samples
+    left to do (a finished run checks nothing); each keeps its usable ones. Returns the judge
+    settings with the judge's usable endpoints."""
+    asked: set[str] = set()
+    judged = False
+    for bench in benches:
+        for model in req.models:
+            adapter = adapters[model.slug]
+            if not serves(adapter, bench.spec.task):
+                continue
+            folder = pair_dir(run_dir, bench.name, model.slug)
+            latest = latest_records(read_records(folder / RECORDS_FILE).records)
+            todo, _ = _pending(latest, bench, sample_sets[bench.name], _template_override(model, bench))
+            if todo:
+                asked.add(model.slug)
+                judged = judged or needs_judge(bench)
+    for slug in sorted(asked):
+        adapter = adapters[slug]
+        if isinstance(adapter, OpenAIChatModel):
+            await adapter.check_endpoints()
+    judge = req.judge
+    if judge is None or not judged:
+        return judge
+    urls = await check_endpoints(
+        judge.urls,
+        role="judge",
+        model=judge.model,
+        api_key=secret_from_env(judge.api_key_env),
+        api_key_env=judge.api_key_env,
+    )
+    return judge.model_copy(update={"urls": urls})
+
+
 def summarise_pairs(
     run_dir: Path, pairs: list[PairRun], resamples: int, seed: int, *, exclude_missing: bool = False
 ) -> list[dict[str, Any]]:
@@ -338,8 +394,14 @@ def summarise_pairs(
 
 
 def _write_run_file(
-    run_dir: Path, benches: list[ResolvedBenchmark], req: EvalRequest, adapters: dict[str, ModelAdapter]
+    run_dir: Path,
+    benches: list[ResolvedBenchmark],
+    req: EvalRequest,
+    adapters: dict[str, ModelAdapter],
+    *,
+    write: bool = True,
 ) -> None:
+    """Refuse a folder holding a run of other benchmarks or models; write run.json (`write`)."""
     path = run_dir / RUN_FILE
     data = {
         "audioeval": __version__,
@@ -370,7 +432,8 @@ def _write_run_file(
                 f"{path} belongs to a run of benchmarks {sorted(before[0])} and models {sorted(before[1])}, "
                 f"not {sorted(now[0])} and {sorted(now[1])}; use another output directory"
             )
-    write_json_atomic(path, data)
+    if write:
+        write_json_atomic(path, data)
 
 
 def _names(run: dict[str, Any]) -> tuple[set[str], set[str]]:

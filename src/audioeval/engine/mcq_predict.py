@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from audioeval.adapters.base import GenerationConfig
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
@@ -57,6 +58,7 @@ class McqPredictConfig:
     sample_rate: int = 16000
     use_cache: bool = True
     progress: bool = True
+    probe: bool = True  # check the endpoints once before asking (endpoint_probe.py)
 
     @property
     def folder(self) -> Path:
@@ -87,6 +89,7 @@ class McqPredictResult:
     reused: int
     calls: int
     cache_hits: int
+    first_failure: str | None = None  # "id: error" of the first item without an answer
 
 
 def _check_prompts(spec: BenchmarkSpec, where: str, data_root: Path) -> None:
@@ -129,6 +132,7 @@ async def _ask_and_write(
             sample_rate=cfg.sample_rate,
             progress=cfg.progress,
             use_cache=cfg.use_cache,
+            probe=cfg.probe,
         )
     )
     records = pair_dir(folder, spec.name, model.slug) / RECORDS_FILE
@@ -146,7 +150,13 @@ async def _ask_and_write(
         result.reused,
         result.calls,
         result.cache_hits,
+        _first_failure(result.results),
     )
+
+
+def _first_failure(results: list[dict[str, Any]]) -> str | None:
+    first = next((r["first_failure"] for r in results if r.get("first_failure")), None)
+    return None if first is None else f"{first['id']}: {first['error']}"
 
 
 def _is_jsonl_out(out: Path, source_jsonl: bool) -> bool:

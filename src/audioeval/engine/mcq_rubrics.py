@@ -1,7 +1,8 @@
 """MMAR-Rubrics judging: 5 judge calls per matched item, trimmed mean, resumable.
 
 Finished items are appended to `rubrics/results.jsonl` under the score output directory, each
-with a key over everything the judge saw; a rerun reuses items whose key is unchanged.
+with a key over everything the judge saw; a rerun reuses items whose key is unchanged and
+judges again those that failed (the new line supersedes the old one).
 Answers are cached by request content and call index in `rubrics/judge_cache.sqlite`, so an
 interrupted item does not ask its finished calls again. Transport failures, retries,
 timeouts and endpoint failover are the `ChatClient`'s.
@@ -19,6 +20,7 @@ from audioeval.benchmarks.mcq.rubric_plan import RubricPlan, RubricTask
 from audioeval.benchmarks.mcq.run import McqScoreResult, apply_rubric_outcomes
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
+from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.progress import JudgeProgress
 from audioeval.judge.reasoning_rubric import (
     PROMPT_VERSION,
@@ -49,6 +51,8 @@ class RubricJudgeConfig:
     cache_path: Path | None = None
     use_cache: bool = True
     progress: bool = True
+    api_key_env: str = "OPENAI_API_KEY"  # named in the message when the endpoints refuse the key
+    probe: bool = True  # check the judge endpoints once before judging (endpoint_probe.py)
 
     def signature(self) -> dict[str, Any]:
         return {
@@ -72,6 +76,25 @@ class RubricRunResult:
     calls: int = 0
     cache_hits: int = 0
     endpoints: list[dict[str, object]] = field(default_factory=list)
+    first_failure: str | None = None  # "id: reason" of the first item the judge failed
+
+
+def _failure_reason(outcome: dict[str, Any]) -> str:
+    attempts = outcome.get("attempts") or []
+    last = next((a["error"] for a in reversed(attempts) if a.get("error")), None)
+    valid = len(outcome.get("call_scores") or [])
+    return f"{valid} valid judge answer(s) after {len(attempts)} call(s)" + (
+        f" (last error: {last})" if last else ""
+    )
+
+
+def first_failure(plan: RubricPlan, outcomes: dict[str, dict[str, Any]]) -> str | None:
+    """The first planned item whose judgement failed, with the last judge error."""
+    for task in plan.tasks:
+        outcome = outcomes.get(task.item.id)
+        if outcome is not None and outcome.get("failed"):
+            return f"id {task.item.id!r}: {_failure_reason(outcome)}"
+    return None
 
 
 async def _judge_task(
@@ -88,7 +111,7 @@ async def _judge_task(
     attempts: list[dict[str, Any]] = []
 
     async def call(index: int) -> bool:
-        gen = await judge(messages, index)
+        gen = await judge(messages, index, lambda text: parse_rubric_answer(text, task.rubric).valid)
         parsed = parse_rubric_answer(gen.text or "", task.rubric) if gen.ok else None
         valid = parsed is not None and parsed.valid
         progress.vote(valid=valid, error=not gen.ok)
@@ -120,22 +143,25 @@ def _unmatched(task: RubricTask) -> dict[str, Any]:
 async def judge_rubrics_async(plan: RubricPlan, out_dir: Path, cfg: RubricJudgeConfig) -> RubricRunResult:
     """Score every planned item (reusing finished ones), appending each as it finishes."""
     rubric_dir = out_dir / "rubrics"
-    rubric_dir.mkdir(parents=True, exist_ok=True)
-    check_or_write_signature(rubric_dir, cfg.signature())
     results_path = rubric_dir / "results.jsonl"
     done = {r["id"]: r for r in read_jsonl(results_path).records if "id" in r and "key" in r}
     result = RubricRunResult({})
     todo: list[RubricTask] = []
     for task in plan.tasks:
         prior = done.get(task.item.id)
-        if prior is not None and prior["key"] == task.key:
+        if prior is not None and prior["key"] == task.key and not prior.get("failed"):
             result.outcomes[task.item.id] = prior
             result.reused += 1
         else:
             todo.append(task)
-    client = ChatClient(
-        cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency
-    )
+    urls = cfg.base_urls
+    if cfg.probe and any(t.matched for t in todo):  # before anything is written
+        urls = await check_endpoints(
+            urls, role="judge", model=cfg.model, api_key=cfg.api_key, api_key_env=cfg.api_key_env
+        )
+    rubric_dir.mkdir(parents=True, exist_ok=True)
+    check_or_write_signature(rubric_dir, cfg.signature())
+    client = ChatClient(urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency)
     cache_path = cfg.cache_path or rubric_dir / "judge_cache.sqlite"
     cache = ResponseCache(cache_path) if cfg.use_cache else None
     sampling = {"temperature": cfg.temperature, "seed": cfg.seed, "max_tokens": cfg.max_tokens}
@@ -176,6 +202,7 @@ async def judge_rubrics_async(plan: RubricPlan, out_dir: Path, cfg: RubricJudgeC
     result.calls = client.calls
     result.cache_hits = cache.hits if cache else 0
     result.endpoints = [e.stats() for e in client.pool.endpoints]
+    result.first_failure = first_failure(plan, result.outcomes)
     return result
 
 

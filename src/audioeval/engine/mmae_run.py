@@ -30,6 +30,7 @@ from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
+from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.mmae_outputs import (
     RESULTS_FILE,
     rescore_mmae,
@@ -75,6 +76,8 @@ class MmaeRunConfig:
     n_resamples: int = 1000
     progress: bool = True
     exclude_missing: bool = False  # leave samples without a usable output out of the means
+    api_key_env: str = "OPENAI_API_KEY"  # named in the message when the endpoints refuse the key
+    probe: bool = True  # check the judge endpoints once before judging (endpoint_probe.py)
 
     def signature(self) -> dict[str, Any]:
         """Every choice that moves a number; endpoints, concurrency and timeouts do not."""
@@ -122,6 +125,7 @@ class MmaeRunResult:
     decodes: int = 0
     encodes: int = 0
     endpoints: list[dict[str, object]] = field(default_factory=list)
+    first_failure: str | None = None  # the first skipped sample's or failed rubric's reason
 
 
 def _scored(record: dict[str, Any] | None) -> bool:
@@ -130,7 +134,21 @@ def _scored(record: dict[str, Any] | None) -> bool:
 
 def _summary(record: dict[str, Any]) -> dict[str, Any]:
     """What planning and aggregation read of a result line; the full line is on disk."""
-    return {"score": record.get("score"), "failed": record.get("failed")}
+    return {"score": record.get("score"), "failed": record.get("failed"), "failure": record.get("failure")}
+
+
+def _first_failure(
+    plan: MmaePlan, done: dict[tuple[str, int], dict[str, Any]], skipped: list[InputError]
+) -> str | None:
+    """The reason of the first skipped sample, else of the first failed rubric in plan order."""
+    if skipped:
+        return skipped[0].describe()
+    for item in plan.items:
+        for i in range(len(item.sample.rubrics)):
+            rec = done.get((item.sample.id, i))
+            if rec is not None and rec.get("failed"):
+                return f"id {item.sample.id!r}, rubric {i}: {rec.get('failure') or 'failed'}"
+    return None
 
 
 class _Runner:
@@ -252,7 +270,8 @@ class _Runner:
             self._add_load(1)
             try:
                 options = voting.options_for(a)
-                gen = await self.judge(build_judge_messages(rubric.question, options, clips), a)
+                messages = build_judge_messages(rubric.question, options, clips)
+                gen = await self.judge(messages, a, voting.accepts(options))
             finally:
                 self._add_load(-1)
             rec = voting.record(a, options, gen)
@@ -316,9 +335,7 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
         prediction_errors=unread,
     )
     pred_errors = [e for e in pred_errors if e.sample_id not in unread]
-    cfg.output_dir.mkdir(parents=True, exist_ok=True)
     inputs = await asyncio.to_thread(cfg.input_hashes, plan)
-    check_or_write_signature(cfg.output_dir, {**cfg.signature(), **inputs})
     results_path = cfg.output_dir / RESULTS_FILE
     stored = read_results(results_path, samples)
     done = {k: _summary(r) for k, r in stored.done.items()}
@@ -327,12 +344,17 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
     )
     total_todo = sum(len(it.sample.rubrics) for it in plan.items) - reused
 
+    urls = cfg.base_urls
+    if cfg.probe and total_todo > 0:  # before anything is written: a corrected command may reuse the folder
+        urls = await check_endpoints(
+            urls, role="judge", model=cfg.model, api_key=cfg.api_key, api_key_env=cfg.api_key_env
+        )
+    cfg.output_dir.mkdir(parents=True, exist_ok=True)
+    check_or_write_signature(cfg.output_dir, {**cfg.signature(), **inputs})
     clips = ClipCache(target_rate=cfg.sample_rate)
     cache = ResponseCache(cfg.cache_path or cfg.output_dir / "judge_cache.sqlite") if cfg.use_cache else None
     sampling = {"temperature": cfg.temperature, "max_tokens": cfg.max_tokens}
-    client = ChatClient(
-        cfg.base_urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency
-    )
+    client = ChatClient(urls, api_key=cfg.api_key, timeout_s=cfg.timeout, concurrency=cfg.concurrency)
     judge = CachedJudge(
         client,
         clips,
@@ -382,6 +404,7 @@ async def run_mmae_async(cfg: MmaeRunConfig) -> MmaeRunResult:
         decodes=clips.decodes,
         encodes=clips.encodes,
         endpoints=extra["endpoints"],
+        first_failure=_first_failure(plan, done, skipped),
     )
 
 

@@ -26,6 +26,7 @@ def build_adapter(
             cfg.urls,
             cfg.served_model or cfg.name,
             api_key=secret_from_env(cfg.api_key_env),
+            api_key_env=cfg.api_key_env,
             max_concurrency=cfg.concurrency,
             timeout_s=cfg.timeout_s,
             audio_part=cfg.audio_part,

@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from audioeval.adapters.baselines import BASELINES
 from audioeval.adapters.codecs.registry import BUILTIN_CODECS, NEURAL_CODECS
 from audioeval.adapters.runtimes.spec import builtin_spec_files
+from audioeval.core.checks import url_problem
 from audioeval.core.errors import InputError
 from audioeval.core.suggest import unknown_name
 from audioeval.core.validation import describe_validation
@@ -34,7 +35,7 @@ class ModelConfig(BaseModel):
     served_model: str | None = Field(None, description="the `model` field sent; defaults to name")
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the API key")
     concurrency: int = Field(8, ge=1)
-    timeout_s: float = Field(300.0, gt=0)
+    timeout_s: float = Field(300.0, gt=0, allow_inf_nan=False)
     audio_part: Literal["audio_url", "input_audio"] = "audio_url"
     api: Literal["chat", "speech"] = Field(
         "chat",
@@ -53,6 +54,15 @@ class ModelConfig(BaseModel):
         None, description="espeak-ng voice (type tts), or the voice an OpenAI-compatible model speaks with"
     )
     prompts: dict[str, str] = Field(default_factory=dict, description="task or benchmark -> template")
+
+    @field_validator("urls")
+    @classmethod
+    def _urls(cls, urls: list[str]) -> list[str]:
+        for url in urls:
+            problem = url_problem(url)
+            if problem:
+                raise ValueError(problem)
+        return urls
 
     @property
     def slug(self) -> str:
@@ -81,8 +91,10 @@ def parse_model_ref(ref: str) -> ModelConfig:
     if "@" in ref:
         name, _, urls = ref.partition("@")
         url_list = [u.strip().rstrip("/") for u in urls.split("+") if u.strip()]
-        if not name or not url_list or not all(u.startswith(("http://", "https://")) for u in url_list):
-            raise InputError(f"expected NAME@http://host:port/v1, got {ref!r}", field="model")
+        problem = next((p for p in map(url_problem, url_list) if p), None) if url_list else "no URL"
+        if not name or problem:
+            why = problem or "no name before @"
+            raise InputError(f"expected NAME@http://host:port/v1, got {ref!r} ({why})", field="model")
         return ModelConfig(name=name, type="openai", urls=url_list)
     if ref.startswith("replay:"):
         return ModelConfig(name=ref, type="replay", replay=ref.removeprefix("replay:"))

@@ -35,8 +35,9 @@ from audioeval.core.errors import AudioevalError
 from audioeval.core.generation import Generation
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.redact import excerpt, redact, redact_optional
-from audioeval.engine.cached_judge import CachedJudge
+from audioeval.engine.cached_judge import CachedJudge, through_cache
 from audioeval.engine.chat_client import ChatClient
+from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.store.response_cache import ResponseCache, request_key
 
 OpenAIApi = Literal["chat", "speech"]
@@ -55,6 +56,16 @@ def _speech_reply(raw: bytes) -> str:
     if raw[:1] == b"{":
         raise ValueError(f"expected audio, got JSON: {excerpt(raw, 200)}")
     return json.dumps({"text": None, "audio": base64.b64encode(raw).decode("ascii")})
+
+
+def _audio_decodes(payload: str) -> bool:
+    """Whether a spoken reply carries audio that decodes (only such replies are cached)."""
+    try:
+        reply = json.loads(payload)
+        decode_bytes(base64.b64decode(reply["audio"]), source="cache", sample_id="", field="output.audio")
+    except (AudioevalError, ValueError, KeyError, TypeError):
+        return False
+    return True
 
 
 def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str | None:
@@ -83,6 +94,7 @@ class OpenAIChatModel:
     cache: ResponseCache | None = None
     api: OpenAIApi = "chat"
     voice: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
     _client: ChatClient | None = None
     _call: CachedJudge | None = None
     _speak: CachedJudge | None = None
@@ -107,6 +119,17 @@ class OpenAIChatModel:
             sig["voice"] = self.voice
         return sig
 
+    async def check_endpoints(self) -> None:
+        """Check each endpoint once (endpoint_probe.py); keep the usable ones for the run."""
+        self.urls = await check_endpoints(
+            self.urls,
+            role=f"model {self.name}",
+            model=self.served_model,
+            api_key=self.api_key,
+            api_key_env=self.api_key_env,
+            api_path="/audio/speech" if self.api == "speech" else "/chat/completions",
+        )
+
     async def start(self) -> None:
         self._client = ChatClient(
             self.urls, api_key=self.api_key, timeout_s=self.timeout_s, concurrency=self.max_concurrency
@@ -120,6 +143,7 @@ class OpenAIChatModel:
             clips,
             sampling={**sampling, **audio_output_fields(self.voice)},
             parse=_spoken_reply,
+            accept=_audio_decodes,
             **common,  # type: ignore[arg-type]
         )
 
@@ -155,15 +179,13 @@ class OpenAIChatModel:
         if not text:
             return Generation(None, error="no text to speak (the sample's field 'reference' is empty)")
         body = build_speech_request(str(text), model=self.served_model, voice=self.voice)
-        key = request_key({"speech": body, "attempt": 0}) if self.cache is not None else None
-        if key is not None and self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                return Generation(hit, cached=True)
-        gen = await self._client.complete(body, path="/audio/speech", parse=_speech_reply)
-        if gen.ok and key is not None and self.cache is not None:
-            self.cache.put(key, gen.text or "")
-        return gen
+        client = self._client
+        return await through_cache(
+            self.cache,
+            request_key({"speech": body, "attempt": 0}),
+            lambda: client.complete(body, path="/audio/speech", parse=_speech_reply),
+            _audio_decodes,
+        )
 
     async def aclose(self) -> None:
         if self._client is not None:

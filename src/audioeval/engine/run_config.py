@@ -35,8 +35,8 @@ from audioeval.store.yaml_file import read_yaml_mapping
 
 class GenerationSection(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    temperature: float | None = None
-    max_tokens: int | None = None
+    temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
+    max_tokens: int | None = Field(None, ge=1)
     seed: int | None = None
 
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from audioeval.audio.clip_cache import ClipCache
+from audioeval.core.checks import url_problem
 from audioeval.core.errors import InputError
-from audioeval.core.generation import Generation
+from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import AudioPart, AudioRef, Message
 from audioeval.core.redact import secret_from_env
 from audioeval.engine.cached_judge import CachedJudge
@@ -36,12 +37,19 @@ class JudgeSettings(BaseModel):
     urls: list[str] = Field(description="OpenAI-compatible base URLs (…/v1)")
     model: str = Field(DEFAULT_JUDGE_MODEL, description="the served judge model")
     concurrency: int = Field(16, ge=1, description="judge requests in flight, over all endpoints")
-    timeout_s: float = Field(300.0, gt=0, description="seconds per judge request, retries included")
+    timeout_s: float = Field(
+        300.0, gt=0, allow_inf_nan=False, description="seconds per judge request, retries included"
+    )
     api_key_env: str = "OPENAI_API_KEY"
     audio_part: Literal["audio_url", "input_audio"] = "audio_url"
     sample_rate: int = Field(16000, ge=0, description="clips resampled to this rate (0: native)")
-    temperature: float | None = None
-    max_tokens: int | None = 1024
+    temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
+    max_tokens: int | None = Field(1024, ge=1)
+
+    @field_validator("urls")
+    @classmethod
+    def _urls(cls, urls: list[str]) -> list[str]:
+        return checked_urls(urls)
 
     def signature(self) -> dict[str, Any]:
         """What moves a judged number (not endpoints, concurrency or timeouts)."""
@@ -54,13 +62,24 @@ class JudgeSettings(BaseModel):
         }
 
 
+def checked_urls(urls: list[str]) -> list[str]:
+    """At least one endpoint, each an http(s) base URL (ValueError otherwise, for pydantic)."""
+    if not urls:
+        raise ValueError("at least one endpoint URL is needed")
+    for url in urls:
+        problem = url_problem(url)
+        if problem:
+            raise ValueError(problem)
+    return urls
+
+
 def split_urls(value: str | list[str]) -> list[str]:
     items = value.split(",") if isinstance(value, str) else value
     urls = [u.strip().rstrip("/") for u in items if u and u.strip()]
-    bad = [u for u in urls if not u.startswith(("http://", "https://"))]
-    if not urls or bad:
-        raise InputError(f"expected judge URL(s) http://host:port/v1[,…], got {value!r}", field="judge")
-    return urls
+    try:
+        return checked_urls(urls)
+    except ValueError as exc:
+        raise InputError(f"expected judge URL(s) http://host:port/v1[,…]: {exc}", field="judge") from None
 
 
 class RunJudge:
@@ -89,12 +108,14 @@ class RunJudge:
         for ref in refs:
             self.clips.get(ref, field=f"audio {ref.path}")
 
-    async def generate(self, messages: list[Message], attempt: int) -> Generation:
+    async def generate(
+        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+    ) -> Generation:
         refs = [p.audio for m in messages for p in m.parts if isinstance(p, AudioPart)]
         if any(self.clips.peek(r) is None for r in refs):
             await asyncio.to_thread(self._encode, refs)  # AudioError: the sample cannot be judged
         self.attempts += 1
-        return await self.judge(messages, attempt)
+        return await self.judge(messages, attempt, accept)
 
     @property
     def calls(self) -> int:

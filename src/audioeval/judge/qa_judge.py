@@ -57,6 +57,11 @@ def _verdict(answer: str | None) -> str | None:
     return None if isinstance(parsed, Unparseable) else parsed
 
 
+def _is_verdict(answer: str) -> bool:
+    """Only answers that say yes or no are cached."""
+    return _verdict(answer) is not None
+
+
 class QaJudgeScorer:
     """Correctness of an open answer, by an LLM judge."""
 
@@ -132,7 +137,7 @@ class QaJudgeScorer:
         attempts: list[dict[str, Any]] = []
 
         async def ask(attempt: int) -> bool:
-            gen = await generate(messages, attempt)
+            gen = await generate(messages, attempt, _is_verdict)
             verdict = _verdict(gen.text) if gen.ok else None
             attempts.append({"attempt": attempt, "answer": gen.text, "error": gen.error, "verdict": verdict})
             return verdict is not None

@@ -9,12 +9,13 @@ failed: recorded, counted, never scored.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from audioeval.core.generation import Generation
 from audioeval.judge.option_shuffle import ShuffledOptions, shuffle_options, vote_seed
-from audioeval.judge.verdict import parse_verdict
+from audioeval.judge.verdict import parse_verdict, verdict_check
 from audioeval.judge.votes import first_votes, strict_majority
 
 
@@ -74,6 +75,11 @@ class RubricVoting:
             seed=vote_seed(self.seed, self.sample_id, self.rubric_index, attempt),
         )
 
+    @staticmethod
+    def accepts(options: ShuffledOptions) -> Callable[[str], bool]:
+        """The check an answer to these options must pass to be a vote (and be cached)."""
+        return verdict_check(len(options.texts))
+
     def record(self, attempt: int, options: ShuffledOptions, gen: Generation) -> AttemptRecord:
         if gen.ok:
             verdict = parse_verdict(gen.text or "", len(options.texts))
@@ -108,6 +114,11 @@ class RubricVoting:
         self.attempts.append(rec)
         return rec
 
+    def _failure(self, n_votes: int, attempts: list[AttemptRecord]) -> str:
+        last = next((a.error for a in reversed(attempts) if a.error), None)
+        why = f" (last error: {last})" if last else ""
+        return f"only {n_votes} valid votes of {self.votes_needed} after {len(attempts)} attempts{why}"
+
     def outcome(self) -> dict[str, Any]:
         """Votes, score (0/1) or failure, and every attempt, as a JSON-ready record."""
         attempts = sorted(self.attempts, key=lambda a: a.attempt)
@@ -118,11 +129,7 @@ class RubricVoting:
             "votes": votes,
             "score": score,
             "failed": failed,
-            "failure": (
-                f"only {len(votes)} valid votes of {self.votes_needed} after {len(attempts)} attempts"
-                if failed
-                else None
-            ),
+            "failure": self._failure(len(votes), attempts) if failed else None,
             "attempts": [a.as_record() for a in attempts],
         }
 

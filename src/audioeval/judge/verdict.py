@@ -9,6 +9,7 @@ range, several conflicting objects) is an invalid vote, never a guess.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from audioeval.postprocess.json_in_text import fenced_blocks, json_values
@@ -64,3 +65,8 @@ def parse_verdict(raw: str, n_options: int) -> Verdict:
     if letter not in letters:
         return Verdict(None, reason, f"choice {letter!r} out of range A-{letters[-1]}")
     return Verdict(letter, reason, None)
+
+
+def verdict_check(n_options: int) -> Callable[[str], bool]:
+    """Whether an answer is a valid vote among `n_options` options (only those are cached)."""
+    return lambda raw: parse_verdict(raw, n_options).valid

@@ -8,16 +8,22 @@ judge call: the engine passes them back as `stored` (see `JudgedScorer.rescore`)
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from audioeval.core.errors import AudioevalError
-from audioeval.core.generation import Generation
+from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import Message
 from audioeval.core.sample import Sample
 
-JudgeGenerate = Callable[[list[Message], int], Awaitable[Generation]]
-"""One judge call: the messages and the attempt index (part of the cache key)."""
+
+class JudgeGenerate(Protocol):
+    """One judge call: the messages, the attempt index (part of the cache key) and, optionally,
+    the check an answer must pass to be cached (e.g. it parses as a verdict)."""
+
+    def __call__(
+        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+    ) -> Awaitable[Generation]: ...
 
 
 class JudgeFailed(AudioevalError):

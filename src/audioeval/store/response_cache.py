@@ -2,7 +2,10 @@
 
 The key hashes everything that determines an answer: model name, sampling parameters,
 the messages with each audio clip replaced by the SHA-256 of its encoded bytes, and the
-vote index. Only successful HTTP responses are stored; errors are always retried.
+vote index. Only answers their caller accepts are stored (a successful HTTP response whose
+text is non-empty and passes the caller's check: a parseable verdict, decodable audio);
+errors and unusable answers are always asked again. On reading, an entry the caller's check
+rejects (stored by an older version) counts as a miss, so such a cache heals itself.
 
 Each `put` is committed at once (in WAL mode with synchronous=NORMAL a commit is a write to
 the WAL, no fsync), so a killed process loses no answer it had received. WAL checkpoints, the
@@ -17,6 +20,7 @@ import hashlib
 import json
 import sqlite3
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +42,7 @@ class ResponseCache:
         self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
         self.hits = 0
         self.misses = 0
+        self.rejected = 0  # entries found but refused by the caller's check (asked again)
         self._puts = 0
         self._stop = threading.Event()
         self._checkpointer = threading.Thread(
@@ -45,14 +50,20 @@ class ResponseCache:
         )
         self._checkpointer.start()
 
-    def get(self, key: str) -> str | None:
+    def get(self, key: str, accept: Callable[[str], bool] | None = None) -> str | None:
+        """The stored answer, or None when there is none or `accept` refuses it."""
         with self._lock:
             row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             self.misses += 1
             return None
+        text = str(row[0])
+        if accept is not None and not accept(text):
+            self.rejected += 1
+            self.misses += 1
+            return None
         self.hits += 1
-        return str(row[0])
+        return text
 
     def put(self, key: str, text: str) -> None:
         with self._lock:

@@ -117,7 +117,8 @@ class MmaeRubricScorer:
 
         async def attempt(a: int) -> bool:
             options = voting.options_for(a)
-            gen = await generate(build_judge_messages(rubric.question, options, clips), a)
+            messages = build_judge_messages(rubric.question, options, clips)
+            gen = await generate(messages, a, voting.accepts(options))
             return voting.record(a, options, gen).valid
 
         await collect_votes(attempt, votes_needed=self.votes, max_attempts=self.max_attempts)
@@ -137,11 +138,10 @@ class MmaeRubricScorer:
         failed = [o for o in outcomes if o.get("failed")]
         if failed or len(results) < len(ms.rubrics):
             first = failed[0] if failed else {}
-            why = first.get("failure") or "no judgement"
-            errors = [a.get("error") for a in first.get("attempts", []) if a.get("error")]
+            why = first.get("failure") or "no judgement"  # names the last attempt's error
             raise JudgeFailed(
                 f"judge: {len(failed)} of {len(ms.rubrics)} rubric(s) failed"
-                f" (rubric {first.get('rubric_index')}: {why}" + (f"; {errors[-1]}" if errors else "") + ")",
+                f" (rubric {first.get('rubric_index')}: {why})",
                 detail,
             )
         return _row_score(row, detail)

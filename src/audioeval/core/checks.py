@@ -1,0 +1,46 @@
+"""Checks of settings given on the command line or in a config, before anything runs.
+
+Each returns why a value is unusable, or None; callers turn the reason into a one-line
+error that names the flag or config key (exit code 2).
+"""
+
+from __future__ import annotations
+
+import math
+from urllib.parse import urlsplit
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` is not an http(s) endpoint base URL such as http://host:8000/v1, or None."""
+    text = url.strip()
+    if not text:
+        return "empty URL"
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https"):
+        return f"expected http://host:port/v1 or https://…, got {url!r} (no http:// or https://)"
+    if not parts.hostname:
+        return f"no host in {url!r}"
+    try:
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return f"malformed port in {url!r}"
+    return None
+
+
+def number_problem(value: float | None, *, minimum: float = 0.0, inclusive: bool = True) -> str | None:
+    """Why `value` is not a finite number ≥ `minimum` (> with `inclusive=False`), or None.
+    None (not given) is fine."""
+    if value is None:
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"must be a finite number, got {value}"
+    if value < minimum or (not inclusive and value == minimum):
+        return f"must be {'≥' if inclusive else '>'} {minimum:g}, got {value:g}"
+    return None
+
+
+def attempts_problem(votes: int, max_attempts: int) -> str | None:
+    """Why `votes` valid answers could never be collected in `max_attempts` attempts, or None."""
+    if votes > max_attempts:
+        return f"{votes} valid votes can never be collected in {max_attempts} attempt(s)"
+    return None

@@ -1,0 +1,159 @@
+"""Failed work is never a success: exit code 4 past `--max-failed` (every output written), and
+only usable answers enter the response cache, so a rerun retries what failed."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from audioeval.cli import exit_codes
+from audioeval.cli.failed_work import MaxFailed, parse_max_failed
+from audioeval.core.errors import InputError
+from audioeval.engine.mmae_run import run_mmae
+from audioeval.store.response_cache import ResponseCache
+from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+from tests.fakes.mcq_server import FakeMcqServer, write_tone_set
+from tests.mmae_helpers import config, results
+from tests.run_helpers import demo_speech_as_wavs, write_jsonl
+
+runner = CliRunner()
+RARE = "near 990 Hz"  # the question of one rubric of the synthetic set (sample 2)
+
+
+def cli(*args: Any) -> Any:
+    return runner.invoke(app_(), [str(a) for a in args], catch_exceptions=False)
+
+
+def app_() -> Any:
+    from audioeval.cli.main import app
+
+    return app
+
+
+def mmae_score(synthetic_set: Any, url: str, out: Path, *extra: Any) -> Any:
+    return cli(
+        "mmae", "score", "--predictions", synthetic_set.oracle_predictions, "--metadata",
+        synthetic_set.metadata, "--base_urls", url, "--output_dir", out, "--no-progress",
+        "--max_attempts", 3, "--bootstrap", 10, *extra,
+    )  # fmt: skip
+
+
+def test_max_failed_is_a_share_or_a_count() -> None:
+    assert parse_max_failed("0") == MaxFailed(count=0)
+    assert parse_max_failed("3") == MaxFailed(count=3)
+    assert parse_max_failed("1.0") == MaxFailed(share=1.0)
+    assert parse_max_failed("5%") == MaxFailed(share=0.05)
+    assert parse_max_failed("5%").allows(5, 100) and not parse_max_failed("5%").allows(6, 100)
+    assert parse_max_failed("2").allows(2, 1000) and not parse_max_failed("2").allows(3, 1000)
+    for bad in ("nan", "-1", "1.5", "150%", "some", ""):
+        with pytest.raises(InputError, match="--max-failed"):
+            parse_max_failed(bad)
+
+
+def test_cache_refuses_what_the_caller_rejects(tmp_path: Path) -> None:
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    cache.put("k", "")
+    assert cache.get("k", lambda t: bool(t)) is None and (cache.rejected, cache.hits) == (1, 0)
+    assert cache.get("k") == ""  # without a check, as stored
+    cache.close()
+
+
+def test_empty_judge_answers_are_not_cached_and_a_rerun_judges_them(synthetic_set, tmp_path):
+    out = tmp_path / "o"
+    with FakeJudgeServer(FakeJudgeConfig(answer_style="empty")) as empty:
+        res = mmae_score(synthetic_set, empty.base_url, out)
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+        assert "nothing was scored" in res.output and "empty answer" in res.output
+        assert empty.stats.requests == 119 * 3
+    assert json.loads((out / "taxonomy.json").read_text())["overall"]["n_rubrics_failed"] == 119
+    with FakeJudgeServer(FakeJudgeConfig()) as good:  # a new judge, at another address
+        again = mmae_score(synthetic_set, good.base_url, out)
+        assert again.exit_code == 0, again.output
+        assert "judged 119 rubric(s) now" in again.output
+        # asked live (identical rubrics of the set may share an answer cached in this run)
+        assert good.stats.answered > 119 and f"{good.stats.answered} judge call(s)" in again.output
+    overall = json.loads((out / "taxonomy.json").read_text())["overall"]
+    assert overall["EMR"] == 100.0 and overall["n_rubrics_failed"] == 0
+
+
+def test_cached_answers_that_no_longer_parse_are_asked_again(synthetic_set, tmp_path):
+    out = tmp_path / "o"
+    with FakeJudgeServer(FakeJudgeConfig()) as judge:
+        cfg = config(
+            synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge.base_url], concurrency=1
+        )
+        first = run_mmae(cfg)
+        # an older version cached empty answers: poison every entry, forget the results
+        with sqlite3.connect(out / "judge_cache.sqlite") as db:
+            db.execute("UPDATE responses SET text = ''")
+        (out / "results.jsonl").unlink()
+        second = run_mmae(cfg)
+    # as many live calls as the first time; the only hits are those the first run had too
+    # (identical rubrics of the set sharing an answer); no poisoned entry was used
+    assert first.calls + first.cache_hits == 119 * 3
+    assert (second.calls, second.cache_hits) == (first.calls, first.cache_hits)
+    assert all(len(r["attempts"]) == 3 and not r["failed"] for r in results(out))
+    assert second.taxonomy["overall"]["EMR"] == 100.0
+
+
+def test_mmae_score_exits_4_when_rubrics_fail_unless_max_failed_allows(synthetic_set, tmp_path):
+    with FakeJudgeServer(FakeJudgeConfig(empty_when=RARE)) as judge:
+        res = mmae_score(synthetic_set, judge.base_url, tmp_path / "a")
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+        assert "7 of 42 sample(s) failed, more than --max-failed 0 allows" in res.output
+        assert "first failure: id 'syn00002', rubric 1: only 0 valid votes" in res.output
+        assert (tmp_path / "a" / "taxonomy.json").exists() and (tmp_path / "a" / "per_sample.json").exists()
+        ok = mmae_score(synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "1.0")
+        assert ok.exit_code == 0, ok.output
+        # a rerun judges the 7 failed rubrics again, and they fail again
+        counted = mmae_score(synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "6")
+        assert counted.exit_code == exit_codes.TOO_MANY_FAILURES, counted.output
+        assert mmae_score(synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "7").exit_code == 0
+
+
+def test_run_with_a_judge_exits_4_when_rubrics_fail(synthetic_set, tmp_path):
+    from tests.test_run_mmae import JUDGE, write_spec
+
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    args = ["run", "-b", spec, "-m", f"predictions:{synthetic_set.oracle_predictions}", "--limit", 4,
+            "--judge-model", JUDGE, "--no-progress", "--resamples", 10]  # fmt: skip
+    with FakeJudgeServer(FakeJudgeConfig(model=JUDGE, empty_when=RARE)) as judge:
+        res = cli(*args, "--judge", judge.base_url, "-o", tmp_path / "a")
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+        assert "1 of 4 sample(s) failed" in res.output and "id 'syn00002'" in res.output
+        assert (tmp_path / "a" / "summary.json").exists()
+        ok = cli(*args, "--judge", judge.base_url, "-o", tmp_path / "b", "--max-failed", "1.0")
+        assert ok.exit_code == 0, ok.output
+
+
+def test_mcq_predict_exits_4_when_items_fail(tmp_path: Path) -> None:
+    root = tmp_path / "set"
+    write_tone_set(root, 4)
+    (root / "audio" / "tone01.wav").unlink()
+    with FakeMcqServer() as server:
+        args = ["mcq", "predict", "--benchmark", "mmar", "--audio_root", root, "--base_urls",
+                server.base_url, "--model", "fake-audio-lm", "--no-progress"]  # fmt: skip
+        res = cli(*args, "--out", tmp_path / "a.jsonl")
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+        assert "1 of 4 item(s) failed" in res.output and "tone01" in res.output
+        assert (tmp_path / "a.jsonl").exists()
+        assert cli(*args, "--out", tmp_path / "b.jsonl", "--max-failed", "25%").exit_code == 0
+
+
+def test_codec_exits_4_when_a_clip_cannot_be_read(tmp_path: Path) -> None:
+    manifest = demo_speech_as_wavs(tmp_path, n=2)
+    (tmp_path / "bad.wav").write_bytes(b"RIFF but not audio")
+    rows = [json.loads(x) for x in manifest.read_text().splitlines()]
+    rows.append({"id": "bad", "audio": "bad.wav", "text": "nothing"})
+    write_jsonl(manifest, rows)
+    args = ["codec", "--codec", "mulaw", "-b", manifest, "--no-progress", "--resamples", 0]
+    res = cli(*args, "-o", tmp_path / "a")
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+    assert "1 of 3 sample(s) failed" in res.output and "bad" in res.output
+    assert (tmp_path / "a" / "summary.json").exists()
+    assert cli(*args, "-o", tmp_path / "b", "--max-failed", "1").exit_code == 0
