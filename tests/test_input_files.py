@@ -22,6 +22,7 @@ from audioeval.benchmarks.mmae.loading import load_metadata, load_predictions
 from audioeval.benchmarks.registry import adhoc_spec
 from audioeval.benchmarks.sources.loader import load_samples
 from audioeval.benchmarks.spec import load_spec_file
+from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from audioeval.engine.run_config import load_run_config
 from audioeval.prompts.templates import load_template
@@ -279,7 +280,7 @@ def test_a_data_uri_in_a_run_manifest_skips_its_row_with_a_short_message(tmp_pat
     res = runner.invoke(
         app, ["run", "-b", str(source), "--task", "asr", "-m", "oracle", "-o", str(out), "--no-progress"]
     )
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output  # the skipped row is failed work
     assert max(len(line) for line in res.output.splitlines()) < 400
     (skipped,) = json.loads((out / "asr" / "skipped.json").read_text())
     assert (skipped["id"], skipped["field"], skipped["file"]) == ("c1", "audio", str(source))

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from audioeval.benchmarks.mmae.baselines import write_baseline
+from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
 from tests.fakes.mcq_server import tone_wav
@@ -55,7 +56,7 @@ def test_a_failed_output_is_a_full_deletion_in_wer(tmp_path):
     model = f"replay:{replay_folder(tmp_path / 'model', {'a': REFERENCES['a'], 'b': REFERENCES['b']})}"
     out = tmp_path / "out"
     res = run_cli("-b", str(manifest), "--task", "asr", "-m", model, "-o", str(out))
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output  # one sample failed
     s = pair_summary(out)
     # by hand: a and b are exact (0 edits), c failed: its 4 reference words are all deleted
     assert s["metrics"]["wer"]["value"] == pytest.approx(4 / 9) and s["metrics"]["wer"]["n"] == 3
@@ -127,7 +128,7 @@ def test_missing_edits_count_as_zero_in_the_run_headline(synthetic_set, tmp_path
     with FakeJudgeServer(FakeJudgeConfig(model=JUDGE)) as judge:
         res = run_cli("-b", str(spec), "-m", f"predictions:{preds}", "--judge", judge.base_url,
                       "--judge-model", JUDGE, "-o", str(out), "--limit", "4")  # fmt: skip
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output  # two edits failed
     s = pair_summary(out)
     # 4 samples: 2 edited (oracle, 100), 1 whose edit is missing (0), 1 without a prediction (0)
     assert s["failed_outputs"]["n"] == 2 and s["failed"] == 2 and s["scored"] == 2

@@ -62,9 +62,9 @@ def warn_failed(results: list[dict]) -> None:
     no_output = sum((r.get("failed_outputs") or {}).get("n", 0) for r in results)
     excluded = any((r.get("failed_outputs") or {}).get("in_headline") == "excluded" for r in results)
     how = "left out of the metrics (--exclude-missing)" if excluded else "counted in the metrics as wrong"
+    without = f" {no_output} of them without a usable output from the model: {how}." if no_output else ""
     err_console.print(
-        f"[yellow]{failed} sample(s) failed (recorded); rerun the same command to retry them. "
-        f"{no_output} of them without a usable output from the model: {how}.[/yellow]",
+        f"[yellow]{failed} sample(s) failed (recorded); rerun the same command to retry them.{without}[/yellow]",
     )
     for r in results:
         first = r.get("first_failure")
