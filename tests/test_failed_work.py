@@ -116,6 +116,29 @@ def test_mmae_score_exits_4_when_rubrics_fail_unless_max_failed_allows(synthetic
         assert mmae_score(synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "7").exit_code == 0
 
 
+def test_mmae_score_counts_missing_predictions_as_failed_work(synthetic_set, tmp_path):
+    """A predictions file lacking samples: the headline counts them at 0, and the command says
+    the system did not produce everything (exit 4) unless --max-failed allows it."""
+    rows = json.loads(Path(synthetic_set.oracle_predictions).read_text())
+    root = Path(synthetic_set.oracle_predictions).parent
+    for row in rows:
+        part = row["messages"][-1]["content"][0]
+        part["audio_url"] = str(root / part["audio_url"])
+    partial = tmp_path / "partial.json"
+    partial.write_text(json.dumps(rows[:30]))
+    with FakeJudgeServer(FakeJudgeConfig()) as judge:
+        args = ["mmae", "score", "--predictions", partial, "--metadata", synthetic_set.metadata,
+                "--audio_root", root, "--base_urls", judge.base_url, "--no-progress", "--bootstrap", "50"]  # fmt: skip
+        res = cli(*args, "--output_dir", tmp_path / "a")
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+        text = " ".join(res.output.split())
+        assert "12 of 42 sample(s) failed" in text and "sample has no prediction" in text
+        ok = cli(*args, "--output_dir", tmp_path / "b", "--max-failed", "12")
+        assert ok.exit_code == 0, ok.output
+    overall = json.loads((tmp_path / "a" / "taxonomy.json").read_text())["overall"]
+    assert overall["n"] == 42 and overall["EMR"] == round(100 * 30 / 42, 2)
+
+
 def test_run_with_a_judge_exits_4_when_rubrics_fail(synthetic_set, tmp_path):
     from tests.test_run_mmae import JUDGE, write_spec
 

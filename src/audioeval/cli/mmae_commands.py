@@ -175,11 +175,22 @@ def score(
 
 
 def _failed_samples(result: MmaeRunResult) -> FailedWork:
-    """Samples skipped (unreadable, invalid, without prediction) or with a failed rubric."""
+    """Samples skipped (unreadable, invalid), without a usable output from the system (counted
+    at 0 in the headline, but not produced), or with a failed rubric."""
     overall = result.taxonomy["overall"]
     rows = result.per_sample
-    failed = sum(1 for r in rows if r.get("n_failed") or r.get("n_missing")) + overall["n_skipped"]
-    return FailedWork("sample", len(rows) + overall["n_skipped"], failed, overall["n"], result.first_failure)
+    no_output = sum(1 for r in rows if r.get("output_failed"))
+    failed = sum(1 for r in rows if r.get("n_failed") or r.get("n_missing") or r.get("output_failed"))
+    first = result.first_failure
+    if first is None and result.failed_outputs:
+        first = result.failed_outputs[0].describe()
+    return FailedWork(
+        "sample",
+        len(rows) + overall["n_skipped"],
+        failed + overall["n_skipped"],
+        overall["n"] - no_output,
+        first,
+    )
 
 
 @mmae_app.command("rescore")
