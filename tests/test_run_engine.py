@@ -70,6 +70,19 @@ def test_single_pair_summary_has_corpus_wer_at_top(tmp_path: Path) -> None:
     assert s["cer"] is not None and s["n"] == 2 and s["failed"] == 0
 
 
+def test_an_output_folder_named_like_a_task_does_not_shadow_its_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--output_dir asr` from the current directory: the folder `asr` is not read as the `asr`
+    prompt template."""
+    rows = [{"id": "a", "audio": "a.wav", "text": "red green"}]
+    write_jsonl(tmp_path / "m.jsonl", rows)
+    monkeypatch.chdir(tmp_path)
+    res = run_cli("--model", "constant:red green", "--task", "asr", "--benchmark", "m.jsonl", "-o", "asr")
+    assert res.exit_code == 0, res.output
+    assert summary(tmp_path / "asr")["wer"] == 0.0
+
+
 def test_mcq_through_openai_model_resumes_without_new_calls(tmp_path: Path) -> None:
     manifest = tone_mcq_manifest(tmp_path / "set")
     out = tmp_path / "out"

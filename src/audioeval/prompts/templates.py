@@ -78,10 +78,14 @@ def parse_template(text: str, source: str) -> PromptTemplate:
 def load_template(name_or_path: str | Path) -> PromptTemplate:
     """A template file, or a template shipped with audioeval by name (e.g. `mcq_choices`)."""
     p = Path(name_or_path)
-    if p.suffix in (".yaml", ".yml") or p.exists():
+    # a bare name is a shipped template first: a file or folder of that name in the working
+    # directory (an output folder called `asr`, say) does not shadow it
+    if p.suffix in (".yaml", ".yml") or len(p.parts) > 1:
         return parse_template(read_text_input(p, "prompt template"), str(p))
     shipped = resources.files("audioeval.prompts").joinpath("templates", f"{name_or_path}.yaml")
     if not shipped.is_file():
+        if p.is_file():
+            return parse_template(read_text_input(p, "prompt template"), str(p))
         raise InputError(
             f"no prompt template named {str(name_or_path)!r}; shipped: {', '.join(shipped_templates())}",
             field="template",
