@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from audioeval.benchmarks.mcq.definitions import MMAR, MMAU, McqBenchmark
-from audioeval.benchmarks.mcq.run import score_file
 from audioeval.report.mcq_table import official_lines
 from audioeval.scoring.mcq_official import official_match, tokens
+from tests.run_helpers import mcq_score_file as score_file
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 FILES = {
