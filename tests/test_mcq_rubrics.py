@@ -257,3 +257,18 @@ def test_a_changed_answer_is_judged_again_not_reused(tmp_path: Path) -> None:
     assert s["predictions_sha256"] != first["predictions_sha256"]
     per_item = {x["id"]: x for x in map(json.loads, (out / "per_item.jsonl").read_text().splitlines())}
     assert per_item[items[1]["id"]]["rubric_score"] == pytest.approx(0.6)
+
+
+def test_rubric_confidence_intervals_are_those_recorded_before(tmp_path: Path) -> None:
+    """Each group's rubric score, n, CI and failed count, as recorded from the scorer before
+    it ran on the run engine (this fixture, 50 resamples, seed 0)."""
+    preds = predictions(tmp_path)
+    out = tmp_path / "out"
+    with FakeMcqServer(FakeMcqConfig(judge_garbage_first=2)) as server:
+        assert score_cli(preds, out, server.base_url).exit_code == 0
+    s = json.loads((out / "summary.json").read_text())
+    groups = {"overall": s["overall"].get("rubric")}
+    for axis, gs in s["breakdowns"].items():
+        groups.update({f"{axis}={name}": g.get("rubric") for name, g in gs.items()})
+    recorded = Path(__file__).parent / "data" / "mcq_ci_parity.json"
+    assert groups == json.loads(recorded.read_text(encoding="utf-8"))["mmar-rubrics"]

@@ -120,6 +120,8 @@ class EvalResult:
     # calls, audio seconds, busy seconds, × real time.
     metric_models: dict[str, dict[str, float | int]] = field(default_factory=dict)
     ignored_lines: list[str] = field(default_factory=list)  # stored records not trusted, and why
+    # The samples asked in this run, by pair folder (relative to the run directory).
+    asked_ids: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -350,6 +352,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         judge_calls=judge.calls if judge is not None else 0,
         metric_models=throughput_since(metric_before),
         ignored_lines=[line for p in pairs for line in p.ignored],
+        asked_ids={str(p.folder.relative_to(run_dir)): [s.id for s in p.todo] for p in pairs},
     )
 
 

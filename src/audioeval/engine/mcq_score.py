@@ -15,6 +15,7 @@ records (`benchmarks/mcq/export.py`), so `audioeval rescore OUT` rewrites them a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -129,14 +130,17 @@ async def score_predictions_async(cfg: McqScoreConfig) -> McqScoreRun:
         meta = load_rubric_meta(cfg.rubrics.meta) if cfg.rubrics.meta else None
         plan = plan_rubrics(file.items, str(cfg.predictions), meta)
     path = records_path(cfg.output_dir, cfg.bench)
-    before = len(read_records(path).records) if path.is_file() else 0
-    run = await evaluate_async(_request(cfg, file, plan))
+    # Without a judge, the run makes tens of thousands of small acyclic records and no
+    # connections: collector passes only cost time.
+    with gc_paused() if cfg.rubrics is None else contextlib.nullcontext():
+        run = await evaluate_async(_request(cfg, file, plan))
     with gc_paused():
         records = read_records(path).records
     latest = in_order(records, [item.id for item in file.items])
     info = None
     if cfg.rubrics is not None and plan is not None:
-        info = _rubric_info(cfg.rubrics, plan, run, {str(r.get("id")) for r in records[before:]}, latest)
+        asked = set(run.asked_ids.get(str(path.parent.relative_to(cfg.output_dir)), []))
+        info = _rubric_info(cfg.rubrics, plan, run, asked, latest)
     source = Provenance(str(cfg.predictions), file_sha256(cfg.predictions), file.prediction_key)
     result = export_folder(
         cfg.output_dir,
