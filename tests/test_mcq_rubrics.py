@@ -179,6 +179,14 @@ def test_items_without_enough_valid_judge_answers_fail_and_are_not_scored(tmp_pa
     s = json.loads((out / "summary.json").read_text())
     assert s["rubrics"]["failed"] == 2 and s["rubrics"]["scored"] == 0
     assert s["overall"]["rubric"]["score"] is None and s["overall"]["rubric"]["failed"] == 2
+    # a failed judgement leaves the item's official and robust scores as they are
+    assert s["overall"]["official"]["correct"] == s["overall"]["robust"]["correct"] == 3
+    per_item = [json.loads(x) for x in (out / "per_item.jsonl").read_text().splitlines()]
+    assert [(r["official"], r.get("rubric_failed")) for r in per_item] == [(1, True), (1, True), (1, None)]
+    # rescoring re-reads the failed judgements: the same files, no judge call
+    again = CliRunner().invoke(app, ["rescore", str(out)])
+    assert again.exit_code == 0, again.output
+    assert json.loads((out / "summary.json").read_text()) == s
     with FakeMcqServer(FakeMcqConfig()) as server:  # a working judge: the failed items are judged again
         again = score_cli(preds, out, server.base_url, "--judge-max-attempts", "6")
         assert again.exit_code == 0, again.output
