@@ -277,7 +277,8 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     benches = _resolve_all(req)
     _check_judge(benches, req.judge)
     sample_sets = {
-        b.name: req.sample_sets.get(b.name) or load_samples(b.spec, b.where, root=req.data_root, limit=req.limit)
+        b.name: req.sample_sets.get(b.name)
+        or load_samples(b.spec, b.where, root=req.data_root, limit=req.limit)
         for b in benches
     }
     run_dir = req.output_dir or default_run_dir(req.benchmarks, [m.name for m in req.models])

@@ -51,7 +51,8 @@ class ModelConfig(BaseModel):
         description="type predictions: MMAE edited audio, or the answer text of MMAR / MMAU items",
     )
     prediction_key: str | None = Field(
-        None, description="type predictions, MMAR / MMAU: the key holding the answer (default: the benchmark's)"
+        None,
+        description="type predictions, MMAR / MMAU: the key holding the answer (default: the benchmark's)",
     )
     audio_root: str | None = Field(
         None, description="folder relative output paths start from (type predictions; default its folder)"
