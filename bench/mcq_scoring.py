@@ -131,7 +131,12 @@ def main() -> None:
         f"| same, best of 5 | {m['best']:.3f} |\n"
         f"| rerun in the same folder, every item reused (median of 5) | {m['rerun']:.3f} |\n\n"
         "Before `mcq score` ran on the run engine (its own loop, no records): 0.714 s median "
-        "(0.656 s best) for load + score + summary, 0.076 s for writing the three files.\n\n"
+        "(0.656 s best) for load + score + summary, 0.076 s for writing the three files. The "
+        "engine's share (profiled): a flushed, crash-safe record per item, the per-sample "
+        "pipeline (prompt render, a thread hop per scoring), the stored records read and "
+        "checked before reuse and for the pair summary (with its own bootstrap), then the "
+        "exports; what it buys: an interrupted or repeated run resumes, and `audioeval "
+        "rescore` needs only the folder.\n\n"
         f"Measured on {platform.processor() or platform.machine()}, "
         f"Python {platform.python_version()}.\n\n"
     )

@@ -22,6 +22,7 @@ from audioeval.benchmarks.mcq.aggregate import disagreements, method_counts, sum
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
 from audioeval.benchmarks.mcq.rubric_scorer import failure_reason
+from audioeval.benchmarks.pair_summary import latest_records
 from audioeval.core.sample import Sample
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.postprocess.options import LETTERS
@@ -178,10 +179,7 @@ def build_summary(
 
 def in_order(records: Iterable[Mapping[str, Any]], ids: Sequence[str]) -> list[Mapping[str, Any]]:
     """The latest record of each id, in the items' order (ids without a record are left out)."""
-    latest: dict[str, Mapping[str, Any]] = {}
-    for rec in records:
-        if rec.get("id") is not None:
-            latest[str(rec["id"])] = rec
+    latest = latest_records(records)
     return [latest[i] for i in ids if i in latest]
 
 
