@@ -1,4 +1,5 @@
-"""Benchmark: `mcq score` on 10,000 MMAR predictions (load, both modes, summary with CIs).
+"""Benchmark: `mcq score` on 10,000 MMAR predictions (load, both modes on the run engine,
+records, summary with CIs and the exported files), in a new folder and rerun in the same one.
 
 Run: `.venv/bin/python bench/mcq_scoring.py` — prints the figures and writes them into the
 "## MCQ scoring" section of docs/performance.md (other sections are left alone). Uses the
@@ -23,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from audioeval.benchmarks.mcq.definitions import MMAR  # noqa: E402
-from audioeval.benchmarks.mcq.run import score_file, write_outputs  # noqa: E402
+from audioeval.engine.mcq_score import McqScoreConfig, score_predictions  # noqa: E402
 
 N = 10_000
 SHARED = ROOT.parent / "shared" / "data" / "mmar" / "MMAR-meta.jsonl"
@@ -84,19 +85,17 @@ def make_file(folder: Path) -> tuple[Path, str]:
 
 
 def measure(path: Path, out: Path, repeats: int = 5) -> dict[str, float]:
-    score_times, write_times = [], []
-    for _ in range(repeats):
+    """Median and best of `repeats` runs into new folders, and the median rerun (resumed)."""
+    fresh, rerun = [], []
+    for k in range(repeats):
+        cfg = McqScoreConfig(MMAR, path, out / str(k), progress=False)
         t0 = time.perf_counter()
-        result = score_file(MMAR, path)
+        score_predictions(cfg)
         t1 = time.perf_counter()
-        write_outputs(out, result)
-        write_times.append(time.perf_counter() - t1)
-        score_times.append(t1 - t0)
-    return {
-        "median": statistics.median(score_times),
-        "best": min(score_times),
-        "write": statistics.median(write_times),
-    }
+        score_predictions(cfg)
+        rerun.append(time.perf_counter() - t1)
+        fresh.append(t1 - t0)
+    return {"median": statistics.median(fresh), "best": min(fresh), "rerun": statistics.median(rerun)}
 
 
 def update_doc(text: str) -> None:
@@ -116,20 +115,29 @@ def main() -> None:
         m = measure(path, Path(tmp) / "out")
     print(
         f"scored {N} predictions: median {m['median']:.3f} s, best {m['best']:.3f} s, "
-        f"writing outputs {m['write']:.3f} s"
+        f"rerun (every item reused) {m['rerun']:.3f} s"
     )
     text = (
         f"{SECTION}\n\n"
         f"`bench/mcq_scoring.py`: `mcq score` on {N:,} MMAR predictions ({source}, "
         f"{size_mb:.0f} MB of JSONL; a mix of option text, letter forms, reasoning with a "
         "stated answer, think blocks, empty answers and missing keys). One run = load and "
-        "validate, official and robust scoring of every item, and the summary with a 95 % "
-        "bootstrap CI (1,000 resamples) for every breakdown group.\n\n"
+        "validate, one run-engine record per item (official and robust scorers), and the "
+        "exports: summary.json with a 95 % bootstrap CI (1,000 resamples) for every breakdown "
+        "group, per_item.jsonl, disagreements.jsonl. A rerun in the same folder reuses every "
+        "record and exports again.\n\n"
         "| measure | seconds |\n|---|---|\n"
-        f"| load + score both modes + summary (median of 5) | {m['median']:.3f} |\n"
+        f"| `mcq score` into a new folder (median of 5) | {m['median']:.3f} |\n"
         f"| same, best of 5 | {m['best']:.3f} |\n"
-        f"| writing summary.json, per_item.jsonl, disagreements.jsonl | {m['write']:.3f} |\n\n"
-        f"Target: < 1 s. Measured on {platform.processor() or platform.machine()}, "
+        f"| rerun in the same folder, every item reused (median of 5) | {m['rerun']:.3f} |\n\n"
+        "Before `mcq score` ran on the run engine (its own loop, no records): 0.714 s median "
+        "(0.656 s best) for load + score + summary, 0.076 s for writing the three files. The "
+        "engine's share (profiled): a flushed, crash-safe record per item, the per-sample "
+        "pipeline (prompt render, a thread hop per scoring), the stored records read and "
+        "checked before reuse and for the pair summary (with its own bootstrap), then the "
+        "exports; what it buys: an interrupted or repeated run resumes, and `audioeval "
+        "rescore` needs only the folder.\n\n"
+        f"Measured on {platform.processor() or platform.machine()}, "
         f"Python {platform.python_version()}.\n\n"
     )
     update_doc(text)

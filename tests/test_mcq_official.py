@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from audioeval.benchmarks.mcq.definitions import MMAR, MMAU, McqBenchmark
-from audioeval.benchmarks.mcq.run import score_file
 from audioeval.report.mcq_table import official_lines
 from audioeval.scoring.mcq_official import official_match, tokens
+from tests.run_helpers import mcq_score_file as score_file
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 FILES = {
@@ -310,3 +310,30 @@ def test_case_and_punctuation_do_not_matter_but_cjk_runs_are_one_token() -> None
     assert official_match("Open Grassland", "open-grassland!", ["Open Grassland", "Forest"]).correct
     assert tokens("答案是中文") == frozenset({"答案是中文"})
     assert not official_match("中文", "答案是中文", ["中文", "英文"]).correct
+
+
+# --- confidence intervals: the same as before `mcq score` ran on the run engine ---
+
+CI_PARITY = Path(__file__).parent / "data" / "mcq_ci_parity.json"
+
+
+def summary_cis(summary: dict[str, Any]) -> dict[str, Any]:
+    """Each group's official and robust CI, by `axis=group/mode` (`overall/mode`)."""
+    out: dict[str, Any] = {}
+    groups = [("overall", summary["overall"])] + [
+        (f"{axis}={name}", g) for axis, gs in summary["breakdowns"].items() for name, g in gs.items()
+    ]
+    for where, group in groups:
+        for mode in ("official", "robust"):
+            out[f"{where}/{mode}"] = group[mode]["ci"]
+    return out
+
+
+@pytest.mark.parametrize("which", ["mmar-jsonl", "mmau"])
+def test_confidence_intervals_are_those_recorded_before(tmp_path: Path, which: str) -> None:
+    """The CIs of every group, recorded from the scorer before it ran on the run engine
+    (mixed predictions, seed 3; 200 resamples, seed 5), to the last digit."""
+    rel, bench, key = FILES[which]
+    preds = write(tmp_path / f"{which}{Path(rel).suffix}", make_predictions(load(rel), key, "mixed", seed=3))
+    summary = score_file(bench, preds, n_resamples=200, seed=5).summary
+    assert summary_cis(summary) == json.loads(CI_PARITY.read_text(encoding="utf-8"))[which]

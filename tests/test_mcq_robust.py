@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from audioeval.benchmarks.mcq.definitions import MMAU
-from audioeval.benchmarks.mcq.run import score_file
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.postprocess.choice_extraction import extract_choice
 from audioeval.postprocess.markdown import strip_markdown
 from audioeval.postprocess.think_tags import split_think, strip_think
+from tests.run_helpers import mcq_score_file as score_file
 
 PRESIDENTS = ["Richard Nixon", "Lyndon B. Johnson", "John F. Kennedy", "Gerald Ford"]
 

@@ -179,6 +179,14 @@ def test_items_without_enough_valid_judge_answers_fail_and_are_not_scored(tmp_pa
     s = json.loads((out / "summary.json").read_text())
     assert s["rubrics"]["failed"] == 2 and s["rubrics"]["scored"] == 0
     assert s["overall"]["rubric"]["score"] is None and s["overall"]["rubric"]["failed"] == 2
+    # a failed judgement leaves the item's official and robust scores as they are
+    assert s["overall"]["official"]["correct"] == s["overall"]["robust"]["correct"] == 3
+    per_item = [json.loads(x) for x in (out / "per_item.jsonl").read_text().splitlines()]
+    assert [(r["official"], r.get("rubric_failed")) for r in per_item] == [(1, True), (1, True), (1, None)]
+    # rescoring re-reads the failed judgements: the same files, no judge call
+    again = CliRunner().invoke(app, ["rescore", str(out)])
+    assert again.exit_code == 0, again.output
+    assert json.loads((out / "summary.json").read_text()) == s
     with FakeMcqServer(FakeMcqConfig()) as server:  # a working judge: the failed items are judged again
         again = score_cli(preds, out, server.base_url, "--judge-max-attempts", "6")
         assert again.exit_code == 0, again.output
@@ -257,3 +265,18 @@ def test_a_changed_answer_is_judged_again_not_reused(tmp_path: Path) -> None:
     assert s["predictions_sha256"] != first["predictions_sha256"]
     per_item = {x["id"]: x for x in map(json.loads, (out / "per_item.jsonl").read_text().splitlines())}
     assert per_item[items[1]["id"]]["rubric_score"] == pytest.approx(0.6)
+
+
+def test_rubric_confidence_intervals_are_those_recorded_before(tmp_path: Path) -> None:
+    """Each group's rubric score, n, CI and failed count, as recorded from the scorer before
+    it ran on the run engine (this fixture, 50 resamples, seed 0)."""
+    preds = predictions(tmp_path)
+    out = tmp_path / "out"
+    with FakeMcqServer(FakeMcqConfig(judge_garbage_first=2)) as server:
+        assert score_cli(preds, out, server.base_url).exit_code == 0
+    s = json.loads((out / "summary.json").read_text())
+    groups = {"overall": s["overall"].get("rubric")}
+    for axis, gs in s["breakdowns"].items():
+        groups.update({f"{axis}={name}": g.get("rubric") for name, g in gs.items()})
+    recorded = Path(__file__).parent / "data" / "mcq_ci_parity.json"
+    assert groups == json.loads(recorded.read_text(encoding="utf-8"))["mmar-rubrics"]

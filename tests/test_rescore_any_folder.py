@@ -70,12 +70,22 @@ def test_rescore_of_an_mcq_score_folder_gives_the_same_summary(tmp_path: Path) -
     assert again.exit_code == 0, again.output
     assert _json(out / "summary.json") == before
     assert (out / "per_item.jsonl").read_text() == per_item
-    assert before["rubrics"]["scored"] == 5  # the stored judgements were folded in again
-    # a predictions file changed since it was scored is not rescored as if it were the same
-    preds.write_text(preds.read_text().replace("tone0", "tonex", 1))
-    changed = runner.invoke(app, ["rescore", str(out)])
-    assert changed.exit_code == 2 and "predictions_sha256" in changed.output
+    assert before["rubrics"]["scored"] == 5  # the stored judgements were read again
+    assert (out / "rubrics" / "results.jsonl").is_file()
+    # the folder is a run directory: its records are all rescoring needs, not the predictions file
+    assert (out / "run.json").is_file()
+    preds.unlink()
+    for name in ("summary.json", "per_item.jsonl", "disagreements.jsonl"):
+        (out / name).write_text("{}\n" if name == "summary.json" else "")
+    (out / "summary.json").write_text(json.dumps({"benchmark": "mmar", **{k: before[k] for k in KEPT}}))
+    again = runner.invoke(app, ["rescore", str(out)])
+    assert again.exit_code == 0, again.output
     assert _json(out / "summary.json") == before
+    assert (out / "per_item.jsonl").read_text() == per_item
+
+
+KEPT = ("predictions", "predictions_sha256", "prediction_key", "rubrics", "bootstrap")
+"""What rescoring reads of the old summary: where the items came from and the settings."""
 
 
 def test_rescore_refuses_a_folder_no_command_wrote(tmp_path: Path) -> None:

@@ -1,14 +1,16 @@
-"""A predictions file as a model: each sample is answered with the audio stored for its id.
+"""A predictions file as a model: each sample is answered with the output stored for its id.
 
-For evaluating outputs produced elsewhere (an MMAE `predictions.json` of edited audio, as
-`audioeval mmae score --predictions` reads). The file is parsed by a loader the engine
-passes in (the format's parser lives with its benchmark, a layer above adapters): it
-returns the output path of each id, relative paths taken from `audio_root`, and the
-errors of the items it could not read, which become the failures of those ids.
+For evaluating outputs produced elsewhere: audio (an MMAE `predictions.json` of edited
+audio, as `audioeval mmae score --predictions` reads) or text (an MMAR / MMAU file with the
+model's answer added to each item, as `audioeval mcq score` reads). The file is parsed by a
+loader the engine passes in (the format's parser lives with its benchmark, a layer above
+adapters): it returns the output of each id (an audio path, relative paths taken from
+`audio_root`, or the answer text), and the errors of the items it could not read, which
+become the failures of those ids. An id without an output is a recorded failure too.
 
-Its signature holds the content hash of the file and one hash over every output clip it
-names (path relative to the audio root + content hash), so a run folder is never resumed
-with another predictions file, or with edited audio that changed.
+Its signature holds the content hash of the file and, for audio, one hash over every output
+clip it names (path relative to the audio root + content hash), so a run folder is never
+resumed with another predictions file, or with edited audio that changed.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import InputError, RunConfigError
@@ -29,7 +31,7 @@ PredictionsLoader = Callable[[Path], tuple[Mapping[str, str], list[InputError]]]
 
 @dataclass
 class PredictionsFile:
-    """Answers each sample with the stored output audio of the same id."""
+    """Answers each sample with the stored output (audio or text) of the same id."""
 
     name: str
     path: Path
@@ -37,6 +39,7 @@ class PredictionsFile:
     audio_root: Path | None = None
     tasks: frozenset[str] | None = frozenset({"audio_edit"})
     max_concurrency: int = 16
+    output: Literal["audio", "text"] = "audio"
     outputs: dict[str, str] = field(default_factory=dict)
     errors: dict[str, InputError] = field(default_factory=dict)
     unreadable: list[InputError] = field(default_factory=list)
@@ -45,6 +48,14 @@ class PredictionsFile:
 
     def signature(self) -> dict[str, Any]:
         root = self.audio_root or self.path.parent
+        if self.output == "text":
+            return {
+                "model": self.name,
+                "type": "predictions",
+                "output": "text",
+                "file": str(self.path.resolve()),
+                "predictions_sha256": file_sha256(self.path),
+            }
         if self.path.is_file():
             self._load()
         return {
@@ -62,6 +73,9 @@ class PredictionsFile:
         outputs, errors = self.load(self.path)
         root = self.audio_root or self.path.parent
         for sid, raw in outputs.items():
+            if self.output == "text":
+                self.outputs[sid] = raw
+                continue
             p = Path(raw).expanduser()
             self.outputs[sid] = str(p if p.is_absolute() else root / p)
         for err in errors:
@@ -84,6 +98,8 @@ class PredictionsFile:
             if err is not None:
                 return ModelOutput(error=f"predictions: {err.describe()}")
             return ModelOutput(error=f"predictions: {self.path}: no prediction for id {sid!r}")
+        if self.output == "text":
+            return ModelOutput(text=path)
         if not Path(path).is_file():
             return ModelOutput(
                 error=f"predictions: {self.path}, id {sid!r}, field 'messages[-1].content.audio_url': "

@@ -7,5 +7,6 @@ or a benchmark's own code register from their packages. Whatever resolves scorer
 
 from __future__ import annotations
 
+import audioeval.benchmarks.mcq.scorer_registration  # noqa: F401
 import audioeval.benchmarks.mmae.scorer_registration  # noqa: F401
 import audioeval.judge.scorer_registration  # noqa: F401

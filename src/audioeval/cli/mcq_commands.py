@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
 
@@ -23,12 +22,8 @@ from audioeval.cli.options import (
     make_console,
     parse_urls,
 )
-from audioeval.core.redact import secret_from_env
 from audioeval.report.escaping import console_text
 from audioeval.store.run_lock import hold_run_lock
-
-if TYPE_CHECKING:
-    from audioeval.engine.mcq_rubrics import RubricRunResult
 
 mcq_app = typer.Typer(
     help="MMAR and MMAU: multiple-choice audio reasoning, scored official-exact and robust.",
@@ -135,63 +130,65 @@ def score(
 ) -> None:
     """Score predictions both ways (official token match and robust choice reading)."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
-    from audioeval.benchmarks.mcq.run import score_file, write_outputs
     from audioeval.core.errors import InputError
+    from audioeval.engine.mcq_score import McqScoreConfig, RubricSettings, score_predictions
+    from audioeval.engine.run_judge import JudgeSettings
     from audioeval.report.mcq_table import print_mcq_summary
 
     out = output_dir or Path("outputs") / benchmark.value
-    rubric_run = None
     with friendly_errors(), hold_run_lock(out):
         failure_limit = parse_max_failed(max_failed)
+        settings = None
         if rubrics:
             judge_urls = parse_urls(judge_base_urls, "--judge-base-urls")
             check_votes("--judge-votes", judge_votes, "--judge-max-attempts", judge_max_attempts)
             check_positive("--judge-timeout", judge_timeout)
             check_number("--judge-temperature", judge_temperature)
+            judge = JudgeSettings(
+                urls=judge_urls,
+                model=judge_model,
+                concurrency=judge_concurrency,
+                timeout_s=judge_timeout,
+                api_key_env=judge_api_key_env,
+                temperature=judge_temperature,
+                max_tokens=RUBRIC_MAX_TOKENS,
+                seed=judge_seed,
+            )
+            settings = RubricSettings(judge, judge_votes, judge_max_attempts, rubric_meta)
         bench = get_benchmark(benchmark.value)
         if rubrics and not bench.rubrics:
             raise InputError(f"--rubrics applies to MMAR only, not {bench.name}")
-        result = score_file(
-            bench, predictions, prediction_key=prediction_key, n_resamples=bootstrap, seed=seed
+        cfg = McqScoreConfig(
+            bench,
+            predictions,
+            out,
+            prediction_key=prediction_key,
+            n_resamples=bootstrap,
+            seed=seed,
+            rubrics=settings,
+            use_cache=not no_cache,
+            progress=progress,
+            probe=not no_probe,
         )
-        if rubrics:
-            from audioeval.benchmarks.mcq.rubric_plan import load_rubric_meta, plan_rubrics
-            from audioeval.engine.mcq_rubrics import RubricJudgeConfig, score_with_rubrics
-
-            cfg = RubricJudgeConfig(
-                base_urls=judge_urls,
-                model=judge_model,
-                api_key=secret_from_env(judge_api_key_env),
-                concurrency=judge_concurrency,
-                timeout=judge_timeout,
-                votes=judge_votes,
-                max_attempts=judge_max_attempts,
-                temperature=judge_temperature,
-                seed=judge_seed,
-                use_cache=not no_cache,
-                progress=progress,
-                api_key_env=judge_api_key_env,
-                probe=not no_probe,
-            )
-            matched = {r["id"]: bool(r["official"]) for r in result.rows if r["official"] is not None}
-            meta = load_rubric_meta(rubric_meta) if rubric_meta else None
-            plan = plan_rubrics(result.file.items, matched, str(predictions), meta)
-            report_skipped(plan.skipped)
-            rubric_run = score_with_rubrics(result, plan, out, cfg, n_resamples=bootstrap, seed=seed)
-        write_outputs(out, result)
+        run = score_predictions(cfg)
+        report_skipped(run.skipped)
+    result = run.result
     print_mcq_summary(result.summary, bench, console=console, official_style=official_print)
     console.print(f"Results: {console_text(out)}")
-    enforce_max_failed(_failed_judgements(result.summary, rubric_run), failure_limit)
+    enforce_max_failed(_failed_judgements(result.summary, result.first_failure), failure_limit)
 
 
-def _failed_judgements(summary: dict, rubric_run: RubricRunResult | None) -> FailedWork:
+RUBRIC_MAX_TOKENS = 2048
+
+
+def _failed_judgements(summary: dict, first_failure: str | None) -> FailedWork:
     """Items the rubric judge failed (an unparseable model answer is an outcome, not a failure)."""
     scored = int(summary["counts"]["scored"])
     judged = summary.get("rubrics")
-    if rubric_run is None or not judged:
+    if not judged:
         return FailedWork("item", int(summary["counts"]["items"]), 0, scored)
     return FailedWork(
-        "rubric-judged item", int(judged["eligible"]), int(judged["failed"]), scored, rubric_run.first_failure
+        "rubric-judged item", int(judged["eligible"]), int(judged["failed"]), scored, first_failure
     )
 
 
@@ -300,4 +297,6 @@ def predict(
         f"{console_text(res.records)}); asked now {res.asked_now}, reused {res.reused}, "
         f"calls {res.calls}, cache hits {res.cache_hits}. Predictions: {console_text(res.out)}"
     )
-    enforce_max_failed(FailedWork("item", res.items, res.failed, res.answered, res.first_failure), failure_limit)
+    enforce_max_failed(
+        FailedWork("item", res.items, res.failed, res.answered, res.first_failure), failure_limit
+    )

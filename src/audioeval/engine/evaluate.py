@@ -34,7 +34,12 @@ from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
-from audioeval.engine.pair_signature import changed_samples, pair_signature, sample_digests
+from audioeval.engine.pair_signature import (
+    changed_samples,
+    pair_signature,
+    sample_digests,
+    without_input_files,
+)
 from audioeval.engine.run_judge import JudgeSettings, RunJudge
 from audioeval.engine.run_layout import (
     CACHE_FILE,
@@ -81,6 +86,12 @@ class EvalRequest:
     exclude_missing: bool = False
     # Check each model and judge endpoint once before asking anything (endpoint_probe.py).
     probe: bool = True
+    # Samples a preset read and checked itself, by benchmark name: their source is not read again.
+    sample_sets: dict[str, SampleSet] = field(default_factory=dict)
+    # Inputs that change per sample (a predictions file scored again into the same folder): the
+    # input files' locations and hashes stay out of the pair signature, and a sample whose
+    # content hash changed is scored again (its new record supersedes the old) rather than refused.
+    rescore_changed_samples: bool = False
 
 
 @dataclass
@@ -109,6 +120,8 @@ class EvalResult:
     # calls, audio seconds, busy seconds, × real time.
     metric_models: dict[str, dict[str, float | int]] = field(default_factory=dict)
     ignored_lines: list[str] = field(default_factory=list)  # stored records not trusted, and why
+    # The samples asked in this run, by pair folder (relative to the run directory).
+    asked_ids: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -175,26 +188,35 @@ def _plan_pair(
         prompt_override=template,
         judge=req.judge.signature() if needs_judge(bench) and req.judge is not None else None,
     )
+    if req.rescore_changed_samples:
+        signature = without_input_files(signature)
     check_or_write_signature(folder, signature)
     hashes = sample_digests(samples.samples)
     stored = read_records(folder / RECORDS_FILE)
     latest = latest_records(stored.records)
     refusal = changed_samples(list(latest.values()), hashes, folder / RECORDS_FILE)
-    if refusal is not None:
+    if refusal is not None and not req.rescore_changed_samples:
         raise refusal
     write_json_atomic(folder / IDS_FILE, [s.id for s in samples.samples])
-    todo, done = _pending(latest, bench, samples, template)
+    todo, done = _pending(latest, bench, samples, template, hashes if req.rescore_changed_samples else None)
     ids = [s.id for s in samples.samples]
     return PairRun(bench, model, folder, todo, done, ids, hashes, stored.ignored)
 
 
 def _pending(
-    latest: dict[str, dict[str, Any]], bench: ResolvedBenchmark, samples: SampleSet, template: str | None
+    latest: dict[str, dict[str, Any]],
+    bench: ResolvedBenchmark,
+    samples: SampleSet,
+    template: str | None,
+    hashes: dict[str, str] | None = None,
 ) -> tuple[list[Any], int]:
-    """(samples still to ask, samples finished) of one pair, from its latest records."""
+    """(samples still to ask, samples finished) of one pair, from its latest records; with
+    `hashes`, a record of other sample contents is not finished work."""
     todo, done = [], 0
     for sample in samples.samples:
         rec = latest.get(sample.id)
+        if hashes is not None and rec is not None and rec.get("sample_sha256") != hashes.get(sample.id):
+            rec = None
         if rec is not None and rec.get("error") is None and rec.get("scores") is not None:
             try:
                 digest = messages_digest(build_messages(bench, sample, template))
@@ -255,7 +277,9 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     benches = _resolve_all(req)
     _check_judge(benches, req.judge)
     sample_sets = {
-        b.name: load_samples(b.spec, b.where, root=req.data_root, limit=req.limit) for b in benches
+        b.name: req.sample_sets.get(b.name)
+        or load_samples(b.spec, b.where, root=req.data_root, limit=req.limit)
+        for b in benches
     }
     run_dir = req.output_dir or default_run_dir(req.benchmarks, [m.name for m in req.models])
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -329,6 +353,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         judge_calls=judge.calls if judge is not None else 0,
         metric_models=throughput_since(metric_before),
         ignored_lines=[line for p in pairs for line in p.ignored],
+        asked_ids={str(p.folder.relative_to(run_dir)): [s.id for s in p.todo] for p in pairs},
     )
 
 
@@ -351,7 +376,9 @@ async def _check_endpoints(
                 continue
             folder = pair_dir(run_dir, bench.name, model.slug)
             latest = latest_records(read_records(folder / RECORDS_FILE).records)
-            todo, _ = _pending(latest, bench, sample_sets[bench.name], _template_override(model, bench))
+            samples = sample_sets[bench.name]
+            hashes = sample_digests(samples.samples) if req.rescore_changed_samples else None
+            todo, _ = _pending(latest, bench, samples, _template_override(model, bench), hashes)
             if todo:
                 asked.add(model.slug)
                 judged = judged or needs_judge(bench)

@@ -45,7 +45,15 @@ class ModelConfig(BaseModel):
     workers: int = Field(1, ge=1, description="worker processes of a runtime")
     baseline: str | None = Field(None, description="baseline kind with its argument, e.g. constant:yes")
     replay: str | None = Field(None, description="folder of a stored benchmark × model result")
-    predictions: str | None = Field(None, description="MMAE predictions file (type predictions)")
+    predictions: str | None = Field(None, description="predictions file (type predictions)")
+    predictions_format: Literal["mmae", "mmar", "mmau"] = Field(
+        "mmae",
+        description="type predictions: MMAE edited audio, or the answer text of MMAR / MMAU items",
+    )
+    prediction_key: str | None = Field(
+        None,
+        description="type predictions, MMAR / MMAU: the key holding the answer (default: the benchmark's)",
+    )
     audio_root: str | None = Field(
         None, description="folder relative output paths start from (type predictions; default its folder)"
     )

@@ -87,3 +87,20 @@ def pair_signature(
     if judge is not None:
         signature["judge"] = judge
     return signature
+
+
+INPUT_FILE_KEYS = ("file", "audio_root", "predictions_sha256", "outputs_sha256")
+
+
+def without_input_files(signature: Mapping[str, Any]) -> dict[str, Any]:
+    """The signature without where the inputs are read from and their file hashes (the
+    benchmark's source path, a predictions file's path and hash): for runs whose samples'
+    own content hashes say what is done (`EvalRequest.rescore_changed_samples`)."""
+    out = dict(signature)
+    bench = dict(out.get("benchmark") or {})
+    source = dict(bench.get("source") or {})
+    source.pop("path", None)
+    bench["source"] = source
+    out["benchmark"] = bench
+    out["model"] = {k: v for k, v in (out.get("model") or {}).items() if k not in INPUT_FILE_KEYS}
+    return out

@@ -3,9 +3,10 @@
 - a run directory of `audioeval run` / `codec` (`run.json`): `engine/rescore.py`;
 - an `mmae score` folder (`signature.json` of benchmark `mmae` + `results.jsonl`): the stored
   verdicts are aggregated again against the metadata named in the signature;
-- an `mcq score` folder (`summary.json` of benchmark `mmar`/`mmau` + `per_item.jsonl`): the
-  predictions file named in the summary is scored again both ways, and stored MMAR-Rubrics
-  judgements (`rubrics/results.jsonl`) are folded in again.
+- an `mcq score` folder (a run directory whose `summary.json` is of benchmark `mmar`/`mmau`):
+  its records are scored again by the run's rescoring (stored MMAR-Rubrics judgements
+  re-read, no judge call), and its files exported again from them; the predictions file is
+  not needed.
 """
 
 from __future__ import annotations
@@ -16,31 +17,30 @@ from pathlib import Path
 from typing import Any, Literal
 
 from audioeval.core.errors import RunConfigError
-from audioeval.engine.run_layout import RUN_FILE
-from audioeval.store.file_digest import file_sha256
+from audioeval.engine.run_layout import IDS_FILE, RUN_FILE
 from audioeval.store.jsonl import read_jsonl
 from audioeval.store.run_lock import hold_run_lock, prepare_output_dir
 from audioeval.store.signature import SIGNATURE_FILE
 
 FolderKind = Literal["run", "mmae", "mcq"]
+MCQ_BENCHMARKS = ("mmar", "mmau")
 
 
 def folder_kind(folder: Path) -> FolderKind:
     """Which command wrote `folder`; RunConfigError when none did."""
     prepare_output_dir(folder, create=False)  # an existing, writable folder
+    summary = folder / "summary.json"
     if (folder / RUN_FILE).is_file():
+        if summary.is_file() and str(_read_json(summary).get("benchmark")) in MCQ_BENCHMARKS:
+            return "mcq"
         return "run"
     sig = folder / SIGNATURE_FILE
     if sig.is_file() and (folder / "results.jsonl").is_file():
         if _read_json(sig).get("benchmark") == "mmae":
             return "mmae"
-    summary = folder / "summary.json"
-    if summary.is_file() and (folder / "per_item.jsonl").is_file():
-        if str(_read_json(summary).get("benchmark")) in ("mmar", "mmau"):
-            return "mcq"
     raise RunConfigError(
-        f"{folder} is not an audioeval output folder: expected run.json (audioeval run / codec), "
-        "signature.json + results.jsonl (mmae score) or summary.json + per_item.jsonl (mcq score)"
+        f"{folder} is not an audioeval output folder: expected run.json (audioeval run / codec / "
+        "mcq score) or signature.json + results.jsonl (mmae score)"
     )
 
 
@@ -90,40 +90,29 @@ def rescore_mmae_folder(
 
 
 def rescore_mcq_folder(folder: Path) -> Any:
-    """Score an `mcq score` folder again; returns its `McqScoreResult` (outputs rewritten)."""
+    """Score an `mcq score` folder again from its records; returns its `McqScoreResult`
+    (files rewritten), with the bootstrap and the provenance the folder was scored with."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
+    from audioeval.benchmarks.mcq.export import COMPUTED_RUBRIC_COUNTS, Provenance, export_folder, in_order
+    from audioeval.engine.mcq_score import records_path
+    from audioeval.engine.rescore import rescore_run
 
     summary = _read_json(folder / "summary.json")
-    predictions = Path(str(summary.get("predictions", "")))
-    if not predictions.is_file():
-        raise RunConfigError(f"{folder}: the predictions file it scored ({predictions}) is not there")
-    stored = summary.get("predictions_sha256")
-    if stored is not None and stored != file_sha256(predictions):
-        raise RunConfigError(
-            f"{folder}: {predictions} changed since it was scored (predictions_sha256 differs); "
-            "score it again with `audioeval mcq score`"
-        )
+    bench = get_benchmark(str(summary["benchmark"]))
     boot = summary.get("bootstrap") or {}
     n_resamples, seed = int(boot.get("n_resamples", 1000)), int(boot.get("seed", 0))
-    bench = get_benchmark(str(summary["benchmark"]))
+    rescore_run(folder, resamples=n_resamples, seed=seed)
     with hold_run_lock(folder, create=False):
-        return _rescore_mcq(folder, summary, bench, predictions, n_resamples, seed)
-
-
-def _rescore_mcq(
-    folder: Path, summary: dict[str, Any], bench: Any, predictions: Path, n_resamples: int, seed: int
-) -> Any:
-    from audioeval.benchmarks.mcq.run import apply_rubric_outcomes, score_file, write_outputs
-
-    result = score_file(
-        bench, predictions, prediction_key=summary.get("prediction_key"), n_resamples=n_resamples, seed=seed
-    )
-    rubrics = summary.get("rubrics")
-    if rubrics:
-        eligible = [r["id"] for r in read_jsonl(folder / "per_item.jsonl").records if "rubric_failed" in r]
-        outcomes = {r["id"]: r for r in read_jsonl(folder / "rubrics" / "results.jsonl").records if "id" in r}
-        computed = ("eligible", "scored", "failed", "zero_unmatched")
-        info = {k: v for k, v in rubrics.items() if k not in computed}
-        apply_rubric_outcomes(result, eligible, outcomes, info, n_resamples=n_resamples, seed=seed)
-    write_outputs(folder, result)
-    return result
+        path = records_path(folder, bench)
+        ids = json.loads((path.parent / IDS_FILE).read_text(encoding="utf-8"))
+        records = in_order(read_jsonl(path).records, ids)
+        rubrics = summary.get("rubrics")
+        info = {k: v for k, v in rubrics.items() if k not in COMPUTED_RUBRIC_COUNTS} if rubrics else None
+        source = Provenance(
+            str(summary.get("predictions")),
+            str(summary.get("predictions_sha256")),
+            summary.get("prediction_key"),
+        )
+        return export_folder(
+            folder, bench, records, source, rubric_info=info, n_resamples=n_resamples, seed=seed
+        )

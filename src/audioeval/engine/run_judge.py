@@ -45,6 +45,7 @@ class JudgeSettings(BaseModel):
     sample_rate: int = Field(16000, ge=0, description="clips resampled to this rate (0: native)")
     temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
     max_tokens: int | None = Field(1024, ge=1)
+    seed: int | None = Field(None, description="sampling seed sent with every judge request")
 
     @field_validator("urls")
     @classmethod
@@ -53,13 +54,23 @@ class JudgeSettings(BaseModel):
 
     def signature(self) -> dict[str, Any]:
         """What moves a judged number (not endpoints, concurrency or timeouts)."""
-        return {
+        signature: dict[str, Any] = {
             "judge_model": self.model,
             "audio_part": self.audio_part,
             "judge_sample_rate": self.sample_rate,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+        if self.seed is not None:  # absent when unset: earlier runs' signatures stay valid
+            signature["seed"] = self.seed
+        return signature
+
+    def sampling(self) -> dict[str, Any]:
+        """What every judge request is sent with (unset values are left out of the body)."""
+        sampling: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        if self.seed is not None:
+            sampling["seed"] = self.seed
+        return sampling
 
 
 def checked_urls(urls: list[str]) -> list[str]:
@@ -99,7 +110,7 @@ class RunJudge:
             self.clips,
             model=settings.model,
             style=settings.audio_part,
-            sampling={"temperature": settings.temperature, "max_tokens": settings.max_tokens},
+            sampling=settings.sampling(),
             cache=cache,
         )
         self.attempts = 0

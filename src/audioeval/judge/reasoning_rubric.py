@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audioeval.core.messages import Message
-from audioeval.judge.votes import first_votes, trimmed_mean
+from audioeval.judge.votes import REDUCERS, first_votes, trimmed_mean  # noqa: F401 (trimmed_mean: re-exported)
 from audioeval.postprocess.json_in_text import json_values
 from audioeval.postprocess.think_tags import strip_think
 
@@ -151,11 +151,12 @@ def parse_rubric_answer(raw: str, rubric: Sequence[RubricItem]) -> RubricCall:
     return RubricCall(value, tuple(scores), None, warning)
 
 
-def item_outcome(call_scores: Sequence[float], votes: int) -> dict[str, Any]:
-    """Score of a judged item from its valid call scores (the first `votes` count).
+def item_outcome(call_scores: Sequence[float], votes: int, reducer: str = "trimmed_mean") -> dict[str, Any]:
+    """Score of a judged item from its valid call scores (the first `votes` count), reduced
+    by the named reducer (`judge/votes.REDUCERS`).
 
     With fewer valid calls than `votes` the item is failed: recorded, counted, not scored.
     """
     used = first_votes(call_scores, votes)
     failed = len(used) < votes
-    return {"call_scores": used, "failed": failed, "score": None if failed else trimmed_mean(used)}
+    return {"call_scores": used, "failed": failed, "score": None if failed else REDUCERS[reducer](used)}

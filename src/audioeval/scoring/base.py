@@ -100,6 +100,7 @@ SCORERS: Registry[ScorerFactory] = Registry(
         ("includes", _lazy("match", "IncludesScorer")),
         ("rouge_l", _lazy("rouge", "RougeLScorer")),
         ("mcq_match", _lazy("mcq_match", "McqMatchScorer")),
+        ("mcq_robust", _lazy("mcq_robust", "McqRobustScorer")),
         # Speech output (TTS, voice conversion, spoken answers, codecs): embedded metric models.
         ("asr_wer", _lazy("speech_scorers", "asr_wer")),
         ("asr_cer", _lazy("speech_scorers", "asr_cer")),

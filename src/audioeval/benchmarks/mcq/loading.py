@@ -6,12 +6,13 @@ reported, never scored. Anything else that is not a string is bad input.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
-from audioeval.benchmarks.mcq.reading import read_items
+from audioeval.benchmarks.mcq.reading import read_bytes, read_items
 from audioeval.core.errors import InputError
 
 
@@ -95,9 +96,40 @@ def load_mcq_file(
     prediction_key: str | None = None,
     require_predictions: bool = True,
 ) -> McqFile:
-    """Read and validate a predictions (or metadata) file; the first bad item is an error."""
+    """Read and validate a predictions (or metadata) file; the first bad item is an error.
+
+    The same bytes read the same way again in this process (`mcq score` reads the file as
+    its items and as its model's answers) are not parsed again."""
+    what = "predictions" if require_predictions else "metadata"
+    raw = read_bytes(path, what)
+    key = (
+        hashlib.sha256(raw).hexdigest(),
+        Path(path).suffix.lower(),
+        bench.name,
+        prediction_key,
+        require_predictions,
+    )
+    if key in _last:
+        return replace(_last[key], path=Path(path))
+    loaded = _load(path, raw, bench, prediction_key=prediction_key, require_predictions=require_predictions)
+    _last.clear()  # the last file only, under the key asked and the key it resolved to
+    _last[key] = _last[(*key[:3], loaded.prediction_key, require_predictions)] = loaded
+    return loaded
+
+
+_last: dict[tuple[Any, ...], McqFile] = {}
+
+
+def _load(
+    path: str | Path,
+    raw: bytes,
+    bench: McqBenchmark,
+    *,
+    prediction_key: str | None,
+    require_predictions: bool,
+) -> McqFile:
     file = str(path)
-    pairs, jsonl = read_items(path, "predictions" if require_predictions else "metadata")
+    pairs, jsonl = read_items(path, "predictions" if require_predictions else "metadata", raw)
     key = prediction_key or resolve_prediction_key([o for o, _ in pairs], bench.prediction_keys)
     if require_predictions and key is None:
         raise InputError(

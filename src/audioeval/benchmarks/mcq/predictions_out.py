@@ -9,13 +9,12 @@ from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.loading import McqItem
-from audioeval.benchmarks.mcq.run import write_jsonl_atomic
 from audioeval.benchmarks.pair_summary import latest_records
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.errors import InputError
 from audioeval.postprocess.options import LETTERS
 from audioeval.postprocess.think_tags import split_think
-from audioeval.store.atomic import write_json_atomic
+from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
 
 
 def check_prompt_fields(items: Sequence[McqItem], bench: McqBenchmark, file: str) -> None:

@@ -65,12 +65,20 @@ def item_lines(text: str) -> list[int]:
             i += 1
 
 
-def read_items(path: str | Path, what: str = "predictions") -> tuple[list[tuple[Any, int]], bool]:
-    """[(item, line)] and whether the file is JSONL (`.jsonl`, or one object per line)."""
+def read_bytes(path: str | Path, what: str = "predictions") -> bytes:
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{what} file not found", file=str(p))
-    raw = p.read_bytes()
+    return p.read_bytes()
+
+
+def read_items(
+    path: str | Path, what: str = "predictions", raw: bytes | None = None
+) -> tuple[list[tuple[Any, int]], bool]:
+    """[(item, line)] and whether the file is JSONL (`.jsonl`, or one object per line);
+    `raw`: the file's bytes, when already read."""
+    p = Path(path)
+    raw = read_bytes(p, what) if raw is None else raw
     head = raw[:4096].removeprefix(codecs.BOM_UTF8).lstrip()
     if p.suffix.lower() == ".jsonl" or head[:1] == b"{":
         with gc_paused():

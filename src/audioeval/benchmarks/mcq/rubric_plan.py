@@ -3,13 +3,12 @@
 An item is eligible when it has a prediction and a valid `rubric` (5 items in the current
 MMAR JSONL), a `question` and a reference `thinking`; `--rubric-meta` can supply those by
 id (the metadata wins, as in the official script). Eligible items whose answer fails the
-official match score 0 with no judge call.
+official match score 0 with no judge call (`rubric_scorer.py`). A malformed rubric is
+reported and the item left unjudged.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,46 +16,23 @@ from typing import Any
 
 from audioeval.benchmarks.mcq.loading import McqItem
 from audioeval.core.errors import InputError
-from audioeval.judge.reasoning_rubric import RubricItem, parse_rubric
+from audioeval.judge.reasoning_rubric import parse_rubric
 
 RUBRIC_FIELDS = ("rubric", "thinking", "question")
 
 
-@dataclass(frozen=True)
-class RubricTask:
-    """One eligible item: what the judge sees, and the key that says the work is the same."""
-
-    item: McqItem
-    rubric: tuple[RubricItem, ...]
-    question: str
-    reference: str
-    matched: bool
-    key: str
-
-
 @dataclass
 class RubricPlan:
-    tasks: list[RubricTask] = field(default_factory=list)
+    """The judge's inputs of each eligible item (sample fields `rubric`, `question`,
+    `reference`), the items without a rubric, and the malformed ones."""
+
+    fields: dict[str, dict[str, Any]] = field(default_factory=dict)
     without_rubric: int = 0
     skipped: list[InputError] = field(default_factory=list)
 
 
-def _key(item: McqItem, rubric: Any, question: str, reference: str, matched: bool) -> str:
-    """Everything the item's rubric score depends on: what the judge sees (question, answer,
-    prediction, reasoning, rubric, reference) and whether the answer matched (unmatched: 0)."""
-    blob = json.dumps(
-        [item.id, item.prediction, item.thinking, rubric, reference, question, item.answer, matched],
-        ensure_ascii=False,
-        sort_keys=True,
-    )
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
 def plan_rubrics(
-    items: Sequence[McqItem],
-    matched: Mapping[str, bool],
-    file: str,
-    meta: Mapping[str, Mapping[str, Any]] | None = None,
+    items: Sequence[McqItem], file: str, meta: Mapping[str, Mapping[str, Any]] | None = None
 ) -> RubricPlan:
     """Eligible items in file order; a malformed rubric is reported and the item skipped."""
     plan = RubricPlan()
@@ -71,7 +47,7 @@ def plan_rubrics(
             continue
         where = {"file": file, "line": item.line, "sample_id": item.id}
         try:
-            rubric = parse_rubric(rec["rubric"])
+            parse_rubric(rec["rubric"])
         except ValueError as exc:
             plan.skipped.append(InputError(str(exc), field="rubric", **where))
             continue
@@ -80,16 +56,7 @@ def plan_rubrics(
             name = "question" if not isinstance(question, str) else "thinking"
             plan.skipped.append(InputError("needed for rubric judging: a string", field=name, **where))
             continue
-        plan.tasks.append(
-            RubricTask(
-                item,
-                rubric,
-                question,
-                reference,
-                bool(matched[item.id]),
-                _key(item, rec["rubric"], question, reference, bool(matched[item.id])),
-            )
-        )
+        plan.fields[item.id] = {"rubric": rec["rubric"], "question": question, "reference": reference}
     return plan
 
 

@@ -1,0 +1,211 @@
+"""The files of an `mcq score` folder, exported from the run's records.
+
+`mcq score` runs on the run engine (`engine/mcq_score.py`): one record per item in
+`<out>/<benchmark>/predictions/records.jsonl`, scored by `mcq_match` (official), `mcq_robust`
+and, with `--rubrics`, `mmar_rubrics`. From the latest record of each item this module
+writes `per_item.jsonl`, `disagreements.jsonl`, `rubrics/results.jsonl` (the rubric
+judgements) and, last, `summary.json`, each replaced whole, atomically, so `audioeval
+rescore` rewrites them from the records alone. An item without a prediction is counted,
+never scored; a record whose rubric judgement failed keeps its official and robust scores
+(the rule scorers are run again on its stored answer: they need no model or judge).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from audioeval import __version__
+from audioeval.benchmarks.mcq.aggregate import disagreements, method_counts, summary_groups
+from audioeval.benchmarks.mcq.definitions import McqBenchmark
+from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
+from audioeval.benchmarks.mcq.rubric_scorer import failure_reason
+from audioeval.benchmarks.pair_summary import latest_records
+from audioeval.core.sample import Sample
+from audioeval.postprocess.chain import ROBUST_MCQ
+from audioeval.postprocess.options import LETTERS
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.mcq_match import McqMatchScorer
+from audioeval.scoring.mcq_robust import McqRobustScorer, answer_index
+from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
+
+Row = dict[str, Any]
+RESULTS_FILE = "rubrics/results.jsonl"
+COMPUTED_RUBRIC_COUNTS = ("eligible", "scored", "failed", "zero_unmatched")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What was scored: the predictions file (path, content hash) and the key read."""
+
+    predictions: str
+    predictions_sha256: str
+    prediction_key: str | None
+
+
+@dataclass
+class McqScoreResult:
+    """What `mcq score` produced: per-item rows, the summary and the disagreements."""
+
+    bench: McqBenchmark
+    rows: list[Row]
+    summary: dict[str, Any]
+    disagreements: list[Row]
+    first_failure: str | None = None  # "id 'x': reason" of the first item the judge failed
+
+
+def _rule_scores(rec: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The official and robust scores of a record that holds none (its judgement failed)."""
+    sample = Sample(str(rec["id"]), {}, fields)
+    pred = Prediction(text=fields["prediction"], raw=fields["prediction"])
+    out = {}
+    for scorer in (McqMatchScorer(), McqRobustScorer()):
+        score = scorer.score(pred, sample)
+        out[scorer.name] = {"stats": score.stats, "detail": score.detail}
+    return out
+
+
+def _rubric_detail(rec: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    entry = (rec.get("scores") or {}).get(RUBRIC_SCORER)
+    if isinstance(entry, Mapping):
+        return entry.get("detail") or {}
+    return (rec.get("judge") or {}).get(RUBRIC_SCORER)
+
+
+def item_row(rec: Mapping[str, Any]) -> Row:
+    """The per-item row of one record: groups, both modes' outcome and why, rubric score."""
+    fields = (rec.get("sample") or {}).get("fields") or {}
+    choices, answer, prediction = fields["choices"], fields["answer"], fields.get("prediction")
+    row: Row = {"id": rec["id"], "line": fields.get("line"), **(rec.get("taxonomy") or {})}
+    row.update(answer=answer, prediction=prediction)
+    ai = answer_index(answer, choices)
+    row["answer_letter"] = None if ai is None else LETTERS[ai]
+    if prediction is None:
+        row.update(official=None, robust=None, unparseable=None)
+        return row
+    scores = rec.get("scores") or _rule_scores(rec, fields)
+    official, robust = scores["mcq_match"], scores["mcq_robust"]
+    row.update(
+        official=int(official["stats"]["correct"]),
+        official_reason=official["detail"]["reason"],
+        robust=int(robust["stats"]["robust_correct"]),
+        robust_choice=robust["detail"]["choice"],
+        robust_method=robust["detail"]["method"],
+        robust_reason=robust["detail"]["reason"],
+        unparseable=int(robust["stats"]["unparseable"]),
+    )
+    detail = _rubric_detail(rec)
+    if detail and detail.get("eligible"):
+        row["rubric_score"] = None if detail.get("failed") else detail.get("score")
+        row["rubric_failed"] = bool(detail.get("failed"))
+    return row
+
+
+def rubric_results(records: Sequence[Mapping[str, Any]], judge_model: str | None) -> list[Row]:
+    """One line per eligible item: whether it matched and was judged, every judge call, score."""
+    out = []
+    for rec in records:
+        detail = _rubric_detail(rec)
+        if detail and detail.get("eligible"):
+            body = {k: v for k, v in detail.items() if k != "eligible"}
+            out.append(
+                {
+                    "id": rec["id"],
+                    "sample_sha256": rec.get("sample_sha256"),
+                    "judge_model": judge_model,
+                    **body,
+                }
+            )
+    return out
+
+
+def rubric_counts(results: Sequence[Row]) -> dict[str, int]:
+    return {
+        "eligible": len(results),
+        "scored": sum(1 for r in results if not r.get("failed")),
+        "failed": sum(1 for r in results if r.get("failed")),
+        "zero_unmatched": sum(1 for r in results if r.get("matched") is False),
+    }
+
+
+def first_failure(results: Sequence[Row]) -> str | None:
+    """The first eligible item whose judgement failed, with the last judge error."""
+    failed = next((r for r in results if r.get("failed")), None)
+    return None if failed is None else f"id {failed['id']!r}: {failure_reason(failed)}"
+
+
+def build_summary(
+    bench: McqBenchmark,
+    source: Provenance,
+    rows: Sequence[Row],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    rubrics: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The JSON summary: counts, both modes per breakdown group, disagreements, settings."""
+    missing = [r["id"] for r in rows if r.get("official") is None]
+    diffs = disagreements(rows)
+    groups = summary_groups(rows, bench, n_resamples=n_resamples, seed=seed)
+    return {
+        "benchmark": bench.name,
+        "predictions": source.predictions,
+        "predictions_sha256": source.predictions_sha256,
+        "prediction_key": source.prediction_key,
+        "counts": {
+            "items": len(rows),
+            "scored": len(rows) - len(missing),
+            "without_prediction": len(missing),
+            "answer_not_in_choices": sum(1 for r in rows if r.get("answer_letter") is None),
+        },
+        "without_prediction_ids": missing,
+        "official": {"algorithm": "official token-set match (MMAR/MMAU evaluation.py)"},
+        "robust": {"chain": ROBUST_MCQ.describe(), "methods": method_counts(rows)},
+        **groups,
+        "disagreements": {
+            "n": len(diffs),
+            "official_only": sum(1 for d in diffs if d["official"]),
+            "robust_only": sum(1 for d in diffs if d["robust"]),
+            "file": "disagreements.jsonl",
+            "ids": [d["id"] for d in diffs],
+        },
+        "rubrics": dict(rubrics) if rubrics is not None else None,
+        "bootstrap": {"n_resamples": n_resamples, "confidence": 0.95, "seed": seed},
+        "audioeval_version": __version__,
+    }
+
+
+def in_order(records: Iterable[Mapping[str, Any]], ids: Sequence[str]) -> list[Mapping[str, Any]]:
+    """The latest record of each id, in the items' order (ids without a record are left out)."""
+    latest = latest_records(records)
+    return [latest[i] for i in ids if i in latest]
+
+
+def export_folder(
+    out: Path,
+    bench: McqBenchmark,
+    records: Sequence[Mapping[str, Any]],
+    source: Provenance,
+    *,
+    rubric_info: Mapping[str, Any] | None,
+    n_resamples: int,
+    seed: int,
+) -> McqScoreResult:
+    """Write per_item.jsonl, disagreements.jsonl, rubrics/results.jsonl and (last)
+    summary.json from the items' latest records (in item order)."""
+    rows = [item_row(rec) for rec in records]
+    rubrics = None
+    failure = None
+    if rubric_info is not None:
+        results = rubric_results(records, rubric_info.get("judge_model"))
+        write_jsonl_atomic(out / RESULTS_FILE, results)
+        rubrics = {**rubric_info, "results": RESULTS_FILE, **rubric_counts(results)}
+        failure = first_failure(results)
+    summary = build_summary(bench, source, rows, n_resamples=n_resamples, seed=seed, rubrics=rubrics)
+    diffs = disagreements(rows)
+    write_jsonl_atomic(out / "per_item.jsonl", rows)
+    write_jsonl_atomic(out / "disagreements.jsonl", diffs)
+    write_json_atomic(out / "summary.json", summary)
+    return McqScoreResult(bench, rows, summary, diffs, failure)

@@ -1,0 +1,158 @@
+"""MMAR-Rubrics as a judged scorer of the run engine (scorer `mmar_rubrics`, `mcq score --rubrics`).
+
+An item with a prediction and a valid rubric (fields `rubric`, `question`, `reference`,
+put on the sample by `source.py`) is eligible. Its answer is matched officially first: an
+answer that fails the official match scores 0 with no judge call. A matched answer is put
+to the judge (`judge/reasoning_rubric.py`) until `votes` valid answers, at most
+`max_attempts` calls (`judge/votes.collect_votes`); only answers that parse against the
+rubric are cached. The item score is the `trimmed_mean` of the valid call scores. Too few
+valid answers: the item fails (`JudgeFailed`: recorded with every call, counted, judged
+again by a rerun), never scored. Every call is kept in the score's detail, so rescoring
+re-reads the stored answers with no judge call.
+
+Value: `rubric_score` (0-1). Items that are not eligible get no value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from audioeval.core.errors import InputError
+from audioeval.core.sample import Sample
+from audioeval.judge.reasoning_rubric import (
+    PROMPT_VERSION,
+    RubricItem,
+    build_rubric_messages,
+    item_outcome,
+    parse_rubric,
+    parse_rubric_answer,
+)
+from audioeval.judge.votes import collect_votes
+from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
+from audioeval.scoring.mcq_official import official_match
+
+SCORER_NAME = "mmar_rubrics"
+VALUE = "rubric_score"
+REDUCER = "trimmed_mean"
+
+
+class McqRubricScorer:
+    """The reasoning of a matched MMAR answer, judged against the item's rubric."""
+
+    needs_judge = True
+
+    def __init__(self, *, votes: int = 5, max_attempts: int = 20) -> None:
+        if votes < 1 or max_attempts < votes:
+            raise InputError("mmar_rubrics: votes must be ≥ 1 and max_attempts ≥ votes", field="scorers")
+        self.name = SCORER_NAME
+        self.votes = votes
+        self.max_attempts = max_attempts
+
+    def signature(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "prompt_version": PROMPT_VERSION,
+            "votes_needed": self.votes,
+            "max_attempts": self.max_attempts,
+            "reducer": REDUCER,
+            "unmatched": "0, not judged",
+        }
+
+    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+        raise InputError("mmar_rubrics needs a judge", sample_id=sample.id, field="scorers")
+
+    def failed_output_score(self, sample: Sample) -> SampleScore:
+        """No prediction: not eligible, nothing to count."""
+        return SampleScore({}, {}, {"eligible": False})
+
+    def _rubric(self, prediction: Prediction, sample: Sample) -> tuple[RubricItem, ...] | None:
+        raw = sample.get("rubric")
+        if prediction.raw is None or raw is None:
+            return None
+        return parse_rubric(raw)  # validated when the samples were built
+
+    def _matched(self, prediction: Prediction, sample: Sample) -> bool:
+        choices = [str(c) for c in sample.get("choices") or ()]
+        return official_match(str(sample.get("answer")), prediction.raw or "", choices).correct
+
+    async def score_async(
+        self, prediction: Prediction, sample: Sample, generate: JudgeGenerate
+    ) -> SampleScore:
+        rubric = self._rubric(prediction, sample)
+        if rubric is None:
+            return SampleScore({}, {}, {"eligible": False})
+        if not self._matched(prediction, sample):
+            return _unmatched()
+        messages = build_rubric_messages(
+            question=str(sample.get("question")),
+            answer=str(sample.get("answer")),
+            reference=str(sample.get("reference")),
+            rubric=rubric,
+            thinking=sample.get("thinking"),
+            prediction=prediction.raw or "",
+        )
+        attempts: list[dict[str, Any]] = []
+
+        async def call(index: int) -> bool:
+            gen = await generate(messages, index, lambda text: parse_rubric_answer(text, rubric).valid)
+            attempts.append(
+                {**_read(gen.text if gen.ok else None, gen.error, rubric), "attempt": index,
+                 "endpoint": gen.endpoint, "cached": gen.cached}
+            )  # fmt: skip
+            return attempts[-1]["score"] is not None
+
+        await collect_votes(call, votes_needed=self.votes, max_attempts=self.max_attempts)
+        attempts.sort(key=lambda a: a["attempt"])
+        return self._result(attempts)
+
+    def _result(self, attempts: list[dict[str, Any]]) -> SampleScore:
+        outcome = item_outcome([a["score"] for a in attempts if a["score"] is not None], self.votes, REDUCER)
+        detail = {"eligible": True, "matched": True, "judged": True, **outcome, "attempts": attempts}
+        if outcome["failed"]:
+            raise JudgeFailed(f"judge: {failure_reason(detail)}", detail)
+        return SampleScore({VALUE: outcome["score"]}, {VALUE: outcome["score"]}, detail)
+
+    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> SampleScore:
+        """The stored judge answers read again against the rubric; no judge call."""
+        rubric = self._rubric(prediction, sample)
+        if rubric is None:
+            return SampleScore({}, {}, {"eligible": False})
+        if not self._matched(prediction, sample):
+            return _unmatched()
+        attempts = [
+            {**a, **_read(a.get("raw"), a.get("error") if a.get("raw") is None else None, rubric)}
+            for a in stored.get("attempts") or []
+        ]
+        return self._result(attempts)
+
+
+def _read(raw: str | None, error: str | None, rubric: Sequence[RubricItem]) -> dict[str, Any]:
+    """One judge answer read against the rubric (or the call's error)."""
+    if raw is None:
+        return {"raw": None, "score": None, "scores": [], "error": error, "warning": None}
+    parsed = parse_rubric_answer(raw, rubric)
+    return {
+        "raw": raw,
+        "score": parsed.score,
+        "scores": list(parsed.scores),
+        "error": parsed.error,
+        "warning": parsed.warning,
+    }
+
+
+def _unmatched() -> SampleScore:
+    detail = {"eligible": True, "matched": False, "judged": False, "call_scores": [], "failed": False,
+              "score": 0.0, "attempts": []}  # fmt: skip
+    return SampleScore({VALUE: 0.0}, {VALUE: 0.0}, detail)
+
+
+def failure_reason(detail: Mapping[str, Any]) -> str:
+    """How many valid judge answers after how many calls, and the last error."""
+    attempts = detail.get("attempts") or []
+    last = next((a["error"] for a in reversed(attempts) if a.get("error")), None)
+    valid = len(detail.get("call_scores") or [])
+    return f"{valid} valid judge answer(s) after {len(attempts)} call(s)" + (
+        f" (last error: {last})" if last else ""
+    )

@@ -1,0 +1,178 @@
+"""`mcq score`: a preset of the run engine, not a pipeline of its own.
+
+The predictions file (the benchmark's items with the model's answer, validated by
+`benchmarks/mcq/loading.py`) becomes the samples of an `mcq` benchmark and a text
+`predictions` model that answers each item with its stored answer; the scorers are the
+official match and the robust reading, and with `--rubrics` the MMAR-Rubrics judged scorer
+on the run's judge (`JudgeSettings` / `RunJudge`: client, endpoint pool, response cache).
+The engine records every item in `<out>/<benchmark>/predictions/records.jsonl`; a rerun
+keeps the records of items whose contents (answer, reasoning, rubric, …) are unchanged and
+scores the others again (their new records supersede the old). `summary.json`,
+`per_item.jsonl`, `disagreements.jsonl` and `rubrics/results.jsonl` are exports of the
+records (`benchmarks/mcq/export.py`), so `audioeval rescore OUT` rewrites them alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.mcq.definitions import McqBenchmark
+from audioeval.benchmarks.mcq.export import McqScoreResult, Provenance, export_folder, in_order
+from audioeval.benchmarks.mcq.loading import McqFile, load_mcq_file
+from audioeval.benchmarks.mcq.reading import gc_paused
+from audioeval.benchmarks.mcq.rubric_plan import RubricPlan, load_rubric_meta, plan_rubrics
+from audioeval.benchmarks.mcq.rubric_scorer import REDUCER
+from audioeval.benchmarks.mcq.source import mcq_samples, score_spec
+from audioeval.benchmarks.sources.loader import SampleSet
+from audioeval.core.errors import InputError
+from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
+from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.run_judge import JudgeSettings
+from audioeval.engine.run_layout import RECORDS_FILE, pair_dir
+from audioeval.engine.stored_records import read_records
+from audioeval.judge.reasoning_rubric import PROMPT_VERSION
+from audioeval.store.file_digest import file_sha256
+
+MODEL_NAME = "predictions"
+
+
+@dataclass
+class RubricSettings:
+    """`--rubrics`: the judge (configured like any judge) and the votes per item."""
+
+    judge: JudgeSettings
+    votes: int = 5
+    max_attempts: int = 20
+    meta: Path | None = None
+
+    def info(self) -> dict[str, Any]:
+        """The settings part of `summary.json`'s `rubrics`."""
+        return {
+            "benchmark": "mmar-rubrics",
+            "judge_model": self.judge.model,
+            "prompt_version": PROMPT_VERSION,
+            "votes": self.votes,
+            "max_attempts": self.max_attempts,
+            "item_score": f"{REDUCER.replace('_', ' ')} (drop max and min)",
+            "temperature": self.judge.temperature,
+            "seed": self.judge.seed,
+            "max_tokens": self.judge.max_tokens,
+        }
+
+
+@dataclass
+class McqScoreConfig:
+    bench: McqBenchmark
+    predictions: Path
+    output_dir: Path
+    prediction_key: str | None = None
+    n_resamples: int = 1000
+    seed: int = 0
+    rubrics: RubricSettings | None = None
+    use_cache: bool = True
+    progress: bool = True
+    probe: bool = True
+
+
+@dataclass
+class McqScoreRun:
+    result: McqScoreResult
+    skipped: list[InputError] = field(default_factory=list)  # malformed rubrics, reported
+
+
+def _model(cfg: McqScoreConfig, file: McqFile) -> ModelConfig:
+    return ModelConfig(
+        name=MODEL_NAME,
+        type="predictions",
+        predictions=str(cfg.predictions.expanduser().resolve()),
+        predictions_format=cfg.bench.name,  # type: ignore[arg-type]
+        prediction_key=file.prediction_key,
+        concurrency=cfg.rubrics.judge.concurrency if cfg.rubrics else 8,
+    )
+
+
+def _request(cfg: McqScoreConfig, file: McqFile, plan: RubricPlan | None) -> EvalRequest:
+    scorer = None
+    if cfg.rubrics is not None:
+        scorer = {"votes": cfg.rubrics.votes, "max_attempts": cfg.rubrics.max_attempts}
+    spec = score_spec(cfg.bench, cfg.predictions, jsonl=file.jsonl, rubric_scorer=scorer)
+    samples = SampleSet(mcq_samples(file, plan), [], str(cfg.predictions))
+    return EvalRequest(
+        benchmarks=[],
+        specs=[(spec, str(cfg.predictions))],
+        models=[_model(cfg, file)],
+        output_dir=cfg.output_dir,
+        resamples=cfg.n_resamples,
+        seed=cfg.seed,
+        progress=cfg.progress,
+        use_cache=cfg.use_cache,
+        judge=cfg.rubrics.judge if cfg.rubrics else None,
+        probe=cfg.probe,
+        sample_sets={cfg.bench.name: samples},
+        rescore_changed_samples=True,
+    )
+
+
+def records_path(out: Path, bench: McqBenchmark) -> Path:
+    return pair_dir(out, bench.name, MODEL_NAME) / RECORDS_FILE
+
+
+async def score_predictions_async(cfg: McqScoreConfig) -> McqScoreRun:
+    """Run the preset in `cfg.output_dir` (held by the caller) and export its files."""
+    with gc_paused():  # many small acyclic objects: collector passes only cost time
+        file = load_mcq_file(cfg.predictions, cfg.bench, prediction_key=cfg.prediction_key)
+    plan = None
+    if cfg.rubrics is not None:
+        meta = load_rubric_meta(cfg.rubrics.meta) if cfg.rubrics.meta else None
+        plan = plan_rubrics(file.items, str(cfg.predictions), meta)
+    path = records_path(cfg.output_dir, cfg.bench)
+    # Without a judge, the run makes tens of thousands of small acyclic records and no
+    # connections: collector passes only cost time.
+    with gc_paused() if cfg.rubrics is None else contextlib.nullcontext():
+        run = await evaluate_async(_request(cfg, file, plan))
+    with gc_paused():
+        records = read_records(path).records
+    latest = in_order(records, [item.id for item in file.items])
+    info = None
+    if cfg.rubrics is not None and plan is not None:
+        asked = set(run.asked_ids.get(str(path.parent.relative_to(cfg.output_dir)), []))
+        info = _rubric_info(cfg.rubrics, plan, run, asked, latest)
+    source = Provenance(str(cfg.predictions), file_sha256(cfg.predictions), file.prediction_key)
+    result = export_folder(
+        cfg.output_dir,
+        cfg.bench,
+        latest,
+        source,
+        rubric_info=info,
+        n_resamples=cfg.n_resamples,
+        seed=cfg.seed,
+    )
+    return McqScoreRun(result, plan.skipped if plan is not None else [])
+
+
+def _rubric_info(
+    settings: RubricSettings,
+    plan: RubricPlan,
+    run: EvalResult,
+    asked_now: set[str],
+    latest: list[Any],
+) -> dict[str, Any]:
+    eligible = [str(r["id"]) for r in latest if str(r["id"]) in plan.fields]
+    judged_now = sum(1 for i in eligible if i in asked_now)
+    return {
+        **settings.info(),
+        "without_rubric": plan.without_rubric,
+        "skipped": [e.as_record() for e in plan.skipped],
+        "judged_now": judged_now,
+        "reused": len(eligible) - judged_now,
+        "judge_calls": run.judge_calls,
+        "cache_hits": run.cache_hits,
+    }
+
+
+def score_predictions(cfg: McqScoreConfig) -> McqScoreRun:
+    return asyncio.run(score_predictions_async(cfg))
