@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from audioeval.benchmarks.mmae.baselines import write_baseline
 from audioeval.benchmarks.mmae.records import is_instruction_following
+from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from tests.fakes.mcq_server import tone_wav
 from tests.mmae_helpers import results
@@ -72,7 +73,7 @@ def test_missing_and_unreadable_outputs_count_as_zero(synthetic_set, judge_serve
     partial.write_text(json.dumps(preds))
     out = tmp_path / "o"
     res = score(partial, meta, out, judge_server.base_url)
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output  # the system did not produce 2
     assert "2 sample(s) without a usable output, counted in the headline with every rubric at 0" in res.output
 
     # by hand: the oracle scores 100 on every rubric; the two failed samples score 0
@@ -96,7 +97,8 @@ def test_missing_and_unreadable_outputs_count_as_zero(synthetic_set, judge_serve
 
     # --exclude-missing gives the judged samples only, labelled; rescore switches between views
     excl = score(partial, meta, out, judge_server.base_url, "--exclude-missing")
-    assert excl.exit_code == 0, excl.output  # the choice is not in the signature: it resumes
+    # the choice is not in the signature: it resumes (and the 2 outputs are still failed work)
+    assert excl.exit_code == exit_codes.TOO_MANY_FAILURES, excl.output
     assert (overall(out)["EMR"], overall(out)["n"]) == (100.0, 4)
     assert json.loads((out / "taxonomy.json").read_text())["failed_outputs"]["in_headline"] == "excluded"
     assert "overall (2 without output: excluded)" in excl.output
