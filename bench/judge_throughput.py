@@ -112,8 +112,8 @@ def write_set(root: Path, n: int) -> tuple[Path, Path]:
 def client(args: argparse.Namespace) -> None:
     """Run one scoring in this process and print its figures as JSON."""
     from audioeval.audio.clip_cache import ClipCache
+    from audioeval.cli.mmae_preset import MmaeRunConfig, run_mmae
     from audioeval.core.messages import AudioRef
-    from audioeval.engine.mmae_run import MmaeRunConfig, run_mmae
 
     root = Path(args.root)
     meta = json.loads((root / "meta.json").read_text())[: args.n]

@@ -76,6 +76,7 @@ def pair_signature(
     generation: dict[str, Any],
     prompt_override: str | None,
     judge: dict[str, Any] | None,
+    source_sha256: str | None = None,
 ) -> dict[str, Any]:
     signature: dict[str, Any] = {
         "benchmark": bench.signature(),
@@ -86,4 +87,6 @@ def pair_signature(
     }
     if judge is not None:
         signature["judge"] = judge
+    if source_sha256 is not None:  # a source file whose every byte counts (MMAE metadata)
+        signature["source_sha256"] = source_sha256
     return signature
