@@ -2,12 +2,12 @@
 
 Benchmarks are resolved and their samples loaded first, so a bad spec fails before any
 model starts. Each model's adapter starts once and serves every benchmark, with at most
-`max_concurrency` requests in flight. Records are appended as samples finish (a judged pair admits its samples while the judge
-has room: `run_judge.py`); a benchmark's own files are exported from them at the end
-(`exports.py`). A rerun
-skips every sample whose latest valid record succeeded with the same prompt, and retries
-the failed ones. A rerun whose settings or inputs differ is refused (`pair_signature.py`);
-stored lines that are not valid records are ignored and reported (`stored_records.py`).
+`max_concurrency` requests in flight. Records are appended as samples finish (a judged
+pair admits its samples while the judge has room: `run_judge.py`); a benchmark's own files
+are exported from them at the end (`exports.py`). A rerun skips every sample whose latest
+valid record succeeded with the same prompt, and retries the failed ones. A rerun whose
+settings or inputs differ is refused (`pair_signature.py`); stored lines that are not valid
+records are ignored and reported (`stored_records.py`).
 """
 
 from __future__ import annotations
@@ -327,8 +327,9 @@ async def _admit_judged(samples: list[Any], ctx: PairContext, judge: RunJudge, o
             task = asyncio.create_task(judged(sample, judge.for_sample(_planned_calls(ctx.bench, sample))))
             live.add(task)
             task.add_done_callback(finished)
-        if not failures:
-            await asyncio.gather(*live, return_exceptions=True)
+        pending = set(live)
+        while pending and not failures:
+            _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
         if failures or judge.crash is not None:
             raise failures[0] if failures else judge.crash  # type: ignore[misc]
     finally:

@@ -172,7 +172,7 @@ class RunJudge:
             self._room.set()
 
     def has_room(self) -> bool:
-        return self.load < self.admission_limit and self.crash is None
+        return self.load < self.admission_limit
 
     async def room_changed(self) -> None:
         """Until the load drops, or `wake` is called."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ class PromptTemplate:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+@lru_cache(maxsize=1)
 def _env() -> Any:
     from jinja2 import StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment
@@ -47,6 +49,12 @@ def _env() -> Any:
     return SandboxedEnvironment(
         undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False, trim_blocks=True
     )
+
+
+@lru_cache(maxsize=256)
+def _compiled(text: str) -> Any:
+    """A template text compiled once per process (rendering it per sample is cheap)."""
+    return _env().from_string(text)
 
 
 def parse_template(text: str, source: str) -> PromptTemplate:
@@ -105,10 +113,9 @@ def render(
     """System and user messages; the audio part goes where the template says."""
     from jinja2 import TemplateError
 
-    env = _env()
     try:
-        system = env.from_string(template.system).render(**variables) if template.system else None
-        user = env.from_string(template.user).render(**variables)
+        system = _compiled(template.system).render(**variables) if template.system else None
+        user = _compiled(template.user).render(**variables)
     except TemplateError as exc:
         raise InputError(
             f"prompt template {template.name!r} could not be rendered: {exc}",
