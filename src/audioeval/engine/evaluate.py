@@ -13,6 +13,7 @@ records are ignored and reported (`stored_records.py`).
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import time
@@ -387,6 +388,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
             console=req.console,
             disable=not req.progress,
         )
+        gc.freeze()  # the loaded samples stay: the collector need not walk them while judging
         started_s = time.perf_counter()
         with progress:
             await asyncio.gather(
@@ -397,6 +399,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
             )
         work_s = time.perf_counter() - started_s
     finally:
+        gc.unfreeze()
         for adapter in started:
             await adapter.aclose()
         if judge is not None:

@@ -146,8 +146,13 @@ class RunJudge:
     async def generate(
         self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
     ) -> Generation:
-        refs = [p.audio for m in messages for p in m.parts if isinstance(p, AudioPart)]
-        await self.prepare(refs)
+        await self.prepare([p.audio for m in messages for p in m.parts if isinstance(p, AudioPart)])
+        return await self.ask(messages, attempt, accept)
+
+    async def ask(
+        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+    ) -> Generation:
+        """One judge call whose clips are prepared (an unprepared clip is encoded on the loop)."""
         self.attempts += 1
         self.add_load(1)
         try:
@@ -208,6 +213,7 @@ class SampleJudge:
     def __init__(self, judge: RunJudge, reserved: int) -> None:
         self.judge = judge
         self.reserved = reserved
+        self.prepared = False  # the scorer prepared every clip of the sample
 
     def release(self) -> None:
         if self.reserved:
@@ -216,9 +222,12 @@ class SampleJudge:
 
     async def prepare(self, refs: list[AudioRef]) -> None:
         await self.judge.prepare(refs)
+        self.prepared = True
 
     async def __call__(
         self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
     ) -> Generation:
         self.release()
+        if self.prepared:
+            return await self.judge.ask(messages, attempt, accept)
         return await self.judge.generate(messages, attempt, accept)

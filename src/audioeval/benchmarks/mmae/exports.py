@@ -54,9 +54,7 @@ def _mmae_sample(rec: Mapping[str, Any]) -> MmaeSample:
     return mmae_from_fields(Sample(str(rec["id"]), {}, dict(stored.get("fields") or {}), {}, ""))
 
 
-def _line(
-    rec: Mapping[str, Any], ms: MmaeSample, outcome: dict[str, Any], judge: str | None
-) -> dict[str, Any]:
+def _line(ms: MmaeSample, outcome: dict[str, Any], judge: str | None) -> dict[str, Any]:
     index = int(outcome["rubric_index"])
     rubric = ms.rubrics[index]
     verdict = {k: outcome.get(k) for k in ("votes", "score", "failed", "failure", "attempts")}
@@ -108,7 +106,7 @@ def result_lines(records: list[dict[str, Any]], stored: int, judge: str | None) 
         for outcome in outcomes:
             if not 0 <= int(outcome["rubric_index"]) < len(ms.rubrics):
                 continue
-            line = _line(rec, ms, outcome, judge)
+            line = _line(ms, outcome, judge)
             k = (ms.id, line["rubric_index"])
             if k in last and _same_verdict(last[k], line):
                 continue
