@@ -299,7 +299,7 @@ def write_doc(rows: list[dict[str, float]]) -> None:
         "(each answer is still committed at once); (4) attempt records are built without "
         "`dataclasses.asdict`; (5) the fake judge's latency now includes its own work, and its memo no "
         "longer re-serialises each audio part or re-runs the FFT, so it no longer queues requests behind "
-        "its GIL (its mean time in a request beyond the latency went from 7–14 ms to ~1 ms).",
+        "its GIL (its mean time in a request beyond the latency went from 7–14 ms to ~1 ms). Since `mmae score` runs through the engine, the samples loaded before the run are frozen out of the garbage collector while it judges (`gc.freeze`): without it, full collections walking 2,000 loaded samples held the 256 figure at 0.956–0.964.",
         "",
     ]
     section = "\n".join(lines) + "\n"
