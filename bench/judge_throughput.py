@@ -112,8 +112,8 @@ def write_set(root: Path, n: int) -> tuple[Path, Path]:
 def client(args: argparse.Namespace) -> None:
     """Run one scoring in this process and print its figures as JSON."""
     from audioeval.audio.clip_cache import ClipCache
+    from audioeval.cli.mmae_preset import MmaeRunConfig, run_mmae
     from audioeval.core.messages import AudioRef
-    from audioeval.engine.mmae_run import MmaeRunConfig, run_mmae
 
     root = Path(args.root)
     meta = json.loads((root / "meta.json").read_text())[: args.n]
@@ -277,8 +277,9 @@ def write_doc(rows: list[dict[str, float]]) -> None:
     lines += [
         "",
         "Reading: the rate counts the judging phase (first request to last answer); `whole command` adds "
-        "loading, planning and writing the summaries. CPU per call includes building the request, the "
-        "response cache, parsing and the append to `results.jsonl`; decoding and encoding each clip once is "
+        "loading, planning and writing the summaries and exports. CPU per call includes building the request, "
+        "the response cache, parsing, the append to the record stream and the exports written at the end "
+        "(`mmae score` is a preset of `audioeval run`); decoding and encoding each clip once is "
         "measured apart and subtracted. What remains below 1.0 is the time each call spends outside the "
         "fake's latency (the client's and the fake's turn on the two shared cores, ~1–5 ms a call), the "
         "first wave of requests, which also opens the connections, and the last, partly filled wave: at "
@@ -287,7 +288,8 @@ def write_doc(rows: list[dict[str, float]]) -> None:
         "are shared with it).",
         "",
         "What moved the 256 figure from 0.924 (0.87–0.93 over reruns) to the above: (1) samples are "
-        "admitted while fewer than two slots' worth of attempts are outstanding, instead of one worker per "
+        "admitted while fewer than two slots' worth of attempts are outstanding (now the run engine's rule "
+        "for every judged pair, `engine/run_judge.py`), instead of one worker per "
         "slot each launching a whole sample: at 256 that kept ~6,900 attempt coroutines alive (each having "
         "done its cache lookup up front), and the collector's full passes over them stopped the event loop "
         "for 0.1–0.2 s of CPU each (over a second on a busy machine); now ~500 are alive; (2) the request "
@@ -297,7 +299,7 @@ def write_doc(rows: list[dict[str, float]]) -> None:
         "(each answer is still committed at once); (4) attempt records are built without "
         "`dataclasses.asdict`; (5) the fake judge's latency now includes its own work, and its memo no "
         "longer re-serialises each audio part or re-runs the FFT, so it no longer queues requests behind "
-        "its GIL (its mean time in a request beyond the latency went from 7–14 ms to ~1 ms).",
+        "its GIL (its mean time in a request beyond the latency went from 7–14 ms to ~1 ms). Since `mmae score` runs through the engine, the samples loaded before the run are frozen out of the garbage collector while it judges (`gc.freeze`): without it, full collections walking 2,000 loaded samples held the 256 figure at 0.956–0.964.",
         "",
     ]
     section = "\n".join(lines) + "\n"

@@ -1,4 +1,4 @@
-"""Helpers for MMAE tests: run configs against the fake judge."""
+"""Helpers for MMAE tests: run configs against the fake judge, and the files of a run."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from audioeval.engine.mmae_run import MmaeRunConfig
+from audioeval.cli.mmae_preset import MmaeRunConfig
 
 
 def config(preds: Path, meta: Path, out: Path, urls: list[str], **kw: Any) -> MmaeRunConfig:
@@ -25,3 +25,8 @@ def config(preds: Path, meta: Path, out: Path, urls: list[str], **kw: Any) -> Mm
 
 def results(out: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def records_file(out: Path) -> Path:
+    """The record stream of an `mmae score` output folder (a run directory)."""
+    return out / "mmae" / "predictions" / "records.jsonl"

@@ -26,8 +26,8 @@ def test_mmae_demo_scores_baselines_against_the_labelled_demo_judge(tmp_path):
     assert all(o["n_rubrics_failed"] == 0 and o["n"] == 42 for o in overall.values())
     assert overall["oracle_edit"]["EMR"] == 100.0
     assert overall["identity"]["CR"] > 90 > overall["noise"]["CR"]
-    sig = json.loads((scores / "identity" / "signature.json").read_text())
-    assert "not Qwen3-Omni" in sig["judge_model"]
+    sig = json.loads((scores / "identity" / "mmae" / "predictions" / "signature.json").read_text())
+    assert "not Qwen3-Omni" in sig["judge"]["judge_model"]
 
 
 def test_demo_config_runs_every_pair_offline(tmp_path):

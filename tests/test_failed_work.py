@@ -13,12 +13,12 @@ from typer.testing import CliRunner
 
 from audioeval.cli import exit_codes
 from audioeval.cli.failed_work import MaxFailed, parse_max_failed
+from audioeval.cli.mmae_preset import run_mmae
 from audioeval.core.errors import InputError
-from audioeval.engine.mmae_run import run_mmae
 from audioeval.store.response_cache import ResponseCache
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
 from tests.fakes.mcq_server import FakeMcqServer, write_tone_set
-from tests.mmae_helpers import config, results
+from tests.mmae_helpers import config, records_file, results
 from tests.run_helpers import demo_speech_as_wavs, write_jsonl
 
 runner = CliRunner()
@@ -91,7 +91,7 @@ def test_cached_answers_that_no_longer_parse_are_asked_again(synthetic_set, tmp_
         # an older version cached empty answers: poison every entry, forget the results
         with sqlite3.connect(out / "judge_cache.sqlite") as db:
             db.execute("UPDATE responses SET text = ''")
-        (out / "results.jsonl").unlink()
+        records_file(out).unlink()
         second = run_mmae(cfg)
     # as many live calls as the first time; the only hits are those the first run had too
     # (identical rubrics of the set sharing an answer); no poisoned entry was used

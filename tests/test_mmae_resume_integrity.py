@@ -16,7 +16,7 @@ from audioeval.benchmarks.mmae.records import is_instruction_following
 from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from tests.fakes.mcq_server import tone_wav
-from tests.mmae_helpers import results
+from tests.mmae_helpers import records_file, results
 
 runner = CliRunner()
 
@@ -51,7 +51,7 @@ def test_another_predictions_file_into_the_same_folder_is_refused(synthetic_set,
     assert not errors
     res = score(noise, meta, out, judge_server.base_url, "--audio_root", str(meta.parent))
     assert res.exit_code == 2
-    assert "predictions_sha256" in res.output and "audio_sha256" in res.output
+    assert "predictions_sha256" in res.output and "outputs_sha256" in res.output
     assert "reused" not in res.output and len(results(out)) == lines
     assert overall(out)["EMR"] == 100.0  # the oracle's numbers, untouched
 
@@ -59,7 +59,7 @@ def test_another_predictions_file_into_the_same_folder_is_refused(synthetic_set,
     first = json.loads(oracle.read_text())[0]["messages"][-1]["content"][0]["audio_url"]
     tone_wav(meta.parent / first, 999, seconds=0.5)
     res = score(oracle, meta, out, judge_server.base_url)
-    assert res.exit_code == 2 and "audio_sha256" in res.output and "predictions_sha256" not in res.output
+    assert res.exit_code == 2 and "outputs_sha256" in res.output and "predictions_sha256" not in res.output
 
 
 def test_missing_and_unreadable_outputs_count_as_zero(synthetic_set, judge_server, tmp_path):
@@ -111,19 +111,20 @@ def test_resume_ignores_invalid_stored_lines_and_judges_them_again(synthetic_set
     meta, oracle, _ = small_set(synthetic_set, tmp_path, 4)
     out = tmp_path / "o"
     assert score(oracle, meta, out, judge_server.base_url).exit_code == 0
-    path = out / "results.jsonl"
+    path = records_file(out)  # the record stream (results.jsonl is exported from it)
     lines = [json.loads(x) for x in path.read_text().splitlines()]
-    lines[1]["score"] = 7  # would give IFR 700 % of a rubric
-    lines[2]["rubric_index"] = "x"
+    lines[1]["scores"]["mmae_rubrics"]["stats"]["ifr"] = 700.0  # would give IFR 700 %
+    lines[2]["id"] = 7
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     res = score(oracle, meta, out, judge_server.base_url)
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())
     assert "ignored 2 stored result line(s)" in text
     assert (
-        f"results.jsonl:2: id {lines[1]['id']!r}, rubric {lines[1]['rubric_index']}: score 7 is not 0 or 1"
+        f"records.jsonl:2: id {lines[1]['id']!r}: scores.mmae_rubrics.stats: ifr 700.0 is outside 0–100"
         in text
     )
-    assert "judged 2 rubric(s) now" in text
+    again = sum(len(x["sample"]["fields"]["rubrics"]) for x in lines[1:3])
+    assert f"judged {again} rubric(s) now" in text
     got = overall(out)
     assert got["IFR"] == got["CR"] == got["EMR"] == 100.0

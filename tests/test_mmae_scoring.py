@@ -7,10 +7,10 @@ import pytest
 from audioeval.benchmarks.mmae.baselines import write_baseline
 from audioeval.benchmarks.mmae.records import COMPLEXITIES
 from audioeval.benchmarks.mmae.synthetic import MODALITIES
+from audioeval.cli.mmae_preset import rescore_mmae, run_mmae
 from audioeval.core.errors import RunConfigError
-from audioeval.engine.mmae_run import rescore_mmae, run_mmae
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
-from tests.mmae_helpers import config, results
+from tests.mmae_helpers import config, records_file, results
 
 
 def test_oracle_edits_score_100_with_full_taxonomy(synthetic_set, judge_server, tmp_path):
@@ -222,15 +222,17 @@ def test_resume_reuses_results_and_cache(synthetic_set, judge_server, tmp_path):
     out = tmp_path / "o"
     run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url]))
     n = judge_server.stats.requests
-    lines = (out / "results.jsonl").read_text().splitlines()
-    # simulate a crash: drop the last 20 rubric lines and leave a half-written one
-    (out / "results.jsonl").write_text("\n".join(lines[:-20]) + "\n" + lines[-20][:37])
+    stream = records_file(out)
+    lines = stream.read_text().splitlines()
+    # simulate a crash: drop the records of the last 8 samples and leave a half-written one
+    dropped = sum(len(json.loads(x)["sample"]["fields"]["rubrics"]) for x in lines[-8:])
+    stream.write_text("\n".join(lines[:-8]) + "\n" + lines[-8][:37])
     r = run_mmae(
         config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url])
     )
-    assert r.reused == 99 and r.judged_now == 20
+    assert r.reused == 119 - dropped and r.judged_now == dropped
     assert judge_server.stats.requests == n  # the votes came from the response cache
-    assert r.cache_hits == 60
+    assert r.cache_hits == 3 * dropped
     again = results(out)
     assert len(again) == 119 and len({(x["id"], x["rubric_index"]) for x in again}) == 119
     assert r.taxonomy["overall"]["EMR"] == 100.0
@@ -265,7 +267,7 @@ def test_rescore_equals_original_and_reparse_is_stable(synthetic_set, judge_serv
         config(preds, synthetic_set.metadata, out, [judge_server.base_url], audio_root=synthetic_set.root)
     )
     calls = judge_server.stats.requests
-    _, tax = rescore_mmae(out, synthetic_set.metadata, n_resamples=200, reparse=True)
+    tax = rescore_mmae(out, synthetic_set.metadata, n_resamples=200)  # every stored answer parsed again
     for key in ("IFR", "CR", "EMR", "IFR_ci", "n"):
         assert tax["overall"][key] == r.taxonomy["overall"][key]
     assert tax["modality"] == r.taxonomy["modality"]
@@ -286,8 +288,8 @@ def test_api_key_is_sent_but_never_written(synthetic_set, tmp_path):
         )
         assert set(s.stats.auth_headers) == {f"Bearer {secret}"}
     assert r.taxonomy["overall"]["EMR"] == 100.0
-    for f in (tmp_path / "o").iterdir():
-        assert secret.encode() not in f.read_bytes(), f
+    for f in (tmp_path / "o").rglob("*"):
+        assert not f.is_file() or secret.encode() not in f.read_bytes(), f
 
 
 def test_wrong_api_key_fails_rubrics_with_recorded_error(synthetic_set, tmp_path):

@@ -57,6 +57,16 @@ def test_rescore_of_an_mmae_score_folder_gives_the_same_taxonomy(synthetic_set, 
     assert "no judge call" in again.output
     assert _without_run_info(_json(out / "taxonomy.json")) == _without_run_info(before)
     assert _json(out / "per_sample.json") == per_sample
+    # `mmae rescore` reads the same folder, and refuses metadata other than the one scored
+    same = runner.invoke(
+        app, ["mmae", "rescore", str(out), "--metadata", str(synthetic_set.metadata), "--bootstrap", "200"]
+    )
+    assert same.exit_code == 0, same.output
+    assert _without_run_info(_json(out / "taxonomy.json")) == _without_run_info(before)
+    other = tmp_path / "other-meta.json"
+    other.write_text(json.dumps(_json(synthetic_set.metadata)[:5]))
+    refused = runner.invoke(app, ["mmae", "rescore", str(out), "--metadata", str(other)])
+    assert refused.exit_code == 2 and "metadata_sha256 differs" in refused.output
 
 
 def test_rescore_of_an_mcq_score_folder_gives_the_same_summary(tmp_path: Path) -> None:
@@ -86,6 +96,14 @@ def test_rescore_of_an_mcq_score_folder_gives_the_same_summary(tmp_path: Path) -
 
 KEPT = ("predictions", "predictions_sha256", "prediction_key", "rubrics", "bootstrap")
 """What rescoring reads of the old summary: where the items came from and the settings."""
+
+
+def test_rescore_names_an_mmae_folder_of_an_earlier_version(tmp_path: Path) -> None:
+    (tmp_path / "signature.json").write_text(json.dumps({"benchmark": "mmae"}))
+    (tmp_path / "results.jsonl").write_text("")
+    res = runner.invoke(app, ["rescore", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "earlier audioeval" in res.output and "audioeval mmae score" in res.output
 
 
 def test_rescore_refuses_a_folder_no_command_wrote(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import resolve
 from audioeval.cli import exit_codes
 from audioeval.cli.main import app
-from audioeval.engine.mmae_run import run_mmae
+from audioeval.cli.mmae_preset import run_mmae
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
 from tests.mmae_helpers import config
 
@@ -121,6 +121,19 @@ def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, 
     if which == "oracle":
         assert overall["IFR"] == overall["CR"] == overall["EMR"] == 100.0
 
+    # the preset is a run of the same engine: its taxonomy.json, confidence intervals included,
+    # is the one the plain run exports beside its records
+    plain = json.loads((pair_folder(out, preds) / "taxonomy.json").read_text())
+    preset = json.loads((tmp_path / "score" / "taxonomy.json").read_text())
+    assert plain["confidence"] == preset["confidence"] == {
+        "level": 0.95, "method": "percentile bootstrap over samples", "n_resamples": 50, "seed": 0,
+    }  # fmt: skip
+    for key in ("overall", "failed_outputs", "complexity", "modality", "operation"):
+        assert plain[key] == preset[key], key
+    assert {k: v for k, v in plain.items() if k != "run"} == {k: v for k, v in preset.items() if k != "run"}
+    if which == "identity":  # intervals that are not a single point
+        assert preset["overall"]["IFR_ci"][0] < preset["overall"]["IFR"] < preset["overall"]["IFR_ci"][1]
+
     sig = json.loads((pair_folder(out, preds) / "signature.json").read_text())
     assert sig["judge"]["judge_model"] == JUDGE
     scorer_sig = sig["benchmark"]["scorers"][0]
@@ -169,6 +182,31 @@ def run_and_score(
     assert sum(block["n"] for block in ref["operation"].values()) > ref["overall"]["n"]
     assert {"local:removal", "local:addition", "global:alteration"} <= set(ref["operation"])
     return pair_folder(out, preds), spec, ref
+
+
+def test_judged_samples_are_admitted_while_the_judge_has_room(synthetic_set, monkeypatch, tmp_path):
+    """A pair's samples start only while the judge's outstanding attempts (plus those reserved
+    by samples about to ask) stay under twice its concurrency, not a fixed number of workers."""
+    from audioeval.engine.run_judge import RunJudge
+
+    peak = [0]
+    real = RunJudge.add_load
+
+    def tracked(self: RunJudge, n: int) -> None:
+        real(self, n)
+        peak[0] = max(peak[0], self.load)
+
+    monkeypatch.setattr(RunJudge, "add_load", tracked)
+    with FakeJudgeServer(FakeJudgeConfig(model=JUDGE, latency_s=0.005)) as server:
+        r = run_mmae(
+            config(
+                synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [server.base_url],
+                model=JUDGE, concurrency=2,
+            )
+        )  # fmt: skip
+    assert r.taxonomy["overall"]["EMR"] == 100.0 and r.calls + r.cache_hits == 3 * 119
+    most_rubrics = max(len(m["rubrics"]) for m in json.loads(synthetic_set.metadata.read_text()))
+    assert 2 * 2 <= peak[0] <= 2 * 2 + 3 * most_rubrics
 
 
 def test_summary_counts_a_list_taxonomy_value_in_each_group(

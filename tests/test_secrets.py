@@ -74,7 +74,8 @@ def test_mmae_score_never_stores_or_prints_the_key(tmp_path: Path, status: int) 
         results = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
         assert results and all(r["failed"] for r in results)
         assert REDACTED in (out / "results.jsonl").read_text()
-        assert REDACTED not in (out / "signature.json").read_text()  # never held a key to redact
+        signature = out / "mmae" / "predictions" / "signature.json"
+        assert REDACTED not in signature.read_text()  # never held a key to redact
 
 
 @pytest.mark.parametrize("status", [401, 500])

@@ -15,7 +15,7 @@ resumed with another predictions file, or with edited audio that changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +25,8 @@ from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.shorten import shorten_path
 from audioeval.store.file_digest import audio_digest, file_sha256
+
+OUTPUT_FIELD = "messages[-1].content.audio_url"
 
 PredictionsLoader = Callable[[Path], tuple[Mapping[str, str], list[InputError]]]
 
@@ -93,19 +95,43 @@ class PredictionsFile:
     async def generate(self, request: ModelRequest) -> ModelOutput:
         sid = request.sample.id
         path = self.outputs.get(sid)
+        file = str(self.path)
         if path is None:
             err = self.errors.get(sid)
             if err is not None:
-                return ModelOutput(error=f"predictions: {err.describe()}")
-            return ModelOutput(error=f"predictions: {self.path}: no prediction for id {sid!r}")
+                return _failed(f"predictions: {err.describe()}", err)
+            why = InputError("sample has no prediction", file=file, sample_id=sid, field="id")
+            return _failed(f"predictions: {self.path}: no prediction for id {sid!r}", why)
         if self.output == "text":
             return ModelOutput(text=path)
         if not Path(path).is_file():
-            return ModelOutput(
-                error=f"predictions: {self.path}, id {sid!r}, field 'messages[-1].content.audio_url': "
-                f"audio file not found: {shorten_path(path)}"
+            missing = InputError(
+                f"audio file not found: {shorten_path(path)}", file=file, sample_id=sid, field=OUTPUT_FIELD
+            )
+            return _failed(
+                f"predictions: {self.path}, id {sid!r}, field {OUTPUT_FIELD!r}: "
+                f"audio file not found: {shorten_path(path)}",
+                missing,
             )
         return ModelOutput(audio_path=path)
 
+    def input_errors(self, asked: Collection[str], known: Collection[str]) -> list[InputError]:
+        """The file's items that answer no sample: unreadable ones, and ids of no sample
+        (`known`: every id of the benchmark, its unreadable samples included)."""
+        self._load()
+        out = list(self.unreadable)
+        out += [e for sid, e in self.errors.items() if sid not in asked]
+        out += [
+            InputError("prediction id not in the metadata", file=str(self.path), sample_id=sid, field="id")
+            for sid in self.outputs
+            if sid not in asked and sid not in known
+        ]
+        return out
+
     async def aclose(self) -> None:
         return None
+
+
+def _failed(message: str, where: InputError) -> ModelOutput:
+    """No usable output, with where the problem is (file, id, field) kept for the record."""
+    return ModelOutput(error=message, error_detail=where.as_record())

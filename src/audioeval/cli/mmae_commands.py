@@ -22,10 +22,10 @@ from audioeval.cli.options import (
 from audioeval.cli.resume_notes import report_failed_outputs, report_ignored_lines
 from audioeval.core.redact import secret_from_env
 from audioeval.report.escaping import console_text
-from audioeval.store.run_lock import check_output_file, hold_run_lock
+from audioeval.store.run_lock import check_output_file
 
 if TYPE_CHECKING:
-    from audioeval.engine.mmae_run import MmaeRunResult
+    from audioeval.cli.mmae_preset import MmaeRunResult
 
 mmae_app = typer.Typer(help="MMAE: rubric-judged scoring of audio edits.", no_args_is_help=True)
 console = make_console()
@@ -115,7 +115,7 @@ def score(
     no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
 ) -> None:
     """Judge every rubric of every metadata sample and write IFR, CR and EMR."""
-    from audioeval.engine.mmae_run import MmaeRunConfig, run_mmae
+    from audioeval.cli.mmae_preset import MmaeRunConfig, run_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
     with friendly_errors():
@@ -197,20 +197,21 @@ def _failed_samples(result: MmaeRunResult) -> FailedWork:
 def rescore(
     output_dir: Path = typer.Argument(..., help="A finished or partial `mmae score` output directory."),
     metadata: Path = typer.Option(Path("MMAE-meta.json"), "--metadata"),
-    reparse: bool = typer.Option(False, "--reparse", help="Parse every stored raw judge answer again."),
+    reparse: bool = typer.Option(
+        False, "--reparse", help="Parse every stored raw judge answer again (every rescore does)."
+    ),
     bootstrap: int = typer.Option(1000, "--bootstrap", min=10),
     exclude_missing: bool = typer.Option(
         False, "--exclude-missing", help="Leave samples without a usable output out of the means."
     ),
 ) -> None:
     """Recompute per_sample.json and taxonomy.json from stored verdicts, with no judge call."""
-    from audioeval.engine.mmae_outputs import rescore_mmae
+    from audioeval.cli.mmae_preset import rescore_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
-    with friendly_errors(), hold_run_lock(output_dir, create=False):
-        _, tax = rescore_mmae(
-            output_dir, metadata, n_resamples=bootstrap, reparse=reparse, exclude_missing=exclude_missing
-        )
+    del reparse  # every stored raw answer is parsed again by any rescore
+    with friendly_errors():
+        tax = rescore_mmae(output_dir, metadata, n_resamples=bootstrap, exclude_missing=exclude_missing)
     print_mmae_summary(tax, console=console, title="MMAE (rescored)")
 
 

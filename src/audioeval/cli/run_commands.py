@@ -265,9 +265,6 @@ def rescore(
     with friendly_errors():
         with hold_run_lock(run_dir, create=False):  # a folder in use is refused first (exit 5)
             kind = folder_kind(run_dir)
-    if kind == "mmae":
-        _rescore_mmae(run_dir, exclude_missing)
-        return
     if kind == "mcq":
         _rescore_mcq(run_dir)
         return
@@ -280,18 +277,9 @@ def rescore(
     show_summary(summary, run_dir)
     show_metric_models(result.metric_models)
     console.print(
-        f"rescored {result.rescored} sample(s); {result.changed} changed. Run directory: {console_text(run_dir)}"
+        f"rescored {result.rescored} sample(s); {result.changed} changed; no judge call, no model call. "
+        f"Run directory: {console_text(run_dir)}"
     )
-
-
-def _rescore_mmae(folder: Path, exclude_missing: bool | None) -> None:
-    from audioeval.engine.rescore_folder import rescore_mmae_folder
-    from audioeval.report.mmae_table import print_mmae_summary
-
-    with friendly_errors():
-        done = rescore_mmae_folder(folder, exclude_missing=exclude_missing)
-    print_mmae_summary(done.taxonomy, console=console, title="MMAE (rescored)")
-    console.print(f"rescored from stored verdicts against {done.metadata}; no judge call. Results: {folder}")
 
 
 def _rescore_mcq(folder: Path) -> None:

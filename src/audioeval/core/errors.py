@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from audioeval.core.shorten import shorten, shorten_path, shorten_plain
 
 
@@ -49,6 +52,23 @@ class InputError(AudioevalError):
             "line": self.line,
             "error": self.message,
         }
+
+    @classmethod
+    def from_record(cls, rec: Mapping[str, Any]) -> InputError:
+        """The error `as_record` wrote (values that are not of their type are left out)."""
+
+        def text(key: str) -> str | None:
+            value = rec.get(key)
+            return value if isinstance(value, str) else None
+
+        line = rec.get("line")
+        return cls(
+            str(rec.get("error") or ""),
+            file=text("file"),
+            sample_id=text("id"),
+            field=text("field"),
+            line=line if isinstance(line, int) and not isinstance(line, bool) else None,
+        )
 
 
 class AudioError(InputError):

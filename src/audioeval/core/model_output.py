@@ -20,13 +20,15 @@ class ModelOutput:
     endpoint: str | None = None
     latency_s: float | None = None
     cached: bool = False
+    # Where the error is, when the adapter knows (`InputError.as_record()`: file, id, field).
+    error_detail: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None and (self.text is not None or self.audio_path is not None)
 
     def to_record(self) -> dict[str, Any]:
-        return {
+        rec = {
             "text": self.text,
             "audio_path": self.audio_path,
             "error": self.error,
@@ -34,6 +36,9 @@ class ModelOutput:
             "latency_s": self.latency_s,
             "cached": self.cached,
         }
+        if self.error_detail is not None:
+            rec["error_detail"] = self.error_detail
+        return rec
 
     @classmethod
     def from_record(cls, rec: dict[str, Any]) -> ModelOutput:
@@ -44,4 +49,5 @@ class ModelOutput:
             rec.get("endpoint"),
             rec.get("latency_s"),
             bool(rec.get("cached", False)),
+            rec.get("error_detail"),
         )

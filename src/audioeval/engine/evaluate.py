@@ -2,17 +2,22 @@
 
 Benchmarks are resolved and their samples loaded first, so a bad spec fails before any
 model starts. Each model's adapter starts once and serves every benchmark, with at most
-`max_concurrency` requests in flight. Records are appended as samples finish; a rerun
-skips every sample whose latest valid record succeeded with the same prompt, and retries
-the failed ones. A rerun whose settings or inputs differ is refused (`pair_signature.py`);
-stored lines that are not valid records are ignored and reported (`stored_records.py`).
+`max_concurrency` requests in flight. Records are appended as samples finish (a judged
+pair admits its samples while the judge has room: `run_judge.py`); a benchmark's own files
+are exported from them at the end (`exports.py`). A rerun skips every sample whose latest
+valid record succeeded with the same prompt, and retries the failed ones. A rerun whose
+settings or inputs differ is refused (`pair_signature.py`); stored lines that are not valid
+records are ignored and reported (`stored_records.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
+import os
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,8 +34,8 @@ from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError, RunConfigError
-from audioeval.core.redact import secret_from_env
 from audioeval.engine.endpoint_probe import check_endpoints
+from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
@@ -40,10 +45,11 @@ from audioeval.engine.pair_signature import (
     sample_digests,
     without_input_files,
 )
-from audioeval.engine.run_judge import JudgeSettings, RunJudge
+from audioeval.engine.run_judge import JudgeSettings, JudgeWork, RunJudge, SampleJudge
 from audioeval.engine.run_layout import (
     CACHE_FILE,
     IDS_FILE,
+    MODEL_SKIPPED_FILE,
     RECORDS_FILE,
     RUN_FILE,
     default_run_dir,
@@ -92,6 +98,11 @@ class EvalRequest:
     # input files' locations and hashes stay out of the pair signature, and a sample whose
     # content hash changed is scored again (its new record supersedes the old) rather than refused.
     rescore_changed_samples: bool = False
+    # The response cache file (default: response_cache.sqlite in the run directory).
+    cache_path: Path | None = None
+    # Where the benchmark exports of a one-pair run go (e.g. the run directory itself, as
+    # `mmae score` asks); default: the pair folder (`engine/exports.py`).
+    exports_dir: Path | None = None
 
 
 @dataclass
@@ -104,6 +115,7 @@ class PairRun:
     ids: list[str]
     sample_hashes: dict[str, str] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)  # stored lines not trusted, and why
+    stored: int = 0  # valid records there before this run
 
 
 @dataclass
@@ -122,6 +134,8 @@ class EvalResult:
     ignored_lines: list[str] = field(default_factory=list)  # stored records not trusted, and why
     # The samples asked in this run, by pair folder (relative to the run directory).
     asked_ids: dict[str, list[str]] = field(default_factory=dict)
+    judge_work: JudgeWork | None = None  # what the judge did (None: no judge was needed)
+    work_s: float = 0.0  # seconds spent asking the models and the judge
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -187,6 +201,7 @@ def _plan_pair(
         generation=req.generation.to_record(),
         prompt_override=template,
         judge=req.judge.signature() if needs_judge(bench) and req.judge is not None else None,
+        source_sha256=samples.source_sha256,
     )
     if req.rescore_changed_samples:
         signature = without_input_files(signature)
@@ -200,7 +215,20 @@ def _plan_pair(
     write_json_atomic(folder / IDS_FILE, [s.id for s in samples.samples])
     todo, done = _pending(latest, bench, samples, template, hashes if req.rescore_changed_samples else None)
     ids = [s.id for s in samples.samples]
-    return PairRun(bench, model, folder, todo, done, ids, hashes, stored.ignored)
+    _write_model_skipped(folder, adapter, ids, samples.skipped)
+    return PairRun(bench, model, folder, todo, done, ids, hashes, stored.ignored, len(stored.records))
+
+
+def _write_model_skipped(
+    folder: Path, adapter: ModelAdapter, ids: list[str], skipped: list[InputError]
+) -> None:
+    """The items of a model's own input that answer no sample (e.g. of a predictions file)."""
+    input_errors = getattr(adapter, "input_errors", None)
+    if input_errors is None:
+        return
+    known = set(ids) | {e.sample_id for e in skipped if e.sample_id}
+    errors: list[InputError] = input_errors(set(ids), known)
+    write_json_atomic(folder / MODEL_SKIPPED_FILE, [e.as_record() for e in errors])
 
 
 def _pending(
@@ -252,24 +280,84 @@ async def _run_pair(
         pair.sample_hashes,
     )
     writer = JsonlAppender(pair.folder / RECORDS_FILE)
+
+    async def one(sample: Any, sample_ctx: PairContext) -> None:
+        record = await run_sample(sample_ctx, sample)
+        if judge is not None and judge.crash is not None:
+            raise judge.crash  # a bug in the judge client stops the run; nothing is recorded
+        record["time"] = round(time.time(), 3)
+        writer.append(record)
+        progress.advance(bar)
+
+    try:
+        if judge is not None and ctx.judge is not None:
+            await _admit_judged(pair.todo, ctx, judge, one)
+        else:
+            await _in_workers(pair.todo, max(1, min(adapter.max_concurrency * 2, len(pair.todo))), ctx, one)
+    finally:
+        writer.close()
+
+
+SampleJob = Callable[[Any, PairContext], Awaitable[None]]
+
+
+async def _in_workers(samples: list[Any], workers: int, ctx: PairContext, one: SampleJob) -> None:
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    for sample in pair.todo:
+    for sample in samples:
         queue.put_nowait(sample)
 
     async def worker() -> None:
         while not queue.empty():
-            sample = queue.get_nowait()
-            record = await run_sample(ctx, sample)
-            record["time"] = round(time.time(), 3)
-            writer.append(record)
-            progress.advance(bar)
+            await one(queue.get_nowait(), ctx)
+
+    await asyncio.gather(*(worker() for _ in range(workers)))
+
+
+def _planned_calls(bench: ResolvedBenchmark, sample: Any) -> int:
+    """Judge calls a sample is expected to make (what it reserves of the judge's load)."""
+    total = 0
+    for scorer in bench.scorers:
+        if is_judged(scorer):
+            planned = getattr(scorer, "planned_calls", None)
+            total += planned(sample) if planned is not None else 1
+    return max(1, total)
+
+
+async def _admit_judged(samples: list[Any], ctx: PairContext, judge: RunJudge, one: SampleJob) -> None:
+    """Start each sample while the judge's load is below its admission limit (`run_judge.py`);
+    the first sample that fails with an exception stops the admission and the pair."""
+    live: set[asyncio.Task[None]] = set()
+    failures: list[BaseException] = []
+
+    def finished(task: asyncio.Task[None]) -> None:
+        live.discard(task)
+        if not task.cancelled() and task.exception() is not None and not failures:
+            failures.append(task.exception())  # type: ignore[arg-type]
+            judge.wake()
+
+    async def judged(sample: Any, sample_judge: SampleJudge) -> None:
+        try:
+            await one(sample, replace(ctx, judge=sample_judge))
+        finally:
+            sample_judge.release()
 
     try:
-        await asyncio.gather(
-            *(worker() for _ in range(max(1, min(adapter.max_concurrency * 2, len(pair.todo)))))
-        )
+        for sample in samples:
+            while not judge.has_room() and not failures:
+                await judge.room_changed()
+            if failures or judge.crash is not None:
+                break
+            task = asyncio.create_task(judged(sample, judge.for_sample(_planned_calls(ctx.bench, sample))))
+            live.add(task)
+            task.add_done_callback(finished)
+        pending = set(live)
+        while pending and not failures:
+            _, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
+        if failures or judge.crash is not None:
+            raise failures[0] if failures else judge.crash  # type: ignore[misc]
     finally:
-        writer.close()
+        for task in list(live):
+            task.cancel()
 
 
 async def evaluate_async(req: EvalRequest) -> EvalResult:
@@ -283,7 +371,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     }
     run_dir = req.output_dir or default_run_dir(req.benchmarks, [m.name for m in req.models])
     run_dir.mkdir(parents=True, exist_ok=True)
-    cache = ResponseCache(run_dir / CACHE_FILE) if req.use_cache else None
+    cache = ResponseCache(req.cache_path or run_dir / CACHE_FILE) if req.use_cache else None
     adapters = {m.slug: build_adapter(m, config=req.generation, cache=cache) for m in req.models}
     if req.sample_rate is not None:
         for adapter in adapters.values():
@@ -291,6 +379,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
                 adapter.sample_rate = req.sample_rate
     started: list[ModelAdapter] = []
     judge: RunJudge | None = None
+    work_s = 0.0
     metric_before = throughput_report()
     judge_settings = req.judge
     try:
@@ -323,6 +412,8 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
             console=req.console,
             disable=not req.progress,
         )
+        gc.freeze()  # the loaded samples stay: the collector need not walk them while judging
+        started_s = time.perf_counter()
         with progress:
             await asyncio.gather(
                 *(
@@ -330,7 +421,9 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
                     for p in pairs
                 )
             )
+        work_s = time.perf_counter() - started_s
     finally:
+        gc.unfreeze()
         for adapter in started:
             await adapter.aclose()
         if judge is not None:
@@ -338,10 +431,12 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         if cache is not None:
             cache.close()
     results = summarise_pairs(run_dir, pairs, req.resamples, req.seed, exclude_missing=req.exclude_missing)
+    hits = cache.hits if cache is not None else 0
+    work = judge.work() if judge is not None else None
+    export_pairs(run_dir, pairs, _export_settings(req, hits, work))
     asked = sum(len(p.todo) for p in pairs)
     reused = sum(p.done for p in pairs)
     calls = sum(a.calls for a in adapters.values() if isinstance(a, OpenAIChatModel))
-    hits = cache.hits if cache is not None else 0
     return EvalResult(
         run_dir,
         results,
@@ -354,6 +449,26 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         metric_models=throughput_since(metric_before),
         ignored_lines=[line for p in pairs for line in p.ignored],
         asked_ids={str(p.folder.relative_to(run_dir)): [s.id for s in p.todo] for p in pairs},
+        judge_work=work,
+        work_s=work_s,
+    )
+
+
+def _export_settings(req: EvalRequest, cache_hits: int, work: JudgeWork | None) -> ExportSettings:
+    info: dict[str, Any] = {
+        "audioeval_version": __version__,
+        "judge_calls": work.calls if work is not None else 0,
+        "cache_hits": cache_hits,
+        "endpoints": work.endpoints if work is not None else [],
+        "pid": os.getpid(),
+    }
+    return ExportSettings(
+        req.resamples,
+        req.seed,
+        req.exclude_missing,
+        req.judge.model if req.judge is not None else None,
+        req.exports_dir,
+        run_info=info,
     )
 
 
@@ -393,7 +508,7 @@ async def _check_endpoints(
         judge.urls,
         role="judge",
         model=judge.model,
-        api_key=secret_from_env(judge.api_key_env),
+        api_key=judge.key(),
         api_key_env=judge.api_key_env,
     )
     return judge.model_copy(update={"urls": urls})
@@ -448,6 +563,8 @@ def _write_run_file(
     }
     if req.judge is not None:
         data["judge"] = req.judge.model_dump(mode="json")
+    if req.exports_dir is not None:
+        data["exports_dir"] = os.path.relpath(req.exports_dir, run_dir)
     if path.exists():
         # Endpoints, concurrency and timeouts may change between runs; what each benchmark ×
         # model pair was scored with is checked against its own signature.json.

@@ -76,6 +76,7 @@ def pair_signature(
     generation: dict[str, Any],
     prompt_override: str | None,
     judge: dict[str, Any] | None,
+    source_sha256: str | None = None,
 ) -> dict[str, Any]:
     signature: dict[str, Any] = {
         "benchmark": bench.signature(),
@@ -86,6 +87,8 @@ def pair_signature(
     }
     if judge is not None:
         signature["judge"] = judge
+    if source_sha256 is not None:  # a source file whose every byte counts (MMAE metadata)
+        signature["source_sha256"] = source_sha256
     return signature
 
 
@@ -97,6 +100,7 @@ def without_input_files(signature: Mapping[str, Any]) -> dict[str, Any]:
     benchmark's source path, a predictions file's path and hash): for runs whose samples'
     own content hashes say what is done (`EvalRequest.rescore_changed_samples`)."""
     out = dict(signature)
+    out.pop("source_sha256", None)
     bench = dict(out.get("benchmark") or {})
     source = dict(bench.get("source") or {})
     source.pop("path", None)

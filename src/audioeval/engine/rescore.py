@@ -2,9 +2,10 @@
 
 No model is called and no data source is read: every record holds the model's raw output
 and the sample fields scoring needs. Records are rewritten atomically with the new scores
-(outputs untouched), and the summaries and leaderboard are rebuilt. A record without a
-usable output gets its `failure_scores` again (what it counts for in the headline); a line
-that is not a valid record is kept as it is and left out, as in `audioeval run`.
+(outputs untouched); the summaries, the leaderboard and the benchmarks' own exports
+(`exports.py`, e.g. MMAE's taxonomy.json) are rebuilt. A record without a usable output
+gets its `failure_scores` again (what it counts for in the headline); a line that is not a
+valid record is kept as it is and left out, as in `audioeval run`.
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import RunConfigError
 from audioeval.core.model_output import ModelOutput
 from audioeval.engine.evaluate import PairRun, summarise_pairs
+from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
 from audioeval.engine.sample_pipeline import failed_output_fields, sample_from_record, score_output
 from audioeval.engine.stored_records import record_problem
+from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_text_atomic
 from audioeval.store.jsonl import read_jsonl
@@ -66,7 +69,7 @@ def _rescore_pair(bench: ResolvedBenchmark, folder: Path) -> tuple[list[str], in
     return list(latest_records(records)), rescored, changed
 
 
-RESCORED_FIELDS = ("processed", "scores", "error", "output_failed", "failure_scores")
+RESCORED_FIELDS = ("processed", "scores", "error", "error_detail", "output_failed", "failure_scores")
 
 
 def _rescored(bench: ResolvedBenchmark, rec: dict[str, Any]) -> dict[str, Any] | None:
@@ -78,7 +81,12 @@ def _rescored(bench: ResolvedBenchmark, rec: dict[str, Any]) -> dict[str, Any] |
     out = ModelOutput.from_record(output)
     if not out.ok:
         error = rec.get("error") or out.error or "the model returned nothing"
-        return {"processed": None, "scores": None, "error": error, **failed_output_fields(bench, sample)}
+        failed = {"error": error, "error_detail": out.error_detail, **failed_output_fields(bench, sample)}
+        return {"processed": None, "scores": None, **failed}
+    if rec.get("output_failed") and any(is_judged(s) for s in bench.scorers):
+        # the output could not be used (unreadable audio): the judge was never asked
+        kept = {"processed": rec.get("processed"), "scores": None, "error": rec.get("error")}
+        return {**kept, "error_detail": rec.get("error_detail"), **failed_output_fields(bench, sample)}
     new = score_output(bench, sample, out)
     return {"error": None, **new}
 
@@ -89,7 +97,11 @@ def rescore_run(
     resamples: int | None = None,
     seed: int | None = None,
     exclude_missing: bool | None = None,
+    locked: bool = False,
 ) -> RescoreResult:
+    """`locked`: the caller already holds the folder's lock."""
+    if locked:
+        return _rescore(run_dir, resamples, seed, exclude_missing)
     with hold_run_lock(run_dir, create=False):
         return _rescore(run_dir, resamples, seed, exclude_missing)
 
@@ -111,13 +123,25 @@ def _rescore(
                 ids = json.loads((folder / IDS_FILE).read_text(encoding="utf-8"))
             total, changed = total + n, changed + c
             pairs.append(PairRun(bench, model, folder, [], len(ids), ids))
+    settings = _export_settings(run_dir, run, resamples, seed, exclude_missing)
     results = summarise_pairs(
-        run_dir,
-        pairs,
+        run_dir, pairs, settings.resamples, settings.seed, exclude_missing=settings.exclude_missing
+    )
+    export_pairs(run_dir, pairs, settings)
+    return RescoreResult(results, total, changed, throughput_since(metric_before))
+
+
+def _export_settings(
+    run_dir: Path, run: dict[str, Any], resamples: int | None, seed: int | None, exclude_missing: bool | None
+) -> ExportSettings:
+    """The run's own settings (run.json), less those given anew."""
+    exports = run.get("exports_dir")
+    return ExportSettings(
         resamples if resamples is not None else int(run.get("resamples", 1000)),
         seed if seed is not None else int(run.get("seed", 0)),
-        exclude_missing=bool(run.get("exclude_missing", False))
-        if exclude_missing is None
-        else exclude_missing,
+        bool(run.get("exclude_missing", False)) if exclude_missing is None else exclude_missing,
+        (run.get("judge") or {}).get("model"),
+        run_dir / exports if isinstance(exports, str) else None,
+        judged=False,
+        run_info={"rescored": True, "reparsed": True},
     )
-    return RescoreResult(results, total, changed, throughput_since(metric_before))

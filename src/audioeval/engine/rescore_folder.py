@@ -1,8 +1,7 @@
 """`audioeval rescore DIR` for every kind of output folder, with no model or judge call.
 
-- a run directory of `audioeval run` / `codec` (`run.json`): `engine/rescore.py`;
-- an `mmae score` folder (`signature.json` of benchmark `mmae` + `results.jsonl`): the stored
-  verdicts are aggregated again against the metadata named in the signature;
+- a run directory of `audioeval run`, `codec` or `mmae score` (`run.json`): `engine/rescore.py`,
+  which also writes the benchmarks' exports again (MMAE's taxonomy.json, …);
 - an `mcq score` folder (a run directory whose `summary.json` is of benchmark `mmar`/`mmau`):
   its records are scored again by the run's rescoring (stored MMAR-Rubrics judgements
   re-read, no judge call), and its files exported again from them; the predictions file is
@@ -12,7 +11,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -22,7 +20,7 @@ from audioeval.store.jsonl import read_jsonl
 from audioeval.store.run_lock import hold_run_lock, prepare_output_dir
 from audioeval.store.signature import SIGNATURE_FILE
 
-FolderKind = Literal["run", "mmae", "mcq"]
+FolderKind = Literal["run", "mcq"]
 MCQ_BENCHMARKS = ("mmar", "mmau")
 
 
@@ -34,13 +32,14 @@ def folder_kind(folder: Path) -> FolderKind:
         if summary.is_file() and str(_read_json(summary).get("benchmark")) in MCQ_BENCHMARKS:
             return "mcq"
         return "run"
-    sig = folder / SIGNATURE_FILE
-    if sig.is_file() and (folder / "results.jsonl").is_file():
-        if _read_json(sig).get("benchmark") == "mmae":
-            return "mmae"
+    if (folder / SIGNATURE_FILE).is_file() and (folder / "results.jsonl").is_file():
+        raise RunConfigError(
+            f"{folder} was written by an `mmae score` of an earlier audioeval, before its output "
+            "folders were run directories; score it again with `audioeval mmae score`"
+        )
     raise RunConfigError(
-        f"{folder} is not an audioeval output folder: expected run.json (audioeval run / codec / "
-        "mcq score) or signature.json + results.jsonl (mmae score)"
+        f"{folder} is not an audioeval output folder: expected run.json (audioeval run, codec, "
+        "mmae score or mcq score)"
     )
 
 
@@ -52,41 +51,6 @@ def _read_json(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise RunConfigError(f"{path}: expected a JSON object")
     return data
-
-
-@dataclass
-class MmaeRescore:
-    taxonomy: dict[str, Any]
-    metadata: Path
-
-
-def rescore_mmae_folder(
-    folder: Path, metadata: Path | None = None, *, exclude_missing: bool | None = None
-) -> MmaeRescore:
-    """Aggregate an `mmae score` folder again, with the seed and resamples it was scored with."""
-    from audioeval.engine.mmae_outputs import rescore_mmae
-
-    sig = _read_json(folder / SIGNATURE_FILE)
-    meta = metadata or Path(str(sig.get("metadata", "")))
-    if not meta.is_file():
-        raise RunConfigError(
-            f"{folder}: the metadata it was scored against ({meta}) is not there; "
-            "use `audioeval mmae rescore DIR --metadata FILE`"
-        )
-    previous = folder / "taxonomy.json"
-    tax_before = _read_json(previous) if previous.is_file() else {}
-    conf = tax_before.get("confidence", {})
-    if exclude_missing is None:  # as the run did
-        exclude_missing = tax_before.get("failed_outputs", {}).get("in_headline") == "excluded"
-    with hold_run_lock(folder, create=False):
-        _, tax = rescore_mmae(
-            folder,
-            meta,
-            n_resamples=int(conf.get("n_resamples", 1000)),
-            seed=int(conf.get("seed", sig.get("option_shuffle_seed", 0))),
-            exclude_missing=exclude_missing,
-        )
-    return MmaeRescore(tax, meta)
 
 
 def rescore_mcq_folder(folder: Path) -> Any:

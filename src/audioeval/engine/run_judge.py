@@ -2,26 +2,36 @@
 or `judge:` in a run config) and the `generate(messages, attempt)` callable that judged
 scorers receive.
 
-It is the judge client of `audioeval mmae score`: `ChatClient` (concurrency slot, retries
-with backoff inside one deadline, endpoint failover) behind `CachedJudge` (the run's
-content-keyed response cache), with clips decoded, resampled and encoded once per run
-(`ClipCache`), in a thread so the event loop never decodes audio. Endpoints, concurrency
-and timeouts may change between runs; what moves a number goes into the pair signature.
+`ChatClient` (concurrency slot, retries with backoff inside one deadline, endpoint
+failover) behind `CachedJudge` (the run's content-keyed response cache), with clips
+decoded, resampled and encoded once per run (`ClipCache`), in a thread so the event loop
+never decodes audio. Endpoints, concurrency and timeouts may change between runs; what
+moves a number goes into the pair signature.
+
+Admission: the judge counts its outstanding attempts (queued for a concurrency slot or in
+flight) plus the attempts reserved by samples admitted but not yet asking (`reserve`).
+The engine admits a judged sample only while that load is below twice the concurrency,
+so the slots never wait for work while live attempts, encoded clips and coroutines stay
+proportional to the concurrency rather than to the number of samples.
+
+An unexpected exception inside the judge call (a bug, not an answer) is kept in `crash`:
+the engine stops the run with it rather than recording it as the sample's failure.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from audioeval.audio.clip_cache import ClipCache
 from audioeval.core.checks import url_problem
-from audioeval.core.errors import InputError
+from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import AudioPart, AudioRef, Message
-from audioeval.core.redact import secret_from_env
+from audioeval.core.redact import register_secret, secret_from_env
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient
 from audioeval.store.response_cache import ResponseCache
@@ -46,11 +56,18 @@ class JudgeSettings(BaseModel):
     temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
     max_tokens: int | None = Field(1024, ge=1)
     seed: int | None = Field(None, description="sampling seed sent with every judge request")
+    # A key given in code (never written anywhere); otherwise read from `api_key_env`.
+    api_key: str | None = Field(None, exclude=True, repr=False)
 
     @field_validator("urls")
     @classmethod
     def _urls(cls, urls: list[str]) -> list[str]:
         return checked_urls(urls)
+
+    def key(self) -> str | None:
+        """The API key (registered as a secret, so it never reaches a file or a log)."""
+        register_secret(self.api_key)
+        return self.api_key or secret_from_env(self.api_key_env)
 
     def signature(self) -> dict[str, Any]:
         """What moves a judged number (not endpoints, concurrency or timeouts)."""
@@ -93,6 +110,16 @@ def split_urls(value: str | list[str]) -> list[str]:
         raise InputError(f"expected judge URL(s) http://host:port/v1[,…]: {exc}", field="judge") from None
 
 
+@dataclass
+class JudgeWork:
+    """What the judge did in one run: live calls, clips decoded and encoded, endpoint stats."""
+
+    calls: int = 0
+    decodes: int = 0
+    encodes: int = 0
+    endpoints: list[dict[str, object]] = field(default_factory=list)
+
+
 class RunJudge:
     """The judge `generate(messages, attempt)` callable, and its client's lifetime."""
 
@@ -100,7 +127,7 @@ class RunJudge:
         self.settings = settings
         self.client = ChatClient(
             settings.urls,
-            api_key=secret_from_env(settings.api_key_env),
+            api_key=settings.key(),
             timeout_s=settings.timeout_s,
             concurrency=settings.concurrency,
         )
@@ -114,23 +141,104 @@ class RunJudge:
             cache=cache,
         )
         self.attempts = 0
+        self.load = 0  # attempts outstanding, plus those reserved by admitted samples
+        self.crash: BaseException | None = None
+        self._room = asyncio.Event()
 
     def _encode(self, refs: list[AudioRef]) -> None:
         for ref in refs:
             self.clips.get(ref, field=f"audio {ref.path}")
 
+    async def prepare(self, refs: list[AudioRef]) -> None:
+        """Decode and encode clips before any is sent (AudioError: the sample cannot be judged)."""
+        if any(self.clips.peek(r) is None for r in refs):
+            await asyncio.to_thread(self._encode, refs)
+
     async def generate(
         self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
     ) -> Generation:
-        refs = [p.audio for m in messages for p in m.parts if isinstance(p, AudioPart)]
-        if any(self.clips.peek(r) is None for r in refs):
-            await asyncio.to_thread(self._encode, refs)  # AudioError: the sample cannot be judged
+        await self.prepare([p.audio for m in messages for p in m.parts if isinstance(p, AudioPart)])
+        return await self.ask(messages, attempt, accept)
+
+    async def ask(
+        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+    ) -> Generation:
+        """One judge call whose clips are prepared (an unprepared clip is encoded on the loop)."""
         self.attempts += 1
-        return await self.judge(messages, attempt, accept)
+        self.add_load(1)
+        try:
+            return await self.judge(messages, attempt, accept)
+        except (AudioevalError, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            self.crash = self.crash or exc
+            raise
+        finally:
+            self.add_load(-1)
+
+    # -- admission -------------------------------------------------------------------------
+
+    @property
+    def admission_limit(self) -> int:
+        return 2 * max(1, self.settings.concurrency)
+
+    def add_load(self, n: int) -> None:
+        self.load += n
+        if n < 0:
+            self._room.set()
+
+    def has_room(self) -> bool:
+        return self.load < self.admission_limit
+
+    async def room_changed(self) -> None:
+        """Until the load drops, or `wake` is called."""
+        self._room.clear()
+        await self._room.wait()
+
+    def wake(self) -> None:
+        self._room.set()
+
+    def for_sample(self, reserved: int) -> SampleJudge:
+        """A sample's judge callable: it holds `reserved` attempts of load until its first call."""
+        self.add_load(reserved)
+        return SampleJudge(self, reserved)
+
+    # -- figures ---------------------------------------------------------------------------
 
     @property
     def calls(self) -> int:
         return self.client.calls
 
+    def work(self) -> JudgeWork:
+        endpoints = [e.stats() for e in self.client.pool.endpoints]
+        return JudgeWork(self.client.calls, self.clips.decodes, self.clips.encodes, endpoints)
+
     async def aclose(self) -> None:
         await self.client.aclose()
+
+
+class SampleJudge:
+    """The judge as one sample sees it: its first call hands the sample's reservation back
+    (from then on its live attempts count themselves); `release` does at the sample's end."""
+
+    def __init__(self, judge: RunJudge, reserved: int) -> None:
+        self.judge = judge
+        self.reserved = reserved
+        self.prepared = False  # the scorer prepared every clip of the sample
+
+    def release(self) -> None:
+        if self.reserved:
+            self.judge.add_load(-self.reserved)
+            self.reserved = 0
+
+    async def prepare(self, refs: list[AudioRef]) -> None:
+        await self.judge.prepare(refs)
+        self.prepared = True
+
+    async def __call__(
+        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+    ) -> Generation:
+        self.release()
+        if self.prepared:
+            return await self.judge.ask(messages, attempt, accept)
+        return await self.judge.generate(messages, attempt, accept)

@@ -7,7 +7,10 @@
 <run>/response_cache.sqlite          model answers keyed by request content
 <run>/<benchmark>/skipped.json       rows of the benchmark that could not be read
 <run>/<benchmark>/<model>/signature.json, sample_ids.json, records.jsonl, summary.json, audio/
+<run>/<benchmark>/<model>/model_skipped.json   items of the model's input that answer no sample
 ```
+A benchmark's own exports (`benchmarks/pair_exports.py`) go into the pair folder, or where
+the run asked (`exports_dir` in run.json, e.g. the run directory of a one-pair preset).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ RECORDS_FILE = "records.jsonl"
 IDS_FILE = "sample_ids.json"
 LEADERBOARD_FILE = "leaderboard.md"
 CACHE_FILE = "response_cache.sqlite"
+MODEL_SKIPPED_FILE = "model_skipped.json"
 
 
 def pair_dir(run_dir: Path, benchmark: str, model_slug: str) -> Path:

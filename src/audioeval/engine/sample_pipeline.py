@@ -136,7 +136,7 @@ def _cannot_score(
     bench: ResolvedBenchmark, scorer_name: str, sample: Sample, exc: InputError, output: ModelOutput
 ) -> dict[str, Any]:
     err = InputError(exc.message, file=exc.file or sample.source, sample_id=sample.id, field=exc.field)
-    out = {"error": f"cannot score ({scorer_name}): {err.describe()}"}
+    out = {"error": f"cannot score ({scorer_name}): {err.describe()}", "error_detail": err.as_record()}
     return {**out, **failed_output_fields(bench, sample)} if _about_output(exc, output) else out
 
 
@@ -259,7 +259,8 @@ async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
             output = await ctx.adapter.generate(request)
         except InputError as exc:
             if _about_input(exc, sample):  # the benchmark's clip is unreadable: not the model's failure
-                return {**record, "error": f"input: {exc}", "output": None}
+                where = InputError(exc.message, file=exc.file, sample_id=sample.id, field=exc.field)
+                return {**record, "error": f"input: {exc}", "error_detail": where.as_record(), "output": None}
             output = ModelOutput(error=str(exc))
         except AudioevalError as exc:
             output = ModelOutput(error=str(exc))
@@ -268,6 +269,8 @@ async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
     record["output"] = output.to_record()
     if not output.ok:
         failed = failed_output_fields(ctx.bench, sample)
+        if output.error_detail is not None:
+            failed["error_detail"] = output.error_detail
         return {**record, "error": output.error or "the model returned nothing", **failed}
     judged = [s.name for s in ctx.bench.scorers if is_judged(s)]
     if judged:

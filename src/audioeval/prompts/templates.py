@@ -41,6 +41,7 @@ class PromptTemplate:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=1)
 def _env() -> Any:
     from jinja2 import StrictUndefined
     from jinja2.sandbox import SandboxedEnvironment

@@ -33,13 +33,8 @@ def request_key(parts: dict[str, Any]) -> str:
 class ResponseCache:
     def __init__(self, path: str | Path, *, checkpoint_interval_s: float = 1.0) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA wal_autocheckpoint=0")  # the background thread checkpoints
-        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
+        self._db: sqlite3.Connection | None = None
         self.hits = 0
         self.misses = 0
         self.rejected = 0  # entries found but refused by the caller's check (asked again)
@@ -48,12 +43,24 @@ class ResponseCache:
         self._checkpointer = threading.Thread(
             target=self._checkpoint_loop, args=(checkpoint_interval_s,), name="response-cache", daemon=True
         )
-        self._checkpointer.start()
+
+    def _conn(self) -> sqlite3.Connection:
+        """The database, opened on first use (call with the lock held)."""
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA wal_autocheckpoint=0")  # the background thread checkpoints
+            db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
+            self._db = db
+            self._checkpointer.start()
+        return self._db
 
     def get(self, key: str, accept: Callable[[str], bool] | None = None) -> str | None:
         """The stored answer, or None when there is none or `accept` refuses it."""
         with self._lock:
-            row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
+            row = self._conn().execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
         if row is None:
             self.misses += 1
             return None
@@ -67,7 +74,7 @@ class ResponseCache:
 
     def put(self, key: str, text: str) -> None:
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses (key, text) VALUES (?, ?)", (key, text))
+            self._conn().execute("INSERT OR REPLACE INTO responses (key, text) VALUES (?, ?)", (key, text))
             self._puts += 1
 
     def _checkpoint_loop(self, interval_s: float) -> None:
@@ -88,6 +95,9 @@ class ResponseCache:
         if self._stop.is_set():
             return
         self._stop.set()
+        with self._lock:
+            if self._db is None:
+                return
         self._checkpointer.join()
         with self._lock:
             self._db.close()  # the last connection to close checkpoints the WAL

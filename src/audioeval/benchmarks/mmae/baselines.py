@@ -9,8 +9,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from audioeval.benchmarks.mmae.loading import read_json_records
-from audioeval.benchmarks.mmae.plan import resolve_path
+from audioeval.benchmarks.mmae.loading import read_json_records, resolve_path
 from audioeval.core.audio_path import audio_path_problem
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.shorten import shorten_path

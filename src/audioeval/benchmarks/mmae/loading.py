@@ -263,3 +263,9 @@ def load_predictions(path: str | Path) -> tuple[dict[str, MmaePrediction], list[
             continue
         preds[pred.id] = pred
     return preds, errors
+
+
+def resolve_path(path: str, audio_root: Path) -> Path:
+    """An audio path of the metadata or predictions: absolute, or relative to the audio root."""
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else audio_root / p

@@ -63,6 +63,11 @@ class MmaeRubricScorer:
             "aggregation": "per sample: IFR, CR means of scored rubrics; EM; failed rubric -> failed sample",
         }
 
+    def planned_calls(self, sample: Sample) -> int:
+        """Judge calls a sample needs when every answer is valid (the engine's admission)."""
+        rubrics = sample.fields.get("rubrics")
+        return self.votes * (len(rubrics) if isinstance(rubrics, list) else 1)
+
     def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
         raise InputError(
             "the MMAE rubric judge needs a judge (--judge URL --judge-model NAME)",
@@ -104,6 +109,9 @@ class MmaeRubricScorer:
             ]
         except ValueError as exc:
             raise InputError(str(exc), sample_id=sample.id, field="rubrics") from None
+        prepare = getattr(generate, "prepare", None)
+        if prepare is not None:  # every clip read before any is sent: an unreadable one asks nothing
+            await prepare(sorted({ref for c in clips for _, ref in c}, key=_ref_order))
         outcomes = await asyncio.gather(*(self._rubric(ms, i, c, generate) for i, c in enumerate(clips)))
         return self._result(ms, list(outcomes))
 
@@ -159,6 +167,10 @@ class MmaeRubricScorer:
             again = rescore_attempts(list(o.get("attempts") or []), self.votes)
             outcomes.append({**o, **again, "failure": None if not again["failed"] else o.get("failure")})
         return self._result(ms, outcomes)
+
+
+def _ref_order(ref: AudioRef) -> tuple[str, float, float]:
+    return (ref.path, ref.start or 0.0, ref.end or 0.0)
 
 
 def _row_score(row: Mapping[str, Any], detail: dict[str, Any]) -> SampleScore:

@@ -18,8 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.mmae.loading import load_metadata, read_json_records
-from audioeval.benchmarks.mmae.plan import resolve_path
+from audioeval.benchmarks.mmae.loading import load_metadata, read_json_records, resolve_path
 from audioeval.benchmarks.mmae.records import MmaeSample
 from audioeval.benchmarks.mmae.taxonomy import complexity_group, granularity_group, operation_keys
 from audioeval.core.errors import AudioError, InputError

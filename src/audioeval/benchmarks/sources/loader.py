@@ -18,6 +18,7 @@ from audioeval.benchmarks.sources.records_to_samples import RowMapping, path_res
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
+from audioeval.store.file_digest import file_sha256
 
 
 @dataclass
@@ -27,6 +28,7 @@ class SampleSet:
     samples: list[Sample]
     skipped: list[InputError] = field(default_factory=list)
     location: str = ""
+    source_sha256: str | None = None  # content hash of a one-file source whose every byte counts (MMAE)
 
 
 def data_root(explicit: Path | None = None) -> Path | None:
@@ -90,7 +92,7 @@ def load_samples(
         samples, skipped = load_mmae_samples(meta, audio_root=audio_base, limit=limit)
         if not samples and not skipped:
             raise InputError("the benchmark has no samples", file=str(meta))
-        return SampleSet(samples, skipped, str(meta))
+        return SampleSet(samples, skipped, str(meta), file_sha256(meta))
     if src.type in ("hf", "hf_disk"):
         from audioeval.benchmarks.sources import hf
 

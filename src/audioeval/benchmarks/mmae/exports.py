@@ -1,0 +1,193 @@
+"""The files of MMAE, exported from the records of a run of the `mmae_rubrics` scorer.
+
+- `results.jsonl`: one line per judged rubric (id, rubric_index, category, axis, question,
+  right_choice, judge_model, votes, score, failed, failure, every attempt). A rerun that
+  judges a failed sample again adds the lines of its rubrics judged anew (a rubric whose
+  valid votes came back unchanged, from the response cache, is not repeated): the failures
+  stay on record and the later line of a rubric supersedes the earlier one.
+- `per_sample.json`: IFR / CR / EM of each sample judged or without a usable output.
+- `taxonomy.json`: the headline and every breakdown with bootstrap CIs (`aggregate.py`),
+  and a `run` block (rubrics judged now and reused, judge calls, …).
+- `skipped.json`: input errors (unreadable metadata samples or clips, prediction items
+  that answer no sample), each counted once per sample in `n_skipped`.
+- `failed_outputs.json`: samples the system under test gave no usable output for (no
+  prediction, edited audio missing or unreadable); they count 0 in the headline unless
+  excluded.
+
+The numbers come from each sample's latest record, as the run's own summary does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row, public_row, taxonomy
+from audioeval.benchmarks.mmae.records import MmaeSample
+from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME
+from audioeval.benchmarks.mmae.source import mmae_from_fields
+from audioeval.benchmarks.pair_exports import PairExport
+from audioeval.core.errors import InputError
+from audioeval.core.sample import Sample
+from audioeval.store.atomic import write_json_atomic, write_text_atomic
+
+RESULTS_FILE = "results.jsonl"
+PER_SAMPLE_FILE = "per_sample.json"
+TAXONOMY_FILE = "taxonomy.json"
+SKIPPED_FILE = "skipped.json"
+FAILED_OUTPUTS_FILE = "failed_outputs.json"
+
+
+def rubric_outcomes(rec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The judged rubrics of a record: of its score, or of its judge failure."""
+    scored = ((rec.get("scores") or {}).get(SCORER_NAME) or {}).get("detail") or {}
+    failed = (rec.get("judge") or {}).get(SCORER_NAME) or {}
+    rubrics = scored.get("rubrics") or failed.get("rubrics") or []
+    return [r for r in rubrics if isinstance(r, dict) and isinstance(r.get("rubric_index"), int)]
+
+
+def _mmae_sample(rec: Mapping[str, Any]) -> MmaeSample:
+    stored = rec.get("sample") or {}
+    return mmae_from_fields(Sample(str(rec["id"]), {}, dict(stored.get("fields") or {}), {}, ""))
+
+
+def _line(ms: MmaeSample, outcome: dict[str, Any], judge: str | None) -> dict[str, Any]:
+    index = int(outcome["rubric_index"])
+    rubric = ms.rubrics[index]
+    verdict = {k: outcome.get(k) for k in ("votes", "score", "failed", "failure", "attempts")}
+    return {
+        "id": ms.id,
+        "rubric_index": index,
+        "category": outcome.get("category", rubric.category),
+        "axis": outcome.get("axis"),
+        "question": rubric.question,
+        "right_choice": rubric.right_choice,
+        "judge_model": judge,
+        **verdict,
+    }
+
+
+def _same_verdict(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two lines of a rubric hold the same judgement (a cached answer asked again)."""
+
+    def key(x: Mapping[str, Any]) -> Any:
+        raws = [(t.get("attempt"), t.get("raw"), t.get("letter")) for t in x.get("attempts") or []]
+        return (x.get("score"), x.get("failed"), x.get("votes"), raws)
+
+    return key(a) == key(b)
+
+
+@dataclass
+class ResultLines:
+    """`results.jsonl` of a pair, and how many of its lines came before this run."""
+
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    before: int = 0
+    reused: set[tuple[str, int]] = field(default_factory=set)  # rubrics scored before this run
+
+
+def result_lines(records: list[dict[str, Any]], stored: int, judge: str | None) -> ResultLines:
+    """Every rubric line of the records in order; `stored`: records there before this run."""
+    out = ResultLines()
+    last: dict[tuple[str, int], dict[str, Any]] = {}
+    for n, rec in enumerate([*records, None]):
+        if n == min(stored, len(records)):
+            out.before = len(out.lines)
+            out.reused = {k for k, line in last.items() if not line["failed"]}
+        if rec is None:
+            break
+        outcomes = rubric_outcomes(rec)
+        if not outcomes:
+            continue
+        ms = _mmae_sample(rec)
+        for outcome in outcomes:
+            if not 0 <= int(outcome["rubric_index"]) < len(ms.rubrics):
+                continue
+            line = _line(ms, outcome, judge)
+            k = (ms.id, line["rubric_index"])
+            if k in last and _same_verdict(last[k], line):
+                continue
+            last[k] = line
+            out.lines.append(line)
+    return out
+
+
+def _latest(records: Iterable[Mapping[str, Any]], ids: Iterable[str]) -> dict[str, Mapping[str, Any]]:
+    wanted = set(ids)
+    latest: dict[str, Mapping[str, Any]] = {}
+    for rec in records:
+        if rec.get("id") in wanted:
+            latest[str(rec["id"])] = rec
+    return latest
+
+
+def _where(rec: Mapping[str, Any]) -> InputError:
+    """The error of a failed record, with its file and field when the record kept them."""
+    detail = rec.get("error_detail")
+    if isinstance(detail, Mapping):
+        return InputError.from_record(detail)
+    return InputError(str(rec.get("error") or "failed"), sample_id=str(rec.get("id")))
+
+
+@dataclass
+class SampleRows:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    failed_outputs: list[InputError] = field(default_factory=list)
+    unjudged: list[InputError] = field(default_factory=list)  # input errors met while judging
+
+
+def sample_rows(records: list[dict[str, Any]], ids: list[str]) -> SampleRows:
+    """In benchmark order: a failed-output row (every rubric 0) for a sample without a usable
+    output, the row of its judged rubrics otherwise; a sample whose input could not be read
+    while judging has no row (it is an input error)."""
+    out = SampleRows()
+    latest = _latest(records, ids)
+    for sid in ids:
+        rec = latest.get(sid)
+        if rec is None:
+            continue
+        ms = _mmae_sample(rec)
+        outcomes = rubric_outcomes(rec)
+        if rec.get("output_failed"):
+            why = _where(rec)
+            out.failed_outputs.append(why)
+            out.rows.append(failed_output_row(ms, why.describe()))
+        elif outcomes:
+            out.rows.append(per_sample_row(ms, {int(o["rubric_index"]): o for o in outcomes}))
+        elif rec.get("error") is not None:
+            out.unjudged.append(_where(rec))
+    return out
+
+
+def n_skipped(skipped: list[InputError]) -> int:
+    """Input errors counted once per sample (an error without an id counts on its own)."""
+    return len({e.sample_id if e.sample_id else f"#{i}" for i, e in enumerate(skipped)})
+
+
+def write_exports(folder: Path, ex: PairExport) -> None:
+    """Write the MMAE files of one pair into `folder`, whole and atomically."""
+    lines = result_lines(ex.records, ex.stored, ex.judge_model)
+    rows = sample_rows(ex.records, ex.expected_ids)
+    skipped = [*ex.skipped, *rows.unjudged]
+    tax = taxonomy(
+        rows.rows,
+        n_skipped=n_skipped(skipped),
+        n_resamples=ex.resamples,
+        seed=ex.seed,
+        exclude_failed_outputs=ex.exclude_missing,
+    )
+    wanted = set(ex.expected_ids)
+    run = dict(ex.run_info)
+    if ex.judged:  # a rescore judges nothing
+        run["judged_now"] = len(lines.lines) - lines.before
+        run["reused"] = sum(1 for sid, _ in lines.reused if sid in wanted)
+    folder.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(x, ensure_ascii=False, allow_nan=False) + "\n" for x in lines.lines)
+    write_text_atomic(folder / RESULTS_FILE, text)
+    write_json_atomic(folder / PER_SAMPLE_FILE, [public_row(r) for r in rows.rows])
+    write_json_atomic(folder / TAXONOMY_FILE, {**tax, "run": run})
+    write_json_atomic(folder / SKIPPED_FILE, [e.as_record() for e in skipped])
+    write_json_atomic(folder / FAILED_OUTPUTS_FILE, [e.as_record() for e in rows.failed_outputs])

@@ -1,0 +1,70 @@
+"""Writing each pair's benchmark exports (`benchmarks/pair_exports.py`) after a run or a rescore.
+
+The exporter reads the pair's valid records (the one record stream) and the inputs that
+could not be read: the benchmark's skipped rows (`<run>/<benchmark>/skipped.json`) and the
+model's items that answer no sample (`model_skipped.json` in the pair folder). A one-pair
+run may ask for its exports at another place (`exports_dir`, e.g. the run directory).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.pair_exports import PairExport, exporter_for
+from audioeval.core.errors import InputError
+from audioeval.engine.run_layout import MODEL_SKIPPED_FILE, RECORDS_FILE
+from audioeval.engine.stored_records import read_records
+
+
+@dataclass
+class ExportSettings:
+    """What the exported figures depend on, as the run (or rescore) has them."""
+
+    resamples: int = 1000
+    seed: int = 0
+    exclude_missing: bool = False
+    judge_model: str | None = None
+    exports_dir: Path | None = None  # for a one-pair run; default: the pair folder
+    judged: bool = True  # False when rescoring
+    run_info: dict[str, Any] = field(default_factory=dict)
+
+
+def _errors(path: Path) -> list[InputError]:
+    if not path.is_file():
+        return []
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return [InputError.from_record(r) for r in data if isinstance(r, dict)] if isinstance(data, list) else []
+
+
+def export_pairs(run_dir: Path, pairs: Sequence[Any], settings: ExportSettings) -> list[Path]:
+    """Write the exports of every pair whose benchmark has an exporter; the folders written."""
+    written = []
+    for pair in pairs:
+        exporter = exporter_for(pair.bench)
+        if exporter is None:
+            continue
+        one = settings.exports_dir is not None and len(pairs) == 1
+        folder = settings.exports_dir if one and settings.exports_dir is not None else pair.folder
+        skipped = _errors(run_dir / pair.bench.name / "skipped.json") + _errors(
+            pair.folder / MODEL_SKIPPED_FILE
+        )
+        export = PairExport(
+            pair.bench,
+            read_records(pair.folder / RECORDS_FILE).records,
+            list(pair.ids),
+            skipped,
+            stored=pair.stored,
+            resamples=settings.resamples,
+            seed=settings.seed,
+            exclude_missing=settings.exclude_missing,
+            judge_model=settings.judge_model,
+            judged=settings.judged,
+            run_info=settings.run_info,
+        )
+        exporter(folder, export)
+        written.append(folder)
+    return written
