@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from audioeval.judge.reasoning_rubric import parse_rubric, parse_rubric_answer
-from audioeval.judge.verdict import parse_verdict
+from audioeval.benchmarks.mcq.rubric_prompt import parse_rubric, parse_rubric_answer
+from audioeval.benchmarks.mmae.verdict import parse_verdict
 from audioeval.postprocess.json_field import json_field
 from audioeval.postprocess.json_in_text import fenced_blocks, json_values
 

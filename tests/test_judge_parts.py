@@ -4,13 +4,13 @@ from collections import Counter
 
 import pytest
 
+from audioeval.benchmarks.mmae.judge_prompt import attachments, build_judge_messages
+from audioeval.benchmarks.mmae.rubric_votes import McqRubric, RubricVoting, rescore_attempts
+from audioeval.benchmarks.mmae.verdict import parse_verdict
 from audioeval.core.generation import Generation
 from audioeval.core.messages import AudioPart, TextPart
 from audioeval.judge.audio_refs import find_mentions
-from audioeval.judge.mcq_prompt import attachments, build_judge_messages
 from audioeval.judge.option_shuffle import shuffle_options
-from audioeval.judge.rubric_votes import McqRubric, RubricVoting, rescore_attempts
-from audioeval.judge.verdict import parse_verdict
 from audioeval.judge.votes import REDUCERS, collect_votes
 
 

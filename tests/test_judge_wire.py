@@ -10,12 +10,12 @@ import pytest
 
 from audioeval.adapters.openai_chat import build_chat_request, encode_chat_request, request_identity
 from audioeval.audio.clip_cache import EncodedClip
+from audioeval.benchmarks.mmae.judge_prompt import build_judge_messages
+from audioeval.benchmarks.mmae.rubric_votes import McqRubric, RubricVoting
 from audioeval.core.generation import Generation
 from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
 from audioeval.engine.chat_client import ChatClient
-from audioeval.judge.mcq_prompt import build_judge_messages
 from audioeval.judge.option_shuffle import shuffle_options
-from audioeval.judge.rubric_votes import McqRubric, RubricVoting
 from audioeval.store.response_cache import ResponseCache, request_key
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
 

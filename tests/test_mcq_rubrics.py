@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from audioeval.cli import exit_codes
-from audioeval.cli.main import app
-from audioeval.judge.reasoning_rubric import (
+from audioeval.benchmarks.mcq.rubric_prompt import (
     build_rubric_messages,
     parse_rubric,
     parse_rubric_answer,
     trimmed_mean,
 )
+from audioeval.cli import exit_codes
+from audioeval.cli.main import app
 from tests.fakes.mcq_server import FakeMcqConfig, FakeMcqServer, rubric, write_tone_set
 
 runner = CliRunner()

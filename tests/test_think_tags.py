@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from audioeval.judge.reasoning_rubric import parse_rubric, parse_rubric_answer
-from audioeval.judge.verdict import parse_verdict
+from audioeval.benchmarks.mcq.rubric_prompt import parse_rubric, parse_rubric_answer
+from audioeval.benchmarks.mmae.verdict import parse_verdict
 from audioeval.postprocess.think_tags import split_think, strip_think
 
 

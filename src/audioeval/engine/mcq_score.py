@@ -25,6 +25,7 @@ from audioeval.benchmarks.mcq.export import McqScoreResult, Provenance, export_f
 from audioeval.benchmarks.mcq.loading import McqFile, load_mcq_file
 from audioeval.benchmarks.mcq.reading import gc_paused
 from audioeval.benchmarks.mcq.rubric_plan import RubricPlan, load_rubric_meta, plan_rubrics
+from audioeval.benchmarks.mcq.rubric_prompt import PROMPT_VERSION
 from audioeval.benchmarks.mcq.rubric_scorer import REDUCER
 from audioeval.benchmarks.mcq.source import mcq_samples, score_spec
 from audioeval.benchmarks.sources.loader import SampleSet
@@ -34,7 +35,6 @@ from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.engine.run_layout import RECORDS_FILE, pair_dir
 from audioeval.engine.stored_records import read_records
-from audioeval.judge.reasoning_rubric import PROMPT_VERSION
 from audioeval.store.file_digest import file_sha256
 
 MODEL_NAME = "predictions"

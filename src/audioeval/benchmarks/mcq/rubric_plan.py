@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mcq.loading import McqItem
+from audioeval.benchmarks.mcq.rubric_prompt import parse_rubric
 from audioeval.core.errors import InputError
-from audioeval.judge.reasoning_rubric import parse_rubric
 
 RUBRIC_FIELDS = ("rubric", "thinking", "question")
 

@@ -3,7 +3,7 @@
 An item with a prediction and a valid rubric (fields `rubric`, `question`, `reference`,
 put on the sample by `source.py`) is eligible. Its answer is matched officially first: an
 answer that fails the official match scores 0 with no judge call. A matched answer is put
-to the judge (`judge/reasoning_rubric.py`) until `votes` valid answers, at most
+to the judge (`benchmarks/mcq/rubric_prompt.py`) until `votes` valid answers, at most
 `max_attempts` calls (`judge/votes.collect_votes`); only answers that parse against the
 rubric are cached. The item score is the `trimmed_mean` of the valid call scores. Too few
 valid answers: the item fails (`JudgeFailed`: recorded with every call, counted, judged
@@ -18,9 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from audioeval.core.errors import InputError
-from audioeval.core.sample import Sample
-from audioeval.judge.reasoning_rubric import (
+from audioeval.benchmarks.mcq.rubric_prompt import (
     PROMPT_VERSION,
     RubricItem,
     build_rubric_messages,
@@ -28,6 +26,8 @@ from audioeval.judge.reasoning_rubric import (
     parse_rubric,
     parse_rubric_answer,
 )
+from audioeval.core.errors import InputError
+from audioeval.core.sample import Sample
 from audioeval.judge.votes import collect_votes
 from audioeval.scoring.base import Prediction, SampleScore
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mmae.records import MmaePrediction, MmaeSample
+from audioeval.benchmarks.mmae.rubric_votes import McqRubric
 from audioeval.core.audio_path import audio_path_problem
 from audioeval.core.errors import InputError
 from audioeval.core.shorten import shorten
 from audioeval.judge.audio_refs import find_mentions
-from audioeval.judge.rubric_votes import McqRubric
 from audioeval.store.text_input import read_text_input, text_lines
 
 _INPUT_LABEL_PREFIX = "input"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from audioeval.judge.rubric_votes import McqRubric
+from audioeval.benchmarks.mmae.rubric_votes import McqRubric
 
 COMPLEXITIES = ("single", "multi-part", "multi-instruction", "multi-audio", "multi-round", "multi-hop")
 INSTRUCTION_FOLLOWING = "instruction following"

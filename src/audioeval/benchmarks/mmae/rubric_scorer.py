@@ -2,7 +2,7 @@
 
 The same judging as `audioeval mmae score`: for each rubric, `RubricVoting` (3 valid votes,
 at most 10 attempts, strict majority), options shuffled per (seed, id, rubric, attempt),
-the `mcq-judge-v1` prompt (`judge/mcq_prompt.py`) with each referenced clip attached under
+the `mcq-judge-v1` prompt (`benchmarks/mmae/judge_prompt.py`) with each referenced clip attached under
 its label, and per-sample IFR / CR / EM from `aggregate.per_sample_row`. The engine injects
 the judge `generate(messages, attempt)`; every attempt is kept in the score's detail, so
 rescoring re-parses and re-aggregates the stored answers without a judge call.
@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row
+from audioeval.benchmarks.mmae.judge_prompt import PROMPT_VERSION, attachments, build_judge_messages
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
+from audioeval.benchmarks.mmae.rubric_votes import RubricVoting, rescore_attempts
 from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
-from audioeval.judge.mcq_prompt import PROMPT_VERSION, attachments, build_judge_messages
-from audioeval.judge.rubric_votes import RubricVoting, rescore_attempts
 from audioeval.judge.votes import collect_votes
 from audioeval.scoring.base import Prediction, SampleScore
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate

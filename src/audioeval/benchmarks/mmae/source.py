@@ -20,13 +20,13 @@ from typing import Any
 
 from audioeval.benchmarks.mmae.loading import load_metadata, read_json_records, resolve_path
 from audioeval.benchmarks.mmae.records import MmaeSample
+from audioeval.benchmarks.mmae.rubric_votes import McqRubric
 from audioeval.benchmarks.mmae.taxonomy import complexity_group, granularity_group, operation_keys
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
-from audioeval.judge.rubric_votes import McqRubric
 
 
 def _instruction(obj: Any) -> str:

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from audioeval.benchmarks.mmae.verdict import parse_verdict, verdict_check
 from audioeval.core.generation import Generation
 from audioeval.judge.option_shuffle import ShuffledOptions, shuffle_options, vote_seed
-from audioeval.judge.verdict import parse_verdict, verdict_check
 from audioeval.judge.votes import first_votes, strict_majority
 
 
