@@ -179,6 +179,29 @@ def test_kill_9_mid_run_then_resume_finishes_without_repeats(synthetic_set, tmp_
     assert json.loads((out / "taxonomy.json").read_text())["overall"]["EMR"] == 100.0
 
 
+def test_ctrl_c_exits_130_and_a_rerun_resumes(synthetic_set, tmp_path):
+    out = tmp_path / "o"
+    with FakeJudgeServer(FakeJudgeConfig(latency_s=0.05)) as s:
+        args = ["mmae", "score", "--predictions", synthetic_set.oracle_predictions, "--metadata",
+                synthetic_set.metadata, "--base_urls", s.base_url, "--output_dir", out,
+                "--concurrency", 4, "--no-progress"]  # fmt: skip
+        proc = subprocess.Popen(
+            [*AUDIOEVAL, *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.time() + 60
+        while time.time() < deadline and rubrics_recorded(out) < 30:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "interrupted" in err and "Traceback" not in err
+        before = rubrics_recorded(out)
+        assert 30 <= before < 119
+        p = run(*args)
+        assert p.returncode == 0, p.stderr
+    assert json.loads((out / "taxonomy.json").read_text())["overall"]["EMR"] == 100.0
+
+
 def test_rescore_command(synthetic_set, judge_server, tmp_path):
     out = tmp_path / "o"
     assert (

@@ -35,6 +35,11 @@ def friendly_errors() -> Iterator[None]:
     except AudioevalError as exc:
         err_console.print(f"[red]error:[/red] {failure_text(shorten_plain(str(exc)))}", highlight=False)
         raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        err_console.print(
+            "[yellow]interrupted: what finished is on disk; rerun the same command to resume.[/yellow]"
+        )
+        raise typer.Exit(exit_codes.INTERRUPTED) from None
 
 
 def report_skipped(errors: list[InputError], *, limit: int = 20) -> None:
