@@ -24,20 +24,29 @@ class Replay:
     folder: Path
     max_concurrency: int = 64
     outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _digest: str | None = None  # of the outputs replayed, once they are loaded
 
     def signature(self) -> dict[str, Any]:
         """The folder and a hash of the outputs replayed (other outputs, other numbers)."""
         self._load()
-        digest = json_digest({sid: [o.get("text"), o.get("audio_path")] for sid, o in self.outputs.items()})
-        return {"model": self.name, "type": "replay", "folder": str(self.folder), "outputs_sha256": digest}
+        return {
+            "model": self.name,
+            "type": "replay",
+            "folder": str(self.folder),
+            "outputs_sha256": self._digest,
+        }
 
     def _load(self) -> None:
-        path = self.folder / RECORDS_FILE
-        self.outputs.clear()
-        for rec in read_jsonl(path).records:
+        """Read the stored outputs once (the signature and the run read the same file)."""
+        if self._digest is not None:
+            return
+        for rec in read_jsonl(self.folder / RECORDS_FILE).records:
             out = rec.get("output") or {}
             if rec.get("id") is not None and out.get("error") is None:
                 self.outputs[str(rec["id"])] = out
+        self._digest = json_digest(
+            {sid: [o.get("text"), o.get("audio_path")] for sid, o in self.outputs.items()}
+        )
 
     async def start(self) -> None:
         path = self.folder / RECORDS_FILE

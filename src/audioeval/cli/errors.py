@@ -13,28 +13,27 @@ from rich.console import Console
 
 from audioeval.cli import exit_codes
 from audioeval.core.errors import AudioevalError, EndpointUnusable, InputError, RunLocked
-from audioeval.core.shorten import shorten_plain
 from audioeval.report.escaping import failure_text
 
 err_console = Console(stderr=True, soft_wrap=True)
+
+
+EXIT_CODES: tuple[tuple[type[AudioevalError], int], ...] = (
+    (EndpointUnusable, exit_codes.ENDPOINT_UNUSABLE),
+    (RunLocked, exit_codes.LOCKED),
+)
+"""Errors with an exit code of their own; every other audioeval error is bad input (2)."""
 
 
 @contextlib.contextmanager
 def friendly_errors() -> Iterator[None]:
     try:
         yield
-    except EndpointUnusable as exc:
-        err_console.print(f"[red]error:[/red] {failure_text(shorten_plain(str(exc)))}", highlight=False)
-        raise typer.Exit(exit_codes.ENDPOINT_UNUSABLE) from None
-    except InputError as exc:
-        err_console.print(f"[red]error:[/red] {failure_text(exc.describe())}", highlight=False)
-        raise typer.Exit(2) from None
-    except RunLocked as exc:
-        err_console.print(f"[red]error:[/red] {failure_text(shorten_plain(str(exc)))}", highlight=False)
-        raise typer.Exit(exit_codes.LOCKED) from None
     except AudioevalError as exc:
-        err_console.print(f"[red]error:[/red] {failure_text(shorten_plain(str(exc)))}", highlight=False)
-        raise typer.Exit(2) from None
+        text = exc.describe() if isinstance(exc, InputError) else str(exc)
+        err_console.print(f"[red]error:[/red] {failure_text(text)}", highlight=False)
+        code = next((c for kind, c in EXIT_CODES if isinstance(exc, kind)), exit_codes.BAD_INPUT)
+        raise typer.Exit(code) from None
     except KeyboardInterrupt:
         err_console.print(
             "[yellow]interrupted: what finished is on disk; rerun the same command to resume.[/yellow]"

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import aiohttp
 
 from audioeval.core.errors import EndpointUnusable
+from audioeval.core.redact import excerpt, register_secret
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -54,11 +55,6 @@ def _warn_stderr(message: str) -> None:
     print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
-def _excerpt(body: bytes, secret: str | None) -> str:
-    text = body[:200].decode("utf-8", "replace").strip().replace("\n", " ")
-    return text.replace(secret, "[redacted]") if secret else text
-
-
 def _served_models(body: bytes) -> list[str] | None:
     """The model ids of a `/models` answer; None when the body is not such a JSON object."""
     try:
@@ -77,6 +73,7 @@ class _Prober:
     def __init__(self, session: aiohttp.ClientSession, api_key: str | None, key_env: str) -> None:
         self.session = session
         self.api_key = api_key
+        register_secret(api_key)  # an answer echoing it is redacted (core/redact.excerpt)
         self.key_env = key_env
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
@@ -111,7 +108,7 @@ class _Prober:
         if listing.status == 200:
             served = _served_models(listing.body)
             if served is None:
-                kind = "an HTML page" if listing.html else f"{_excerpt(listing.body, self.api_key)!r}"
+                kind = "an HTML page" if listing.html else f"{excerpt(listing.body, 200).strip()!r}"
                 return f"not an OpenAI-compatible API: GET /models answered {kind} (a base URL ends in /v1)"
             if model and served and model not in served:
                 return f"model {model!r} is not served here; served: {', '.join(served[:20])}"

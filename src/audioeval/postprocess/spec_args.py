@@ -8,16 +8,11 @@ keyword parameters before anything is built.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from audioeval.core.errors import InputError
-from audioeval.core.suggest import close_names, unknown_spec_name
-
-
-def unknown_name(kind: str, name: object, known: Iterable[str], *, where: str, field: str) -> InputError:
-    """The error for a name no registry entry has."""
-    return InputError(unknown_spec_name(kind, str(name), known), file=where or None, field=field)
+from audioeval.core.suggest import close_names
 
 
 def parameters(factory: Callable[..., Any]) -> dict[str, inspect.Parameter]:

@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.text import Text
 
 from audioeval.core.redact import redact
+from audioeval.core.shorten import shorten_plain
 
 _LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
 _MARKDOWN_SPECIALS = {
@@ -52,5 +53,6 @@ def console_text(text: object) -> str:
 
 
 def failure_text(text: object) -> str:
-    """A failure text for the console: secrets redacted, shown literally."""
-    return console_text(redact(str(text)))
+    """A failure text for the console: secrets redacted first, then cut to one bounded line
+    (so a cut never leaves part of a secret behind), shown literally."""
+    return console_text(shorten_plain(redact(str(text))))

@@ -12,7 +12,7 @@ from typing import Any
 from rich.table import Table
 
 from audioeval.report.escaping import console_cell, escape_markdown_cell
-from audioeval.report.leaderboard_table import NEGATIVE_MARK, NEGATIVE_NOTE
+from audioeval.report.leaderboard_table import NEGATIVE_MARK, NEGATIVE_NOTE, has_negative
 
 LOWER_IS_BETTER = ("wer", "cer")
 
@@ -36,10 +36,6 @@ def _cells(board: Mapping[str, Any], row: Mapping[str, Any]) -> list[str]:
     return [*cells, avg + (f" {NEGATIVE_MARK}" if negative else "")]
 
 
-def _has_negative(board: Mapping[str, Any]) -> bool:
-    return any(row.get("negative_columns") for row in board["rows"])
-
-
 def generation_table(benchmark: str, board: Mapping[str, Any]) -> Table:
     table = Table(title=console_cell(f"{benchmark} ({board.get('task')}): raw metrics and average"))
     table.add_column("#", justify="right")
@@ -56,7 +52,7 @@ def generation_table(benchmark: str, board: Mapping[str, Any]) -> Table:
         f"average over {', '.join(board['averaged'])}: WER/CER as 100 − value, MOS × 20, SIM × 100; "
         "– = not applicable or no value"
     )
-    if _has_negative(board):
+    if has_negative(board):
         caption.append("\n" + NEGATIVE_NOTE.strip())
     table.caption = caption
     return table
@@ -78,6 +74,6 @@ def generation_markdown(benchmark: str, board: Mapping[str, Any]) -> str:
         f"Average over {', '.join(map(escape_markdown_cell, board['averaged']))} "
         "(WER/CER as 100 − value in %, MOS × 20, SIM × 100)."
     )
-    if _has_negative(board):
+    if has_negative(board):
         lines += ["", NEGATIVE_NOTE.strip()]
     return "\n".join(lines) + "\n"

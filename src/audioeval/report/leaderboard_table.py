@@ -67,7 +67,8 @@ def _arrow(board: Mapping[str, Any], bench: str) -> str:
     return ""
 
 
-def _has_negative(board: Mapping[str, Any]) -> bool:
+def has_negative(board: Mapping[str, Any]) -> bool:
+    """Whether any row has a normalised value below 0 (flagged, never clipped)."""
     return any(row.get("negative_columns") for row in board["rows"])
 
 
@@ -83,7 +84,7 @@ def leaderboard_table(board: Mapping[str, Any], title: str = "Leaderboard") -> T
         avg = _average(row, len(board["benchmarks"]))
         cells = [format_value(row["cells"].get(b)) for b in board["benchmarks"]]
         table.add_row(str(row["rank"]), console_cell(row["model"]), *cells, avg)
-    if _has_negative(board):
+    if has_negative(board):
         table.caption = NEGATIVE_NOTE.strip()
     return table
 
@@ -109,7 +110,7 @@ def leaderboard_markdown(board: Mapping[str, Any]) -> str:
         " headline on a 0–100 higher-is-better scale (100 − error rate, 20 × MOS) and averages them;"
         " (k/n) marks an average over only k of the n benchmarks (a model that does not serve a task).\n"
     )
-    if _has_negative(board):
+    if has_negative(board):
         note += "\n" + NEGATIVE_NOTE
     return "\n".join(lines) + "\n" + note
 
