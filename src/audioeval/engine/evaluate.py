@@ -212,9 +212,9 @@ def _plan_pair(
     refusal = changed_samples(list(latest.values()), hashes, folder / RECORDS_FILE)
     if refusal is not None and not req.rescore_changed_samples:
         raise refusal
-    write_json_atomic(folder / IDS_FILE, [s.id for s in samples.samples])
-    todo, done = _pending(latest, bench, samples, template, hashes if req.rescore_changed_samples else None)
     ids = [s.id for s in samples.samples]
+    write_json_atomic(folder / IDS_FILE, ids)
+    todo, done = _pending(latest, bench, samples, template, hashes if req.rescore_changed_samples else None)
     _write_model_skipped(folder, adapter, ids, samples.skipped)
     return PairRun(bench, model, folder, todo, done, ids, hashes, stored.ignored, len(stored.records))
 

@@ -30,6 +30,7 @@ from audioeval.benchmarks.mmae.records import MmaeSample
 from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME
 from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.benchmarks.pair_exports import PairExport
+from audioeval.benchmarks.pair_summary import latest_records
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
@@ -116,12 +117,9 @@ def result_lines(records: list[dict[str, Any]], stored: int, judge: str | None) 
 
 
 def _latest(records: Iterable[Mapping[str, Any]], ids: Iterable[str]) -> dict[str, Mapping[str, Any]]:
+    """The latest record of each of `ids` (a rerun appends a new record for a sample)."""
     wanted = set(ids)
-    latest: dict[str, Mapping[str, Any]] = {}
-    for rec in records:
-        if rec.get("id") in wanted:
-            latest[str(rec["id"])] = rec
-    return latest
+    return {k: v for k, v in latest_records(records).items() if k in wanted}
 
 
 def _where(rec: Mapping[str, Any]) -> InputError:
