@@ -70,11 +70,11 @@ tests/test_runtime_metrics.py run them on real audio)."""
 
 
 def text_scorers() -> list[str]:
-    """The scorers with default metrics that score text (`SCORER_METRICS` less the speech ones)."""
+    """The registered scorers that score text (every scorer less the speech ones)."""
     import audioeval.benchmarks.scorer_plugins  # noqa: F401  (registers the judged scorers)
-    from audioeval.metrics.corpus import SCORER_METRICS
+    from audioeval.scoring.base import SCORERS
 
-    return [name for name in SCORER_METRICS if name not in SPEECH_SCORERS]
+    return [name for name in SCORERS.names() if name not in SPEECH_SCORERS]
 
 
 def mcq_score_file(bench: Any, predictions: Path, out: Path | None = None, **kwargs: Any) -> Any:

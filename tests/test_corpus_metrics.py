@@ -14,14 +14,13 @@ from audioeval.core.sample import Sample
 from audioeval.metrics.bootstrap import resampled_sums
 from audioeval.metrics.corpus import (
     METRICS,
-    SCORER_METRICS,
     MetricValue,
     aggregate,
     breakdown,
     get_metric,
 )
-from audioeval.scoring.base import Prediction, build_scorer
-from tests.run_helpers import text_scorers
+from audioeval.scoring.base import Prediction, build_scorer, declared_metrics
+from tests.run_helpers import SPEECH_SCORERS, text_scorers
 
 HYPS = [
     "the cat sat on the mat",
@@ -176,8 +175,28 @@ def test_default_metrics_of_every_text_scorer_compute_on_its_stats() -> None:
             built.score(Prediction(t, t), Sample(str(i), fields=fields)).stats
             for i, t in enumerate(["a dog", "dog barking"])
         ]
-        for metric in SCORER_METRICS[name]:
+        declared = declared_metrics(built)
+        assert declared is not None, f"scorer {name} declares no metrics"
+        for metric in declared[1]:
             assert math.isfinite(get_metric(metric).compute(stats)), (name, metric)
+
+
+def test_every_builtin_scorer_declares_the_metrics_it_feeds() -> None:
+    """What a benchmark's default metrics and a summary's metric sources are built from."""
+    import audioeval.benchmarks.scorer_plugins  # noqa: F401  (registers the judged scorers)
+    from audioeval.scoring.base import SCORERS
+    from audioeval.scoring.speech_scorers import DnsmosScorer, PesqStoiScorer, SimScorer
+
+    for name in text_scorers():
+        built = build_scorer(name, {"votes": 1} if "rubrics" in name else {}, where="t.yaml")
+        assert declared_metrics(built) is not None, name
+    assert declared_metrics(DnsmosScorer()) == (("mean:dnsmos_ovrl", "mean:dnsmos_p808"),) * 2
+    assert SimScorer.metrics == ("mean:sim",) and PesqStoiScorer.metrics == ("mean:pesq", "mean:stoi")
+    assert declared_metrics(build_scorer("accuracy", {}, where="t.yaml")) == (
+        ("accuracy",),
+        ("accuracy", "macro_f1"),
+    )
+    assert set(SPEECH_SCORERS) <= set(SCORERS.names())
 
 
 # --- aggregate and bootstrap ---------------------------------------------------------------

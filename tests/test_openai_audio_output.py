@@ -241,7 +241,7 @@ def test_spoken_answers_judged_by_an_llm_and_rescored_without_calls(tmp_path: Pa
         1.0,
         0.0,
     ]
-    detail = by_id["q1"]["scores"]["qa_judge"]["detail"]
+    detail = by_id["q1"]["judge"]["qa_judge"]  # every judge answer, a field of the record
     assert [a["verdict"] for a in detail["attempts"]] == [None, "yes"]
     assert detail["transcript"].lower().startswith("the tone is high")
     summary = json.loads((out / "summary.json").read_text())

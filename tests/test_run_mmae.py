@@ -12,12 +12,13 @@ from typer.testing import CliRunner
 
 from audioeval.benchmarks.mmae.baselines import write_baseline
 from audioeval.benchmarks.mmae.taxonomy import operation_keys
-from audioeval.benchmarks.pair_summary import summarise_pair
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import resolve
 from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from audioeval.cli.mmae_preset import run_mmae
+from audioeval.core.record import SampleRecord
+from audioeval.metrics.pair_summary import summarise_records
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
 from tests.mmae_helpers import config
 
@@ -100,11 +101,12 @@ def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, 
         assert rec["error"] is None, rec["error"]
         score = rec["scores"]["mmae_rubrics"]
         assert score["values"] == {"IFR": row["IFR"], "CR": row["CR"], "EMR": row["EMR"]}, sid
-        assert score["detail"]["rubric_scores"] == row["rubric_scores"], sid
+        answers = rec["judge"]["mmae_rubrics"]  # the stored judge answers: a field of the record
+        assert answers["rubric_scores"] == row["rubric_scores"], sid
         assert rec["taxonomy"]["modality"] == row["modality"]
         assert rec["taxonomy"]["complexity"] == row["complexity"]
         # every judge attempt is stored, with the same vote rule as `mmae score`
-        assert all(len([a for a in r["attempts"] if a["valid"]]) == 3 for r in score["detail"]["rubrics"])
+        assert all(len([a for a in r["attempts"] if a["valid"]]) == 3 for r in answers["rubrics"])
 
     pair = json.loads((pair_folder(out, preds) / "summary.json").read_text())
     overall = ref.taxonomy["overall"]
@@ -219,7 +221,8 @@ def test_summary_counts_a_list_taxonomy_value_in_each_group(
     recs = [{**r, "taxonomy": {**r["taxonomy"], "operation": ops[r["id"]]}} for r in records(folder)]
     assert any(len(r["taxonomy"]["operation"]) > 1 for r in recs)
     bench = resolve(*resolve_benchmark(str(spec)))
-    assert_same_breakdowns(summarise_pair(bench, recs, resamples=50), ref)
+    typed = [SampleRecord.from_json(r) for r in recs]
+    assert_same_breakdowns(summarise_records(bench.summary_plan(), typed, resamples=50), ref)
 
 
 def test_run_breakdowns_equal_mmae_score_with_multi_operation_samples(

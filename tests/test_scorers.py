@@ -10,7 +10,7 @@ import sacrebleu
 
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import SCORERS, Prediction, SampleScore, Scorer, build_scorer, register_scorer
+from audioeval.scoring.base import SCORERS, Prediction, Score, Scorer, build_scorer, register_scorer
 from audioeval.scoring.rouge import lcs_length, rouge_l
 from tests.run_helpers import text_scorers
 
@@ -21,7 +21,7 @@ def scorer(name: str, **args: object) -> Scorer:
     return build_scorer(name, args, where=SPEC)
 
 
-def score(name: str, text: str | None, fields: dict, **args: object) -> SampleScore:
+def score(name: str, text: str | None, fields: dict, **args: object) -> Score:
     return scorer(name, **args).score(
         Prediction(text, text), Sample("s1", fields=fields, source="data.jsonl")
     )

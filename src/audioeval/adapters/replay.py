@@ -11,7 +11,7 @@ from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import RunConfigError
 from audioeval.core.model_output import ModelOutput
 from audioeval.store.file_digest import json_digest
-from audioeval.store.jsonl import read_jsonl
+from audioeval.store.records import read_records
 
 RECORDS_FILE = "records.jsonl"
 
@@ -23,7 +23,7 @@ class Replay:
     name: str
     folder: Path
     max_concurrency: int = 64
-    outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    outputs: dict[str, ModelOutput] = field(default_factory=dict)
     _digest: str | None = None  # of the outputs replayed, once they are loaded
 
     def signature(self) -> dict[str, Any]:
@@ -40,13 +40,10 @@ class Replay:
         """Read the stored outputs once (the signature and the run read the same file)."""
         if self._digest is not None:
             return
-        for rec in read_jsonl(self.folder / RECORDS_FILE).records:
-            out = rec.get("output") or {}
-            if rec.get("id") is not None and out.get("error") is None:
-                self.outputs[str(rec["id"])] = out
-        self._digest = json_digest(
-            {sid: [o.get("text"), o.get("audio_path")] for sid, o in self.outputs.items()}
-        )
+        for rec in read_records(self.folder / RECORDS_FILE).records:
+            if rec.output is not None and rec.output.error is None:
+                self.outputs[rec.id] = rec.output
+        self._digest = json_digest({sid: [o.text, o.audio_path] for sid, o in self.outputs.items()})
 
     async def start(self) -> None:
         path = self.folder / RECORDS_FILE
@@ -60,7 +57,7 @@ class Replay:
             return ModelOutput(
                 error=f"replay: no stored output for id {request.sample.id!r} in {self.folder}"
             )
-        return ModelOutput(text=rec.get("text"), audio_path=rec.get("audio_path"), cached=True)
+        return ModelOutput(text=rec.text, audio_path=rec.audio_path, cached=True)
 
     async def aclose(self) -> None:
         return None

@@ -18,6 +18,7 @@ from typing import Any
 
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.core.errors import InputError
+from audioeval.core.record import SampleRecord
 
 EXPORTERS: dict[str, str] = {
     "mmae_rubrics": "audioeval.benchmarks.mmae.exports:write_exports",
@@ -30,7 +31,7 @@ class PairExport:
     """What an exporter reads: the pair's records and the settings its figures depend on."""
 
     bench: ResolvedBenchmark
-    records: list[dict[str, Any]]  # the valid records, in file order
+    records: list[SampleRecord]  # the valid records, in file order
     expected_ids: list[str]  # the benchmark's samples, in order
     skipped: list[InputError] = field(default_factory=list)  # inputs that could not be read
     stored: int = 0  # how many of `records` were there before this run (0: a rescore)

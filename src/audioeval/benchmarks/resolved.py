@@ -15,10 +15,11 @@ import audioeval.benchmarks.scorer_plugins  # noqa: F401  (judged scorers regist
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
 from audioeval.core.errors import InputError
-from audioeval.metrics.corpus import SCORER_METRICS, CorpusMetric, get_metric
+from audioeval.metrics.corpus import CorpusMetric, get_metric
+from audioeval.metrics.pair_summary import PairMetrics
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.prompts.templates import PromptTemplate, load_template
-from audioeval.scoring.base import Scorer, build_scorer
+from audioeval.scoring.base import Scorer, build_scorer, declared_metrics
 
 
 def split_step(step: StepSpec, where: str, field_name: str) -> tuple[str, dict[str, Any]]:
@@ -63,6 +64,35 @@ class ResolvedBenchmark:
             "metrics": [m.name for m in self.metrics],
         }
 
+    def average_metrics(self) -> list[str]:
+        """The metrics of a generation task's average that this benchmark computes: the task's
+        (less those whose scorer the spec dropped), then any of ADDED_TO_AVERAGE it has."""
+        if not self.task.average:
+            return []
+        names = [m.name for m in self.metrics]
+        kept = [m for m in self.task.average if m in names]
+        return kept + [m for m in ADDED_TO_AVERAGE if m in names and m not in kept]
+
+    def summary_plan(self) -> PairMetrics:
+        """The metrics a pair summary computes, its breakdown keys, and the scorers that feed
+        each metric (as they declare them, in the spec's order)."""
+        feeds: dict[str, list[str]] = {}
+        for scorer in self.scorers:
+            declared = declared_metrics(scorer)
+            for metric in declared[1] if declared is not None else ():
+                feeds.setdefault(metric, []).append(scorer.name)
+        return PairMetrics(self.metrics, self.spec.taxonomy, feeds)
+
+    def summary_header(self) -> dict[str, Any]:
+        """What a pair summary says of the benchmark before its counts and metrics."""
+        return {
+            "benchmark": self.name,
+            "task": self.spec.task,
+            "headline": self.headline,
+            "output": self.task.output,
+            "average_metrics": self.average_metrics(),
+        }
+
     def template_for(self, name: str | None) -> PromptTemplate:
         """The benchmark's template, or another one named by a model or a sample."""
         if not name:
@@ -81,18 +111,17 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
     chain = build_chain(
         list(spec.postprocess if spec.postprocess is not None else task.postprocess), where=where
     )
-    scorers, names = [], []
+    scorers = []
     for i, step in enumerate(spec.scorers if spec.scorers is not None else scorers_default):
         name, args = split_step(step, where, f"scorers[{i}]")
         if name in ("wer", "cer", "asr_wer", "asr_cer") and "language" not in args:
             args = {**args, "language": spec.language}
         args = _runtime_beside_spec(args, where)
         scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
-        names.append(name)
     if spec.metrics is not None:
         metric_names = list(spec.metrics)
     else:
-        metric_names = default_metrics(metrics_default, names)
+        metric_names = default_metrics(metrics_default, scorers)
     metrics = [get_metric(m, where=f"{where} metrics") for m in metric_names]
     headline = spec.headline or (headline_default if headline_default in metric_names else metric_names[0])
     if headline not in metric_names:
@@ -102,15 +131,22 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
     return ResolvedBenchmark(spec, where, task, template, chain, scorers, metrics, headline)
 
 
-def default_metrics(task_metrics: Sequence[str], scorers: Sequence[str]) -> list[str]:
+def default_metrics(task_metrics: Sequence[str], scorers: Sequence[Scorer]) -> list[str]:
     """The metrics of a spec that lists scorers but no metrics: the task's default metrics that a
-    listed scorer produces (or that no known scorer claims), then each listed scorer's own
-    metrics (`SCORER_METRICS`) not among them yet. A spec that drops `asr_wer` thus drops `wer`,
-    and one that adds `utmos` gains `mean:utmos`."""
-    claimed = {m for ms in SCORER_METRICS.values() for m in ms}
-    produced = [m for name in scorers for m in SCORER_METRICS.get(name, ())]
-    kept = [m for m in task_metrics if m in produced or m not in claimed]
+    listed scorer feeds (every one, when a scorer declares none), then each listed scorer's
+    default metrics not among them yet. A spec that drops `asr_wer` thus drops `wer`, and one
+    that adds `utmos` gains `mean:utmos`."""
+    declared = [declared_metrics(s) for s in scorers]
+    fed = {m for d in declared if d is not None for m in d[1]}
+    everything = any(d is None for d in declared)
+    kept = [m for m in task_metrics if everything or m in fed]
+    produced = [m for d in declared if d is not None for m in d[0]]
     return kept + [m for m in dict.fromkeys(produced) if m not in kept]
+
+
+ADDED_TO_AVERAGE = ("mean:utmos",)
+"""Metrics that join a generation task's average when a spec's scorers bring them (UTMOS enters
+the paper's average as 20 × MOS, like DNSMOS)."""
 
 
 def _runtime_beside_spec(args: dict[str, Any], where: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ pair admits its samples while the judge has room: `run_judge.py`); a benchmark's
 are exported from them at the end (`exports.py`). A rerun skips every sample whose latest
 valid record succeeded with the same prompt, and retries the failed ones. A rerun whose
 settings or inputs differ is refused (`pair_signature.py`); stored lines that are not valid
-records are ignored and reported (`stored_records.py`).
+records are ignored and reported (`store/records.py`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from audioeval import __version__
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
-from audioeval.benchmarks.pair_summary import latest_records, summarise_pair
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_factory import build_adapter
@@ -56,11 +56,12 @@ from audioeval.engine.run_layout import (
     pair_dir,
 )
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
-from audioeval.engine.stored_records import read_records
+from audioeval.metrics.pair_summary import summarise_records
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.jsonl import JsonlAppender
+from audioeval.store.records import read_records
 from audioeval.store.response_cache import ResponseCache
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import check_or_write_signature
@@ -116,6 +117,13 @@ class PairRun:
     sample_hashes: dict[str, str] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)  # stored lines not trusted, and why
     stored: int = 0  # valid records there before this run
+    records: list[SampleRecord] | None = None  # the valid records once the pair is done (read once)
+
+    def final_records(self) -> list[SampleRecord]:
+        """The pair's valid records, read once after its samples are done (summary, exports)."""
+        if self.records is None:
+            self.records = read_records(self.folder / RECORDS_FILE).records
+        return self.records
 
 
 @dataclass
@@ -232,7 +240,7 @@ def _write_model_skipped(
 
 
 def _pending(
-    latest: dict[str, dict[str, Any]],
+    latest: dict[str, SampleRecord],
     bench: ResolvedBenchmark,
     samples: SampleSet,
     template: str | None,
@@ -243,14 +251,14 @@ def _pending(
     todo, done = [], 0
     for sample in samples.samples:
         rec = latest.get(sample.id)
-        if hashes is not None and rec is not None and rec.get("sample_sha256") != hashes.get(sample.id):
+        if hashes is not None and rec is not None and rec.sample_sha256 != hashes.get(sample.id):
             rec = None
-        if rec is not None and rec.get("error") is None and rec.get("scores") is not None:
+        if rec is not None and rec.ok:
             try:
                 digest = messages_digest(build_messages(bench, sample, template))
             except InputError:
                 digest = None
-            if digest == rec.get("prompt_hash"):
+            if digest == rec.prompt_hash:
                 done += 1
                 continue
         todo.append(sample)
@@ -285,8 +293,8 @@ async def _run_pair(
         record = await run_sample(sample_ctx, sample)
         if judge is not None and judge.crash is not None:
             raise judge.crash  # a bug in the judge client stops the run; nothing is recorded
-        record["time"] = round(time.time(), 3)
-        writer.append(record)
+        record.time = round(time.time(), 3)
+        writer.append(record.to_json())
         progress.advance(bar)
 
     try:
@@ -520,16 +528,16 @@ def summarise_pairs(
     """Write each pair's `summary.json`; return them (the run summary is built above)."""
     results = []
     for pair in pairs:
-        records = read_records(pair.folder / RECORDS_FILE).records
-        s = summarise_pair(
-            pair.bench,
-            records,
+        s = summarise_records(
+            pair.bench.summary_plan(),
+            pair.final_records(),
             expected_ids=pair.ids,
             resamples=resamples,
             seed=seed,
             exclude_failed_outputs=exclude_missing,
         )
-        s = {"model": pair.model.name, "folder": str(pair.folder.relative_to(run_dir)), **s}
+        where = {"model": pair.model.name, "folder": str(pair.folder.relative_to(run_dir))}
+        s = {**where, **pair.bench.summary_header(), **s}
         write_json_atomic(pair.folder / "summary.json", s)
         results.append(s)
     return results

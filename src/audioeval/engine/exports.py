@@ -16,8 +16,7 @@ from typing import Any
 
 from audioeval.benchmarks.pair_exports import PairExport, exporter_for
 from audioeval.core.errors import InputError
-from audioeval.engine.run_layout import MODEL_SKIPPED_FILE, RECORDS_FILE
-from audioeval.engine.stored_records import read_records
+from audioeval.engine.run_layout import MODEL_SKIPPED_FILE
 
 
 @dataclass
@@ -54,7 +53,7 @@ def export_pairs(run_dir: Path, pairs: Sequence[Any], settings: ExportSettings) 
         )
         export = PairExport(
             pair.bench,
-            read_records(pair.folder / RECORDS_FILE).records,
+            pair.final_records(),
             list(pair.ids),
             skipped,
             stored=pair.stored,

@@ -35,7 +35,7 @@ from audioeval.engine.evaluate import EvalRequest, evaluate_async
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import RECORDS_FILE, pair_dir
 from audioeval.engine.sample_pipeline import build_messages
-from audioeval.store.jsonl import read_jsonl
+from audioeval.store.records import read_records
 from audioeval.store.run_lock import check_output_file, hold_run_lock
 
 
@@ -136,7 +136,7 @@ async def _ask_and_write(
         )
     )
     records = pair_dir(folder, spec.name, model.slug) / RECORDS_FILE
-    answers = answers_from_records(read_jsonl(records).records)
+    answers = answers_from_records(read_records(records).records)
     current = {item.id: answers[item.id] for item in file.items if item.id in answers}
     write_predictions(cfg.out, file.items, cfg.bench, current, jsonl=_is_jsonl_out(cfg.out, file.jsonl))
     return McqPredictResult(

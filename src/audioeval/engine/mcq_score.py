@@ -34,8 +34,8 @@ from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.engine.run_layout import RECORDS_FILE, pair_dir
-from audioeval.engine.stored_records import read_records
 from audioeval.store.file_digest import file_sha256
+from audioeval.store.records import read_records
 
 MODEL_NAME = "predictions"
 
@@ -161,7 +161,7 @@ def _rubric_info(
     asked_now: set[str],
     latest: list[Any],
 ) -> dict[str, Any]:
-    eligible = [str(r["id"]) for r in latest if str(r["id"]) in plan.fields]
+    eligible = [r.id for r in latest if r.id in plan.fields]
     judged_now = sum(1 for i in eligible if i in asked_now)
     return {
         **settings.info(),

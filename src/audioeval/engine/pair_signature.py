@@ -20,6 +20,7 @@ from audioeval.adapters.base import ModelAdapter
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.benchmarks.sources.hf import stored_sha256_prefix
 from audioeval.core.errors import RunConfigError
+from audioeval.core.record import SampleRecord
 from audioeval.core.sample import Sample
 from audioeval.store.file_digest import files_sha256, json_digest
 
@@ -49,17 +50,17 @@ def sample_digests(samples: Sequence[Sample]) -> dict[str, str]:
 
 
 def changed_samples(
-    records: Sequence[Mapping[str, Any]], digests: Mapping[str, str], where: Path
+    records: Sequence[SampleRecord], digests: Mapping[str, str], where: Path
 ) -> RunConfigError | None:
     """The refusal to resume when a finished sample's inputs differ from those read now (a
     failed sample is asked again anyway: its inputs may have been fixed)."""
     for rec in records:
-        sid = str(rec.get("id"))
-        if sid not in digests or rec.get("sample_sha256") == digests[sid] or rec.get("error") is not None:
+        sid = rec.id
+        if sid not in digests or rec.sample_sha256 == digests[sid] or rec.error is not None:
             continue
         why = (
             "was recorded by an earlier audioeval that did not hash its inputs"
-            if rec.get("sample_sha256") is None
+            if rec.sample_sha256 is None
             else "was recorded from other inputs: its fields or audio changed"
         )
         return RunConfigError(

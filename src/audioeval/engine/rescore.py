@@ -15,21 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.pair_summary import latest_records
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import RunConfigError
-from audioeval.core.model_output import ModelOutput
+from audioeval.core.record import FailureKind, SampleRecord, latest_records
 from audioeval.engine.evaluate import PairRun, summarise_pairs
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
-from audioeval.engine.sample_pipeline import failed_output_fields, sample_from_record, score_output
-from audioeval.engine.stored_records import record_problem
+from audioeval.engine.sample_pipeline import mark_failed_output, score_output
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_text_atomic
 from audioeval.store.jsonl import read_jsonl
+from audioeval.store.records import record_problem
 from audioeval.store.run_lock import hold_run_lock
 
 
@@ -52,43 +51,48 @@ def _load_run(run_dir: Path) -> tuple[list[ResolvedBenchmark], list[ModelConfig]
     return benches, models, run
 
 
-def _rescore_pair(bench: ResolvedBenchmark, folder: Path) -> tuple[list[str], int, int]:
+def _rescore_pair(bench: ResolvedBenchmark, folder: Path) -> tuple[list[SampleRecord], int, int]:
+    """The pair's records scored again (written back atomically), how many were rescored and
+    how many changed."""
     path = folder / RECORDS_FILE
-    records = read_jsonl(path).records
-    out_lines, rescored, changed = [], 0, 0
-    for rec in records:
-        if record_problem(rec) is None and "sample" in rec:
-            new = _rescored(bench, rec)
-            if new is not None:
-                before = [rec.get(k) for k in RESCORED_FIELDS]
-                rec = {k: v for k, v in rec.items() if k not in RESCORED_FIELDS} | new
-                rescored += int((rec.get("output") or {}).get("error") is None)
-                changed += int(before != [rec.get(k) for k in RESCORED_FIELDS])
-        out_lines.append(json.dumps(rec, ensure_ascii=False, allow_nan=False))
+    out_lines, records, rescored, changed = [], [], 0, 0
+    for raw in read_jsonl(path).records:
+        line = raw
+        if record_problem(raw) is None and "sample" in raw:
+            rec = _rescored(bench, SampleRecord.from_json(raw))
+            records.append(rec)
+            line = rec.to_json()
+            rescored += int(rec.output is not None and rec.output.error is None)
+            changed += int(_outcome(raw) != _outcome(line))
+        out_lines.append(json.dumps(line, ensure_ascii=False, allow_nan=False))
     write_text_atomic(path, "".join(line + "\n" for line in out_lines))
-    return list(latest_records(records)), rescored, changed
+    return records, rescored, changed
 
 
 RESCORED_FIELDS = ("processed", "scores", "error", "error_detail", "output_failed", "failure_scores")
 
 
-def _rescored(bench: ResolvedBenchmark, rec: dict[str, Any]) -> dict[str, Any] | None:
-    """The record's fields scored again, or None when it holds no model output to score."""
-    output = rec.get("output")
-    if not isinstance(output, dict):
-        return None  # the prompt could not be rendered: nothing was asked
-    sample = sample_from_record(rec)
-    out = ModelOutput.from_record(output)
-    if not out.ok:
-        error = rec.get("error") or out.error or "the model returned nothing"
-        failed = {"error": error, "error_detail": out.error_detail, **failed_output_fields(bench, sample)}
-        return {"processed": None, "scores": None, **failed}
-    if rec.get("output_failed") and any(is_judged(s) for s in bench.scorers):
+def _outcome(line: dict[str, Any]) -> list[Any]:
+    return [line.get(k) for k in RESCORED_FIELDS]
+
+
+def _rescored(bench: ResolvedBenchmark, rec: SampleRecord) -> SampleRecord:
+    """The record scored again from its stored output and judge answers; a record that holds
+    no model output (the prompt or an input clip could not be read) stays as it is."""
+    output = rec.output
+    if output is None:
+        return rec
+    new = rec.unscored()
+    if not output.ok:
+        kind = FailureKind.MODEL if output.error else FailureKind.NO_OUTPUT
+        new.failed(rec.error or output.error or "the model returned nothing", kind, output.error_detail)
+        return mark_failed_output(bench, new)
+    if rec.output_failed and any(is_judged(s) for s in bench.scorers):
         # the output could not be used (unreadable audio): the judge was never asked
-        kept = {"processed": rec.get("processed"), "scores": None, "error": rec.get("error")}
-        return {**kept, "error_detail": rec.get("error_detail"), **failed_output_fields(bench, sample)}
-    new = score_output(bench, sample, out)
-    return {"error": None, **new}
+        new.processed = rec.processed
+        new.error, new.failure, new.error_detail = rec.error, rec.failure, rec.error_detail
+        return mark_failed_output(bench, new)
+    return score_output(bench, new, output)
 
 
 def rescore_run(
@@ -118,11 +122,12 @@ def _rescore(
             folder = pair_dir(run_dir, bench.name, model.slug)
             if not (folder / RECORDS_FILE).is_file():
                 continue
-            ids, n, c = _rescore_pair(bench, folder)
+            records, n, c = _rescore_pair(bench, folder)
+            ids = list(latest_records(records))
             if (folder / IDS_FILE).is_file():
                 ids = json.loads((folder / IDS_FILE).read_text(encoding="utf-8"))
             total, changed = total + n, changed + c
-            pairs.append(PairRun(bench, model, folder, [], len(ids), ids))
+            pairs.append(PairRun(bench, model, folder, [], len(ids), ids, records=records))
     settings = _export_settings(run_dir, run, resamples, seed, exclude_missing)
     results = summarise_pairs(
         run_dir, pairs, settings.resamples, settings.seed, exclude_missing=settings.exclude_missing

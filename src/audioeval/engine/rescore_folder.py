@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from audioeval.core.errors import RunConfigError
 from audioeval.engine.run_layout import IDS_FILE, RUN_FILE
-from audioeval.store.jsonl import read_jsonl
+from audioeval.store.records import read_records
 from audioeval.store.run_lock import hold_run_lock, prepare_output_dir
 from audioeval.store.signature import SIGNATURE_FILE
 
@@ -69,7 +69,7 @@ def rescore_mcq_folder(folder: Path) -> Any:
     with hold_run_lock(folder, create=False):
         path = records_path(folder, bench)
         ids = json.loads((path.parent / IDS_FILE).read_text(encoding="utf-8"))
-        records = in_order(read_jsonl(path).records, ids)
+        records = in_order(read_records(path).records, ids)
         rubrics = summary.get("rubrics")
         info = {k: v for k, v in rubrics.items() if k not in COMPUTED_RUBRIC_COUNTS} if rubrics else None
         source = Provenance(

@@ -12,9 +12,9 @@ sample counts for in the headline (`scoring/failed_output.py`: a full deletion f
 for accuracy, every rubric 0 for MMAE), unless the run excludes failed outputs.
 
 Judged scorers (`scoring/judged.py`, e.g. the MMAE rubric judge) are awaited with the
-engine's judge `generate` callable; every judge answer is stored in the record (the score's
-`detail`, or `judge` when the judge failed), and rescoring re-aggregates those answers
-without calling the judge.
+engine's judge `generate` callable; every judge answer is stored in the record's `judge`
+(by scorer, whether the judgement succeeded or failed), and rescoring re-aggregates those
+answers without calling the judge.
 """
 
 from __future__ import annotations
@@ -31,16 +31,14 @@ from typing import Any
 from audioeval.adapters.base import GenerationConfig, ModelAdapter, ModelRequest
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.core.errors import AudioError, AudioevalError, InputError
-from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
+from audioeval.core.messages import AudioPart, Message, TextPart
 from audioeval.core.model_output import ModelOutput
+from audioeval.core.record import Answer, FailureKind, SampleRecord
 from audioeval.core.sample import Sample
 from audioeval.prompts.templates import render
-from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.failed_output import failed_output_scores
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate, is_judged
-
-JUDGED_FIELD = "_judged"
-"""Sample field holding the stored judge answers by scorer, set only by `sample_from_record`."""
 
 
 def messages_digest(messages: tuple[Message, ...]) -> str:
@@ -66,39 +64,14 @@ def build_messages(
     return tuple(render(template, variables, audio, sample_id=sample.id))
 
 
-def sample_record(sample: Sample) -> dict[str, Any]:
-    """What rescoring needs of a sample, stored in its record (no data source needed later)."""
-    audio = {k: [a.path, a.start, a.end] for k, a in sample.audio.items()}
-    return {"fields": dict(sample.fields), "audio": audio, "source": sample.source}
-
-
-def sample_from_record(rec: dict[str, Any]) -> Sample:
-    stored = rec.get("sample") or {}
-    audio = {k: AudioRef(v[0], v[1], v[2]) for k, v in (stored.get("audio") or {}).items()}
-    fields = dict(stored.get("fields") or {})
-    scores = rec.get("scores") or {}
-    judged = {
-        name: scores[name].get("detail") or {}
-        for name in rec.get("judged_by") or ()
-        if isinstance(scores.get(name), dict)
-    }
-    judged.update(rec.get("judge") or {})
-    if judged:  # what judged scorers re-aggregate instead of asking the judge again
-        fields[JUDGED_FIELD] = judged
-    return Sample(str(rec["id"]), audio, fields, rec.get("taxonomy") or {}, stored.get("source", ""))
-
-
-def _prediction(
-    bench: ResolvedBenchmark, sample: Sample, output: ModelOutput
-) -> tuple[Prediction, dict[str, Any]]:
+def _prediction(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) -> tuple[Prediction, Answer]:
     raw = output.text
+    answer = Answer(None)
     if raw is not None:
         processed = bench.chain(raw, sample)
-        text, outcome, detail = processed.text, processed.outcome, processed.detail
-    else:
-        text, outcome, detail = None, "ok", None
-    prediction = Prediction(text=text, raw=raw, audio_path=output.audio_path, outcome=outcome)
-    return prediction, {"text": text, "outcome": outcome, "detail": detail}
+        answer = Answer(processed.text, processed.outcome, processed.detail)
+    prediction = Prediction(text=answer.text, raw=raw, audio_path=output.audio_path, outcome=answer.outcome)
+    return prediction, answer
 
 
 OUTPUT_FIELDS = ("output", "output.audio_path")
@@ -124,101 +97,93 @@ def _about_input(exc: InputError, sample: Sample) -> bool:
     return any(os.path.abspath(a.path) == where for a in sample.audio.values())
 
 
-def failed_output_fields(bench: ResolvedBenchmark, sample: Sample) -> dict[str, Any]:
-    """What a record of a sample without a usable output adds: the flag and its counted scores."""
-    return {
-        "output_failed": True,
-        "failure_scores": failed_output_scores(bench.scorers, sample, bench.task.output),
-    }
+def mark_failed_output(bench: ResolvedBenchmark, rec: SampleRecord) -> SampleRecord:
+    """A sample without a usable output: the flag, and what it counts for in the headline."""
+    rec.output_failed = True
+    rec.failure_scores = failed_output_scores(bench.scorers, rec.sample, bench.task.output)
+    return rec
 
 
-def _cannot_score(
-    bench: ResolvedBenchmark, scorer_name: str, sample: Sample, exc: InputError, output: ModelOutput
-) -> dict[str, Any]:
-    err = InputError(exc.message, file=exc.file or sample.source, sample_id=sample.id, field=exc.field)
-    out = {"error": f"cannot score ({scorer_name}): {err.describe()}", "error_detail": err.as_record()}
-    return {**out, **failed_output_fields(bench, sample)} if _about_output(exc, output) else out
-
-
-def _judge_failed(scorer_name: str, exc: JudgeFailed) -> dict[str, Any]:
-    return {"error": exc.message, "judge": {scorer_name: exc.detail}}
-
-
-def _cannot_compute(scorer_name: str, sample: Sample, exc: Exception) -> dict[str, Any]:
-    """A metric library failing on this sample's audio (PESQ, librosa, onnxruntime, …)."""
-    where = InputError(f"{type(exc).__name__}: {exc}", file=sample.source or None, sample_id=sample.id)
-    return {"error": f"cannot score ({scorer_name}): {where.describe()}"}
-
-
-def _scorer_failure(
-    bench: ResolvedBenchmark, scorer_name: str, sample: Sample, exc: Exception, output: ModelOutput
-) -> dict[str, Any] | None:
-    """The record of a sample whose scorer raised `exc`: that sample fails, the run goes on.
-    None for errors of set-up (a missing package or model), which stop the run."""
+def _record_failure(
+    bench: ResolvedBenchmark, rec: SampleRecord, scorer_name: str, exc: Exception, output: ModelOutput
+) -> bool:
+    """Record that scorer `scorer_name` raised `exc` on this sample: the sample fails, the run
+    goes on. False for errors of set-up (a missing package or model), which stop the run."""
+    sample = rec.sample
     if isinstance(exc, JudgeFailed):
-        return _judge_failed(scorer_name, exc)
-    if isinstance(exc, InputError):
-        return _cannot_score(bench, scorer_name, sample, exc, output)
-    if isinstance(exc, AudioevalError):
-        return None
-    return _cannot_compute(scorer_name, sample, exc)
+        rec.failed(exc.message, FailureKind.JUDGE)
+        rec.judge[scorer_name] = exc.detail
+    elif isinstance(exc, InputError):
+        err = InputError(exc.message, file=exc.file or sample.source, sample_id=sample.id, field=exc.field)
+        rec.failed(f"cannot score ({scorer_name}): {err.describe()}", FailureKind.CANNOT_SCORE, err.as_record())
+        if _about_output(exc, output):
+            mark_failed_output(bench, rec)
+    elif isinstance(exc, AudioevalError):
+        return False
+    else:  # a metric library failing on this sample's audio (PESQ, librosa, onnxruntime, …)
+        where = InputError(f"{type(exc).__name__}: {exc}", file=sample.source or None, sample_id=sample.id)
+        rec.failed(f"cannot score ({scorer_name}): {where.describe()}", FailureKind.CANNOT_SCORE)
+    return True
 
 
-def _score_entry(result: SampleScore) -> dict[str, Any]:
-    return {"values": result.values, "stats": result.stats, "detail": result.detail}
+def _keep(rec: SampleRecord, scorer: Scorer, result: Score) -> None:
+    """A scorer's result in the record; a judged scorer's detail (its judge answers) in `judge`."""
+    assert rec.scores is not None
+    if is_judged(scorer):
+        rec.judge[scorer.name] = result.detail
+        result = Score(result.values, result.stats)
+    rec.scores[scorer.name] = result
 
 
-def score_output(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) -> dict[str, Any]:
-    """`processed` and `scores` of a successful output; an `error` when it cannot be scored.
+def score_output(bench: ResolvedBenchmark, rec: SampleRecord, output: ModelOutput) -> SampleRecord:
+    """`rec` with the processed answer and scores of a successful output, or its failure.
 
     A judged scorer is not asked again here: it re-aggregates the judge answers stored in
-    the record (`sample_from_record`), or the sample cannot be scored without a judge.
+    the record (`rec.judge`), or the sample cannot be scored without a judge.
     """
-    prediction, processed = _prediction(bench, sample, output)
-    stored = sample.fields.get(JUDGED_FIELD) or {}
-    scores: dict[str, Any] = {}
+    prediction, rec.processed = _prediction(bench, rec.sample, output)
+    rec.scores = {}
     for scorer in bench.scorers:
         try:
             if is_judged(scorer):
-                if scorer.name not in stored:
+                if scorer.name not in rec.judge:
                     raise InputError(
                         "no stored judge answers; `audioeval run` with --judge judges it", field="scorers"
                     )
-                result = scorer.rescore(prediction, sample, stored[scorer.name])  # type: ignore[attr-defined]
+                stored = rec.judge[scorer.name]
+                result = scorer.rescore(prediction, rec.sample, stored)  # type: ignore[attr-defined]
             else:
-                result = scorer.score(prediction, sample)
+                result = scorer.score(prediction, rec.sample)
         except Exception as exc:
-            failure = _scorer_failure(bench, scorer.name, sample, exc, output)
-            if failure is None:
+            if not _record_failure(bench, rec, scorer.name, exc, output):
                 raise
-            return failure
-        scores[scorer.name] = _score_entry(result)
-    return {"processed": processed, "scores": scores}
+            return rec
+        _keep(rec, scorer, result)
+    return rec
 
 
 async def score_output_async(
-    bench: ResolvedBenchmark, sample: Sample, output: ModelOutput, judge: JudgeGenerate | None
-) -> dict[str, Any]:
+    bench: ResolvedBenchmark, rec: SampleRecord, output: ModelOutput, judge: JudgeGenerate | None
+) -> SampleRecord:
     """As `score_output`, with judged scorers asking the judge (`judge` None: they cannot)."""
     if not any(is_judged(s) for s in bench.scorers):
-        return await asyncio.to_thread(score_output, bench, sample, output)
-    prediction, processed = await asyncio.to_thread(_prediction, bench, sample, output)
-    scores: dict[str, Any] = {}
+        return await asyncio.to_thread(score_output, bench, rec, output)
+    prediction, rec.processed = await asyncio.to_thread(_prediction, bench, rec.sample, output)
+    rec.scores = {}
     for scorer in bench.scorers:
         try:
             if is_judged(scorer):
                 if judge is None:
                     raise InputError("no judge configured (--judge URL --judge-model NAME)", field="scorers")
-                result = await scorer.score_async(prediction, sample, judge)  # type: ignore[attr-defined]
+                result = await scorer.score_async(prediction, rec.sample, judge)  # type: ignore[attr-defined]
             else:
-                result = await asyncio.to_thread(scorer.score, prediction, sample)
+                result = await asyncio.to_thread(scorer.score, prediction, rec.sample)
         except Exception as exc:
-            failure = _scorer_failure(bench, scorer.name, sample, exc, output)
-            if failure is None:
+            if not _record_failure(bench, rec, scorer.name, exc, output):
                 raise
-            return failure
-        scores[scorer.name] = _score_entry(result)
-    return {"processed": processed, "scores": scores}
+            return rec
+        _keep(rec, scorer, result)
+    return rec
 
 
 @dataclass
@@ -235,20 +200,15 @@ class PairContext:
     sample_hashes: Mapping[str, str] = field(default_factory=dict)  # content hash of each sample
 
 
-async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
+async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
     """The record of one sample (always returns; errors are recorded, not raised)."""
-    record: dict[str, Any] = {
-        "id": sample.id,
-        "taxonomy": dict(sample.taxonomy),
-        "sample": sample_record(sample),
-        "sample_sha256": ctx.sample_hashes.get(sample.id),
-    }
+    rec = SampleRecord(sample.id, sample, ctx.sample_hashes.get(sample.id))
     try:
         messages = build_messages(ctx.bench, sample, ctx.template_name)
     except AudioevalError as exc:
-        return {**record, "error": f"prompt: {exc}", "output": None}
-    record["prompt_hash"] = messages_digest(messages)
-    record["prompt"] = "\n".join(p.text for m in messages for p in m.parts if isinstance(p, TextPart))
+        return rec.failed(f"prompt: {exc}", FailureKind.PROMPT)
+    rec.prompt_hash = messages_digest(messages)
+    rec.prompt = "\n".join(p.text for m in messages for p in m.parts if isinstance(p, TextPart))
     audio_out = None
     if ctx.bench.task.output == "audio":
         ctx.audio_dir.mkdir(parents=True, exist_ok=True)
@@ -260,20 +220,15 @@ async def run_sample(ctx: PairContext, sample: Sample) -> dict[str, Any]:
         except InputError as exc:
             if _about_input(exc, sample):  # the benchmark's clip is unreadable: not the model's failure
                 where = InputError(exc.message, file=exc.file, sample_id=sample.id, field=exc.field)
-                return {**record, "error": f"input: {exc}", "error_detail": where.as_record(), "output": None}
+                return rec.failed(f"input: {exc}", FailureKind.INPUT, where.as_record())
             output = ModelOutput(error=str(exc))
         except AudioevalError as exc:
             output = ModelOutput(error=str(exc))
         except Exception as exc:  # a library failing on this one sample: its failure, not the run's
             output = ModelOutput(error=f"{type(exc).__name__}: {exc}")
-    record["output"] = output.to_record()
+    rec.output = output
     if not output.ok:
-        failed = failed_output_fields(ctx.bench, sample)
-        if output.error_detail is not None:
-            failed["error_detail"] = output.error_detail
-        return {**record, "error": output.error or "the model returned nothing", **failed}
-    judged = [s.name for s in ctx.bench.scorers if is_judged(s)]
-    if judged:
-        record["judged_by"] = judged  # their stored answers are what rescoring re-aggregates
-    scored = await score_output_async(ctx.bench, sample, output, ctx.judge)
-    return {**record, **scored, "error": scored.get("error")}
+        kind = FailureKind.MODEL if output.error else FailureKind.NO_OUTPUT
+        rec.failed(output.error or "the model returned nothing", kind, output.error_detail)
+        return mark_failed_output(ctx.bench, rec)
+    return await score_output_async(ctx.bench, rec, output, ctx.judge)

@@ -26,7 +26,7 @@ from audioeval.judge.votes import collect_votes, first_votes, strict_majority
 from audioeval.postprocess.outcome import Unparseable
 from audioeval.postprocess.think_tags import strip_think
 from audioeval.postprocess.yes_no import parse_yes_no
-from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
 
 SCORER_NAME = "qa_judge"
@@ -66,6 +66,7 @@ class QaJudgeScorer:
     """Correctness of an open answer, by an LLM judge."""
 
     needs_judge = True
+    metrics = (f"mean:{VALUE}",)
 
     def __init__(
         self,
@@ -101,7 +102,7 @@ class QaJudgeScorer:
             sig["asr"] = {"model": self.asr_model, "language": self.language}
         return sig
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         raise InputError(
             "qa_judge needs a judge (--judge URL --judge-model NAME)", sample_id=sample.id, field="scorers"
         )
@@ -129,7 +130,7 @@ class QaJudgeScorer:
 
     async def score_async(
         self, prediction: Prediction, sample: Sample, generate: JudgeGenerate
-    ) -> SampleScore:
+    ) -> Score:
         question = self._field(sample, self.question_field)
         reference = self._field(sample, self.answer_field)
         candidate, transcript = await asyncio.to_thread(self._candidate, prediction, sample)
@@ -146,7 +147,7 @@ class QaJudgeScorer:
         attempts.sort(key=lambda a: a["attempt"])
         return self._result(attempts, candidate, transcript)
 
-    def _result(self, attempts: list[dict[str, Any]], candidate: str, transcript: str | None) -> SampleScore:
+    def _result(self, attempts: list[dict[str, Any]], candidate: str, transcript: str | None) -> Score:
         verdicts = first_votes([a["verdict"] for a in attempts if a.get("verdict") is not None], self.votes)
         detail: dict[str, Any] = {"attempts": attempts, "candidate": candidate}
         if transcript is not None:
@@ -160,13 +161,13 @@ class QaJudgeScorer:
             )
         correct = strict_majority([v == "yes" for v in verdicts])
         detail["votes"] = verdicts
-        return SampleScore({VALUE: correct}, {VALUE: correct}, detail)
+        return Score({VALUE: correct}, {VALUE: correct}, detail)
 
-    def failed_output_score(self, sample: Sample) -> SampleScore:
+    def failed_output_score(self, sample: Sample) -> Score:
         """No answer from the system under test: wrong, with no judge call."""
-        return SampleScore({VALUE: 0.0}, {VALUE: 0.0}, {"failed_output": True})
+        return Score({VALUE: 0.0}, {VALUE: 0.0}, {"failed_output": True})
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> SampleScore:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """Re-parse the stored judge answers; no judge call, no ASR."""
         attempts = [{**a, "verdict": _verdict(a.get("answer"))} for a in stored.get("attempts") or []]
         return self._result(attempts, str(stored.get("candidate", "")), stored.get("transcript"))

@@ -91,27 +91,6 @@ METRICS: Registry[CorpusMetric] = Registry(
     also_known=("mean:<stats key>",),
 )
 
-SCORER_METRICS: dict[str, tuple[str, ...]] = {
-    "wer": ("wer",),
-    "cer": ("cer",),
-    "bleu": ("bleu",),
-    "chrf": ("chrf",),
-    "accuracy": ("accuracy",),
-    "includes": ("includes",),
-    "rouge_l": ("rouge_l",),
-    "mcq_match": ("accuracy",),
-    "qa_judge": ("mean:judge_correct",),
-    "asr_wer": ("wer",),
-    "asr_cer": ("cer",),
-    "asr_includes": ("includes",),
-    "sim": ("mean:sim",),
-    "dnsmos": ("mean:dnsmos_ovrl", "mean:dnsmos_p808"),
-    "pesq_stoi": ("mean:pesq", "mean:stoi"),
-    "utmos": ("mean:utmos",),
-}
-"""The default corpus metrics for each built-in scorer's stats (macro_f1 is opt-in)."""
-
-
 def mean_metric(key: str, *, higher_is_better: bool = True, unit: str | None = None) -> CorpusMetric:
     """`mean:<key>`: the mean of a per-sample stats value, ignoring None/NaN."""
     unit = unit or ("mos" if "mos" in key.lower() else "score")

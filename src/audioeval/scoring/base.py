@@ -1,4 +1,5 @@
-"""What a scorer receives and returns, the `Scorer` protocol, and the registry of scorers.
+"""What a scorer receives (`Prediction`) and returns (`core/record.Score`), the `Scorer`
+protocol, and the registry of scorers.
 
 A scorer looks at one sample and returns display values plus the sufficient statistics a
 corpus metric sums (edit counts, n-gram counts, a 0/1 correct flag); it never averages.
@@ -9,9 +10,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from audioeval.core.record import Score
 from audioeval.core.registry import Registry
 from audioeval.core.sample import Sample
 from audioeval.postprocess.spec_args import build, check_args
@@ -40,23 +42,14 @@ class Prediction:
         return self.text is None
 
 
-@dataclass(frozen=True, slots=True)
-class SampleScore:
-    """One scorer's result for one sample.
-
-    `values`: per-sample numbers for display (a sentence BLEU, a 0/1 correct);
-    `stats`: the sufficient statistics corpus metrics sum (JSON-able);
-    `detail`: what explains the score (normalised texts, why an answer did not match).
-    """
-
-    values: dict[str, float]
-    stats: dict[str, Any]
-    detail: dict[str, Any] = field(default_factory=dict)
-
-
 @runtime_checkable
 class Scorer(Protocol):
-    """Scores one prediction against one sample."""
+    """Scores one prediction against one sample.
+
+    A scorer declares the corpus metrics its statistics feed: `metrics`, those a benchmark
+    gets by default when it lists the scorer, and `extra_metrics`, those it can ask for
+    (`accuracy` feeds `macro_f1`). See `declared_metrics`.
+    """
 
     name: str
 
@@ -64,10 +57,19 @@ class Scorer(Protocol):
         """Every choice that moves this scorer's numbers (normaliser, tokenizer, versions)."""
         ...
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore: ...
+    def score(self, prediction: Prediction, sample: Sample) -> Score: ...
 
 
 ScorerFactory = Callable[..., Scorer]
+
+
+def declared_metrics(scorer: object) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """(default metrics, every metric) a scorer's statistics feed; None when it declares none
+    (a scorer of a user's that predates declarations: every task metric stays)."""
+    default = getattr(scorer, "metrics", None)
+    if default is None:
+        return None
+    return tuple(default), (*default, *getattr(scorer, "extra_metrics", ()))
 
 
 class _Lazy:

@@ -28,7 +28,7 @@ from typing import Any
 
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
-from audioeval.scoring.base import Prediction, SampleScore, as_normaliser
+from audioeval.scoring.base import Prediction, Score, as_normaliser
 from audioeval.scoring.fields import text_list
 
 CJK_LANGUAGES = frozenset({"zh", "ja", "ko", "yue"})
@@ -96,6 +96,7 @@ class ErrorRateScorer:
         if unit not in ("word", "char"):
             raise ValueError(f"unit must be 'word' or 'char', got {unit!r}")
         self.name = "wer" if unit == "word" else "cer"
+        self.metrics = (self.name,)
         self.unit = unit
         self.language = language
         self.reference_field = reference_field
@@ -125,7 +126,7 @@ class ErrorRateScorer:
             sig["normaliser"] = {lang: default_normaliser(self.unit, lang) for lang in ("en", "zh", "other")}
         return sig
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         chain = self.normaliser_for(sample)
         hypothesis = chain.normalise(prediction.text or "")
         candidates = []
@@ -137,7 +138,7 @@ class ErrorRateScorer:
         if prediction.missing:
             detail["missing"] = True
             detail["outcome"] = prediction.outcome
-        return SampleScore({self.name: rate(stats)}, dict(stats), detail)
+        return Score({self.name: rate(stats)}, dict(stats), detail)
 
 
 def wer_scorer(

@@ -15,26 +15,24 @@ sample; the headline counts it (the run's `failed_outputs`, shown beside the hea
 
 from __future__ import annotations
 
-from typing import Any
-
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, SampleScore, Scorer
+from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.judged import is_judged
 
 NO_OUTPUT = Prediction(text=None, raw=None, audio_path=None, outcome="no output")
 
 
-def failed_output_score(scorer: Scorer, sample: Sample, output_kind: str) -> SampleScore | None:
+def failed_output_score(scorer: Scorer, sample: Sample, output_kind: str) -> Score | None:
     """The score of a sample without a usable output, or None when the scorer has none."""
     own = getattr(scorer, "failed_output_score", None)
     transcript_scorer = getattr(scorer, "text_scorer", None)
     try:
         if callable(own):
-            result: SampleScore | None = own(sample)
+            result: Score | None = own(sample)
             return result
         if transcript_scorer is not None:
-            score: SampleScore = transcript_scorer.score(NO_OUTPUT, sample)
+            score: Score = transcript_scorer.score(NO_OUTPUT, sample)
             return score
         if output_kind == "text" and not is_judged(scorer):
             return scorer.score(NO_OUTPUT, sample)
@@ -43,11 +41,11 @@ def failed_output_score(scorer: Scorer, sample: Sample, output_kind: str) -> Sam
     return None
 
 
-def failed_output_scores(scorers: list[Scorer], sample: Sample, output_kind: str) -> dict[str, Any]:
-    """`{scorer: {"values", "stats"}}` of each scorer that has a score for a failed output."""
-    out: dict[str, Any] = {}
+def failed_output_scores(scorers: list[Scorer], sample: Sample, output_kind: str) -> dict[str, Score]:
+    """The score (values and stats) of each scorer that has one for a failed output."""
+    out: dict[str, Score] = {}
     for scorer in scorers:
         result = failed_output_score(scorer, sample, output_kind)
         if result is not None:
-            out[scorer.name] = {"values": result.values, "stats": result.stats}
+            out[scorer.name] = Score(result.values, result.stats)
     return out

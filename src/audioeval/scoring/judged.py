@@ -46,11 +46,11 @@ class JudgedScorer(Protocol):
     def signature(self) -> dict[str, Any]: ...
 
     async def score_async(self, prediction: Any, sample: Sample, generate: JudgeGenerate) -> Any:
-        """A `SampleScore`, or JudgeFailed; InputError when the sample cannot be judged."""
+        """A `Score`, or JudgeFailed; InputError when the sample cannot be judged."""
         ...
 
     def rescore(self, prediction: Any, sample: Sample, stored: Mapping[str, Any]) -> Any:
-        """A `SampleScore` from the `detail` of an earlier score (or failure); no judge call."""
+        """A `Score` from the `detail` of an earlier score (or failure); no judge call."""
         ...
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
-from audioeval.scoring.base import Prediction, SampleScore, as_normaliser
+from audioeval.scoring.base import Prediction, Score, as_normaliser
 from audioeval.scoring.fields import text_list
 
 Normaliser = PostprocessChain | Sequence[SpecItem] | None
@@ -47,21 +47,23 @@ class _LabelScorer:
             "ignore_case": self.ignore_case,
         }
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         golds = [self.label(g) for g in text_list(sample, self.field, self.name)]
         if prediction.text is None:
             stats = {"correct": 0, "pred": None, "gold": golds[0]}
-            return SampleScore({self.name: 0.0}, stats, {"missing": True, "outcome": prediction.outcome})
+            return Score({self.name: 0.0}, stats, {"missing": True, "outcome": prediction.outcome})
         pred = self.label(prediction.text)
         hit = next((g for g in golds if self.matches(pred, g)), None)
         stats = {"correct": int(hit is not None), "pred": pred, "gold": golds[0] if hit is None else hit}
-        return SampleScore({self.name: float(hit is not None)}, stats, {"golds": golds})
+        return Score({self.name: float(hit is not None)}, stats, {"golds": golds})
 
 
 class AccuracyScorer(_LabelScorer):
     """`accuracy`: the normalised prediction equals a normalised gold label."""
 
     name = "accuracy"
+    metrics = ("accuracy",)
+    extra_metrics = ("macro_f1",)
 
     def __init__(
         self, *, field: str = "answer", normaliser: Normaliser = None, ignore_case: bool = True
@@ -80,6 +82,7 @@ class IncludesScorer(_LabelScorer):
     """
 
     name = "includes"
+    metrics = ("includes",)
 
     def __init__(
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.fields import text_list
 from audioeval.scoring.mcq_official import official_match
 
@@ -19,6 +19,7 @@ class McqMatchScorer:
     """The official token-set match against the sample's answer and choices."""
 
     name = "mcq_match"
+    metrics = ("accuracy",)
 
     def __init__(self, *, answer_field: str = "answer", choices_field: str = "choices") -> None:
         self.answer_field = answer_field
@@ -32,7 +33,7 @@ class McqMatchScorer:
             "choices_field": self.choices_field,
         }
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         answer = text_list(sample, self.answer_field, self.name)[0]
         choices = text_list(sample, self.choices_field, self.name)
         match = official_match(answer, prediction.text or "", choices)
@@ -44,4 +45,4 @@ class McqMatchScorer:
         if prediction.missing:
             detail.update({"missing": True, "outcome": prediction.outcome})
         correct = int(match.correct)
-        return SampleScore({"mcq_match": float(correct)}, {"correct": correct}, detail)
+        return Score({"mcq_match": float(correct)}, {"correct": correct}, detail)

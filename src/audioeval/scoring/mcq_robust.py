@@ -16,7 +16,7 @@ from typing import Any
 from audioeval.core.sample import Sample
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.postprocess.options import words
-from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.fields import text_list
 
 
@@ -45,6 +45,7 @@ class McqRobustScorer:
     """One choice read from the raw answer; correct iff it is the answer."""
 
     name = "mcq_robust"
+    metrics = ("mean:robust_correct",)
 
     def __init__(self, *, answer_field: str = "answer", choices_field: str = "choices") -> None:
         self.answer_field = answer_field
@@ -58,7 +59,7 @@ class McqRobustScorer:
             "choices_field": self.choices_field,
         }
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         answer = text_list(sample, self.answer_field, self.name)[0]
         choices = text_list(sample, self.choices_field, self.name)
         ex = ROBUST_MCQ(prediction.raw or "", choices)
@@ -68,4 +69,4 @@ class McqRobustScorer:
         detail = {"choice": ex.letter, "method": ex.method, "reason": ex.reason}
         unparseable = int(not ex.parsed)
         stats = {"robust_correct": correct, "unparseable": unparseable}
-        return SampleScore({self.name: float(correct)}, stats, detail)
+        return Score({self.name: float(correct)}, stats, detail)

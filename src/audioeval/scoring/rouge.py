@@ -16,7 +16,7 @@ from typing import Any
 
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
-from audioeval.scoring.base import Prediction, SampleScore, as_normaliser
+from audioeval.scoring.base import Prediction, Score, as_normaliser
 from audioeval.scoring.fields import references
 
 
@@ -48,6 +48,7 @@ class RougeLScorer:
     """`rouge_l`: sentence ROUGE-L F-measure, best over references."""
 
     name = "rouge_l"
+    metrics = ("rouge_l",)
 
     def __init__(
         self,
@@ -71,7 +72,7 @@ class RougeLScorer:
             "normaliser": self.normaliser.describe(),
         }
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         hyp = self.normaliser.normalise(prediction.text or "").split()
         refs = [
             self.normaliser.normalise(r).split() for r in references(sample, self.reference_field, self.name)
@@ -80,6 +81,6 @@ class RougeLScorer:
         detail: dict[str, Any] = (
             {"missing": True, "outcome": prediction.outcome} if prediction.missing else {}
         )
-        return SampleScore(
+        return Score(
             {"rouge_l": f, "rouge_l_precision": p, "rouge_l_recall": r}, {"rouge_l": f}, detail
         )

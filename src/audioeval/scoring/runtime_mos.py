@@ -15,7 +15,7 @@ from typing import Any
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.runtime_metric import RuntimeMetricModel, metric_runtime
 
 MOS_TASK = "mos"
@@ -41,10 +41,14 @@ class RuntimeMosScorer:
     def __post_init__(self) -> None:
         self._model = metric_runtime(self.runtime, MOS_TASK, self.name)
 
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return (f"mean:{self.name}",)
+
     def signature(self) -> dict[str, Any]:
         return {"scorer": self.name, "runtime": self._model.signature}
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         if not prediction.audio_path:
             raise InputError("the model returned no audio", sample_id=sample.id, field="output.audio_path")
         text = self._model.ask(AudioRef(prediction.audio_path), sample.id, self.name)
@@ -55,4 +59,4 @@ class RuntimeMosScorer:
                 sample_id=sample.id,
                 field=self.name,
             )
-        return SampleScore({self.name: value}, {self.name: value}, {"runtime": self._model.spec.name})
+        return Score({self.name: value}, {self.name: value}, {"runtime": self._model.spec.name})

@@ -16,7 +16,7 @@ from typing import Any
 from audioeval.core.errors import OptionalDependencyError
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
-from audioeval.scoring.base import Prediction, SampleScore, as_normaliser
+from audioeval.scoring.base import Prediction, Score, as_normaliser
 from audioeval.scoring.fields import references
 
 _EXTRAS = {"ja-mecab": "ja", "ko-mecab": "ko", "spm": "", "flores101": "", "flores200": "", "spBLEU-1K": ""}
@@ -68,6 +68,7 @@ class BleuScorer(_References):
     """`bleu`: BLEU-4 statistics (hypothesis/reference lengths, n-gram matches and totals)."""
 
     name = "bleu"
+    metrics = ("bleu",)
 
     def __init__(
         self,
@@ -93,7 +94,7 @@ class BleuScorer(_References):
             **self._common_signature(),
         }
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         hypothesis, refs, detail = self.texts(prediction, sample)
         seg = self._corpus._extract_corpus_statistics([hypothesis], [[r] for r in refs])[0]
         order = self._corpus.max_ngram_order
@@ -104,13 +105,14 @@ class BleuScorer(_References):
             "total": [int(x) for x in seg[2 + order :]],
         }
         value = float(self._sentence._compute_score_from_stats(seg).score)
-        return SampleScore({"bleu": value}, stats, detail)
+        return Score({"bleu": value}, stats, detail)
 
 
 class ChrfScorer(_References):
     """`chrf`: chrF (or chrF++ with `word_order=2`) n-gram statistics."""
 
     name = "chrf"
+    metrics = ("chrf",)
 
     def __init__(
         self,
@@ -149,9 +151,9 @@ class ChrfScorer(_References):
             **self._common_signature(),
         }
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         hypothesis, refs, detail = self.texts(prediction, sample)
         seg = self._chrf._extract_corpus_statistics([hypothesis], [[r] for r in refs])[0]
         stats = {"counts": [int(x) for x in seg], **self.params}
         value = float(self._chrf._compute_score_from_stats(seg).score)
-        return SampleScore({"chrf": value}, stats, detail)
+        return Score({"chrf": value}, stats, detail)

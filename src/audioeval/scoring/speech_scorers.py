@@ -23,7 +23,7 @@ from audioeval.audio.decode import Clip, load_clip
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, SampleScore, Scorer, build_scorer
+from audioeval.scoring.base import Prediction, Score, Scorer, build_scorer
 
 
 def _output_path(prediction: Prediction, sample: Sample) -> str:
@@ -64,6 +64,11 @@ class AsrThenText:
     runtime: str | None = None
     _asr: Any = field(default=None, repr=False)
 
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """Those of the text scorer of the transcript (asr_wer: wer)."""
+        return tuple(getattr(self.text_scorer, "metrics", ()))
+
     def __post_init__(self) -> None:
         if self.runtime is not None:
             from audioeval.scoring.runtime_metric import metric_runtime
@@ -90,10 +95,10 @@ class AsrThenText:
             return self._transcriber().transcribe(clip.samples, clip.sample_rate)
         return self._asr.ask(AudioRef(_output_path(prediction, sample)), sample.id, self.name).strip()
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         transcript = self._transcript(prediction, sample)
         inner = self.text_scorer.score(Prediction(transcript, transcript, prediction.audio_path), sample)
-        return SampleScore(inner.values, inner.stats, {**inner.detail, "transcript": transcript})
+        return Score(inner.values, inner.stats, {**inner.detail, "transcript": transcript})
 
 
 def _asr_factory(text_name: str, name: str):
@@ -149,6 +154,7 @@ class SimScorer:
     against: str = "reference_voice"
     backend: str = "dvector"
     name: str = "sim"
+    metrics = ("mean:sim",)
     runtime: str | None = None
     _runtime: Any = field(default=None, init=False, repr=False)
 
@@ -170,14 +176,14 @@ class SimScorer:
                 return name, ref
         return None
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         found = self._reference(sample)
         if found is None:
             # Nothing to compare with: the metric is undefined for this sample, not zero.
-            return SampleScore({}, {"sim": None}, {"sim": "no reference clip"})
+            return Score({}, {"sim": None}, {"sim": "no reference clip"})
         if self._runtime is not None:
             cos = self._runtime_cosine(prediction, sample, found[1])
-            return SampleScore({"sim": cos}, {"sim": cos}, {"backend": self.backend})
+            return Score({"sim": cos}, {"sim": cos}, {"backend": self.backend})
         from audioeval.scoring.speech_models.speaker_sim import speaker_similarity
 
         reference = _sample_clip(sample, found[0])
@@ -186,7 +192,7 @@ class SimScorer:
         sim = speaker_similarity(
             out.samples, out.sample_rate, reference.samples, reference.sample_rate, backend=self.backend
         )
-        return SampleScore({"sim": sim.cosine}, {"sim": sim.cosine}, {"backend": sim.backend})
+        return Score({"sim": sim.cosine}, {"sim": sim.cosine}, {"backend": sim.backend})
 
     def _runtime_cosine(self, prediction: Prediction, sample: Sample, ref: AudioRef) -> float:
         from audioeval.scoring.speech_models.speaker_sim import cosine
@@ -221,19 +227,20 @@ class SimScorer:
 @dataclass
 class DnsmosScorer:
     name: str = "dnsmos"
+    metrics = ("mean:dnsmos_ovrl", "mean:dnsmos_p808")
 
     def signature(self) -> dict[str, Any]:
         from audioeval.scoring.speech_models.dnsmos import load_dnsmos
 
         return {"scorer": self.name, "model": load_dnsmos().signature}
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         from audioeval.scoring.speech_models.dnsmos import load_dnsmos
 
         out = _output_clip(prediction, sample)
         s = load_dnsmos().score(out.samples, out.sample_rate)
         values = {"dnsmos_ovrl": s.ovrl, "dnsmos_sig": s.sig, "dnsmos_bak": s.bak, "dnsmos_p808": s.p808}
-        return SampleScore(values, dict(values), {"windows": s.windows, "clipped": s.clipped})
+        return Score(values, dict(values), {"windows": s.windows, "clipped": s.clipped})
 
 
 @dataclass
@@ -242,11 +249,12 @@ class PesqStoiScorer:
 
     against: str = "audio"
     name: str = "pesq_stoi"
+    metrics = ("mean:pesq", "mean:stoi")
 
     def signature(self) -> dict[str, Any]:
         return {"scorer": self.name, "against": self.against, "pesq": "wideband 16 kHz", "stoi": "classic"}
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         from audioeval.audio.decode import resample
         from audioeval.scoring.speech_models.reference_quality import reference_quality
 
@@ -257,7 +265,7 @@ class PesqStoiScorer:
         n = min(len(out.samples), len(reference.samples))
         q = reference_quality(reference.samples[:n], out.samples[:n], reference.sample_rate)
         values = {"pesq": q.pesq_wb, "stoi": q.stoi}
-        return SampleScore(values, dict(values), {})
+        return Score(values, dict(values), {})
 
 
 def utmos(*, runtime: str | None = None) -> Scorer:

@@ -22,7 +22,7 @@ from audioeval.benchmarks.mcq.aggregate import disagreements, method_counts, sum
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
 from audioeval.benchmarks.mcq.rubric_scorer import failure_reason
-from audioeval.benchmarks.pair_summary import latest_records
+from audioeval.core.record import SampleRecord, Score, latest_records
 from audioeval.core.sample import Sample
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.postprocess.options import LETTERS
@@ -56,45 +56,39 @@ class McqScoreResult:
     first_failure: str | None = None  # "id 'x': reason" of the first item the judge failed
 
 
-def _rule_scores(rec: Mapping[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+def _rule_scores(sample: Sample) -> dict[str, Score]:
     """The official and robust scores of a record that holds none (its judgement failed)."""
-    sample = Sample(str(rec["id"]), {}, fields)
-    pred = Prediction(text=fields["prediction"], raw=fields["prediction"])
-    out = {}
-    for scorer in (McqMatchScorer(), McqRobustScorer()):
-        score = scorer.score(pred, sample)
-        out[scorer.name] = {"stats": score.stats, "detail": score.detail}
-    return out
+    prediction = sample.fields["prediction"]
+    pred = Prediction(text=prediction, raw=prediction)
+    return {scorer.name: scorer.score(pred, sample) for scorer in (McqMatchScorer(), McqRobustScorer())}
 
 
-def _rubric_detail(rec: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    entry = (rec.get("scores") or {}).get(RUBRIC_SCORER)
-    if isinstance(entry, Mapping):
-        return entry.get("detail") or {}
-    return (rec.get("judge") or {}).get(RUBRIC_SCORER)
+def _rubric_detail(rec: SampleRecord) -> Mapping[str, Any] | None:
+    """The stored MMAR-Rubrics judgement of a record (scored or failed), if it has one."""
+    return rec.judge.get(RUBRIC_SCORER)
 
 
-def item_row(rec: Mapping[str, Any]) -> Row:
+def item_row(rec: SampleRecord) -> Row:
     """The per-item row of one record: groups, both modes' outcome and why, rubric score."""
-    fields = (rec.get("sample") or {}).get("fields") or {}
+    fields = rec.sample.fields
     choices, answer, prediction = fields["choices"], fields["answer"], fields.get("prediction")
-    row: Row = {"id": rec["id"], "line": fields.get("line"), **(rec.get("taxonomy") or {})}
+    row: Row = {"id": rec.id, "line": fields.get("line"), **rec.taxonomy}
     row.update(answer=answer, prediction=prediction)
     ai = answer_index(answer, choices)
     row["answer_letter"] = None if ai is None else LETTERS[ai]
     if prediction is None:
         row.update(official=None, robust=None, unparseable=None)
         return row
-    scores = rec.get("scores") or _rule_scores(rec, fields)
+    scores = rec.scores or _rule_scores(rec.sample)
     official, robust = scores["mcq_match"], scores["mcq_robust"]
     row.update(
-        official=int(official["stats"]["correct"]),
-        official_reason=official["detail"]["reason"],
-        robust=int(robust["stats"]["robust_correct"]),
-        robust_choice=robust["detail"]["choice"],
-        robust_method=robust["detail"]["method"],
-        robust_reason=robust["detail"]["reason"],
-        unparseable=int(robust["stats"]["unparseable"]),
+        official=int(official.stats["correct"]),
+        official_reason=official.detail["reason"],
+        robust=int(robust.stats["robust_correct"]),
+        robust_choice=robust.detail["choice"],
+        robust_method=robust.detail["method"],
+        robust_reason=robust.detail["reason"],
+        unparseable=int(robust.stats["unparseable"]),
     )
     detail = _rubric_detail(rec)
     if detail and detail.get("eligible"):
@@ -103,7 +97,7 @@ def item_row(rec: Mapping[str, Any]) -> Row:
     return row
 
 
-def rubric_results(records: Sequence[Mapping[str, Any]], judge_model: str | None) -> list[Row]:
+def rubric_results(records: Sequence[SampleRecord], judge_model: str | None) -> list[Row]:
     """One line per eligible item: whether it matched and was judged, every judge call, score."""
     out = []
     for rec in records:
@@ -112,8 +106,8 @@ def rubric_results(records: Sequence[Mapping[str, Any]], judge_model: str | None
             body = {k: v for k, v in detail.items() if k != "eligible"}
             out.append(
                 {
-                    "id": rec["id"],
-                    "sample_sha256": rec.get("sample_sha256"),
+                    "id": rec.id,
+                    "sample_sha256": rec.sample_sha256,
                     "judge_model": judge_model,
                     **body,
                 }
@@ -177,7 +171,7 @@ def build_summary(
     }
 
 
-def in_order(records: Iterable[Mapping[str, Any]], ids: Sequence[str]) -> list[Mapping[str, Any]]:
+def in_order(records: Iterable[SampleRecord], ids: Sequence[str]) -> list[SampleRecord]:
     """The latest record of each id, in the items' order (ids without a record are left out)."""
     latest = latest_records(records)
     return [latest[i] for i in ids if i in latest]
@@ -186,7 +180,7 @@ def in_order(records: Iterable[Mapping[str, Any]], ids: Sequence[str]) -> list[M
 def export_folder(
     out: Path,
     bench: McqBenchmark,
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[SampleRecord],
     source: Provenance,
     *,
     rubric_info: Mapping[str, Any] | None,

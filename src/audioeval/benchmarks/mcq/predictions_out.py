@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.loading import McqItem
-from audioeval.benchmarks.pair_summary import latest_records
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.errors import InputError
+from audioeval.core.record import SampleRecord, latest_records
 from audioeval.postprocess.options import LETTERS
 from audioeval.postprocess.think_tags import split_think
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
@@ -62,14 +61,14 @@ def predict_spec(
     )
 
 
-def answers_from_records(records: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+def answers_from_records(records: Iterable[SampleRecord]) -> dict[str, str]:
     """id -> raw answer of every sample whose latest engine record holds a model answer
     (a failed call, or a sample never asked, has none)."""
     answers = {}
     for sid, rec in latest_records(records).items():
-        output = rec.get("output") or {}
-        if output.get("error") is None and isinstance(output.get("text"), str):
-            answers[sid] = output["text"]
+        output = rec.output
+        if output is not None and output.error is None and isinstance(output.text, str):
+            answers[sid] = output.text
     return answers
 
 

@@ -29,7 +29,7 @@ from audioeval.benchmarks.mcq.rubric_prompt import (
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.judge.votes import collect_votes
-from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
 from audioeval.scoring.mcq_official import official_match
 
@@ -42,6 +42,7 @@ class McqRubricScorer:
     """The reasoning of a matched MMAR answer, judged against the item's rubric."""
 
     needs_judge = True
+    metrics = ()  # eligible items only: summarised by the `mcq score` export, not a corpus metric
 
     def __init__(self, *, votes: int = 5, max_attempts: int = 20) -> None:
         if votes < 1 or max_attempts < votes:
@@ -60,12 +61,12 @@ class McqRubricScorer:
             "unmatched": "0, not judged",
         }
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         raise InputError("mmar_rubrics needs a judge", sample_id=sample.id, field="scorers")
 
-    def failed_output_score(self, sample: Sample) -> SampleScore:
+    def failed_output_score(self, sample: Sample) -> Score:
         """No prediction: not eligible, nothing to count."""
-        return SampleScore({}, {}, {"eligible": False})
+        return Score({}, {}, {"eligible": False})
 
     def _rubric(self, prediction: Prediction, sample: Sample) -> tuple[RubricItem, ...] | None:
         raw = sample.get("rubric")
@@ -79,10 +80,10 @@ class McqRubricScorer:
 
     async def score_async(
         self, prediction: Prediction, sample: Sample, generate: JudgeGenerate
-    ) -> SampleScore:
+    ) -> Score:
         rubric = self._rubric(prediction, sample)
         if rubric is None:
-            return SampleScore({}, {}, {"eligible": False})
+            return Score({}, {}, {"eligible": False})
         if not self._matched(prediction, sample):
             return _unmatched()
         messages = build_rubric_messages(
@@ -107,18 +108,18 @@ class McqRubricScorer:
         attempts.sort(key=lambda a: a["attempt"])
         return self._result(attempts)
 
-    def _result(self, attempts: list[dict[str, Any]]) -> SampleScore:
+    def _result(self, attempts: list[dict[str, Any]]) -> Score:
         outcome = item_outcome([a["score"] for a in attempts if a["score"] is not None], self.votes, REDUCER)
         detail = {"eligible": True, "matched": True, "judged": True, **outcome, "attempts": attempts}
         if outcome["failed"]:
             raise JudgeFailed(f"judge: {failure_reason(detail)}", detail)
-        return SampleScore({VALUE: outcome["score"]}, {VALUE: outcome["score"]}, detail)
+        return Score({VALUE: outcome["score"]}, {VALUE: outcome["score"]}, detail)
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> SampleScore:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """The stored judge answers read again against the rubric; no judge call."""
         rubric = self._rubric(prediction, sample)
         if rubric is None:
-            return SampleScore({}, {}, {"eligible": False})
+            return Score({}, {}, {"eligible": False})
         if not self._matched(prediction, sample):
             return _unmatched()
         attempts = [
@@ -142,10 +143,10 @@ def _read(raw: str | None, error: str | None, rubric: Sequence[RubricItem]) -> d
     }
 
 
-def _unmatched() -> SampleScore:
+def _unmatched() -> Score:
     detail = {"eligible": True, "matched": False, "judged": False, "call_scores": [], "failed": False,
               "score": 0.0, "attempts": []}  # fmt: skip
-    return SampleScore({VALUE: 0.0}, {VALUE: 0.0}, detail)
+    return Score({VALUE: 0.0}, {VALUE: 0.0}, detail)
 
 
 def failure_reason(detail: Mapping[str, Any]) -> str:

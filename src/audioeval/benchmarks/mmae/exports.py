@@ -30,9 +30,8 @@ from audioeval.benchmarks.mmae.records import MmaeSample
 from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME
 from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.benchmarks.pair_exports import PairExport
-from audioeval.benchmarks.pair_summary import latest_records
 from audioeval.core.errors import InputError
-from audioeval.core.sample import Sample
+from audioeval.core.record import SampleRecord, latest_records
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 
 RESULTS_FILE = "results.jsonl"
@@ -42,17 +41,14 @@ SKIPPED_FILE = "skipped.json"
 FAILED_OUTPUTS_FILE = "failed_outputs.json"
 
 
-def rubric_outcomes(rec: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The judged rubrics of a record: of its score, or of its judge failure."""
-    scored = ((rec.get("scores") or {}).get(SCORER_NAME) or {}).get("detail") or {}
-    failed = (rec.get("judge") or {}).get(SCORER_NAME) or {}
-    rubrics = scored.get("rubrics") or failed.get("rubrics") or []
+def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
+    """The judged rubrics of a record (its stored judge answers, scored or failed)."""
+    rubrics = rec.judge.get(SCORER_NAME, {}).get("rubrics") or []
     return [r for r in rubrics if isinstance(r, dict) and isinstance(r.get("rubric_index"), int)]
 
 
-def _mmae_sample(rec: Mapping[str, Any]) -> MmaeSample:
-    stored = rec.get("sample") or {}
-    return mmae_from_fields(Sample(str(rec["id"]), {}, dict(stored.get("fields") or {}), {}, ""))
+def _mmae_sample(rec: SampleRecord) -> MmaeSample:
+    return mmae_from_fields(rec.sample)
 
 
 def _line(ms: MmaeSample, outcome: dict[str, Any], judge: str | None) -> dict[str, Any]:
@@ -90,7 +86,7 @@ class ResultLines:
     reused: set[tuple[str, int]] = field(default_factory=set)  # rubrics scored before this run
 
 
-def result_lines(records: list[dict[str, Any]], stored: int, judge: str | None) -> ResultLines:
+def result_lines(records: list[SampleRecord], stored: int, judge: str | None) -> ResultLines:
     """Every rubric line of the records in order; `stored`: records there before this run."""
     out = ResultLines()
     last: dict[tuple[str, int], dict[str, Any]] = {}
@@ -116,18 +112,17 @@ def result_lines(records: list[dict[str, Any]], stored: int, judge: str | None) 
     return out
 
 
-def _latest(records: Iterable[Mapping[str, Any]], ids: Iterable[str]) -> dict[str, Mapping[str, Any]]:
+def _latest(records: Iterable[SampleRecord], ids: Iterable[str]) -> dict[str, SampleRecord]:
     """The latest record of each of `ids` (a rerun appends a new record for a sample)."""
     wanted = set(ids)
     return {k: v for k, v in latest_records(records).items() if k in wanted}
 
 
-def _where(rec: Mapping[str, Any]) -> InputError:
+def _where(rec: SampleRecord) -> InputError:
     """The error of a failed record, with its file and field when the record kept them."""
-    detail = rec.get("error_detail")
-    if isinstance(detail, Mapping):
-        return InputError.from_record(detail)
-    return InputError(str(rec.get("error") or "failed"), sample_id=str(rec.get("id")))
+    if isinstance(rec.error_detail, Mapping):
+        return InputError.from_record(rec.error_detail)
+    return InputError(rec.error or "failed", sample_id=rec.id)
 
 
 @dataclass
@@ -137,7 +132,7 @@ class SampleRows:
     unjudged: list[InputError] = field(default_factory=list)  # input errors met while judging
 
 
-def sample_rows(records: list[dict[str, Any]], ids: list[str]) -> SampleRows:
+def sample_rows(records: list[SampleRecord], ids: list[str]) -> SampleRows:
     """In benchmark order: a failed-output row (every rubric 0) for a sample without a usable
     output, the row of its judged rubrics otherwise; a sample whose input could not be read
     while judging has no row (it is an input error)."""
@@ -149,13 +144,13 @@ def sample_rows(records: list[dict[str, Any]], ids: list[str]) -> SampleRows:
             continue
         ms = _mmae_sample(rec)
         outcomes = rubric_outcomes(rec)
-        if rec.get("output_failed"):
+        if rec.output_failed:
             why = _where(rec)
             out.failed_outputs.append(why)
             out.rows.append(failed_output_row(ms, why.describe()))
         elif outcomes:
             out.rows.append(per_sample_row(ms, {int(o["rubric_index"]): o for o in outcomes}))
-        elif rec.get("error") is not None:
+        elif rec.error is not None:
             out.unjudged.append(_where(rec))
     return out
 

@@ -29,7 +29,7 @@ from audioeval.core.sample import Sample
 from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.votes import collect_votes
-from audioeval.scoring.base import Prediction, SampleScore
+from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
 
 SCORER_NAME = "mmae_rubrics"
@@ -39,6 +39,7 @@ class MmaeRubricScorer:
     """IFR / CR / EM of one edited clip, judged rubric by rubric."""
 
     needs_judge = True
+    metrics = ("mean:ifr", "mean:cr", "mean:em")
 
     def __init__(
         self, *, seed: int = 0, votes: int = 3, max_attempts: int = 10, slice_clips: bool = False
@@ -68,7 +69,7 @@ class MmaeRubricScorer:
         rubrics = sample.fields.get("rubrics")
         return self.votes * (len(rubrics) if isinstance(rubrics, list) else 1)
 
-    def score(self, prediction: Prediction, sample: Sample) -> SampleScore:
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
         raise InputError(
             "the MMAE rubric judge needs a judge (--judge URL --judge-model NAME)",
             sample_id=sample.id,
@@ -99,7 +100,7 @@ class MmaeRubricScorer:
 
     async def score_async(
         self, prediction: Prediction, sample: Sample, generate: JudgeGenerate
-    ) -> SampleScore:
+    ) -> Score:
         ms = mmae_from_fields(sample)
         resolve = self._resolver(prediction, sample)
         try:
@@ -139,7 +140,7 @@ class MmaeRubricScorer:
 
     # -- aggregation -----------------------------------------------------------------------
 
-    def _result(self, ms: MmaeSample, outcomes: list[dict[str, Any]]) -> SampleScore:
+    def _result(self, ms: MmaeSample, outcomes: list[dict[str, Any]]) -> Score:
         results = {int(o["rubric_index"]): o for o in outcomes}
         row = per_sample_row(ms, results)
         detail = {"rubrics": outcomes, "rubric_scores": row["rubric_scores"]}
@@ -154,12 +155,12 @@ class MmaeRubricScorer:
             )
         return _row_score(row, detail)
 
-    def failed_output_score(self, sample: Sample) -> SampleScore:
+    def failed_output_score(self, sample: Sample) -> Score:
         """No usable edited audio: every rubric 0 (IFR = CR = EM = 0), as `mmae score` counts it."""
         row = failed_output_row(mmae_from_fields(sample), "no usable output")
         return _row_score(row, {"rubric_scores": row["rubric_scores"], "failed_output": True})
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> SampleScore:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """Re-parse every stored judge answer and aggregate again; no judge call."""
         ms = mmae_from_fields(sample)
         outcomes = []
@@ -173,11 +174,11 @@ def _ref_order(ref: AudioRef) -> tuple[str, float, float]:
     return (ref.path, ref.start or 0.0, ref.end or 0.0)
 
 
-def _row_score(row: Mapping[str, Any], detail: dict[str, Any]) -> SampleScore:
+def _row_score(row: Mapping[str, Any], detail: dict[str, Any]) -> Score:
     """A per-sample row as values (0–1) and stats (0–100, what `mean:ifr|cr|em` average)."""
     values = {"IFR": row["IFR"], "CR": row["CR"], "EMR": row["EMR"]}
     stats = {
         k: None if v is None else 100.0 * v for k, v in zip(("ifr", "cr", "em"), values.values(), strict=True)
     }
     stats.update(n_rubrics=row["n_rubrics"], n_if=row["n_if"], n_cr=row["n_cr"])
-    return SampleScore(values, stats, detail)
+    return Score(values, stats, detail)

@@ -1,6 +1,7 @@
-"""Reading back a pair's `records.jsonl`: each line is checked before a rerun or a summary trusts it.
+"""Reading back a pair's `records.jsonl` as `core/record.SampleRecord`s: each line is checked
+before a rerun, a summary, an export or a replay trusts it.
 
-A record is used only when it has the shape `run_sample` writes: a string `id`; `error` a
+A record is used only when it has the shape `SampleRecord.to_json` writes: a string `id`; `error` a
 string or null; `scores` null or a mapping of scorer -> {"values": mapping, "stats":
 mapping} whose numbers are finite (a 0/1 `correct`, MMAE `ifr`/`cr`/`em` within 0–100); a
 record without an error holds scores. Any other line (hand-edited, cut short) is ignored,
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audioeval.core.record import SampleRecord
 from audioeval.store.jsonl import read_jsonl
 
 BOUNDED_STATS: dict[str, tuple[float, float]] = {
@@ -29,7 +31,7 @@ BOUNDED_STATS: dict[str, tuple[float, float]] = {
 class StoredRecords:
     """The valid records of a file, in order, and why other lines were ignored."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[SampleRecord] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
 
 
@@ -73,6 +75,10 @@ def record_problem(rec: Mapping[str, Any]) -> str | None:
         return f"id {sid!r}: error {error!r} is not text"
     if error is None and scores is None:
         return f"id {sid!r}: neither scores nor an error"
+    for name in ("sample", "output", "processed", "judge"):
+        value = rec.get(name)
+        if value is not None and not isinstance(value, dict):
+            return f"id {sid!r}: {name} {value!r} is not a mapping"
     for name in ("scores", "failure_scores"):
         value = rec.get(name)
         if value is not None and (problem := _scores_problem(value, name)) is not None:
@@ -88,8 +94,17 @@ def read_records(path: Path) -> StoredRecords:
     for rec, lineno in zip(report.records, report.line_numbers, strict=True):
         problem = record_problem(rec)
         if problem is None:
-            out.records.append(rec)
-        else:
+            problem = _typed(rec, out.records)
+        if problem is not None:
             ignored.append((lineno, problem))
     out.ignored = [f"{path}:{n}: {why}" for n, why in sorted(ignored)]
     return out
+
+
+def _typed(rec: Mapping[str, Any], into: list[SampleRecord]) -> str | None:
+    """Append the typed record of a checked line; why it cannot be read otherwise."""
+    try:
+        into.append(SampleRecord.from_json(rec))
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        return f"id {rec.get('id')!r}: not a record ({type(exc).__name__}: {exc})"
+    return None

@@ -1,0 +1,222 @@
+"""The record of one sample through one model: what `records.jsonl` holds, typed.
+
+A `SampleRecord` is written once per finished sample (`to_json`, one JSON line) and read back
+by resume, summaries, exports and rescoring (`from_json`). It holds everything re-scoring
+needs without a model or a data source: the sample (fields, clips, taxonomy), the model's raw
+output or its error, the processed answer, each scorer's `Score`, and every judge answer
+(`judge`, by scorer), so that judged scores are re-aggregated without asking the judge.
+
+A sample that could not be scored has an `error` (one line) and a `failure` kind: failures
+are counted by kind, never scored as answers. `output_failed` marks the system's own failure
+(no usable output); its `failure_scores` say what the sample counts for in the headline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from audioeval.core.messages import AudioRef
+from audioeval.core.model_output import ModelOutput
+from audioeval.core.sample import Sample
+
+
+class FailureKind(StrEnum):
+    """Why a sample has no score (the keys of a summary's `failure_kinds`)."""
+
+    PROMPT = "prompt"  # the prompt could not be rendered from the sample: the input's fault
+    INPUT = "input"  # one of the sample's own clips cannot be read: the input's fault
+    MODEL = "model"  # the model call failed (HTTP error, timeout, worker crash, no stored output)
+    NO_OUTPUT = "no output"  # the model answered with neither text nor audio
+    CANNOT_SCORE = "cannot score"  # a scorer could not score the sample (a field, the output audio)
+    JUDGE = "judge"  # the judge gave too few valid answers
+
+    @classmethod
+    def of_error(cls, error: str, output: ModelOutput | None) -> FailureKind:
+        """The kind of a record written before kinds were stored, from its error text."""
+        for kind in (cls.PROMPT, cls.INPUT, cls.CANNOT_SCORE, cls.JUDGE):
+            if error.startswith(kind.value):
+                return kind
+        if output is not None and output.error is None:
+            return cls.NO_OUTPUT if not output.ok else cls.JUDGE
+        return cls.MODEL
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """One scorer's result for one sample.
+
+    `values`: per-sample numbers for display (a sentence BLEU, a 0/1 correct);
+    `stats`: the sufficient statistics corpus metrics sum (JSON-able);
+    `detail`: what explains the score (normalised texts, why an answer did not match; for a
+    judged scorer, every judge answer, kept in the record's `judge`).
+    """
+
+    values: dict[str, Any]
+    stats: dict[str, Any]
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"values": self.values, "stats": self.stats, "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Score:
+        return cls(dict(data["values"]), dict(data["stats"]), dict(data.get("detail") or {}))
+
+
+def scores_to_json(scores: Mapping[str, Score] | None) -> dict[str, Any] | None:
+    return None if scores is None else {name: s.to_json() for name, s in scores.items()}
+
+
+def scores_from_json(data: Mapping[str, Any] | None) -> dict[str, Score] | None:
+    return None if data is None else {str(name): Score.from_json(s) for name, s in data.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The model's answer after post-processing: `text` None when no answer was found
+    (`outcome` says why, e.g. "unparseable"); `detail` explains the extraction."""
+
+    text: str | None
+    outcome: str = "ok"
+    detail: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "outcome": self.outcome, "detail": self.detail}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Answer:
+        return cls(data.get("text"), str(data.get("outcome") or "ok"), data.get("detail"))
+
+
+def _sample_to_json(sample: Sample) -> dict[str, Any]:
+    audio = {k: [a.path, a.start, a.end] for k, a in sample.audio.items()}
+    return {"fields": dict(sample.fields), "audio": audio, "source": sample.source}
+
+
+def _sample_from_json(sid: str, taxonomy: Mapping[str, Any], data: Mapping[str, Any]) -> Sample:
+    audio = {str(k): AudioRef(v[0], v[1], v[2]) for k, v in (data.get("audio") or {}).items()}
+    return Sample(sid, audio, dict(data.get("fields") or {}), dict(taxonomy), str(data.get("source") or ""))
+
+
+@dataclass(slots=True)
+class SampleRecord:
+    """One line of `records.jsonl` (see the module doc)."""
+
+    id: str
+    sample: Sample  # what rescoring needs of the sample: fields, clips, taxonomy, source
+    sample_sha256: str | None = None  # content hash of the sample (resume refuses other inputs)
+    prompt_hash: str | None = None  # None: the prompt could not be rendered
+    prompt: str | None = None  # the prompt's text parts
+    output: ModelOutput | None = None  # None: the model was not asked
+    processed: Answer | None = None
+    scores: dict[str, Score] | None = None
+    error: str | None = None
+    failure: FailureKind | None = None
+    error_detail: dict[str, Any] | None = None  # file, id, field, line of the error, when known
+    output_failed: bool = False  # the system's failure: no usable output
+    failure_scores: dict[str, Score] | None = None  # what a failed output counts for
+    judge: dict[str, dict[str, Any]] = field(default_factory=dict)  # judge answers by scorer
+    time: float | None = None
+
+    @property
+    def taxonomy(self) -> Mapping[str, Any]:
+        return self.sample.taxonomy
+
+    @property
+    def ok(self) -> bool:
+        """Scored: no error and scores."""
+        return self.error is None and self.scores is not None
+
+    def failed(self, error: str, kind: FailureKind, detail: dict[str, Any] | None = None) -> SampleRecord:
+        """This record as a failure (`error` one line; `detail`: file, id, field)."""
+        self.error, self.failure, self.scores, self.processed = error, kind, None, None
+        if detail is not None:
+            self.error_detail = detail
+        return self
+
+    def unscored(self) -> SampleRecord:
+        """A copy without the outcome of scoring (answer, scores, failure), to score again."""
+        return SampleRecord(
+            self.id,
+            self.sample,
+            self.sample_sha256,
+            self.prompt_hash,
+            self.prompt,
+            self.output,
+            judge=dict(self.judge),
+            time=self.time,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "taxonomy": dict(self.sample.taxonomy),
+            "sample": _sample_to_json(self.sample),
+            "sample_sha256": self.sample_sha256,
+        }
+        if self.prompt_hash is not None:
+            out["prompt_hash"] = self.prompt_hash
+            out["prompt"] = self.prompt
+        out["output"] = None if self.output is None else self.output.to_record()
+        if self.processed is not None:
+            out["processed"] = self.processed.to_json()
+        if self.scores is not None:
+            out["scores"] = scores_to_json(self.scores)
+        out["error"] = self.error
+        out["failure"] = None if self.failure is None else self.failure.value
+        if self.error_detail is not None:
+            out["error_detail"] = self.error_detail
+        if self.output_failed:
+            out["output_failed"] = True
+            out["failure_scores"] = scores_to_json(self.failure_scores)
+        if self.judge:
+            out["judge"] = self.judge
+        if self.time is not None:
+            out["time"] = self.time
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SampleRecord:
+        """The record of a line `to_json` wrote (checked first: `store/records.py`). A record
+        of an earlier version (judge answers in the score's detail, no failure kind) is read
+        as its equivalent."""
+        sid = str(data["id"])
+        output = data.get("output")
+        out = ModelOutput.from_record(output) if isinstance(output, Mapping) else None
+        processed = data.get("processed")
+        scores = scores_from_json(data.get("scores"))
+        judge = {str(k): dict(v) for k, v in (data.get("judge") or {}).items()}
+        for name in data.get("judged_by") or ():  # earlier: judge answers were the score's detail
+            if scores is not None and name in scores and name not in judge:
+                judge[name] = scores[name].detail
+                scores[name] = Score(scores[name].values, scores[name].stats)
+        error = data.get("error")
+        kind = data.get("failure")
+        failure = FailureKind(kind) if kind else None
+        if error is not None and failure is None:
+            failure = FailureKind.of_error(str(error), out)
+        return cls(
+            sid,
+            _sample_from_json(sid, data.get("taxonomy") or {}, data.get("sample") or {}),
+            data.get("sample_sha256"),
+            data.get("prompt_hash"),
+            data.get("prompt"),
+            out,
+            Answer.from_json(processed) if isinstance(processed, Mapping) else None,
+            scores,
+            None if error is None else str(error),
+            failure,
+            data.get("error_detail"),
+            bool(data.get("output_failed")),
+            scores_from_json(data.get("failure_scores")),
+            judge,
+            data.get("time"),
+        )
+
+
+def latest_records(records: Iterable[SampleRecord]) -> dict[str, SampleRecord]:
+    """The latest record of each sample id (a rerun appends a new record for a sample)."""
+    return {rec.id: rec for rec in records}
