@@ -112,7 +112,7 @@ def write_set(root: Path, n: int) -> tuple[Path, Path]:
 def client(args: argparse.Namespace) -> None:
     """Run one scoring in this process and print its figures as JSON."""
     from audioeval.audio.clip_cache import ClipCache
-    from audioeval.cli.mmae_preset import MmaeRunConfig, run_mmae
+    from audioeval.presets.mmae_score import MmaeRunConfig, run_mmae
     from audioeval.core.messages import AudioRef
 
     root = Path(args.root)

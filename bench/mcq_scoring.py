@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from audioeval.benchmarks.mcq.definitions import MMAR  # noqa: E402
-from audioeval.engine.mcq_score import McqScoreConfig, score_predictions  # noqa: E402
+from audioeval.presets.mcq_score import McqScoreConfig, score_predictions  # noqa: E402
 
 N = 10_000
 SHARED = ROOT.parent / "shared" / "data" / "mmar" / "MMAR-meta.jsonl"

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from audioeval.cli.mmae_preset import MmaeRunConfig
+from audioeval.presets.mmae_score import MmaeRunConfig
 
 
 def config(preds: Path, meta: Path, out: Path, urls: list[str], **kw: Any) -> MmaeRunConfig:

@@ -80,7 +80,7 @@ def text_scorers() -> list[str]:
 def mcq_score_file(bench: Any, predictions: Path, out: Path | None = None, **kwargs: Any) -> Any:
     """`mcq score` of a predictions file (no judge) into `out` (default: beside the file);
     returns its `McqScoreResult` (rows, summary, disagreements)."""
-    from audioeval.engine.mcq_score import McqScoreConfig, score_predictions
+    from audioeval.presets.mcq_score import McqScoreConfig, score_predictions
 
     folder = out or predictions.parent / f"{predictions.name}.out"
     return score_predictions(McqScoreConfig(bench, predictions, folder, progress=False, **kwargs)).result

@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 
 from audioeval.cli import exit_codes
 from audioeval.cli.failed_work import MaxFailed, parse_max_failed
-from audioeval.cli.mmae_preset import run_mmae
 from audioeval.core.errors import InputError
+from audioeval.presets.mmae_score import run_mmae
 from audioeval.store.response_cache import ResponseCache
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
 from tests.fakes.mcq_server import FakeMcqServer, write_tone_set

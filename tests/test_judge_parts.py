@@ -147,7 +147,9 @@ def test_voting_asks_again_after_invalid_and_fails_when_out_of_attempts():
     v = RubricVoting(rubric, "s", 1, votes_needed=3, max_attempts=5)
     batches = _vote(
         v,
-        lambda a, opts: Generation(_answer(opts, True)) if a in (0, 3) else Generation(None, error="HTTP 500"),
+        lambda a, opts: (
+            Generation(_answer(opts, True)) if a in (0, 3) else Generation(None, error="HTTP 500")
+        ),
     )
     assert batches == [[0, 1, 2], [3, 4]]
     out = v.outcome()

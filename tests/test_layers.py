@@ -19,6 +19,7 @@ ORDER = [
     "benchmarks",
     "engine",
     "analysis",
+    "presets",
     "report",
     "cli",
 ]

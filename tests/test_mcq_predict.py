@@ -13,7 +13,7 @@ from audioeval.benchmarks.mcq.definitions import MMAR, MMAU
 from audioeval.cli.main import app
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioPart, AudioRef, TextPart
-from audioeval.engine.mcq_predict import McqPredictConfig, predict
+from audioeval.presets.mcq_predict import McqPredictConfig, predict
 from audioeval.prompts.templates import load_template, parse_template, render
 from tests.fakes.mcq_server import FakeMcqConfig, FakeMcqServer, tone_wav, write_tone_set
 from tests.run_helpers import mcq_score_file as score_file

@@ -6,8 +6,8 @@ import shutil
 import pytest
 
 from audioeval.benchmarks.mmae.loading import load_metadata, load_predictions
-from audioeval.cli.mmae_preset import run_mmae
 from audioeval.core.errors import InputError
+from audioeval.presets.mmae_score import run_mmae
 from tests.conftest import shared_path
 from tests.mmae_helpers import config
 

@@ -7,8 +7,8 @@ import pytest
 from audioeval.benchmarks.mmae.baselines import write_baseline
 from audioeval.benchmarks.mmae.records import COMPLEXITIES
 from audioeval.benchmarks.mmae.synthetic import MODALITIES
-from audioeval.cli.mmae_preset import rescore_mmae, run_mmae
 from audioeval.core.errors import RunConfigError
+from audioeval.presets.mmae_score import rescore_mmae, run_mmae
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
 from tests.mmae_helpers import config, records_file, results
 

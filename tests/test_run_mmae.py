@@ -16,9 +16,9 @@ from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import resolve
 from audioeval.cli import exit_codes
 from audioeval.cli.main import app
-from audioeval.cli.mmae_preset import run_mmae
 from audioeval.core.record import SampleRecord
 from audioeval.metrics.pair_summary import summarise_records
+from audioeval.presets.mmae_score import run_mmae
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
 from tests.mmae_helpers import config
 

@@ -194,7 +194,7 @@ def test_mmae_never_sends_non_finite_audio_to_the_judge(synthetic_set, judge_ser
     judge is asked only about the other samples."""
     import shutil
 
-    from audioeval.cli.mmae_preset import run_mmae
+    from audioeval.presets.mmae_score import run_mmae
     from tests.mmae_helpers import config, results
 
     root = tmp_path / "set"

@@ -131,8 +131,8 @@ def score(
     """Score predictions both ways (official token match and robust choice reading)."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.core.errors import InputError
-    from audioeval.engine.mcq_score import McqScoreConfig, RubricSettings, score_predictions
     from audioeval.engine.run_judge import JudgeSettings
+    from audioeval.presets.mcq_score import McqScoreConfig, RubricSettings, score_predictions
     from audioeval.report.mcq_table import print_mcq_summary
 
     out = output_dir or Path("outputs") / benchmark.value
@@ -260,8 +260,8 @@ def predict(
     """Ask a model every question with its audio (on the `audioeval run` engine) and write
     the predictions file."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
-    from audioeval.engine.mcq_predict import McqPredictConfig
-    from audioeval.engine.mcq_predict import predict as run_predict
+    from audioeval.presets.mcq_predict import McqPredictConfig
+    from audioeval.presets.mcq_predict import predict as run_predict
 
     with friendly_errors():
         urls = parse_urls(base_urls, "--base_urls")

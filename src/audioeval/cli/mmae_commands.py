@@ -25,7 +25,7 @@ from audioeval.report.escaping import console_text
 from audioeval.store.run_lock import check_output_file
 
 if TYPE_CHECKING:
-    from audioeval.cli.mmae_preset import MmaeRunResult
+    from audioeval.presets.mmae_score import MmaeRunResult
 
 mmae_app = typer.Typer(help="MMAE: rubric-judged scoring of audio edits.", no_args_is_help=True)
 console = make_console()
@@ -115,7 +115,7 @@ def score(
     no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
 ) -> None:
     """Judge every rubric of every metadata sample and write IFR, CR and EMR."""
-    from audioeval.cli.mmae_preset import MmaeRunConfig, run_mmae
+    from audioeval.presets.mmae_score import MmaeRunConfig, run_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
     with friendly_errors():
@@ -206,7 +206,7 @@ def rescore(
     ),
 ) -> None:
     """Recompute per_sample.json and taxonomy.json from stored verdicts, with no judge call."""
-    from audioeval.cli.mmae_preset import rescore_mmae
+    from audioeval.presets.mmae_score import rescore_mmae
     from audioeval.report.mmae_table import print_mmae_summary
 
     del reparse  # every stored raw answer is parsed again by any rescore

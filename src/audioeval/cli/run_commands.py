@@ -259,7 +259,7 @@ def rescore(
     ),
 ) -> None:
     """Recompute post-processing, scores, summaries and the leaderboard; no model or judge calls."""
-    from audioeval.engine.rescore_folder import folder_kind
+    from audioeval.presets.rescore_folder import folder_kind
     from audioeval.store.run_lock import hold_run_lock
 
     with friendly_errors():
@@ -283,7 +283,7 @@ def rescore(
 
 
 def _rescore_mcq(folder: Path) -> None:
-    from audioeval.engine.rescore_folder import rescore_mcq_folder
+    from audioeval.presets.rescore_folder import rescore_mcq_folder
     from audioeval.report.mcq_table import print_mcq_summary
 
     with friendly_errors():

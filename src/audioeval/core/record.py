@@ -96,8 +96,17 @@ def _sample_to_json(sample: Sample) -> dict[str, Any]:
     return {"fields": dict(sample.fields), "audio": audio, "source": sample.source}
 
 
+def _audio_ref(value: Any) -> AudioRef:
+    """A stored clip: [path, start, end]."""
+    if not isinstance(value, list) or len(value) != 3 or not isinstance(value[0], str):
+        raise ValueError(f"a clip is [path, start, end], not {value!r}")
+    if any(v is not None and (isinstance(v, bool) or not isinstance(v, int | float)) for v in value[1:]):
+        raise ValueError(f"a clip's start and end are seconds or null, not {value[1:]!r}")
+    return AudioRef(value[0], value[1], value[2])
+
+
 def _sample_from_json(sid: str, taxonomy: Mapping[str, Any], data: Mapping[str, Any]) -> Sample:
-    audio = {str(k): AudioRef(v[0], v[1], v[2]) for k, v in (data.get("audio") or {}).items()}
+    audio = {str(k): _audio_ref(v) for k, v in (data.get("audio") or {}).items()}
     return Sample(sid, audio, dict(data.get("fields") or {}), dict(taxonomy), str(data.get("source") or ""))
 
 

@@ -8,9 +8,9 @@ from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.adapters.baselines import make_baseline
 from audioeval.adapters.generators import CodecModel, EspeakTts
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter
-from audioeval.adapters.predictions import PredictionsFile, PredictionsLoader
+from audioeval.adapters.predictions import PredictionsFile
 from audioeval.adapters.replay import Replay
-from audioeval.core.errors import InputError
+from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
 from audioeval.core.redact import secret_from_env
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
@@ -43,44 +43,17 @@ def build_adapter(
         return CodecModel(
             cfg.name, cfg.codec or cfg.name, max_concurrency=cfg.concurrency if cfg.concurrency != 8 else 2
         )
-    if cfg.type == "predictions" and cfg.predictions_format != "mmae":
-        return PredictionsFile(
-            cfg.name,
-            Path(cfg.predictions or "").expanduser(),
-            _mcq_answers(cfg.predictions_format, cfg.prediction_key),
-            tasks=frozenset({"mcq"}),
-            max_concurrency=cfg.concurrency,
-            output="text",
-        )
     if cfg.type == "predictions":
+        fmt = PREDICTION_FORMATS.get(cfg.predictions_format, field="predictions_format")
         return PredictionsFile(
             cfg.name,
             Path(cfg.predictions or "").expanduser(),
-            _mmae_outputs,
+            fmt.reader(cfg.prediction_key),
             audio_root=Path(cfg.audio_root).expanduser() if cfg.audio_root else None,
+            tasks=fmt.tasks,
             max_concurrency=cfg.concurrency,
+            output=fmt.output,
         )
     if cfg.type == "replay":
         return Replay(cfg.name, Path(cfg.replay or "").expanduser())
     return make_baseline(cfg.baseline or cfg.name, name=cfg.name)
-
-
-def _mcq_answers(benchmark: str, key: str | None) -> PredictionsLoader:
-    """Each id's answer text in an MMAR / MMAU predictions file (the parser of `mcq score`)."""
-
-    def load(path: Path) -> tuple[dict[str, str], list[InputError]]:
-        from audioeval.benchmarks.mcq.definitions import get_benchmark
-        from audioeval.benchmarks.mcq.loading import load_mcq_file
-
-        file = load_mcq_file(path, get_benchmark(benchmark), prediction_key=key)
-        return {item.id: item.prediction for item in file.items if item.prediction is not None}, []
-
-    return load
-
-
-def _mmae_outputs(path: Path) -> tuple[dict[str, str], list[InputError]]:
-    """Each id's edited audio in an MMAE predictions file (the parser of `mmae score`)."""
-    from audioeval.benchmarks.mmae.loading import load_predictions
-
-    preds, errors = load_predictions(path)
-    return {sid: p.output_audio for sid, p in preds.items()}, errors

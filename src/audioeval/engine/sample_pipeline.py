@@ -115,7 +115,9 @@ def _record_failure(
         rec.judge[scorer_name] = exc.detail
     elif isinstance(exc, InputError):
         err = InputError(exc.message, file=exc.file or sample.source, sample_id=sample.id, field=exc.field)
-        rec.failed(f"cannot score ({scorer_name}): {err.describe()}", FailureKind.CANNOT_SCORE, err.as_record())
+        rec.failed(
+            f"cannot score ({scorer_name}): {err.describe()}", FailureKind.CANNOT_SCORE, err.as_record()
+        )
         if _about_output(exc, output):
             mark_failed_output(bench, rec)
     elif isinstance(exc, AudioevalError):

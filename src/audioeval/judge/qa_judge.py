@@ -128,9 +128,7 @@ class QaJudgeScorer:
             raise InputError(f"qa_judge needs the field {name!r}", sample_id=sample.id, field=name)
         return str(value)
 
-    async def score_async(
-        self, prediction: Prediction, sample: Sample, generate: JudgeGenerate
-    ) -> Score:
+    async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
         question = self._field(sample, self.question_field)
         reference = self._field(sample, self.answer_field)
         candidate, transcript = await asyncio.to_thread(self._candidate, prediction, sample)

@@ -91,6 +91,7 @@ METRICS: Registry[CorpusMetric] = Registry(
     also_known=("mean:<stats key>",),
 )
 
+
 def mean_metric(key: str, *, higher_is_better: bool = True, unit: str | None = None) -> CorpusMetric:
     """`mean:<key>`: the mean of a per-sample stats value, ignoring None/NaN."""
     unit = unit or ("mos" if "mos" in key.lower() else "score")

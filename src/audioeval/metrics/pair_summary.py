@@ -37,7 +37,9 @@ class PairMetrics:
     feeds: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
 
-def _stats_for(plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]) -> Mapping[str, Any] | None:
+def _stats_for(
+    plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]
+) -> Mapping[str, Any] | None:
     for scorer in plan.feeds.get(metric.name, ()):
         if scorer in scores:
             return scores[scorer].stats
@@ -54,7 +56,9 @@ def is_failed_output(rec: SampleRecord) -> bool:
     return rec.output_failed or rec.failure in (FailureKind.MODEL, FailureKind.NO_OUTPUT)
 
 
-def _failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+def _failure_stats_for(
+    plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord
+) -> Mapping[str, Any] | None:
     """The stats a failed output counts for in this metric, or None when its scorer has none."""
     scores = rec.failure_scores or {}
     _, _, key = metric.name.partition(":")

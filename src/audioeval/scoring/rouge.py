@@ -81,6 +81,4 @@ class RougeLScorer:
         detail: dict[str, Any] = (
             {"missing": True, "outcome": prediction.outcome} if prediction.missing else {}
         )
-        return Score(
-            {"rouge_l": f, "rouge_l_precision": p, "rouge_l_recall": r}, {"rouge_l": f}, detail
-        )
+        return Score({"rouge_l": f, "rouge_l_precision": p, "rouge_l_recall": r}, {"rouge_l": f}, detail)

@@ -1,6 +1,6 @@
 """The files of an `mcq score` folder, exported from the run's records.
 
-`mcq score` runs on the run engine (`engine/mcq_score.py`): one record per item in
+`mcq score` runs on the run engine (`presets/mcq_score.py`): one record per item in
 `<out>/<benchmark>/predictions/records.jsonl`, scored by `mcq_match` (official), `mcq_robust`
 and, with `--rubrics`, `mmar_rubrics`. From the latest record of each item this module
 writes `per_item.jsonl`, `disagreements.jsonl`, `rubrics/results.jsonl` (the rubric

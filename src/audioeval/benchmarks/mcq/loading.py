@@ -7,11 +7,12 @@ reported, never scored. Anything else that is not a string is bad input.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.mcq.definitions import McqBenchmark
+from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
 from audioeval.benchmarks.mcq.reading import read_bytes, read_items
 from audioeval.core.errors import InputError
 
@@ -160,3 +161,16 @@ def _load(
     if not items:
         raise InputError("file holds no items", file=file)
     return McqFile(Path(path), items, key, jsonl)
+
+
+def answers_by_id(
+    benchmark: str, key: str | None
+) -> Callable[[Path], tuple[dict[str, str], list[InputError]]]:
+    """The reader of each id's answer text in an MMAR / MMAU predictions file (the
+    `predictions:` model of `mcq score`); `key` the prediction key (None: the benchmark's own)."""
+
+    def load(path: Path) -> tuple[dict[str, str], list[InputError]]:
+        file = load_mcq_file(path, get_benchmark(benchmark), prediction_key=key)
+        return {item.id: item.prediction for item in file.items if item.prediction is not None}, []
+
+    return load

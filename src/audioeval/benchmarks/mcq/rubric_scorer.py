@@ -78,9 +78,7 @@ class McqRubricScorer:
         choices = [str(c) for c in sample.get("choices") or ()]
         return official_match(str(sample.get("answer")), prediction.raw or "", choices).correct
 
-    async def score_async(
-        self, prediction: Prediction, sample: Sample, generate: JudgeGenerate
-    ) -> Score:
+    async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
         rubric = self._rubric(prediction, sample)
         if rubric is None:
             return Score({}, {}, {"eligible": False})

@@ -269,3 +269,10 @@ def resolve_path(path: str, audio_root: Path) -> Path:
     """An audio path of the metadata or predictions: absolute, or relative to the audio root."""
     p = Path(path).expanduser()
     return p if p.is_absolute() else audio_root / p
+
+
+def edited_audio_by_id(path: Path) -> tuple[dict[str, str], list[InputError]]:
+    """Each id's edited audio in a predictions file, and the items that could not be read (the
+    `predictions:` model of `mmae score`)."""
+    preds, errors = load_predictions(path)
+    return {sid: p.output_audio for sid, p in preds.items()}, errors

@@ -98,9 +98,7 @@ class MmaeRubricScorer:
 
         return resolve
 
-    async def score_async(
-        self, prediction: Prediction, sample: Sample, generate: JudgeGenerate
-    ) -> Score:
+    async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
         ms = mmae_from_fields(sample)
         resolve = self._resolver(prediction, sample)
         try:

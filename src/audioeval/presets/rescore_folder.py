@@ -58,8 +58,8 @@ def rescore_mcq_folder(folder: Path) -> Any:
     (files rewritten), with the bootstrap and the provenance the folder was scored with."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.benchmarks.mcq.export import COMPUTED_RUBRIC_COUNTS, Provenance, export_folder, in_order
-    from audioeval.engine.mcq_score import records_path
     from audioeval.engine.rescore import rescore_run
+    from audioeval.presets.mcq_score import records_path
 
     summary = _read_json(folder / "summary.json")
     bench = get_benchmark(str(summary["benchmark"]))
