@@ -11,7 +11,7 @@ from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import RunConfigError
 from audioeval.core.model_output import ModelOutput
 from audioeval.store.file_digest import json_digest
-from audioeval.store.records import read_records
+from audioeval.store.jsonl import read_jsonl
 
 RECORDS_FILE = "records.jsonl"
 
@@ -40,9 +40,11 @@ class Replay:
         """Read the stored outputs once (the signature and the run read the same file)."""
         if self._digest is not None:
             return
-        for rec in read_records(self.folder / RECORDS_FILE).records:
-            if rec.output is not None and rec.output.error is None:
-                self.outputs[rec.id] = rec.output
+        # Only each line's id and output are read: a folder of a run, or lines {"id", "output"}.
+        for rec in read_jsonl(self.folder / RECORDS_FILE).records:
+            out = rec.get("output")
+            if isinstance(rec.get("id"), str) and isinstance(out, dict) and out.get("error") is None:
+                self.outputs[rec["id"]] = ModelOutput.from_record(out)
         self._digest = json_digest({sid: [o.text, o.audio_path] for sid, o in self.outputs.items()})
 
     async def start(self) -> None:

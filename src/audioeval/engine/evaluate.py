@@ -61,7 +61,7 @@ from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.jsonl import JsonlAppender
-from audioeval.store.records import read_records
+from audioeval.store.records import StoredRecords, read_records
 from audioeval.store.response_cache import ResponseCache
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import check_or_write_signature
@@ -192,6 +192,16 @@ def _template_override(model: ModelConfig, bench: ResolvedBenchmark) -> str | No
     return model.prompts.get(bench.name) or model.prompts.get(bench.spec.task)
 
 
+StoredByFolder = dict[Path, StoredRecords]
+
+
+def _stored(folder: Path, cache: StoredByFolder) -> StoredRecords:
+    """A pair's stored records before the run, read once (endpoint check, then plan)."""
+    if folder not in cache:
+        cache[folder] = read_records(folder / RECORDS_FILE)
+    return cache[folder]
+
+
 def _plan_pair(
     run_dir: Path,
     bench: ResolvedBenchmark,
@@ -199,6 +209,7 @@ def _plan_pair(
     model: ModelConfig,
     adapter: ModelAdapter,
     req: EvalRequest,
+    cache: StoredByFolder,
 ) -> PairRun:
     folder = pair_dir(run_dir, bench.name, model.slug)
     folder.mkdir(parents=True, exist_ok=True)
@@ -215,7 +226,7 @@ def _plan_pair(
         signature = without_input_files(signature)
     check_or_write_signature(folder, signature)
     hashes = sample_digests(samples.samples)
-    stored = read_records(folder / RECORDS_FILE)
+    stored = _stored(folder, cache)
     latest = latest_records(stored.records)
     refusal = changed_samples(list(latest.values()), hashes, folder / RECORDS_FILE)
     if refusal is not None and not req.rescore_changed_samples:
@@ -390,13 +401,14 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     work_s = 0.0
     metric_before = throughput_report()
     judge_settings = req.judge
+    stored: StoredByFolder = {}
     try:
         if req.probe:  # before anything is written: a corrected command may reuse the folder
             _write_run_file(run_dir, benches, req, adapters, write=False)  # another run's folder?
-            judge_settings = await _check_endpoints(run_dir, benches, sample_sets, req, adapters)
+            judge_settings = await _check_endpoints(run_dir, benches, sample_sets, req, adapters, stored)
         _write_run_file(run_dir, benches, req, adapters)
         pairs = [
-            _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req)
+            _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req, stored)
             for b in benches
             for m in req.models
             if serves(adapters[m.slug], b.spec.task)
@@ -486,6 +498,7 @@ async def _check_endpoints(
     sample_sets: dict[str, SampleSet],
     req: EvalRequest,
     adapters: dict[str, ModelAdapter],
+    stored: StoredByFolder,
 ) -> JudgeSettings | None:
     """Check the endpoints of the OpenAI-compatible models and of the judge that have samples
     left to do (a finished run checks nothing); each keeps its usable ones. Returns the judge
@@ -498,7 +511,7 @@ async def _check_endpoints(
             if not serves(adapter, bench.spec.task):
                 continue
             folder = pair_dir(run_dir, bench.name, model.slug)
-            latest = latest_records(read_records(folder / RECORDS_FILE).records)
+            latest = latest_records(_stored(folder, stored).records)
             samples = sample_sets[bench.name]
             hashes = sample_digests(samples.samples) if req.rescore_changed_samples else None
             todo, _ = _pending(latest, bench, samples, _template_override(model, bench), hashes)
