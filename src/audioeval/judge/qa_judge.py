@@ -22,7 +22,7 @@ from typing import Any
 from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
 from audioeval.core.sample import Sample
-from audioeval.judge.votes import collect_votes, first_votes, strict_majority
+from audioeval.judge.votes import collect_votes, reduce_votes
 from audioeval.postprocess.outcome import Unparseable
 from audioeval.postprocess.think_tags import strip_think
 from audioeval.postprocess.yes_no import parse_yes_no
@@ -146,20 +146,20 @@ class QaJudgeScorer:
         return self._result(attempts, candidate, transcript)
 
     def _result(self, attempts: list[dict[str, Any]], candidate: str, transcript: str | None) -> Score:
-        verdicts = first_votes([a["verdict"] for a in attempts if a.get("verdict") is not None], self.votes)
+        yes = [a["verdict"] == "yes" for a in attempts if a.get("verdict") is not None]
+        outcome = reduce_votes(yes, self.votes, "strict_majority")
         detail: dict[str, Any] = {"attempts": attempts, "candidate": candidate}
         if transcript is not None:
             detail["transcript"] = transcript
-        if len(verdicts) < self.votes:
+        if outcome.score is None:
             last = attempts[-1] if attempts else {}
             why = last.get("error") or f"unreadable answer {str(last.get('answer'))[:80]!r}"
             raise JudgeFailed(
-                f"judge: {len(verdicts)} valid vote(s) of {self.votes} after {len(attempts)} attempt(s) ({why})",
+                f"judge: {len(outcome.votes)} valid vote(s) of {self.votes} after {len(attempts)} attempt(s) ({why})",
                 detail,
             )
-        correct = strict_majority([v == "yes" for v in verdicts])
-        detail["votes"] = verdicts
-        return Score({VALUE: correct}, {VALUE: correct}, detail)
+        detail["votes"] = ["yes" if v else "no" for v in outcome.votes]
+        return Score({VALUE: outcome.score}, {VALUE: outcome.score}, detail)
 
     def failed_output_score(self, sample: Sample) -> Score:
         """No answer from the system under test: wrong, with no judge call."""

@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from audioeval.core.registry import Registry
+
+Vote = TypeVar("Vote")
 
 AskVote = Callable[[int], Awaitable[bool]]
 """Run attempt `i` and record its answer; return whether it gave a valid vote."""
@@ -35,9 +39,26 @@ async def collect_votes(ask: AskVote, *, votes_needed: int, max_attempts: int) -
         valid += sum(bool(a) for a in answers)
 
 
-def first_votes(votes: Sequence[object], votes_needed: int) -> list[object]:
+def first_votes(votes: Sequence[Vote], votes_needed: int) -> list[Vote]:
     """The votes that count: the first `votes_needed` valid ones, in attempt order."""
     return list(votes)[:votes_needed]
+
+
+@dataclass(frozen=True)
+class VoteOutcome:
+    """The votes that count, whether too few were valid, and their reduction (None if failed)."""
+
+    votes: list[Any]
+    failed: bool
+    score: float | None
+
+
+def reduce_votes(valid: Sequence[Vote], votes_needed: int, reducer: str) -> VoteOutcome:
+    """The outcome of a judged item from its valid votes in attempt order: the first
+    `votes_needed` count, reduced by the named reducer; fewer is a failure (never a score)."""
+    votes = first_votes(valid, votes_needed)
+    failed = len(votes) < votes_needed
+    return VoteOutcome(votes, failed, None if failed else REDUCERS[reducer](votes))
 
 
 def strict_majority(votes: Sequence[bool]) -> float:

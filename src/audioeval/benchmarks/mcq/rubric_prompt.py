@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from audioeval.core.messages import Message
-from audioeval.judge.votes import REDUCERS, first_votes, trimmed_mean  # noqa: F401 (trimmed_mean: re-exported)
+from audioeval.judge.votes import reduce_votes, trimmed_mean  # noqa: F401 (trimmed_mean: re-exported)
 from audioeval.postprocess.json_in_text import json_values
 from audioeval.postprocess.think_tags import strip_think
 
@@ -157,6 +157,5 @@ def item_outcome(call_scores: Sequence[float], votes: int, reducer: str = "trimm
 
     With fewer valid calls than `votes` the item is failed: recorded, counted, not scored.
     """
-    used = first_votes(call_scores, votes)
-    failed = len(used) < votes
-    return {"call_scores": used, "failed": failed, "score": None if failed else REDUCERS[reducer](used)}
+    out = reduce_votes(call_scores, votes, reducer)
+    return {"call_scores": out.votes, "failed": out.failed, "score": out.score}

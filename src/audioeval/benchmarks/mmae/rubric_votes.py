@@ -16,7 +16,7 @@ from typing import Any
 from audioeval.benchmarks.mmae.verdict import parse_verdict, verdict_check
 from audioeval.core.generation import Generation
 from audioeval.judge.option_shuffle import ShuffledOptions, shuffle_options, vote_seed
-from audioeval.judge.votes import first_votes, strict_majority
+from audioeval.judge.votes import reduce_votes
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,14 +122,10 @@ class RubricVoting:
     def outcome(self) -> dict[str, Any]:
         """Votes, score (0/1) or failure, and every attempt, as a JSON-ready record."""
         attempts = sorted(self.attempts, key=lambda a: a.attempt)
-        votes = first_votes([bool(a.correct) for a in attempts if a.valid], self.votes_needed)
-        failed = len(votes) < self.votes_needed
-        score = None if failed else int(strict_majority(votes))
+        out = _majority([bool(a.correct) for a in attempts if a.valid], self.votes_needed)
         return {
-            "votes": votes,
-            "score": score,
-            "failed": failed,
-            "failure": self._failure(len(votes), attempts) if failed else None,
+            **out,
+            "failure": self._failure(len(out["votes"]), attempts) if out["failed"] else None,
             "attempts": [a.as_record() for a in attempts],
         }
 
@@ -143,6 +139,10 @@ def rescore_attempts(attempts: list[dict[str, Any]], votes_needed: int) -> dict[
         verdict = parse_verdict(a["raw"], len(a["options"]))
         if verdict.letter is not None:
             votes.append(verdict.letter == a["right_letter"])
-    votes = first_votes(votes, votes_needed)
-    failed = len(votes) < votes_needed
-    return {"votes": votes, "score": None if failed else int(strict_majority(votes)), "failed": failed}
+    return _majority(votes, votes_needed)
+
+
+def _majority(valid: list[bool], votes_needed: int) -> dict[str, Any]:
+    """Votes, 0/1 score by strict majority (None when too few were valid), failed."""
+    out = reduce_votes(valid, votes_needed, "strict_majority")
+    return {"votes": out.votes, "score": None if out.score is None else int(out.score), "failed": out.failed}
