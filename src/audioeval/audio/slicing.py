@@ -22,13 +22,6 @@ def parse_slice(text: str) -> tuple[float | None, float | None]:
     return (float(start) if start is not None else None, float(end) if end is not None else None)
 
 
-def format_slice(start: float | None, end: float | None) -> str:
-    def fmt(v: float | None) -> str:
-        return "" if v is None else f"{v:g}s"
-
-    return f"{fmt(start)}:{fmt(end)}"
-
-
 def slice_bounds(n_samples: int, rate: int, start: float | None, end: float | None) -> tuple[int, int]:
     """Sample indices for a seconds slice, exactly as Python slices a list of samples."""
     s = None if start is None else int(round(start * rate))

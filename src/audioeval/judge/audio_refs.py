@@ -42,12 +42,3 @@ def find_mentions(question: str) -> list[ClipMention]:
         if key not in seen:
             seen[key] = ClipMention(key, label, start, end)
     return list(seen.values())
-
-
-def labels_needed(mentions: list[ClipMention]) -> list[str]:
-    """Distinct whole-clip labels in order of first mention."""
-    out: list[str] = []
-    for m in mentions:
-        if m.label not in out:
-            out.append(m.label)
-    return out

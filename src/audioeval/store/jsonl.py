@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,10 +53,6 @@ def read_jsonl(path: str | Path) -> JsonlReadReport:
         else:
             report.bad_lines.append(lineno)
     return report
-
-
-def iter_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
-    yield from read_jsonl(path).records
 
 
 def _cut_partial_tail(path: Path) -> None:
