@@ -19,10 +19,11 @@ from typing import Any
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord
+from audioeval.core.registry import Registry
 
-EXPORTERS: dict[str, str] = {
-    "mmae_rubrics": "audioeval.benchmarks.mmae.exports:write_exports",
-}
+EXPORTERS: Registry[str] = Registry(
+    "exporter", [("mmae_rubrics", "audioeval.benchmarks.mmae.exports:write_exports")]
+)
 """Scorer name -> "module:function" of the exporter of its pairs."""
 
 
@@ -49,7 +50,7 @@ Exporter = Callable[[Path, PairExport], None]
 def exporter_for(bench: ResolvedBenchmark) -> Exporter | None:
     """The exporter of the first of the benchmark's scorers that has one."""
     for scorer in bench.scorers:
-        target = EXPORTERS.get(scorer.name)
+        target = EXPORTERS.find(scorer.name)
         if target is not None:
             module, _, name = target.partition(":")
             fn: Exporter = getattr(importlib.import_module(module), name)
