@@ -112,8 +112,8 @@ def write_set(root: Path, n: int) -> tuple[Path, Path]:
 def client(args: argparse.Namespace) -> None:
     """Run one scoring in this process and print its figures as JSON."""
     from audioeval.audio.clip_cache import ClipCache
-    from audioeval.presets.mmae_score import MmaeRunConfig, run_mmae
     from audioeval.core.messages import AudioRef
+    from audioeval.presets.mmae_score import MmaeRunConfig, run_mmae
 
     root = Path(args.root)
     meta = json.loads((root / "meta.json").read_text())[: args.n]
@@ -259,7 +259,7 @@ def write_doc(rows: list[dict[str, float]]) -> None:
         "(2 endpoints) with a fixed latency per request, counted from reading the request to answering it "
         "(its own decoding and measuring included), decoding each distinct clip and measuring each "
         "(clip, slice, frequency) once so that its own CPU does not queue requests; the client is a third "
-        f"process. Each concurrency was measured {"once" if repeats == 1 else f"{repeats} times"}: the fraction column gives the median "
+        f"process. Each concurrency was measured {'once' if repeats == 1 else f'{repeats} times'}: the fraction column gives the median "
         "and, in brackets, the lowest and highest run; the other columns are those of the median run. Goal: "
         "≥ 0.95 of the ideal rate (concurrency ÷ latency); ≤ 1 ms client CPU per call beyond the first "
         "encoding of each clip.",
