@@ -18,12 +18,12 @@ from typing import Any
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import RunConfigError
-from audioeval.core.record import FailureKind, SampleRecord, latest_records
+from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.evaluate import PairRun, summarise_pairs
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
-from audioeval.engine.sample_pipeline import mark_failed_output, score_output
+from audioeval.engine.sample_pipeline import mark_failed_output, record_unusable_output, score_output
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_text_atomic
@@ -84,9 +84,7 @@ def _rescored(bench: ResolvedBenchmark, rec: SampleRecord) -> SampleRecord:
         return rec
     new = rec.unscored()
     if not output.ok:
-        kind = FailureKind.MODEL if output.error else FailureKind.NO_OUTPUT
-        new.failed(rec.error or output.error or "the model returned nothing", kind, output.error_detail)
-        return mark_failed_output(bench, new)
+        return record_unusable_output(bench, new, output, rec.error)
     if rec.output_failed and any(is_judged(s) for s in bench.scorers):
         # the output could not be used (unreadable audio): the judge was never asked
         new.processed = rec.processed

@@ -104,6 +104,15 @@ def mark_failed_output(bench: ResolvedBenchmark, rec: SampleRecord) -> SampleRec
     return rec
 
 
+def record_unusable_output(
+    bench: ResolvedBenchmark, rec: SampleRecord, output: ModelOutput, error: str | None = None
+) -> SampleRecord:
+    """`rec` as a failed output: the model call failed (`model`) or gave nothing (`no output`)."""
+    kind = FailureKind.MODEL if output.error else FailureKind.NO_OUTPUT
+    rec.failed(error or output.error or "the model returned nothing", kind, output.error_detail)
+    return mark_failed_output(bench, rec)
+
+
 def _record_failure(
     bench: ResolvedBenchmark, rec: SampleRecord, scorer_name: str, exc: Exception, output: ModelOutput
 ) -> bool:
@@ -230,7 +239,5 @@ async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
             output = ModelOutput(error=f"{type(exc).__name__}: {exc}")
     rec.output = output
     if not output.ok:
-        kind = FailureKind.MODEL if output.error else FailureKind.NO_OUTPUT
-        rec.failed(output.error or "the model returned nothing", kind, output.error_detail)
-        return mark_failed_output(ctx.bench, rec)
+        return record_unusable_output(ctx.bench, rec, output)
     return await score_output_async(ctx.bench, rec, output, ctx.judge)
