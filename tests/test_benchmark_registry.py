@@ -274,3 +274,14 @@ def test_unknown_shipped_benchmark_suggests_a_name() -> None:
     with pytest.raises(InputError) as info:
         load_shipped("librispeech-test-clen")
     assert "did you mean 'librispeech-test-clean'" in info.value.message
+
+
+def test_unknown_exports_name_is_refused_when_the_spec_resolves(tmp_path: Path) -> None:
+    from audioeval.benchmarks.resolved import resolve
+
+    path = _write(tmp_path, {**GOOD, "exports": "mcq_scor"})
+    with pytest.raises(InputError) as info:
+        resolve(load_spec_file(path), str(path))
+    err = info.value
+    assert err.file == str(path) and err.field == "exports"
+    assert "did you mean 'mcq_score'" in err.message

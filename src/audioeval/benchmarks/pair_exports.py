@@ -4,8 +4,10 @@ Some benchmarks publish files of their own beside the run's summaries (MMAE:
 `results.jsonl`, `per_sample.json`, `taxonomy.json`, `skipped.json`,
 `failed_outputs.json`). They are exports of the record stream, never a second store: the
 engine writes them, whole and atomically, at the end of every run and of every rescore,
-from the pair's records. An exporter is registered under the name of the scorer whose
-records it reads, by module path, and imported only when a pair has that scorer.
+from the pair's records. An exporter is registered by module path, under the name of the
+scorer whose records it reads (MMAE) or a name the benchmark spec gives in `exports:`
+(`mcq score`), and imported only when a pair needs it. What it returns is handed back to
+the caller of the run or rescore (e.g. the figures `mcq score` prints).
 """
 
 from __future__ import annotations
@@ -16,15 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.exporter_names import EXPORTERS
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord
-from audioeval.core.registry import Registry
-
-EXPORTERS: Registry[str] = Registry(
-    "exporter", [("mmae_rubrics", "audioeval.benchmarks.mmae.exports:write_exports")]
-)
-"""Scorer name -> "module:function" of the exporter of its pairs."""
 
 
 @dataclass
@@ -36,6 +33,7 @@ class PairExport:
     expected_ids: list[str]  # the benchmark's samples, in order
     skipped: list[InputError] = field(default_factory=list)  # inputs that could not be read
     stored: int = 0  # how many of `records` were there before this run (0: a rescore)
+    asked_ids: list[str] = field(default_factory=list)  # the samples this run asked (none: a rescore)
     resamples: int = 1000
     seed: int = 0
     exclude_missing: bool = False
@@ -44,15 +42,17 @@ class PairExport:
     run_info: dict[str, Any] = field(default_factory=dict)  # written as the files' "run" block
 
 
-Exporter = Callable[[Path, PairExport], None]
+Exporter = Callable[[Path, PairExport], Any]
 
 
 def exporter_for(bench: ResolvedBenchmark) -> Exporter | None:
-    """The exporter of the first of the benchmark's scorers that has one."""
-    for scorer in bench.scorers:
-        target = EXPORTERS.find(scorer.name)
-        if target is not None:
-            module, _, name = target.partition(":")
-            fn: Exporter = getattr(importlib.import_module(module), name)
-            return fn
-    return None
+    """The exporter the spec names (`exports:`), else that of its first scorer that has one."""
+    if bench.spec.exports is not None:
+        target: str | None = EXPORTERS.get(bench.spec.exports)
+    else:
+        target = next((t for s in bench.scorers if (t := EXPORTERS.find(s.name)) is not None), None)
+    if target is None:
+        return None
+    module, _, name = target.partition(":")
+    fn: Exporter = getattr(importlib.import_module(module), name)
+    return fn

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import audioeval.benchmarks.scorer_plugins  # noqa: F401  (judged scorers registered before names resolve)
+from audioeval.benchmarks.exporter_names import EXPORTERS
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
 from audioeval.core.errors import InputError
@@ -128,6 +129,8 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
         raise InputError(
             f"headline {headline!r} is not one of the metrics {metric_names}", file=where, field="headline"
         )
+    if spec.exports is not None:
+        EXPORTERS.get(spec.exports, where=where, field="exports")
     return ResolvedBenchmark(spec, where, task, template, chain, scorers, metrics, headline)
 
 

@@ -58,6 +58,11 @@ class BenchmarkSpec(_Strict):
     scorers: list[StepSpec] | None = None
     metrics: list[str] | None = None
     headline: str | None = None
+    exports: str | None = Field(
+        None,
+        description="the benchmark's own files, written from its records after every run and "
+        "rescore (an exporter name; default: the exporter of its first scorer that has one)",
+    )
     homepage: str | None = None
     license: str | None = None
     limit: int | None = Field(None, ge=1, description="score only the first N samples")

@@ -259,20 +259,20 @@ def rescore(
     ),
 ) -> None:
     """Recompute post-processing, scores, summaries and the leaderboard; no model or judge calls."""
-    from audioeval.presets.rescore_folder import folder_kind
-    from audioeval.store.run_lock import hold_run_lock
-
-    with friendly_errors():
-        with hold_run_lock(run_dir, create=False):  # a folder in use is refused first (exit 5)
-            kind = folder_kind(run_dir)
-    if kind == "mcq":
-        _rescore_mcq(run_dir)
-        return
     from audioeval.analysis.run_summary import write_run_summary
+    from audioeval.benchmarks.mcq.export import McqScoreResult
     from audioeval.engine.rescore import rescore_run
+    from audioeval.report.mcq_table import print_mcq_summary
 
     with friendly_errors():
         result = rescore_run(run_dir, resamples=resamples, exclude_missing=exclude_missing)
+    mcq = [r for r in result.exports.values() if isinstance(r, McqScoreResult)]
+    if mcq:  # an `mcq score` folder: its summary.json is the export's
+        for scored in mcq:
+            print_mcq_summary(scored.summary, scored.bench, console=console, official_style=False)
+        console.print(f"rescored; no model or judge call. Results: {console_text(run_dir)}")
+        return
+    with friendly_errors():
         summary = write_run_summary(run_dir, result.results, extra=_work(result.metric_models))
     show_summary(summary, run_dir)
     show_metric_models(result.metric_models)
@@ -280,16 +280,6 @@ def rescore(
         f"rescored {result.rescored} sample(s); {result.changed} changed; no judge call, no model call. "
         f"Run directory: {console_text(run_dir)}"
     )
-
-
-def _rescore_mcq(folder: Path) -> None:
-    from audioeval.presets.rescore_folder import rescore_mcq_folder
-    from audioeval.report.mcq_table import print_mcq_summary
-
-    with friendly_errors():
-        result = rescore_mcq_folder(folder)
-    print_mcq_summary(result.summary, result.bench, console=console, official_style=False)
-    console.print(f"rescored; no model or judge call. Results: {folder}")
 
 
 def list_(

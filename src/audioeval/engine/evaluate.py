@@ -104,6 +104,9 @@ class EvalRequest:
     # Where the benchmark exports of a one-pair run go (e.g. the run directory itself, as
     # `mmae score` asks); default: the pair folder (`engine/exports.py`).
     exports_dir: Path | None = None
+    # What a preset tells its benchmark's exporter (`PairExport.run_info`), e.g. `mcq score`'s
+    # predictions file and rubric settings.
+    export_info: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -140,10 +143,9 @@ class EvalResult:
     # calls, audio seconds, busy seconds, × real time.
     metric_models: dict[str, dict[str, float | int]] = field(default_factory=dict)
     ignored_lines: list[str] = field(default_factory=list)  # stored records not trusted, and why
-    # The samples asked in this run, by pair folder (relative to the run directory).
-    asked_ids: dict[str, list[str]] = field(default_factory=dict)
     judge_work: JudgeWork | None = None  # what the judge did (None: no judge was needed)
     work_s: float = 0.0  # seconds spent asking the models and the judge
+    exports: dict[Path, Any] = field(default_factory=dict)  # what each benchmark exporter returned
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -453,7 +455,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     results = summarise_pairs(run_dir, pairs, req.resamples, req.seed, exclude_missing=req.exclude_missing)
     hits = cache.hits if cache is not None else 0
     work = judge.work() if judge is not None else None
-    export_pairs(run_dir, pairs, _export_settings(req, hits, work))
+    exports = export_pairs(run_dir, pairs, _export_settings(req, hits, work))
     asked = sum(len(p.todo) for p in pairs)
     reused = sum(p.done for p in pairs)
     calls = sum(a.calls for a in adapters.values() if isinstance(a, OpenAIChatModel))
@@ -468,9 +470,9 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         judge_calls=judge.calls if judge is not None else 0,
         metric_models=throughput_since(metric_before),
         ignored_lines=[line for p in pairs for line in p.ignored],
-        asked_ids={str(p.folder.relative_to(run_dir)): [s.id for s in p.todo] for p in pairs},
         judge_work=work,
         work_s=work_s,
+        exports=exports,
     )
 
 
@@ -481,6 +483,7 @@ def _export_settings(req: EvalRequest, cache_hits: int, work: JudgeWork | None) 
         "cache_hits": cache_hits,
         "endpoints": work.endpoints if work is not None else [],
         "pid": os.getpid(),
+        **req.export_info,
     }
     return ExportSettings(
         req.resamples,

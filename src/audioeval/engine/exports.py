@@ -39,9 +39,10 @@ def _errors(path: Path) -> list[InputError]:
     return [InputError.from_record(r) for r in data if isinstance(r, dict)] if isinstance(data, list) else []
 
 
-def export_pairs(run_dir: Path, pairs: Sequence[Any], settings: ExportSettings) -> list[Path]:
-    """Write the exports of every pair whose benchmark has an exporter; the folders written."""
-    written = []
+def export_pairs(run_dir: Path, pairs: Sequence[Any], settings: ExportSettings) -> dict[Path, Any]:
+    """Write the exports of every pair whose benchmark has an exporter; what each exporter
+    returned, by the folder it wrote."""
+    written: dict[Path, Any] = {}
     for pair in pairs:
         exporter = exporter_for(pair.bench)
         if exporter is None:
@@ -57,6 +58,7 @@ def export_pairs(run_dir: Path, pairs: Sequence[Any], settings: ExportSettings) 
             list(pair.ids),
             skipped,
             stored=pair.stored,
+            asked_ids=[s.id for s in pair.todo],
             resamples=settings.resamples,
             seed=settings.seed,
             exclude_missing=settings.exclude_missing,
@@ -64,6 +66,5 @@ def export_pairs(run_dir: Path, pairs: Sequence[Any], settings: ExportSettings) 
             judged=settings.judged,
             run_info=settings.run_info,
         )
-        exporter(folder, export)
-        written.append(folder)
+        written[folder] = exporter(folder, export)
     return written

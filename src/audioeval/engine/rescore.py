@@ -30,6 +30,7 @@ from audioeval.store.atomic import write_text_atomic
 from audioeval.store.jsonl import read_jsonl
 from audioeval.store.records import record_problem
 from audioeval.store.run_lock import hold_run_lock
+from audioeval.store.signature import SIGNATURE_FILE
 
 
 @dataclass
@@ -39,12 +40,21 @@ class RescoreResult:
     changed: int
     metric_models: dict[str, dict[str, float | int]] = field(default_factory=dict)
     """Work of the embedded metric models while rescoring (as `EvalResult.metric_models`)."""
+    exports: dict[Path, Any] = field(default_factory=dict)  # what each benchmark exporter returned
 
 
 def _load_run(run_dir: Path) -> tuple[list[ResolvedBenchmark], list[ModelConfig], dict[str, Any]]:
     path = run_dir / RUN_FILE
+    if not path.is_file() and (run_dir / SIGNATURE_FILE).is_file() and (run_dir / "results.jsonl").is_file():
+        raise RunConfigError(
+            f"{run_dir} was written by an `mmae score` of an earlier audioeval, before its output "
+            "folders were run directories; score it again with `audioeval mmae score`"
+        )
     if not path.is_file():
-        raise RunConfigError(f"{path} not found: {run_dir} is not an `audioeval run` directory")
+        raise RunConfigError(
+            f"{path} not found: {run_dir} is not an audioeval output folder (audioeval run, codec, "
+            "mmae score or mcq score)"
+        )
     run = json.loads(path.read_text(encoding="utf-8"))
     benches = [resolve(parse_spec(b["spec"], b["where"]), b["where"]) for b in run["benchmarks"]]
     models = [ModelConfig.model_validate(m["config"]) for m in run["models"]]
@@ -130,8 +140,8 @@ def _rescore(
     results = summarise_pairs(
         run_dir, pairs, settings.resamples, settings.seed, exclude_missing=settings.exclude_missing
     )
-    export_pairs(run_dir, pairs, settings)
-    return RescoreResult(results, total, changed, throughput_since(metric_before))
+    exports = export_pairs(run_dir, pairs, settings)
+    return RescoreResult(results, total, changed, throughput_since(metric_before), exports)
 
 
 def _export_settings(

@@ -9,7 +9,8 @@ The engine records every item in `<out>/<benchmark>/predictions/records.jsonl`; 
 keeps the records of items whose contents (answer, reasoning, rubric, …) are unchanged and
 scores the others again (their new records supersede the old). `summary.json`,
 `per_item.jsonl`, `disagreements.jsonl` and `rubrics/results.jsonl` are exports of the
-records (`benchmarks/mcq/export.py`), so `audioeval rescore OUT` rewrites them alone.
+records (`benchmarks/mcq/export.py`, named by the spec's `exports:`), written by the engine
+after the run and by `audioeval rescore OUT` alone.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
-from audioeval.benchmarks.mcq.export import McqScoreResult, Provenance, export_folder, in_order
+from audioeval.benchmarks.mcq.export import RUN_INFO_KEY, McqScoreResult
 from audioeval.benchmarks.mcq.loading import McqFile, load_mcq_file
 from audioeval.benchmarks.mcq.reading import gc_paused
 from audioeval.benchmarks.mcq.rubric_plan import RubricPlan, load_rubric_meta, plan_rubrics
@@ -30,12 +31,10 @@ from audioeval.benchmarks.mcq.rubric_scorer import REDUCER
 from audioeval.benchmarks.mcq.source import mcq_samples, score_spec
 from audioeval.benchmarks.sources.loader import SampleSet
 from audioeval.core.errors import InputError
-from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
+from audioeval.engine.evaluate import EvalRequest, evaluate_async
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_judge import JudgeSettings
-from audioeval.engine.run_layout import RECORDS_FILE, pair_dir
 from audioeval.store.file_digest import file_sha256
-from audioeval.store.records import read_records
 
 MODEL_NAME = "predictions"
 
@@ -114,64 +113,43 @@ def _request(cfg: McqScoreConfig, file: McqFile, plan: RubricPlan | None) -> Eva
         probe=cfg.probe,
         sample_sets={cfg.bench.name: samples},
         rescore_changed_samples=True,
+        exports_dir=cfg.output_dir,
+        export_info=_export_info(cfg, file, plan),
     )
 
 
-def records_path(out: Path, bench: McqBenchmark) -> Path:
-    return pair_dir(out, bench.name, MODEL_NAME) / RECORDS_FILE
-
-
 async def score_predictions_async(cfg: McqScoreConfig) -> McqScoreRun:
-    """Run the preset in `cfg.output_dir` (held by the caller) and export its files."""
+    """Run the preset in `cfg.output_dir` (held by the caller); the engine exports its files."""
     with gc_paused():  # many small acyclic objects: collector passes only cost time
         file = load_mcq_file(cfg.predictions, cfg.bench, prediction_key=cfg.prediction_key)
     plan = None
     if cfg.rubrics is not None:
         meta = load_rubric_meta(cfg.rubrics.meta) if cfg.rubrics.meta else None
         plan = plan_rubrics(file.items, str(cfg.predictions), meta)
-    path = records_path(cfg.output_dir, cfg.bench)
     # Without a judge, the run makes tens of thousands of small acyclic records and no
     # connections: collector passes only cost time.
     with gc_paused() if cfg.rubrics is None else contextlib.nullcontext():
         run = await evaluate_async(_request(cfg, file, plan))
-    with gc_paused():
-        records = read_records(path).records
-    latest = in_order(records, [item.id for item in file.items])
-    info = None
-    if cfg.rubrics is not None and plan is not None:
-        asked = set(run.asked_ids.get(str(path.parent.relative_to(cfg.output_dir)), []))
-        info = _rubric_info(cfg.rubrics, plan, run, asked, latest)
-    source = Provenance(str(cfg.predictions), file_sha256(cfg.predictions), file.prediction_key)
-    result = export_folder(
-        cfg.output_dir,
-        cfg.bench,
-        latest,
-        source,
-        rubric_info=info,
-        n_resamples=cfg.n_resamples,
-        seed=cfg.seed,
-    )
+    result = run.exports[cfg.output_dir]
     return McqScoreRun(result, plan.skipped if plan is not None else [])
 
 
-def _rubric_info(
-    settings: RubricSettings,
-    plan: RubricPlan,
-    run: EvalResult,
-    asked_now: set[str],
-    latest: list[Any],
-) -> dict[str, Any]:
-    eligible = [r.id for r in latest if r.id in plan.fields]
-    judged_now = sum(1 for i in eligible if i in asked_now)
-    return {
-        **settings.info(),
-        "without_rubric": plan.without_rubric,
-        "skipped": [e.as_record() for e in plan.skipped],
-        "judged_now": judged_now,
-        "reused": len(eligible) - judged_now,
-        "judge_calls": run.judge_calls,
-        "cache_hits": run.cache_hits,
+def _export_info(cfg: McqScoreConfig, file: McqFile, plan: RubricPlan | None) -> dict[str, Any]:
+    """What the exporter needs beside the records: the file scored and the rubric settings."""
+    rubrics = None
+    if cfg.rubrics is not None and plan is not None:
+        rubrics = {
+            **cfg.rubrics.info(),
+            "without_rubric": plan.without_rubric,
+            "skipped": [e.as_record() for e in plan.skipped],
+        }
+    source = {
+        "predictions": str(cfg.predictions),
+        "predictions_sha256": file_sha256(cfg.predictions),
+        "prediction_key": file.prediction_key,
+        "rubrics": rubrics,
     }
+    return {RUN_INFO_KEY: source}
 
 
 def score_predictions(cfg: McqScoreConfig) -> McqScoreRun:

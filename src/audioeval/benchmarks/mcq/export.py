@@ -2,16 +2,22 @@
 
 `mcq score` runs on the run engine (`presets/mcq_score.py`): one record per item in
 `<out>/<benchmark>/predictions/records.jsonl`, scored by `mcq_match` (official), `mcq_robust`
-and, with `--rubrics`, `mmar_rubrics`. From the latest record of each item this module
-writes `per_item.jsonl`, `disagreements.jsonl`, `rubrics/results.jsonl` (the rubric
-judgements) and, last, `summary.json`, each replaced whole, atomically, so `audioeval
-rescore` rewrites them from the records alone. An item without a prediction is counted,
-never scored; a record whose rubric judgement failed keeps its official and robust scores
-(the rule scorers are run again on its stored answer: they need no model or judge).
+and, with `--rubrics`, `mmar_rubrics`. Its spec names this module's exporter (`exports:
+mcq_score`), so the engine, after every run and every `audioeval rescore`, writes from the
+latest record of each item `per_item.jsonl`, `disagreements.jsonl`, `rubrics/results.jsonl`
+(the rubric judgements) and, last, `summary.json`, each replaced whole, atomically. An item
+without a prediction is counted, never scored; a record whose rubric judgement failed keeps
+its official and robust scores (the rule scorers are run again on its stored answer: they
+need no model or judge).
+
+What the records do not hold (the predictions file scored, the rubric settings and what the
+judge did in the run) comes from the preset (`PairExport.run_info["mcq"]`) or, on a rescore,
+from the summary being replaced.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +25,11 @@ from typing import Any
 
 from audioeval import __version__
 from audioeval.benchmarks.mcq.aggregate import disagreements, method_counts, summary_groups
-from audioeval.benchmarks.mcq.definitions import McqBenchmark
+from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
 from audioeval.benchmarks.mcq.rubric_scorer import failure_reason
+from audioeval.benchmarks.pair_exports import PairExport
+from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, Score, latest_records
 from audioeval.core.sample import Sample
 from audioeval.postprocess.chain import ROBUST_MCQ
@@ -34,6 +42,7 @@ from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
 Row = dict[str, Any]
 RESULTS_FILE = "rubrics/results.jsonl"
 COMPUTED_RUBRIC_COUNTS = ("eligible", "scored", "failed", "zero_unmatched")
+RUN_INFO_KEY = "mcq"  # the preset's part of `PairExport.run_info`
 
 
 @dataclass(frozen=True)
@@ -203,3 +212,50 @@ def export_folder(
     write_jsonl_atomic(out / "disagreements.jsonl", diffs)
     write_json_atomic(out / "summary.json", summary)
     return McqScoreResult(bench, rows, summary, diffs, failure)
+
+
+def write_exports(folder: Path, export: PairExport) -> McqScoreResult:
+    """The exporter of an `mcq score` pair (registered as `mcq_score`)."""
+    records = in_order(export.records, export.expected_ids)
+    run = export.run_info.get(RUN_INFO_KEY)
+    if run is not None:
+        source = Provenance(run["predictions"], run["predictions_sha256"], run["prediction_key"])
+        info = run.get("rubrics")
+        if info is not None:
+            asked = set(export.asked_ids)
+            eligible = [r.id for r in records if "rubric" in r.sample.fields]
+            judged_now = sum(1 for i in eligible if i in asked)
+            info = {
+                **info,
+                "judged_now": judged_now,
+                "reused": len(eligible) - judged_now,
+                "judge_calls": export.run_info.get("judge_calls", 0),
+                "cache_hits": export.run_info.get("cache_hits", 0),
+            }
+    else:
+        source, info = _as_scored(folder / "summary.json")
+    return export_folder(
+        folder,
+        get_benchmark(export.bench.name),
+        records,
+        source,
+        rubric_info=info,
+        n_resamples=export.resamples,
+        seed=export.seed,
+    )
+
+
+def _as_scored(path: Path) -> tuple[Provenance, dict[str, Any] | None]:
+    """A rescore's provenance and rubric settings: those of the summary it replaces."""
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunConfigError(f"{path}: cannot be read ({exc})") from None
+    if not isinstance(summary, dict):
+        raise RunConfigError(f"{path}: expected a JSON object")
+    source = Provenance(
+        str(summary.get("predictions")), str(summary.get("predictions_sha256")), summary.get("prediction_key")
+    )
+    rubrics = summary.get("rubrics")
+    info = {k: v for k, v in rubrics.items() if k not in COMPUTED_RUBRIC_COUNTS} if rubrics else None
+    return source, info

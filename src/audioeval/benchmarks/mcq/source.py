@@ -59,4 +59,5 @@ def score_spec(
         postprocess=[],
         scorers=scorers,
         metrics=metrics,
+        exports="mcq_score",
     )
