@@ -150,6 +150,31 @@ def reply_text(body: Any) -> str:
     return content
 
 
+def reply_first_token(body: Any) -> dict[str, Any]:
+    """The text of a chat completion asked for logprobs, with the `top_logprobs` of its first
+    token as [token, logprob] pairs (`choices[0].logprobs.content[0].top_logprobs`, as vLLM
+    and OpenAI send them); `top_logprobs` is None when the server sent none. ValueError when
+    the body has no text or malformed logprobs."""
+    text = reply_text(body)
+    logprobs = body["choices"][0].get("logprobs")
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    if not content:
+        return {"text": text, "top_logprobs": None}
+    first = content[0]
+    top = first.get("top_logprobs") if isinstance(first, dict) else None
+    if not isinstance(top, list):
+        raise ValueError("logprobs.content[0] has no top_logprobs list")
+    pairs = []
+    for entry in top:
+        token, logprob = (
+            (entry.get("token"), entry.get("logprob")) if isinstance(entry, dict) else (None, None)
+        )
+        if not isinstance(token, str) or not isinstance(logprob, int | float) or isinstance(logprob, bool):
+            raise ValueError(f"malformed top_logprobs entry: {excerpt(str(entry), 120)}")
+        pairs.append([token, float(logprob)])
+    return {"text": text, "top_logprobs": pairs}
+
+
 def audio_output_fields(voice: str | None) -> dict[str, Any]:
     """Request fields asking a chat model to answer in speech (WAV)."""
     audio: dict[str, Any] = {"format": "wav"}

@@ -147,6 +147,18 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             average=("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
         ),
         TaskDefaults(
+            "audio_instruct",
+            "audio made from a caption (instruct TTS, sound, music), judged by its rubric: "
+            "mean P(yes) of yes/no items put to an audio judge (AnyAudio-Judge style), needs --judge",
+            "audio_instruct",
+            (),
+            ("rubric_items",),
+            ("mean:rubric_score",),
+            "mean:rubric_score",
+            ("reference", "rubric"),
+            output="audio",
+        ),
+        TaskDefaults(
             "audio_edit",
             "instruction-guided audio editing (MMAE): rubric MCQs put to an audio judge; "
             "IFR, CR and EM (× 100) per sample, needs --judge",

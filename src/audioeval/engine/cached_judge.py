@@ -8,14 +8,14 @@ stored answer the check refuses (left by an older version) is ignored and asked 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from audioeval.adapters.openai_chat import AudioPartStyle, encode_chat_request, request_identity
 from audioeval.audio.clip_cache import ClipCache
 from audioeval.core.generation import AnswerCheck, Generation, usable_answer
 from audioeval.core.messages import AudioRef, Message
-from audioeval.engine.chat_client import ChatClient, ReplyParser, chat_reply_text
+from audioeval.engine.chat_client import ChatClient, ReplyParser, chat_reply_first_token, chat_reply_text
 from audioeval.store.response_cache import ResponseCache, request_key
 
 
@@ -63,20 +63,28 @@ class CachedJudge:
         return self.clips.get(ref)
 
     async def __call__(
-        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+        self,
+        messages: list[Message],
+        attempt: int,
+        accept: AnswerCheck | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> Generation:
-        """One answer; `accept` (default: the judge's own) decides whether it may be cached."""
+        """One answer; `accept` (default: the judge's own) decides whether it may be cached;
+        `extra` request fields override the judge's sampling (with `logprobs`, the answer is
+        the JSON of the text and the first token's top logprobs)."""
+        sampling = {**self.sampling, **extra} if extra else self.sampling
+        parse = chat_reply_first_token if extra and extra.get("logprobs") else self.parse
         key = None
         if self.cache is not None:
-            ident = request_identity(messages, model=self.model, clips=self._clip, sampling=self.sampling)
+            ident = request_identity(messages, model=self.model, clips=self._clip, sampling=sampling)
             key = request_key({"request": ident, "attempt": attempt})
 
         def call() -> Awaitable[Generation]:
             return self.client.complete(
                 lambda: encode_chat_request(
-                    messages, model=self.model, clips=self._clip, style=self.style, sampling=self.sampling
+                    messages, model=self.model, clips=self._clip, style=self.style, sampling=sampling
                 ),
-                parse=self.parse,
+                parse=parse,
             )
 
         return await through_cache(self.cache, key, call, accept or self.accept)

@@ -18,7 +18,7 @@ from typing import Any
 
 import aiohttp
 
-from audioeval.adapters.openai_chat import reply_text
+from audioeval.adapters.openai_chat import reply_first_token, reply_text
 from audioeval.core.generation import Generation
 from audioeval.core.redact import excerpt, redact
 from audioeval.engine.endpoint_pool import EndpointPool
@@ -30,6 +30,12 @@ ReplyParser = Callable[[bytes], str]
 
 def chat_reply_text(raw: bytes) -> str:
     return reply_text(json.loads(raw))
+
+
+def chat_reply_first_token(raw: bytes) -> str:
+    """The reply to a request with `logprobs`: its text and first token's top logprobs, as a
+    JSON text (what a `Generation` carries and the response cache stores)."""
+    return json.dumps(reply_first_token(json.loads(raw)), ensure_ascii=False)
 
 
 class ChatClient:

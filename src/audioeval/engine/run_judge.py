@@ -21,6 +21,7 @@ the engine stops the run with it rather than recording it as the sample's failur
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -155,19 +156,27 @@ class RunJudge:
             await asyncio.to_thread(self._encode, refs)
 
     async def generate(
-        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+        self,
+        messages: list[Message],
+        attempt: int,
+        accept: AnswerCheck | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> Generation:
         await self.prepare([p.audio for m in messages for p in m.parts if isinstance(p, AudioPart)])
-        return await self.ask(messages, attempt, accept)
+        return await self.ask(messages, attempt, accept, extra)
 
     async def ask(
-        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+        self,
+        messages: list[Message],
+        attempt: int,
+        accept: AnswerCheck | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> Generation:
         """One judge call whose clips are prepared (an unprepared clip is encoded on the loop)."""
         self.attempts += 1
         self.add_load(1)
         try:
-            return await self.judge(messages, attempt, accept)
+            return await self.judge(messages, attempt, accept, extra)
         except (AudioevalError, asyncio.CancelledError):
             raise
         except Exception as exc:
@@ -236,9 +245,13 @@ class SampleJudge:
         self.prepared = True
 
     async def __call__(
-        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+        self,
+        messages: list[Message],
+        attempt: int,
+        accept: AnswerCheck | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> Generation:
         self.release()
         if self.prepared:
-            return await self.judge.ask(messages, attempt, accept)
-        return await self.judge.generate(messages, attempt, accept)
+            return await self.judge.ask(messages, attempt, accept, extra)
+        return await self.judge.generate(messages, attempt, accept, extra)

@@ -18,11 +18,19 @@ from audioeval.core.sample import Sample
 
 
 class JudgeGenerate(Protocol):
-    """One judge call: the messages, the attempt index (part of the cache key) and, optionally,
-    the check an answer must pass to be cached (e.g. it parses as a verdict)."""
+    """One judge call: the messages, the attempt index (part of the cache key), optionally
+    the check an answer must pass to be cached (e.g. it parses as a verdict), and request
+    fields that override the judge's sampling for this call (`extra`, part of the cache key).
+    With `extra["logprobs"]` the answer's text is the JSON of `{"text", "top_logprobs"}`:
+    the first token's top logprobs as [token, logprob] pairs, or null when the server sent
+    none (`adapters/openai_chat.reply_first_token`)."""
 
     def __call__(
-        self, messages: list[Message], attempt: int, accept: AnswerCheck | None = None
+        self,
+        messages: list[Message],
+        attempt: int,
+        accept: AnswerCheck | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> Awaitable[Generation]: ...
 
 

@@ -18,6 +18,7 @@ from audioeval.core.sample import Sample
 
 AUDIO_FIELDS = ("audio", "reference_voice", "reference_audio")
 LIST_FIELDS = ("choices", "references", "answers")
+STRUCTURED_FIELDS = ("rubric",)  # kept as the source has them (lists of objects), checked by their scorer
 # Column names tried, in order, when a spec does not map a canonical field.
 DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "id": ("id", "sample_id", "key", "utt_id", "audio_id"),
@@ -32,6 +33,7 @@ DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "target_language": ("target_language",),
     "reference_voice": ("reference_voice", "prompt_audio"),
     "prompt_text": ("prompt_text",),
+    "rubric": ("rubric",),
 }
 
 AudioResolver = Callable[[Any, str, str], AudioRef]
@@ -81,6 +83,8 @@ class RowMapping:
                 audio[name] = self.resolve_audio(value, sid, col)
             elif name in LIST_FIELDS:
                 values[name] = _as_list(value, self.source, sid, col)
+            elif name in STRUCTURED_FIELDS and isinstance(value, (list, dict)):
+                values[name] = value
             else:
                 values[name] = value if isinstance(value, (int, float, bool)) else str(value)
         if "choices" not in values and isinstance(self.constants.get("labels"), list):

@@ -1,0 +1,340 @@
+"""Yes/no rubric items put to an audio judge (scorer `rubric_items`): AnyAudio-Judge style.
+
+A sample carries its rubric: atomic yes/no items `{dimension, question, basis}` (made from
+its caption by `audioeval rubric decompose`, or shipped with the benchmark) where "yes"
+always means "the audio matches the caption". The judged audio is the model's output.
+
+- `per_item` (default): one request per item, the audio part first and identical for every
+  item of a sample (an endpoint with prefix caching encodes it once), then the item.
+  `max_tokens: 1`, `logprobs: true`, `top_logprobs: 20`; P(yes) from the first token
+  (`judge/p_yes.py`). When the server sends no logprobs, or lists neither yes nor no, the
+  item's P(yes) is the share of "yes" over `samples` sampled answers (temperature 1), and the
+  item records `method: "sampled"`; the signature names this fallback.
+- `all_at_once`: one request listing every item; the judge answers a JSON array of
+  `{id, answer: yes|no, evidence}` covering each item once; an answer that does not is asked
+  again (up to `max_attempts`). An item's P(yes) is then 1 or 0.
+
+Sample score `rubric_score` = mean P(yes) over the items with a value (metric
+`mean:rubric_score`); an item the judge gave no value for is counted in the detail. No item
+with a value: the sample fails (recorded, counted, never scored). Every answer is kept in
+the detail, so rescoring re-reads the stored answers with no judge call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from audioeval.core.errors import InputError
+from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
+from audioeval.core.sample import Sample
+from audioeval.judge.p_yes import has_first_token, p_yes, read_first_token
+from audioeval.judge.votes import collect_votes
+from audioeval.postprocess.json_in_text import fenced_blocks, json_values
+from audioeval.postprocess.outcome import Unparseable
+from audioeval.postprocess.think_tags import strip_think
+from audioeval.postprocess.yes_no import parse_yes_no
+from audioeval.scoring.base import Prediction, Score
+from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
+
+SCORER_NAME = "rubric_items"
+PROMPT_VERSION = "rubric-items-v1"
+VALUE = "rubric_score"
+LOGPROBS = {"max_tokens": 1, "logprobs": True, "top_logprobs": 20}
+SAMPLED = {"max_tokens": 4, "temperature": 1.0}
+
+SYSTEM = (
+    "You are an audio perception evaluator. You hear one audio clip and answer one question "
+    "about it with a single word: yes or no.\n"
+    "1. Judge only what you can hear in this clip; do not infer from world knowledge.\n"
+    "2. Every question is phrased so that yes means the audio matches the description.\n"
+    "3. If a feature cannot be heard clearly, answer no."
+)
+SYSTEM_ALL = (
+    "You are an audio perception evaluator. You hear one audio clip and a numbered list of "
+    "yes/no questions about it. Judge only what you can hear; yes means the audio matches "
+    "the description; if a feature cannot be heard clearly, answer no. Reply with a JSON "
+    'array only, one object per question: [{"id": 1, "answer": "yes", "evidence": "one '
+    'sentence"}, ...].'
+)
+
+
+def rubric_of(sample: Sample, field: str) -> list[dict[str, str]]:
+    """The sample's items, checked: a non-empty list of objects with a non-empty question."""
+    raw = sample.get(field)
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            raise InputError("not a JSON list of items", sample_id=sample.id, field=field) from None
+    if not isinstance(raw, list) or not raw:
+        raise InputError("expected a non-empty list of rubric items", sample_id=sample.id, field=field)
+    items = []
+    for i, item in enumerate(raw):
+        question = item.get("question") if isinstance(item, dict) else None
+        if not isinstance(question, str) or not question.strip():
+            raise InputError("item without a question", sample_id=sample.id, field=f"{field}[{i}].question")
+        items.append(
+            {
+                "dimension": str(item.get("dimension") or ""),
+                "question": question.strip(),
+                "basis": str(item.get("basis") or ""),
+            }
+        )
+    return items
+
+
+def item_text(item: Mapping[str, str]) -> str:
+    dimension = f"[{item['dimension']}] " if item.get("dimension") else ""
+    return f"Please judge: {dimension}{item['question']}"
+
+
+def item_messages(audio: AudioRef, item: Mapping[str, str]) -> list[Message]:
+    """System, then the user turn: the audio first (same bytes for every item), then the item."""
+    user = Message("user", (AudioPart(audio), TextPart(item_text(item))))
+    return [Message.text("system", SYSTEM), user]
+
+
+def all_items_messages(audio: AudioRef, items: Sequence[Mapping[str, str]]) -> list[Message]:
+    listed = "\n".join(
+        f"{i + 1}. {item_text(item).removeprefix('Please judge: ')}" for i, item in enumerate(items)
+    )
+    user = Message("user", (AudioPart(audio), TextPart(f"Questions:\n{listed}")))
+    return [Message.text("system", SYSTEM_ALL), user]
+
+
+def _yes_no(answer: str | None) -> str | None:
+    if answer is None:
+        return None
+    parsed = parse_yes_no(strip_think(answer))
+    return None if isinstance(parsed, Unparseable) else parsed
+
+
+def _sampled_ok(answer: str) -> bool:
+    return _yes_no(answer) is not None
+
+
+def read_all_at_once(answer: str | None, n: int) -> list[str] | None:
+    """The yes/no answer of each of `n` items from a JSON array answer, None unless it covers
+    every item exactly once with yes or no."""
+    if answer is None:
+        return None
+    text = strip_think(answer)
+    for candidate in [*fenced_blocks(text), text]:
+        for value in json_values(candidate, "[", nested=False):
+            got = _items_answers(value, n)
+            if got is not None:
+                return got
+    return None
+
+
+def _items_answers(value: Any, n: int) -> list[str] | None:
+    if not isinstance(value, list) or len(value) != n:
+        return None
+    answers: dict[int, str] = {}
+    for entry in value:
+        if not isinstance(entry, dict):
+            return None
+        try:
+            index = int(entry.get("id"))
+        except (TypeError, ValueError):
+            return None
+        verdict = _yes_no(str(entry.get("answer", "")))
+        if verdict is None or not 1 <= index <= n or index in answers:
+            return None
+        answers[index] = verdict
+    return [answers[i] for i in range(1, n + 1)]
+
+
+class RubricItemsScorer:
+    """Mean P(yes) over a sample's rubric items, by an audio judge."""
+
+    needs_judge = True
+    metrics = (f"mean:{VALUE}",)
+
+    def __init__(
+        self,
+        *,
+        mode: Literal["per_item", "all_at_once"] = "per_item",
+        rubric_field: str = "rubric",
+        samples: int = 5,
+        max_attempts: int = 3,
+    ) -> None:
+        if mode not in ("per_item", "all_at_once"):
+            raise InputError(
+                f"mode must be per_item or all_at_once, not {mode!r}", field="scorers.rubric_items"
+            )
+        if samples < 1 or max_attempts < 1:
+            raise InputError("samples and max_attempts must be ≥ 1", field="scorers.rubric_items")
+        self.name = SCORER_NAME
+        self.mode = mode
+        self.rubric_field = rubric_field
+        self.samples = samples
+        self.max_attempts = max_attempts
+
+    def signature(self) -> dict[str, Any]:
+        sig: dict[str, Any] = {
+            "name": self.name,
+            "prompt_version": PROMPT_VERSION,
+            "mode": self.mode,
+            "rubric_field": self.rubric_field,
+            "max_attempts": self.max_attempts,
+        }
+        if self.mode == "per_item":
+            sig["p_yes"] = (
+                f"first-token logprobs (top {LOGPROBS['top_logprobs']}); without them, the share of "
+                f"yes over {self.samples} sampled answers at temperature {SAMPLED['temperature']:g}"
+            )
+        else:
+            sig["p_yes"] = "yes (1) or no (0) per item from one JSON answer listing every item"
+        return sig
+
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
+        raise InputError(
+            "rubric_items needs a judge (--judge URL --judge-model NAME)",
+            sample_id=sample.id,
+            field="scorers",
+        )
+
+    def failed_output_score(self, sample: Sample) -> Score:
+        """No audio from the system under test: it matches nothing, with no judge call."""
+        return Score({VALUE: 0.0}, {VALUE: 0.0}, {"failed_output": True})
+
+    def _audio(self, prediction: Prediction, sample: Sample) -> AudioRef:
+        if not prediction.audio_path:
+            raise InputError("no audio to judge", sample_id=sample.id, field="output.audio_path")
+        return AudioRef(prediction.audio_path)
+
+    async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
+        items = rubric_of(sample, self.rubric_field)
+        audio = self._audio(prediction, sample)
+        if self.mode == "all_at_once":
+            return self._all_result(items, await self._ask_all(audio, items, generate))
+        judged = await asyncio.gather(*(self._ask_item(audio, item, generate) for item in items))
+        return self._result(items, list(judged))
+
+    async def _ask_item(
+        self, audio: AudioRef, item: Mapping[str, str], generate: JudgeGenerate
+    ) -> dict[str, Any]:
+        """The item's logprobs answer and, when it gives no P(yes), the sampled answers."""
+        messages = item_messages(audio, item)
+        stored: dict[str, Any] = {"attempts": []}
+
+        async def ask(attempt: int) -> bool:
+            gen = await generate(messages, attempt, has_first_token, LOGPROBS)
+            stored["attempts"].append({"attempt": attempt, "answer": gen.text, "error": gen.error})
+            return gen.ok and has_first_token(gen.text or "")  # no yes/no listed: sampled below
+
+        await collect_votes(ask, votes_needed=1, max_attempts=self.max_attempts)
+        if _logprob_value(stored) is None and _usable(stored):
+            sampled: list[dict[str, Any]] = []
+
+            async def ask_sampled(attempt: int) -> bool:
+                # attempt indices after the logprobs ones: their own cache keys
+                gen = await generate(messages, 1000 + attempt, _sampled_ok, SAMPLED)
+                verdict = _yes_no(gen.text) if gen.ok else None
+                sampled.append(
+                    {"attempt": attempt, "answer": gen.text, "error": gen.error, "verdict": verdict}
+                )
+                return verdict is not None
+
+            await collect_votes(ask_sampled, votes_needed=self.samples, max_attempts=2 * self.samples)
+            stored["sampled"] = sorted(sampled, key=lambda a: a["attempt"])
+        stored["attempts"].sort(key=lambda a: a["attempt"])
+        return stored
+
+    async def _ask_all(
+        self, audio: AudioRef, items: Sequence[Mapping[str, str]], generate: JudgeGenerate
+    ) -> list[dict[str, Any]]:
+        messages = all_items_messages(audio, items)
+        attempts: list[dict[str, Any]] = []
+
+        def usable(text: str) -> bool:
+            return read_all_at_once(text, len(items)) is not None
+
+        async def ask(attempt: int) -> bool:
+            gen = await generate(messages, attempt, usable)
+            attempts.append({"attempt": attempt, "answer": gen.text, "error": gen.error})
+            return gen.ok and usable(gen.text or "")
+
+        await collect_votes(ask, votes_needed=1, max_attempts=self.max_attempts)
+        return sorted(attempts, key=lambda a: a["attempt"])
+
+    # -- reading stored answers (also what rescoring does) ---------------------------------
+
+    def _item_value(self, stored: Mapping[str, Any]) -> dict[str, Any]:
+        value = _logprob_value(stored)
+        if value is not None:
+            return {"p_yes": value[0], "method": "logprobs", "bound": value[1]}
+        sampled = [a.get("verdict") or _yes_no(a.get("answer")) for a in stored.get("sampled") or []]
+        verdicts = [v for v in sampled if v is not None][: self.samples]
+        if stored.get("sampled") is not None and len(verdicts) == self.samples:
+            return {"p_yes": sum(v == "yes" for v in verdicts) / len(verdicts), "method": "sampled"}
+        last = (stored.get("attempts") or [{}])[-1]
+        return {"p_yes": None, "method": None, "why": last.get("error") or "no yes/no answer"}
+
+    def _result(self, items: Sequence[Mapping[str, str]], judged: Sequence[Mapping[str, Any]]) -> Score:
+        rows = [{**item, **self._item_value(j), **j} for item, j in zip(items, judged, strict=True)]
+        return self._score(rows, {"mode": "per_item"})
+
+    def _all_result(self, items: Sequence[Mapping[str, str]], attempts: list[dict[str, Any]]) -> Score:
+        answers = next(
+            (got for a in attempts if (got := read_all_at_once(a.get("answer"), len(items))) is not None),
+            None,
+        )
+        rows = [
+            {
+                **item,
+                "p_yes": None if answers is None else float(answers[i] == "yes"),
+                "method": "all_at_once",
+            }
+            for i, item in enumerate(items)
+        ]
+        return self._score(rows, {"mode": "all_at_once", "attempts": attempts})
+
+    def _score(self, rows: list[dict[str, Any]], detail: dict[str, Any]) -> Score:
+        values = [r["p_yes"] for r in rows if r["p_yes"] is not None]
+        detail = {**detail, "items": rows, "valued": len(values), "without_value": len(rows) - len(values)}
+        if not values:
+            raise JudgeFailed(f"judge: no rubric item got a yes/no value ({_why(rows, detail)})", detail)
+        score = sum(values) / len(values)
+        return Score({VALUE: score}, {VALUE: score}, detail)
+
+    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+        """The same figures from the stored answers; no judge call."""
+        items = [
+            {k: r.get(k, "") for k in ("dimension", "question", "basis")} for r in stored.get("items") or []
+        ]
+        if stored.get("mode") == "all_at_once":
+            return self._all_result(items, list(stored.get("attempts") or []))
+        judged = [
+            {"attempts": r.get("attempts") or [], **({"sampled": r["sampled"]} if "sampled" in r else {})}
+            for r in stored.get("items") or []
+        ]
+        return self._result(items, judged)
+
+
+def _usable(stored: Mapping[str, Any]) -> bool:
+    """The judge answered the logprobs request (without logprobs, or with neither side)."""
+    return any(read_first_token(a.get("answer")) is not None for a in stored.get("attempts") or [])
+
+
+def _logprob_value(stored: Mapping[str, Any]) -> tuple[float, str | None] | None:
+    for a in stored.get("attempts") or []:
+        first = read_first_token(a.get("answer"))
+        if first is not None and first.top_logprobs is not None:
+            got = p_yes(first.top_logprobs)
+            if got is not None:
+                return got.value, got.bound
+    return None
+
+
+def _why(rows: Sequence[Mapping[str, Any]], detail: Mapping[str, Any]) -> str:
+    whys = [str(r.get("why")) for r in rows if r.get("why")]
+    if whys:
+        return whys[-1][:200]
+    attempts = detail.get("attempts") or []
+    last = attempts[-1] if attempts else {}
+    return str(last.get("error") or f"unreadable answer {str(last.get('answer'))[:80]!r}")

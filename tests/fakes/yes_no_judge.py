@@ -1,0 +1,168 @@
+"""A fake OpenAI-compatible yes/no audio judge with logprobs, on 127.0.0.1 (tests only).
+
+It is not a model. It decodes the audio part of every request and answers rubric items of
+the form "... a steady tone near F Hz ..." by measuring the clip's spectrum (a negated item,
+"... no steady tone near F Hz ...", is answered the other way). Its answers follow vLLM's
+chat completions: with `logprobs: true` and `top_logprobs: k` the first token's top
+logprobs come in `choices[0].logprobs.content[0].top_logprobs`, as `[{token, logprob,
+bytes}]`; with `max_tokens: 1` the content is that one token. Modes for the faults a client
+must survive: no logprobs at all (a server started without them), only one side listed,
+neither side listed, a noisy judge (a share of items answered wrongly, deterministically
+per item), and JSON array answers for all-at-once requests (optionally broken first).
+
+It counts the distinct audio payloads it was sent and how often the audio of a request was
+the same as the previous request's of the same client sample (what an endpoint's prefix
+cache could reuse).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import random
+import re
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import soundfile as sf
+
+from tests.fakes.judge_server import tone_present
+from tests.fakes.openai_http import FakeServer, JsonHandler, completion, decode_audio_part
+
+TONE_RE = re.compile(r"(no )?steady tone near (\d+(?:\.\d+)?) Hz")
+NUMBERED_RE = re.compile(r"^(\d+)\. (.*)$", re.M)
+
+
+@dataclass
+class YesNoJudgeConfig:
+    model: str = "AnyAudio-Judge-7B"
+    logprobs: str = "both"  # both | none (never sends logprobs) | one_side | neither
+    noise: float = 0.0  # share of items answered wrongly (deterministic per audio and item)
+    confidence: float = 3.0  # logprob gap between the answer and the other side
+    broken_all_at_once_first: int = 0  # the first N all-at-once answers are not valid JSON
+    seed: int = 0
+
+
+@dataclass
+class YesNoJudgeStats:
+    requests: int = 0
+    logprob_requests: int = 0
+    sampled_requests: int = 0
+    all_at_once_requests: int = 0
+    audio_sha256: list[str] = field(default_factory=list)  # of each request, in arrival order
+
+    @property
+    def distinct_audio(self) -> int:
+        return len(set(self.audio_sha256))
+
+
+class YesNoJudge:
+    served_models: list[str]
+
+    def __init__(self, config: YesNoJudgeConfig) -> None:
+        self.config = config
+        self.served_models = [config.model]
+        self.stats = YesNoJudgeStats()
+        self._lock = threading.Lock()
+        self._rng = random.Random(config.seed)
+        self._broken = 0
+
+    def _truth(self, samples: np.ndarray, rate: int, item: str, audio_sha: str) -> bool:
+        m = TONE_RE.search(item)
+        if m is None:
+            truth = False  # an item it cannot hear: "no", as the prompt asks
+        else:
+            present = tone_present(samples, rate, float(m.group(2)))
+            truth = (not present) if m.group(1) else present
+        if self.config.noise:
+            h = hashlib.sha256(f"{self.config.seed}|{audio_sha}|{item}".encode()).digest()
+            if h[0] / 256 < self.config.noise:
+                truth = not truth
+        return truth
+
+    def _top(self, yes: bool) -> list[dict[str, Any]]:
+        gap = self.config.confidence
+        lp_yes, lp_no = (-0.05, -0.05 - gap) if yes else (-0.05 - gap, -0.05)
+        entries = [("Yes", lp_yes), ("No", lp_no), (" yes", lp_yes - 2.5), ("The", -6.0), ("I", -7.5)]
+        mode = self.config.logprobs
+        if mode == "one_side":
+            entries = [e for e in entries if e[0].strip().lower() != ("no" if yes else "yes")]
+        elif mode == "neither":
+            entries = [("The", -0.3), ("I", -1.5), ("Sure", -2.0)]
+        entries.sort(key=lambda e: -e[1])
+        return [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in entries]
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any]:
+        user = [m for m in body["messages"] if m["role"] == "user"][-1]
+        audio = [p for p in user["content"] if p["type"] != "text"]
+        text = "".join(p["text"] for p in user["content"] if p["type"] == "text")
+        assert len(audio) == 1 and user["content"][0]["type"] != "text", "the audio part comes first"
+        _, data = decode_audio_part(audio[0])
+        sha = hashlib.sha256(data).hexdigest()
+        samples, rate = sf.read(io.BytesIO(data), dtype="float32")
+        with self._lock:
+            self.stats.requests += 1
+            n = self.stats.requests
+            self.stats.audio_sha256.append(sha)
+        if text.startswith("Questions:"):  # all at once
+            with self._lock:
+                self.stats.all_at_once_requests += 1
+                broken = self._broken < self.config.broken_all_at_once_first
+                self._broken += broken
+            if broken:
+                return completion(n, self.config.model, '[{"id": 1, "answer": "yes", "evidence": "cut off')
+            items = NUMBERED_RE.findall(text)
+            verdicts = [
+                {
+                    "id": int(i),
+                    "answer": "yes" if self._truth(samples, rate, q, sha) else "no",
+                    "evidence": "heard",
+                }
+                for i, q in items
+            ]
+            return completion(n, self.config.model, "```json\n" + json.dumps(verdicts) + "\n```")
+        yes = self._truth(samples, rate, text, sha)
+        if body.get("logprobs"):
+            with self._lock:
+                self.stats.logprob_requests += 1
+            top = self._top(yes)
+            reply = completion(
+                n, self.config.model, top[0]["token"] if body.get("max_tokens") == 1 else "Yes"
+            )
+            if self.config.logprobs != "none":
+                first = {**top[0], "top_logprobs": top[: int(body.get("top_logprobs") or 0)]}
+                reply["choices"][0]["logprobs"] = {"content": [first]}
+            return reply
+        with self._lock:
+            self.stats.sampled_requests += 1
+            flip = self._rng.random() < 0.2
+        return completion(n, self.config.model, "yes" if yes != flip else "no")
+
+
+class _Handler(JsonHandler):
+    def do_POST(self) -> None:
+        judge: YesNoJudge = self.server.app
+        body = self.read_json()
+        if body is None:
+            return
+        if not self.path.endswith("/chat/completions"):
+            self.send_json(404, {"error": {"message": "not found"}})
+        elif body.get("model") != judge.config.model:
+            self.send_json(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
+        else:
+            self.send_json(200, judge.answer(body))
+
+
+class YesNoJudgeServer(FakeServer):
+    """`with YesNoJudgeServer(YesNoJudgeConfig()) as s: s.base_url` serves on 127.0.0.1."""
+
+    def __init__(self, config: YesNoJudgeConfig | None = None) -> None:
+        self.judge = YesNoJudge(config or YesNoJudgeConfig())
+        super().__init__(_Handler, self.judge)
+
+    @property
+    def stats(self) -> YesNoJudgeStats:
+        return self.judge.stats
