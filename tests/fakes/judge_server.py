@@ -5,8 +5,9 @@ URIs or OpenAI `input_audio`), reads the question and choices from the prompt, a
 questions of the form "... can a steady tone near F Hz be heard ..." by measuring the
 spectrum of the clip the question names last, applying the `[start:end]` slice notation
 itself when it was sent the full clip. Faults can be injected: latency, 5xx answers, hangs
-(for timeouts), garbage text, odd-but-valid answer formats and error answers that echo the
-API key.
+(for timeouts), garbage text, odd-but-valid answer formats, error answers that echo the
+API key, and a position bias (`first_letter_rate`: that share of answers picks option A,
+whatever the question).
 
 `latency_s` is the time from reading a request to answering it, the fake's work on the answer
 (decoding, measuring the spectrum) included, as a real server's latency includes its work.
@@ -58,6 +59,7 @@ class FakeJudgeConfig:
     api_key: str | None = None  # when set, requests must carry it as a bearer token
     echo_credentials: int | None = None  # answer every chat request with this status, echoing the key
     memoize_audio: bool = False  # decode each distinct clip once (keeps the fake cheap in bench/)
+    first_letter_rate: float = 0.0  # share of answers that pick the first letter (position bias)
     seed: int = 0
 
 
@@ -171,7 +173,13 @@ class FakeJudge:
         prompt = "".join(texts)
         question = prompt.split("Question: ", 1)[1].split("\n\nChoices:", 1)[0]
         choices = re.findall(r"^([A-Z])\. (.*)$", prompt.split("Choices:", 1)[1], re.M)
-        return self._choose(question, choices, clips)
+        letter = self._choose(question, choices, clips)
+        if self.config.first_letter_rate > 0:
+            with self._lock:
+                biased = self._rng.random() < self.config.first_letter_rate
+            if biased:
+                return choices[0][0]
+        return letter
 
     def _tone_present(self, clip: tuple[np.ndarray, int, int | None], sl: str | None, freq: float) -> bool:
         samples, rate, key = clip

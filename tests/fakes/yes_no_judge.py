@@ -10,9 +10,10 @@ must survive: no logprobs at all (a server started without them), only one side 
 neither side listed, a noisy judge (a share of items answered wrongly, deterministically
 per item), and JSON array answers for all-at-once requests (optionally broken first).
 
-It counts the distinct audio payloads it was sent and how often the audio of a request was
-the same as the previous request's of the same client sample (what an endpoint's prefix
-cache could reuse).
+It counts the distinct audio payloads it was sent and, like vLLM's automatic prefix cache,
+keeps the last `prefix_cache` request prefixes (system prompt and audio part, the part every
+item of a clip shares) in an LRU: a request whose prefix is there is a prefix hit, one whose
+audio a real server would not encode again.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import json
 import random
 import re
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +45,7 @@ class YesNoJudgeConfig:
     noise: float = 0.0  # share of items answered wrongly (deterministic per audio and item)
     confidence: float = 3.0  # logprob gap between the answer and the other side
     broken_all_at_once_first: int = 0  # the first N all-at-once answers are not valid JSON
+    prefix_cache: int = 0  # request prefixes (system + audio) kept, LRU; 0: none
     seed: int = 0
 
 
@@ -53,6 +56,7 @@ class YesNoJudgeStats:
     sampled_requests: int = 0
     all_at_once_requests: int = 0
     audio_sha256: list[str] = field(default_factory=list)  # of each request, in arrival order
+    prefix_hits: int = 0  # requests whose prefix (system + audio) was in the LRU
 
     @property
     def distinct_audio(self) -> int:
@@ -69,6 +73,19 @@ class YesNoJudge:
         self._lock = threading.Lock()
         self._rng = random.Random(config.seed)
         self._broken = 0
+        self._prefixes: OrderedDict[str, None] = OrderedDict()
+
+    def _prefix_seen(self, system: str, audio_sha: str) -> bool:
+        """Whether the request's prefix is in the LRU of `prefix_cache` prefixes (then kept)."""
+        if self.config.prefix_cache <= 0:
+            return False
+        key = hashlib.sha256(f"{system}|{audio_sha}".encode()).hexdigest()
+        hit = key in self._prefixes
+        self._prefixes[key] = None
+        self._prefixes.move_to_end(key)
+        while len(self._prefixes) > self.config.prefix_cache:
+            self._prefixes.popitem(last=False)
+        return hit
 
     def _truth(self, samples: np.ndarray, rate: int, item: str, audio_sha: str) -> bool:
         m = TONE_RE.search(item)
@@ -103,10 +120,12 @@ class YesNoJudge:
         _, data = decode_audio_part(audio[0])
         sha = hashlib.sha256(data).hexdigest()
         samples, rate = sf.read(io.BytesIO(data), dtype="float32")
+        system = "".join(str(m["content"]) for m in body["messages"] if m["role"] == "system")
         with self._lock:
             self.stats.requests += 1
             n = self.stats.requests
             self.stats.audio_sha256.append(sha)
+            self.stats.prefix_hits += self._prefix_seen(system, sha)
         if text.startswith("Questions:"):  # all at once
             with self._lock:
                 self.stats.all_at_once_requests += 1

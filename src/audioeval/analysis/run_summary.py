@@ -19,7 +19,8 @@ def write_run_summary(
 
     `scores[benchmark][model][metric]` is the corpus value; with one benchmark and one model
     those metrics also sit at the top level (`summary["wer"]`), which is what a quick ad-hoc
-    run wants to read.
+    run wants to read. `reliability[benchmark][model]` is the judge reliability of each judged
+    pair (its summary's `reliability`).
     """
     scores: dict[str, dict[str, dict[str, Any]]] = {}
     for res in results:
@@ -28,6 +29,12 @@ def write_run_summary(
         }
         scores.setdefault(res["benchmark"], {})[res["model"]] = metrics
     summary: dict[str, Any] = {"run_dir": str(run_dir), "scores": scores, "results": list(results)}
+    reliability: dict[str, dict[str, Any]] = {}
+    for res in results:
+        if res.get("reliability"):
+            reliability.setdefault(res["benchmark"], {})[res["model"]] = res["reliability"]
+    if reliability:
+        summary["reliability"] = reliability
     summary["leaderboard"] = build_leaderboard(results)
     generation = build_generation_boards(results)
     if generation:

@@ -10,6 +10,8 @@ EXPORTERS: Registry[str] = Registry(
     [
         ("mmae_rubrics", "audioeval.benchmarks.mmae.exports:write_exports"),
         ("mcq_score", "audioeval.benchmarks.mcq.export:write_exports"),
+        ("judge_eval", "audioeval.benchmarks.anyaudio_bench.export:write_exports"),
+        ("rubric_decompose", "audioeval.benchmarks.rubric_items.decompose_export:write_exports"),
     ],
 )
 """Scorer or `exports:` name -> "module:function" of the exporter of its pairs."""

@@ -17,6 +17,7 @@ from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
 from audioeval.core.errors import InputError
 from audioeval.metrics.corpus import CorpusMetric, get_metric
+from audioeval.metrics.judge_reliability import judges_of
 from audioeval.metrics.pair_summary import PairMetrics
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.prompts.templates import PromptTemplate, load_template
@@ -76,13 +77,14 @@ class ResolvedBenchmark:
 
     def summary_plan(self) -> PairMetrics:
         """The metrics a pair summary computes, its breakdown keys, and the scorers that feed
-        each metric (as they declare them, in the spec's order)."""
+        each metric (as they declare them, in the spec's order), and the judged scorers whose
+        reliability it reports."""
         feeds: dict[str, list[str]] = {}
         for scorer in self.scorers:
             declared = declared_metrics(scorer)
             for metric in declared[1] if declared is not None else ():
                 feeds.setdefault(metric, []).append(scorer.name)
-        return PairMetrics(self.metrics, self.spec.taxonomy, feeds)
+        return PairMetrics(self.metrics, self.spec.taxonomy, feeds, judges_of(self.scorers))
 
     def summary_header(self) -> dict[str, Any]:
         """What a pair summary says of the benchmark before its counts and metrics."""

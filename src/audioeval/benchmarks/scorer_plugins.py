@@ -9,4 +9,5 @@ from __future__ import annotations
 
 import audioeval.benchmarks.mcq.scorer_registration  # noqa: F401
 import audioeval.benchmarks.mmae.scorer_registration  # noqa: F401
+import audioeval.benchmarks.rubric_items.scorer_registration  # noqa: F401
 import audioeval.judge.scorer_registration  # noqa: F401

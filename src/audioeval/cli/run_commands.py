@@ -32,15 +32,20 @@ def _models(values: list[str] | None) -> list[str]:
 
 
 def show_summary(summary: dict, run_dir: Path, *, headline: bool = True) -> None:
-    """Print the leaderboard (and generation/codec boards) and write leaderboard.md."""
+    """Print the leaderboard (and generation/codec boards), the reliability of each judged
+    pair's judge, and write leaderboard.md."""
     from audioeval.report.generation_table import generation_table
     from audioeval.report.leaderboard_table import leaderboard_table, write_leaderboard
+    from audioeval.report.reliability_table import print_reliability
 
     write_leaderboard(run_dir, summary)
     if headline:
         console.print(leaderboard_table(summary["leaderboard"]))
     for bench, board in (summary.get("generation_leaderboards") or {}).items():
         console.print(generation_table(bench, board))
+    for res in summary.get("results") or []:
+        where = f"{res.get('benchmark')} · {res.get('model')}"
+        print_reliability(res.get("reliability"), console=console, where=where)
 
 
 def show_metric_models(work: dict) -> None:
@@ -248,7 +253,7 @@ def run(
 
 def rescore(
     run_dir: Path = typer.Argument(
-        ..., help="An output folder of `audioeval run`, `codec`, `mmae score` or `mcq score`."
+        ..., help="An output folder of `audioeval run`, `codec`, `mmae score`, `mcq score` or `judge-eval`."
     ),
     resamples: int | None = typer.Option(None, "--resamples", min=0),
     exclude_missing: bool | None = typer.Option(
@@ -260,16 +265,12 @@ def rescore(
 ) -> None:
     """Recompute post-processing, scores, summaries and the leaderboard; no model or judge calls."""
     from audioeval.analysis.run_summary import write_run_summary
-    from audioeval.benchmarks.mcq.export import McqScoreResult
     from audioeval.engine.rescore import rescore_run
-    from audioeval.report.mcq_table import print_mcq_summary
 
     with friendly_errors():
         result = rescore_run(run_dir, resamples=resamples, exclude_missing=exclude_missing)
-    mcq = [r for r in result.exports.values() if isinstance(r, McqScoreResult)]
-    if mcq:  # an `mcq score` folder: its summary.json is the export's
-        for scored in mcq:
-            print_mcq_summary(scored.summary, scored.bench, console=console, official_style=False)
+    owned = [r for r in result.exports.values() if _show_export(r)]
+    if owned:  # an `mcq score` or `judge-eval` folder: its summary.json is the export's
         console.print(f"rescored; no model or judge call. Results: {console_text(run_dir)}")
         return
     with friendly_errors():
@@ -280,6 +281,25 @@ def rescore(
         f"rescored {result.rescored} sample(s); {result.changed} changed; no judge call, no model call. "
         f"Run directory: {console_text(run_dir)}"
     )
+
+
+def _show_export(result: object) -> bool:
+    """Print the figures of an export that owns its run's summary.json (`mcq score`,
+    `judge-eval`); False for any other."""
+    from audioeval.benchmarks.anyaudio_bench.export import JudgeEvalResult
+    from audioeval.benchmarks.mcq.export import McqScoreResult
+
+    if isinstance(result, McqScoreResult):
+        from audioeval.report.mcq_table import print_mcq_summary
+
+        print_mcq_summary(result.summary, result.bench, console=console, official_style=False)
+        return True
+    if isinstance(result, JudgeEvalResult):
+        from audioeval.report.judge_eval_table import print_judge_eval_summary
+
+        print_judge_eval_summary(result.summary, console=console)
+        return True
+    return False
 
 
 def list_(

@@ -2,8 +2,9 @@
 
 The exporter reads the pair's valid records (the one record stream) and the inputs that
 could not be read: the benchmark's skipped rows (`<run>/<benchmark>/skipped.json`) and the
-model's items that answer no sample (`model_skipped.json` in the pair folder). A one-pair
-run may ask for its exports at another place (`exports_dir`, e.g. the run directory).
+model's items that answer no sample (`model_skipped.json` in the pair folder). A run with
+one exporting pair may ask for its exports at another place (`exports_dir`, e.g. the run
+directory).
 """
 
 from __future__ import annotations
@@ -43,11 +44,9 @@ def export_pairs(run_dir: Path, pairs: Sequence[Any], settings: ExportSettings) 
     """Write the exports of every pair whose benchmark has an exporter; what each exporter
     returned, by the folder it wrote."""
     written: dict[Path, Any] = {}
-    for pair in pairs:
-        exporter = exporter_for(pair.bench)
-        if exporter is None:
-            continue
-        one = settings.exports_dir is not None and len(pairs) == 1
+    exporting = [(pair, exporter) for pair in pairs if (exporter := exporter_for(pair.bench)) is not None]
+    for pair, exporter in exporting:
+        one = settings.exports_dir is not None and len(exporting) == 1
         folder = settings.exports_dir if one and settings.exports_dir is not None else pair.folder
         skipped = _errors(run_dir / pair.bench.name / "skipped.json") + _errors(
             pair.folder / MODEL_SKIPPED_FILE

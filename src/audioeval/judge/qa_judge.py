@@ -22,6 +22,7 @@ from typing import Any
 from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
 from audioeval.core.sample import Sample
+from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.judge.votes import collect_votes, reduce_votes
 from audioeval.postprocess.outcome import Unparseable
 from audioeval.postprocess.think_tags import strip_think
@@ -169,3 +170,12 @@ class QaJudgeScorer:
         """Re-parse the stored judge answers; no judge call, no ASR."""
         attempts = [{**a, "verdict": _verdict(a.get("answer"))} for a in stored.get("attempts") or []]
         return self._result(attempts, str(stored.get("candidate", "")), stored.get("transcript"))
+
+    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
+        """The judged answer with its yes/no votes, stored answers parsed again
+        (`metrics/judge_reliability.py`); a sample the judge was not asked about has none."""
+        attempts = [a for a in stored.get("attempts") or [] if isinstance(a, Mapping)]
+        if not attempts:
+            return []
+        verdicts = [_verdict(a.get("answer")) for a in attempts]  # as `rescore` reads them
+        return [JudgedItem([JudgeVote(v is not None, v) for v in verdicts])]

@@ -30,6 +30,7 @@ from typing import Any, Literal
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
 from audioeval.core.sample import Sample
+from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.judge.p_yes import has_first_token, p_yes, read_first_token
 from audioeval.judge.votes import collect_votes
 from audioeval.postprocess.json_in_text import fenced_blocks, json_values
@@ -314,6 +315,64 @@ class RubricItemsScorer:
             for r in stored.get("items") or []
         ]
         return self._result(items, judged)
+
+    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
+        """Each rubric item with its votes (`metrics/judge_reliability.py`), read from the
+        stored answers: per item, each logprobs request (valid when it gives a P(yes), its
+        verdict yes at P(yes) ≥ 0.5) and each sampled answer (yes or no, no P(yes)); all at
+        once, each request's answer for every item (the items share the request, P(yes) 1 or
+        0). An item's `label` (yes/no, true/false, 1/0), when its rubric has one, is the truth
+        its P(yes) is calibrated against."""
+        rows = [r for r in stored.get("items") or [] if isinstance(r, Mapping)]
+        if stored.get("mode") == "all_at_once":
+            return _all_at_once_items(
+                rows, [a for a in stored.get("attempts") or [] if isinstance(a, Mapping)]
+            )
+        return [JudgedItem(_item_votes(r), _label(r.get("label"))) for r in rows]
+
+
+def _item_votes(row: Mapping[str, Any]) -> list[JudgeVote]:
+    votes = []
+    for attempt in row.get("attempts") or []:
+        first = read_first_token(attempt.get("answer")) if isinstance(attempt, Mapping) else None
+        got = p_yes(first.top_logprobs) if first is not None and first.top_logprobs is not None else None
+        if got is None:
+            votes.append(JudgeVote(False))
+        else:
+            votes.append(JudgeVote(True, "yes" if got.value >= 0.5 else "no", p_yes=got.value))
+    for attempt in row.get("sampled") or []:
+        verdict = _yes_no(attempt.get("answer")) if isinstance(attempt, Mapping) else None
+        votes.append(JudgeVote(verdict is not None, verdict))
+    return votes
+
+
+def _all_at_once_items(
+    rows: Sequence[Mapping[str, Any]], attempts: Sequence[Mapping[str, Any]]
+) -> list[JudgedItem]:
+    answers = [(object(), read_all_at_once(a.get("answer"), len(rows))) for a in attempts]
+    return [
+        JudgedItem(
+            [
+                JudgeVote(False, request=request)
+                if got is None
+                else JudgeVote(True, got[i], p_yes=float(got[i] == "yes"), request=request)
+                for request, got in answers
+            ],
+            _label(row.get("label")),
+        )
+        for i, row in enumerate(rows)
+    ]
+
+
+def _label(value: Any) -> bool | None:
+    """An item's label as a bool: True, 1, "yes" or "true" (any case) is yes; None unknown."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("yes", "true", "1", "no", "false", "0"):
+        return value.strip().lower() in ("yes", "true", "1")
+    return None
 
 
 def _usable(stored: Mapping[str, Any]) -> bool:

@@ -1,11 +1,14 @@
 """Percentile bootstrap confidence intervals: the one bootstrap of every metric.
 
 Means of per-sample values (`bootstrap_mean_ci`), means of 0/1 outcomes drawn at once as
-binomials (`binary_mean_ci`), and metrics of summed statistics (`resampled_sums`, then
-`percentile_ci` of the metric recomputed per resample).
+binomials (`binary_mean_ci`), metrics of summed statistics (`resampled_sums`, then
+`percentile_ci` of the metric recomputed per resample), and any other statistic recomputed
+from each resample's draw counts (`resampled_statistic`: AUROC, balanced accuracy).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -57,6 +60,27 @@ def binary_mean_ci(
     return percentile_ci(draws, confidence)
 
 
+def resample_counts(
+    n: int, *, n_resamples: int = 1000, seed: int = 0, max_cells: int = 4_000_000
+) -> Iterator[np.ndarray]:
+    """Chunks (c, n) of resamples: how often each of n samples is drawn with replacement in
+    each resample, `n_resamples` rows in all, in at most `max_cells` indices a chunk.
+
+    The draws depend only on `n`, the seed and the order of the rows; a chunk is a view of a
+    buffer that the next chunk overwrites, so use it before asking for the next.
+    """
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_resamples, max_cells // max(n, 1)))
+    index_type = np.int32 if n < 2**31 else np.int64
+    counts = np.empty((chunk, n), dtype=np.float64)
+    for start in range(0, n_resamples, chunk):
+        c = min(chunk, n_resamples - start)
+        idx = rng.integers(0, n, size=(c, n), dtype=index_type)
+        for i, row in enumerate(idx):
+            counts[i] = np.bincount(row, minlength=n)
+        yield counts[:c]
+
+
 def resampled_sums(
     table: np.ndarray,
     *,
@@ -68,23 +92,38 @@ def resampled_sums(
 
     A metric that is a function of summed statistics (WER, BLEU, macro-F1) is then
     recomputed per resample from k numbers, never from the samples. Each resample's draw
-    counts (how often each sample was drawn) multiply the table; resamples are drawn in
-    chunks of at most `max_cells` indices to bound memory, and the result depends only on
-    the seed and the table.
+    counts (`resample_counts`) multiply the table, so memory stays bounded and the result
+    depends only on the seed and the table.
     """
     n, k = table.shape
-    rng = np.random.default_rng(seed)
     out = np.empty((n_resamples, k), dtype=np.float64)
-    chunk = max(1, min(n_resamples, max_cells // max(n, 1)))
-    index_type = np.int32 if n < 2**31 else np.int64
-    counts = np.empty((chunk, n), dtype=np.float64)
-    for start in range(0, n_resamples, chunk):
-        c = min(chunk, n_resamples - start)
-        idx = rng.integers(0, n, size=(c, n), dtype=index_type)
-        for i, row in enumerate(idx):
-            counts[i] = np.bincount(row, minlength=n)
-        out[start : start + c] = counts[:c] @ table
+    start = 0
+    for counts in resample_counts(n, n_resamples=n_resamples, seed=seed, max_cells=max_cells):
+        out[start : start + len(counts)] = counts @ table
+        start += len(counts)
     return out
+
+
+def resampled_statistic(
+    n: int,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    max_cells: int = 4_000_000,
+) -> np.ndarray:
+    """(n_resamples, k) values of a statistic of n samples, recomputed on every resample.
+
+    `statistic` takes a chunk of draw counts (c, n) (`resample_counts`: the weight of each
+    sample in each resample) and returns (c, k) values, NaN where undefined (a resample with
+    no positive sample has no AUROC); `percentile_ci` of a column ignores those. For
+    statistics that are not sums of per-sample numbers (AUROC, balanced accuracy).
+    """
+    parts = [
+        np.asarray(statistic(counts), dtype=np.float64).reshape(len(counts), -1)
+        for counts in resample_counts(n, n_resamples=n_resamples, seed=seed, max_cells=max_cells)
+    ]
+    return np.concatenate(parts) if parts else np.empty((0, 0), dtype=np.float64)
 
 
 def percentile_ci(values: np.ndarray, confidence: float = 0.95) -> tuple[float | None, float | None]:

@@ -12,6 +12,11 @@ metrics (a full deletion for WER, wrong for accuracy, every rubric 0 for MMAE), 
 out of the metrics (and are still counted). Other failures (a prompt that cannot be
 rendered, a judge without enough valid answers, a sample that cannot be scored) are ours
 or the input's: counted in `failed`, never in a metric.
+
+A pair with judged scorers also gets `reliability`: for each, how reliable its judge was
+(valid answers, agreement, position bias, …: `metrics/judge_reliability.py`), read from the
+stored judge answers of the latest records, failed judgements included, so a rescore
+computes it again with no judge call.
 """
 
 from __future__ import annotations
@@ -24,17 +29,20 @@ from typing import Any
 from audioeval.core.record import FailureKind, SampleRecord, Score, latest_records
 from audioeval.metrics.corpus import CorpusMetric, aggregate
 from audioeval.metrics.grouping import group_by, taxonomy_groups
+from audioeval.metrics.judge_reliability import ReliabilitySource, records_reliability
 
 
 @dataclass(frozen=True)
 class PairMetrics:
     """What a pair's summary computes: the corpus metrics, the taxonomy keys of its breakdowns,
     and which scorers' statistics feed each metric (as the scorers declare them); a metric no
-    scorer declares reads the statistics of every scorer of the sample."""
+    scorer declares reads the statistics of every scorer of the sample. `judges`: the judged
+    scorers whose reliability the summary reports."""
 
     metrics: Sequence[CorpusMetric]
     taxonomy: Sequence[str] = ()
     feeds: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    judges: Sequence[ReliabilitySource] = ()
 
 
 def _stats_for(
@@ -127,7 +135,7 @@ def summarise_records(
             for g in sorted(set(ok) | set(bad))
         }
     kinds = Counter(str(r.failure or FailureKind.MODEL) for r in failed)
-    return {
+    summary: dict[str, Any] = {
         "n": len(latest) if expected_ids is None else len(set(expected_ids)),
         "scored": len(scored),
         "failed": len(failed),
@@ -143,6 +151,9 @@ def summarise_records(
         "metrics": metrics,
         "breakdowns": breakdowns,
     }
+    if plan.judges:
+        summary["reliability"] = records_reliability(plan.judges, latest.values())
+    return summary
 
 
 def _groups(recs: list[SampleRecord], key: str) -> dict[str, list[SampleRecord]]:

@@ -1,7 +1,9 @@
 """Finding JSON that a model wrote inside its text: ```-fenced blocks and bare values.
 
 The one scanner behind the `json_field` step, the judge's verdicts and the MMAR rubric
-answers. Reading a JSON file is another job (benchmarks/mcq/reading.py).
+answers; `repaired_json_values` also reads JSON a model almost wrote (quotes, bare keys,
+trailing commas, an answer cut off), naming each repair (`rubric decompose`). Reading a JSON
+file is another job (benchmarks/mcq/reading.py).
 """
 
 from __future__ import annotations
@@ -35,3 +37,210 @@ def json_values(text: str, opener: str = "{", *, nested: bool = True) -> Iterato
             continue
         yield value
         i = text.find(opener, i + 1 if nested else end)
+
+
+# -- repairing the JSON a model almost wrote ------------------------------------------------
+#
+# `repaired_json_values` is for answers that must be a JSON object or list and often are not
+# quite: curly or single quotes around strings, an unescaped quote inside a string, bare
+# keys, Python literals, trailing commas, raw line breaks in strings, an answer cut off by
+# the token limit. Each repair is named, so a caller can record what was fixed. Nothing is
+# guessed: a bare word that is not a key, mismatched brackets or a string cut before any
+# complete element make the value unusable, never a made-up one. A cut-off answer keeps
+# its complete elements only (those before the last closing bracket), and says so.
+
+REPAIRS = (
+    "quotes",
+    "escapes",
+    "bare_keys",
+    "python_literals",
+    "trailing_commas",
+    "line_breaks",
+    "truncated",
+)
+"""The names a repaired value may carry, in the order they are reported."""
+
+_OPENERS = "{["
+_CLOSER = {"{": "}", "[": "]"}
+_STRING_END = {'"': '"', "'": "'’", "‘": "'’", "“": '"”', "„": '"”', "‟": '"”', "”": '"”'}
+_ESCAPES = '"\\/bfnrtu'
+_STRUCTURAL = ",:}]"
+_LITERALS = {
+    "true": "true",
+    "false": "false",
+    "null": "null",
+    "True": "true",
+    "False": "false",
+    "None": "null",
+}
+_MAX_REPAIR_STARTS = 16
+
+
+def _next_char(text: str, i: int) -> str:
+    """The first non-whitespace character at or after `i` ("" at the end)."""
+    n = len(text)
+    while i < n and text[i].isspace():
+        i += 1
+    return text[i] if i < n else ""
+
+
+def _string(text: str, i: int, out: list[str], repairs: set[str]) -> tuple[int, bool]:
+    """Copy the string opened at `text[i]` to `out` as a JSON string; (index after it, closed)."""
+    opener = text[i]
+    ends = _STRING_END[opener]
+    if opener != '"':
+        repairs.add("quotes")
+    out.append('"')
+    i += 1
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\" and i + 1 < n:
+            nxt = text[i + 1]
+            if nxt in _ESCAPES and (nxt != "u" or _is_hex4(text, i + 2)):
+                out.append(c + nxt)
+                i += 2
+            elif nxt == "'":  # \' is no JSON escape: the quote itself
+                out.append("'")
+                repairs.add("escapes")
+                i += 2
+            else:  # a stray backslash: kept as written
+                out.append("\\\\")
+                repairs.add("escapes")
+                i += 1
+            continue
+        if c in ends and (not _next_char(text, i + 1) or _next_char(text, i + 1) in _STRUCTURAL):
+            out.append('"')
+            return i + 1, True
+        if c == '"':  # a quote inside the text: escaped
+            out.append('\\"')
+            repairs.add("quotes")
+        elif c in "\n\r\t":
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[c])
+            repairs.add("line_breaks")
+        elif ord(c) < 0x20:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+        i += 1
+    return i, False
+
+
+def _is_hex4(text: str, i: int) -> bool:
+    return len(text) >= i + 4 and all(ch in "0123456789abcdefABCDEF" for ch in text[i : i + 4])
+
+
+def _drop_trailing_comma(out: list[str], repairs: set[str]) -> None:
+    j = len(out) - 1
+    while j >= 0 and out[j].isspace():
+        j -= 1
+    if j >= 0 and out[j] == ",":
+        del out[j]
+        repairs.add("trailing_commas")
+
+
+def repair_json_text(text: str) -> tuple[str, tuple[str, ...], int] | None:
+    """The JSON text of the object or list that opens `text` (which starts with '{' or '['),
+    the repairs made, and how much of `text` it took; None when it cannot be repaired."""
+    if not text or text[0] not in _OPENERS:
+        return None
+    out: list[str] = []
+    stack: list[str] = []
+    repairs: set[str] = set()
+    last_close: tuple[int, tuple[str, ...]] | None = None  # (len(out), still open) after a close
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in _OPENERS:
+            stack.append(c)
+            out.append(c)
+            i += 1
+        elif c in "}]":
+            if not stack or _CLOSER[stack[-1]] != c:
+                return None
+            _drop_trailing_comma(out, repairs)
+            stack.pop()
+            out.append(c)
+            i += 1
+            if not stack:
+                return "".join(out), _ordered(repairs), i
+            last_close = (len(out), tuple(stack))
+        elif c in _STRING_END:
+            i, closed = _string(text, i, out, repairs)
+            if not closed:
+                break
+        elif c.isspace() or c in ",:":
+            out.append(c)
+            i += 1
+        elif c.isdigit() or c == "-":
+            j = i + 1
+            while j < n and (text[j].isdigit() or text[j] in "+-.eE"):
+                j += 1
+            out.append(text[i:j])
+            i = j
+        elif c.isalnum() or c == "_":
+            j = i + 1
+            while j < n and (text[j].isalnum() or text[j] in "_-"):
+                j += 1
+            word = text[i:j]
+            if stack and stack[-1] == "{" and _next_char(text, j) == ":":
+                out.append(json.dumps(word, ensure_ascii=False))
+                repairs.add("bare_keys")
+            elif word in _LITERALS:
+                out.append(_LITERALS[word])
+                if word != _LITERALS[word]:
+                    repairs.add("python_literals")
+            else:
+                return None
+            i = j
+        else:
+            return None
+    # The text ended inside the value: keep what closed last, close what was still open.
+    if last_close is None:
+        return None
+    end, still_open = last_close
+    repairs.add("truncated")
+    closing = "".join(_CLOSER[o] for o in reversed(still_open))
+    return "".join(out[:end]) + closing, _ordered(repairs), n
+
+
+def _ordered(repairs: set[str]) -> tuple[str, ...]:
+    return tuple(r for r in REPAIRS if r in repairs)
+
+
+def _values_in_order(text: str) -> Iterator[tuple[Any, tuple[str, ...]]]:
+    """Each top-level object or list of `text` in order: as written, else repaired (a value
+    that cannot be either is passed over, and the scan goes on at its next '{' or '[')."""
+    pos = repairs_tried = 0
+    for i, c in enumerate(text):
+        if c not in _OPENERS or i < pos:
+            continue
+        try:
+            value, pos = _DECODER.raw_decode(text, i)
+        except (ValueError, RecursionError):
+            pass
+        else:
+            yield value, ()
+            continue
+        repairs_tried += 1
+        if repairs_tried > _MAX_REPAIR_STARTS:
+            continue
+        repaired = repair_json_text(text[i:])
+        if repaired is None:
+            continue
+        fixed, repairs, used = repaired
+        try:
+            value = json.loads(fixed)
+        except (ValueError, RecursionError):
+            continue
+        pos = i + used
+        yield value, repairs
+
+
+def repaired_json_values(text: str) -> Iterator[tuple[Any, tuple[str, ...]]]:
+    """Every JSON object or list in a model's text, with the repairs it needed (none: as
+    written): those in ``` blocks first, then those of the whole text (where the unclosed
+    block of an answer cut off is read), each in text order, top level only. Lazy: a caller
+    taking the first value it can use repairs nothing it does not need."""
+    for candidate in [*fenced_blocks(text), text]:
+        yield from _values_in_order(candidate)

@@ -12,6 +12,7 @@ from rich.table import Table
 from audioeval.benchmarks.mcq.aggregate import accuracy
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.report.escaping import console_cell
+from audioeval.report.reliability_table import print_reliability
 
 RULE = "*" * 30
 
@@ -107,3 +108,4 @@ def print_mcq_summary(
         f"(official only {dis['official_only']}, robust only {dis['robust_only']})",
         highlight=False,
     )
+    print_reliability(summary.get("reliability"), console=console)

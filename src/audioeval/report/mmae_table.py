@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from audioeval.report.escaping import console_cell
+from audioeval.report.reliability_table import print_reliability
 
 
 def _cell(group: dict[str, Any], metric: str) -> str:
@@ -47,6 +48,7 @@ def print_mmae_summary(tax: dict[str, Any], *, console: Console | None = None, t
         f"{overall['n_no_consistency_rubric']} (excluded from CR) · EMR undetermined "
         f"{overall['n'] - overall['EMR_n']}"
     )
+    print_reliability(tax.get("reliability"), console=console)
 
 
 def _overall_label(tax: dict[str, Any]) -> str:

@@ -5,7 +5,8 @@
 and, with `--rubrics`, `mmar_rubrics`. Its spec names this module's exporter (`exports:
 mcq_score`), so the engine, after every run and every `audioeval rescore`, writes from the
 latest record of each item `per_item.jsonl`, `disagreements.jsonl`, `rubrics/results.jsonl`
-(the rubric judgements) and, last, `summary.json`, each replaced whole, atomically. An item
+(the rubric judgements) and, last, `summary.json` (with the rubric judge's `reliability`,
+`metrics/judge_reliability.py`, when rubrics were judged), each replaced whole, atomically. An item
 without a prediction is counted, never scored; a record whose rubric judgement failed keeps
 its official and robust scores (the rule scorers are run again on its stored answer: they
 need no model or judge).
@@ -27,11 +28,12 @@ from audioeval import __version__
 from audioeval.benchmarks.mcq.aggregate import disagreements, method_counts, summary_groups
 from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
-from audioeval.benchmarks.mcq.rubric_scorer import failure_reason
+from audioeval.benchmarks.mcq.rubric_scorer import McqRubricScorer, failure_reason
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, Score, latest_records
 from audioeval.core.sample import Sample
+from audioeval.metrics.judge_reliability import records_reliability
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.postprocess.options import LETTERS
 from audioeval.scoring.base import Prediction
@@ -147,12 +149,14 @@ def build_summary(
     n_resamples: int = 1000,
     seed: int = 0,
     rubrics: Mapping[str, Any] | None = None,
+    reliability: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The JSON summary: counts, both modes per breakdown group, disagreements, settings."""
+    """The JSON summary: counts, both modes per breakdown group, disagreements, settings, and
+    the rubric judge's reliability when rubrics were judged."""
     missing = [r["id"] for r in rows if r.get("official") is None]
     diffs = disagreements(rows)
     groups = summary_groups(rows, bench, n_resamples=n_resamples, seed=seed)
-    return {
+    summary: dict[str, Any] = {
         "benchmark": bench.name,
         "predictions": source.predictions,
         "predictions_sha256": source.predictions_sha256,
@@ -178,6 +182,9 @@ def build_summary(
         "bootstrap": {"n_resamples": n_resamples, "confidence": 0.95, "seed": seed},
         "audioeval_version": __version__,
     }
+    if reliability is not None:
+        summary["reliability"] = dict(reliability)
+    return summary
 
 
 def in_order(records: Iterable[SampleRecord], ids: Sequence[str]) -> list[SampleRecord]:
@@ -199,14 +206,17 @@ def export_folder(
     """Write per_item.jsonl, disagreements.jsonl, rubrics/results.jsonl and (last)
     summary.json from the items' latest records (in item order)."""
     rows = [item_row(rec) for rec in records]
-    rubrics = None
+    rubrics = reliability = None
     failure = None
     if rubric_info is not None:
         results = rubric_results(records, rubric_info.get("judge_model"))
         write_jsonl_atomic(out / RESULTS_FILE, results)
         rubrics = {**rubric_info, "results": RESULTS_FILE, **rubric_counts(results)}
         failure = first_failure(results)
-    summary = build_summary(bench, source, rows, n_resamples=n_resamples, seed=seed, rubrics=rubrics)
+        reliability = records_reliability([McqRubricScorer()], records)
+    summary = build_summary(
+        bench, source, rows, n_resamples=n_resamples, seed=seed, rubrics=rubrics, reliability=reliability
+    )
     diffs = disagreements(rows)
     write_jsonl_atomic(out / "per_item.jsonl", rows)
     write_jsonl_atomic(out / "disagreements.jsonl", diffs)

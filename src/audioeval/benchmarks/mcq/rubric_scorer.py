@@ -28,6 +28,7 @@ from audioeval.benchmarks.mcq.rubric_prompt import (
 )
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
+from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.judge.votes import collect_votes
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
@@ -125,6 +126,38 @@ class McqRubricScorer:
             for a in stored.get("attempts") or []
         ]
         return self._result(attempts)
+
+    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
+        """Each rubric item of a judged answer, with the score every judge call gave it
+        (`metrics/judge_reliability.py`); the items of one call share its request, so the
+        valid-answer rate counts calls. Read from the stored answers (a rescore reads them
+        again against the rubric first)."""
+        attempts = [a for a in stored.get("attempts") or [] if isinstance(a, Mapping)]
+        if not attempts:
+            return []
+        reads = [(object(), _item_scores(a)) for a in attempts]
+        n_items = max((len(scores) for _, scores in reads if scores is not None), default=0)
+        if n_items == 0:  # no valid call: how many items there were is unknown
+            return [JudgedItem([JudgeVote(False, request=request) for request, _ in reads])]
+        return [
+            JudgedItem(
+                [
+                    JudgeVote(True, f"{scores[i]:g}", request=request)
+                    if scores is not None and len(scores) == n_items
+                    else JudgeVote(False, request=request)
+                    for request, scores in reads
+                ]
+            )
+            for i in range(n_items)
+        ]
+
+
+def _item_scores(attempt: Mapping[str, Any]) -> list[float] | None:
+    """The per-item scores of a valid stored call, None for an invalid one."""
+    scores = attempt.get("scores")
+    if attempt.get("score") is None or not isinstance(scores, list) or not scores:
+        return None
+    return [float(x) for x in scores]
 
 
 def _read(raw: str | None, error: str | None, rubric: Sequence[RubricItem]) -> dict[str, Any]:

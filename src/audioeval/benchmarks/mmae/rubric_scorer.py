@@ -23,11 +23,13 @@ from audioeval.benchmarks.mmae.judge_prompt import PROMPT_VERSION, attachments, 
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
 from audioeval.benchmarks.mmae.rubric_votes import RubricVoting, rescore_attempts
 from audioeval.benchmarks.mmae.source import mmae_from_fields
+from audioeval.benchmarks.mmae.verdict import parse_verdict
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
+from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.judge.votes import collect_votes
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
@@ -166,6 +168,40 @@ class MmaeRubricScorer:
             again = rescore_attempts(list(o.get("attempts") or []), self.votes)
             outcomes.append({**o, **again, "failure": None if not again["failed"] else o.get("failure")})
         return self._result(ms, outcomes)
+
+    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
+        """Each judged rubric with its votes (`metrics/judge_reliability.py`): the option chosen
+        (`right`, or `wrong N`: the wrong options numbered in the order of their texts), its
+        position as shown and the order the options were shown in; raw answers parsed again,
+        as a rescore does."""
+        rubrics = stored.get("rubrics") or []
+        return [
+            JudgedItem([_vote(a) for a in r.get("attempts") or [] if isinstance(a, Mapping)])
+            for r in rubrics
+            if isinstance(r, Mapping)
+        ]
+
+
+def _vote(attempt: Mapping[str, Any]) -> JudgeVote:
+    """One stored attempt as a reliability vote (invalid: no answer, or no choice in it)."""
+    options = attempt.get("options") or []
+    n = len(options)
+    right = attempt.get("right_letter")
+    raw = attempt.get("raw")
+    right_index = ord(right) - ord("A") if isinstance(right, str) and len(right) == 1 else -1
+    letter = parse_verdict(raw, n).letter if isinstance(raw, str) and 0 <= right_index < n else None
+    if letter is None:
+        return JudgeVote(False, n_options=n or None)
+    order = _shown_order(tuple(map(str, options)), right_index)
+    position = ord(letter) - ord("A")
+    return JudgeVote(True, order[position], position, n, order)
+
+
+def _shown_order(options: tuple[str, ...], right_index: int) -> tuple[str, ...]:
+    """What each option shown is: `right`, or `wrong N` (wrong options by the order of their texts)."""
+    wrong = sorted(t for i, t in enumerate(options) if i != right_index)
+    names = {t: f"wrong {k + 1}" for k, t in enumerate(wrong)} | {options[right_index]: "right"}
+    return tuple(names[t] for t in options)
 
 
 def _ref_order(ref: AudioRef) -> tuple[str, float, float]:

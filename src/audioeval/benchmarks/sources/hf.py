@@ -1,4 +1,6 @@
-"""Hugging Face datasets: `load_dataset` (hub name or local script/folder) and `load_from_disk`.
+"""Hugging Face datasets: `load_dataset` (hub name or local script/folder), `load_from_disk`,
+and local parquet files (a file, or every `*.parquet` under a folder, read as a stream, so a
+16 GB copy is not converted again into the datasets cache).
 
 Audio columns are read undecoded (`Audio(decode=False)`: file bytes and path), so no
 torch/torchcodec is needed; each clip's bytes are written once into a content-addressed
@@ -30,13 +32,20 @@ def _datasets() -> Any:
 def open_dataset(
     kind: str, path: str, name: str | None, split: str | None, where: str, revision: str | None = None
 ) -> Any:
-    """The dataset split as a `datasets.Dataset` (or an iterable one when streaming)."""
+    """The dataset split as a `datasets.Dataset` (an iterable one for parquet).
+
+    `kind`: `hf` (a hub name or a local dataset folder), `hf_disk` (a `save_to_disk`
+    folder) or `parquet` (a parquet file, or a folder of them: its one split, `split` unused).
+    """
     datasets = _datasets()
     try:
         if kind == "hf_disk":
             if not Path(path).exists():
                 raise InputError("saved dataset folder not found", file=path, field="source.path")
             ds = datasets.load_from_disk(path)
+        elif kind == "parquet":
+            files = [str(f) for f in parquet_files(Path(path))]
+            ds = datasets.load_dataset("parquet", data_files=files, split="train", streaming=True)
         else:
             ds = datasets.load_dataset(path, name, split=split, revision=revision)
     except InputError:
@@ -60,6 +69,17 @@ def open_dataset(
             raise InputError(f"no split {split!r}; has {', '.join(ds)}", file=where, field="source.split")
         ds = ds[split]
     return _undecoded(ds, datasets)
+
+
+def parquet_files(path: Path) -> list[Path]:
+    """The parquet file, or every `*.parquet` under the folder (sorted); InputError if none."""
+    if path.is_file():
+        return [path]
+    files = sorted(path.rglob("*.parquet")) if path.is_dir() else []
+    if not files:
+        what = "no *.parquet file under the folder" if path.is_dir() else "parquet file not found"
+        raise InputError(what, file=str(path), field="source.path")
+    return files
 
 
 def _undecoded(ds: Any, datasets: Any) -> Any:
@@ -87,7 +107,9 @@ def iter_rows(ds: Any) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def audio_materialiser(cache_dir: Path, base: Path | None):
-    """A resolver turning a dataset's audio cell into an AudioRef of a file on disk."""
+    """A resolver turning a dataset's audio cell into an AudioRef of a file on disk: bytes
+    and arrays are written once under `cache_dir`; a path (a string, or a cell with only a
+    path) is taken from `base` when relative (a path-only cell also as given)."""
 
     def resolve(value: Any, sid: str, col: str) -> AudioRef:
         if isinstance(value, str):
@@ -103,8 +125,10 @@ def audio_materialiser(cache_dir: Path, base: Path | None):
             array = _finite_array(value["array"], sid, col)
             return AudioRef(str(_write_array(cache_dir, array, int(value["sampling_rate"]))))
         path = value.get("path")
-        if path and Path(path).is_file():
-            return AudioRef(str(path))
+        if path:
+            for candidate in (base / path if base is not None else None, Path(path)):
+                if candidate is not None and candidate.is_file():
+                    return AudioRef(str(candidate))
         raise InputError("audio cell has neither bytes, array nor an existing path", sample_id=sid, field=col)
 
     return resolve

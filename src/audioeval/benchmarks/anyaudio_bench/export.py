@@ -1,0 +1,121 @@
+"""The files of `audioeval judge-eval`, exported from the run's records (`exports: judge_eval`).
+
+After every run and every `audioeval rescore`, from the latest record of each bench row:
+`per_row.jsonl` (uuid, subset, type, label, the judge's score, every item's P(yes), whether
+the judge failed) and, last, `summary.json` (`summary.py`), each replaced whole, atomically.
+Rows with an empty rubric were never judged: the preset hands them over and the export
+writes them to `unscored.jsonl`, which a rescore reads back, so they are counted per subset
+then too.
+
+The threshold is the preset's (`--threshold`, default 0.5) or tuned on a dev split
+(`--tune-on`): the dev rows are a second benchmark of the same run, whose records the export
+reads from the pair folder the preset names, so a rescore tunes again from them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.anyaudio_bench.summary import (
+    JudgeEvalRow,
+    judge_eval_row,
+    judge_eval_summary,
+    tuned_threshold,
+)
+from audioeval.benchmarks.pair_exports import PairExport
+from audioeval.core.errors import RunConfigError
+from audioeval.core.record import SampleRecord, latest_records
+from audioeval.metrics.binary_judge import DEFAULT_THRESHOLD
+from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
+from audioeval.store.jsonl import read_jsonl
+from audioeval.store.records import read_records
+
+RUN_INFO_KEY = "judge_eval"
+SCORER = "rubric_items"
+VALUE = "rubric_score"
+UNSCORED_FILE = "unscored.jsonl"
+ROWS_FILE = "per_row.jsonl"
+SETTINGS = ("bench", "judge_model", "threshold", "threshold_source", "dev_records")
+"""What the preset tells the export (and the summary keeps, for a rescore)."""
+
+
+@dataclass
+class JudgeEvalResult:
+    """What the export wrote: the summary and the first judge failure (for the printout)."""
+
+    summary: dict[str, Any]
+    first_failure: str | None = None
+
+
+def record_row(rec: SampleRecord) -> JudgeEvalRow:
+    """The summary row of a record: its score, or failed when the judge gave none."""
+    score = rec.scores.get(SCORER)
+    value = None if score is None else score.values.get(VALUE)
+    return judge_eval_row(rec.sample, value, failed=value is None)
+
+
+def _row_line(rec: SampleRecord, row: JudgeEvalRow) -> dict[str, Any]:
+    items = (rec.judge.get(SCORER) or {}).get("items") or []
+    return {
+        **row._asdict(),
+        "items": [{k: i.get(k) for k in ("dimension", "question", "p_yes", "method")} for i in items],
+        "error": rec.error,
+    }
+
+
+def _rows(records: list[SampleRecord], ids: list[str]) -> list[SampleRecord]:
+    latest = latest_records(records)
+    return [latest[i] for i in ids if i in latest]
+
+
+def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
+    """The exporter of a judge-eval pair (registered as `judge_eval`)."""
+    settings = export.run_info.get(RUN_INFO_KEY)
+    if settings is None:  # a rescore: the settings the summary being replaced was made with
+        settings = _as_scored(folder / "summary.json")
+    records = _rows(export.records, export.expected_ids)
+    rows = [record_row(r) for r in records]
+    if "unscored_rows" in settings:  # a run: the preset's rows, kept for every later rescore
+        write_jsonl_atomic(folder / UNSCORED_FILE, settings["unscored_rows"])
+    unscored = [JudgeEvalRow(**line) for line in read_jsonl(folder / UNSCORED_FILE).records]
+    given = settings.get("threshold")
+    threshold = DEFAULT_THRESHOLD if given is None else float(given)
+    source = str(settings.get("threshold_source", "default"))
+    tuning = None
+    dev = settings.get("dev_records")
+    if dev:
+        dev_rows = [record_row(r) for r in latest_records(read_records(folder / dev).records).values()]
+        tuning = tuned_threshold([r for r in dev_rows if not r.failed])
+        threshold = tuning.value
+    summary = judge_eval_summary(
+        [*rows, *unscored],
+        threshold=threshold,
+        threshold_source=source,
+        n_resamples=export.resamples,
+        seed=export.seed,
+        tuning=tuning,
+    )
+    summary["bench"] = settings.get("bench")
+    summary["judge_model"] = export.judge_model or settings.get("judge_model")
+    summary["settings"] = {k: settings.get(k) for k in SETTINGS}
+    write_jsonl_atomic(
+        folder / ROWS_FILE, [_row_line(rec, row) for rec, row in zip(records, rows, strict=True)]
+    )
+    write_json_atomic(folder / "summary.json", summary)
+    failed = next((r for r in records if record_row(r).failed), None)
+    first = None if failed is None else f"id {failed.id!r}: {failed.error or 'no score'}"
+    return JudgeEvalResult(summary, first)
+
+
+def _as_scored(path: Path) -> dict[str, Any]:
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunConfigError(f"{path}: cannot be read ({exc})") from None
+    settings = summary.get("settings") if isinstance(summary, dict) else None
+    if not isinstance(settings, dict):
+        raise RunConfigError(f"{path}: no judge-eval settings to rescore with")
+    return settings

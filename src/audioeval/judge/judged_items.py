@@ -1,0 +1,34 @@
+"""The uniform view of a judge's stored answers that reliability figures read.
+
+Every judged scorer turns the judge answers it stored for a sample into `JudgedItem`s (its
+`reliability_items(stored)` method): an item is what the judge was asked about (an MMAE
+rubric, an MMAR-Rubrics rubric item, an answer graded by `qa_judge`, a yes/no rubric item),
+with every vote asked about it, valid or not. `metrics/judge_reliability.py` computes the
+figures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeVote:
+    """One judge request about one item (an attempt), as the reliability figures see it."""
+
+    valid: bool  # the answer was a usable vote
+    verdict: str | None = None  # the vote's category (None when not valid)
+    position: int | None = None  # index of the chosen option as shown (0 = A)
+    n_options: int | None = None  # how many options were shown
+    order: tuple[Hashable, ...] | None = None  # the options in the order shown (None: no options)
+    p_yes: float | None = None  # the judge's P(yes), for probability judges
+    request: Hashable | None = None  # shared by the votes on several items one request answered
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedItem:
+    """One judged item: every vote asked about it, and its label when one is known."""
+
+    votes: Sequence[JudgeVote]
+    label: bool | None = None  # the truth for P(yes) calibration (True: yes is right)

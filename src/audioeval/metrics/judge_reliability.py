@@ -1,0 +1,274 @@
+"""How reliable a judge was in a run, from its stored answers: the `reliability` block.
+
+Every judged scorer turns its stored judge answers (`SampleRecord.judge[scorer]`) into a
+uniform view (`reliability_items(stored) -> list[JudgedItem]`, `judge/judged_items.py`): a judged item (an MMAE
+rubric, an MMAR-Rubrics rubric item, an answer graded by `qa_judge`, a yes/no rubric item)
+and every vote asked about it, valid or not. From that view, with no judge call:
+
+- `valid_answer_rate`: judge requests whose answer was a valid vote, over all requests
+  (failed calls and unreadable answers included).
+- `fleiss_kappa`: agreement of the valid votes of an item beyond chance, over the items with
+  at least two valid votes; categories are the verdicts. Items may have different numbers of
+  votes: P_i = (Σ_j n_ij² − n_i) / (n_i (n_i − 1)), chance p_j = Σ_i n_ij / Σ_i n_i (Fleiss'
+  κ when every item has the same number of votes).
+- `unanimous_share`: items with at least two valid votes whose verdicts all agree.
+- `position_bias`: the letter a multiple-choice judge chose against the uniform expectation
+  (options are shuffled per vote, so an unbiased judge picks every position equally often),
+  Pearson's χ² summed over the option counts, with its p-value.
+- `order_swap_consistency`: pairs of valid votes on one item shown in different option
+  orders that gave the same verdict.
+- `repeat_stability`: pairs of valid votes on one item shown in the same order (or with no
+  options) that gave the same verdict.
+- `ece`: expected calibration error of P(yes) against the item's label (10 equal-width bins),
+  when P(yes) votes and labels exist.
+
+Each figure has its `n`; a figure that cannot be computed has `value` null and a `reason`,
+never 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import Any, Protocol
+
+from audioeval.core.record import SampleRecord
+from audioeval.judge.judged_items import JudgedItem, JudgeVote
+from audioeval.metrics import binary_judge
+from audioeval.metrics.binary_judge import ECE_BINS
+
+SMALL_EXPECTED = 5.0  # below this expected count per cell, χ² is only a rough approximation
+
+
+class ReliabilitySource(Protocol):
+    """A judged scorer whose stored answers the reliability block reads."""
+
+    name: str
+
+    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]: ...
+
+
+def _figure(value: float, n: int, **extra: Any) -> dict[str, Any]:
+    return {"value": value, "n": n, **extra}
+
+
+def _none(n: int, reason: str, **extra: Any) -> dict[str, Any]:
+    return {"value": None, "n": n, "reason": reason, **extra}
+
+
+# -- χ² survival function ------------------------------------------------------------------
+
+
+def chi2_sf(x: float, dof: int) -> float:
+    """P(X ≥ x) for X ~ χ²(dof): the regularized upper incomplete gamma Q(dof/2, x/2)."""
+    if dof < 1:
+        raise ValueError(f"degrees of freedom must be ≥ 1, not {dof}")
+    if x <= 0:
+        return 1.0
+    return gamma_q(dof / 2.0, x / 2.0)
+
+
+def gamma_q(a: float, x: float) -> float:
+    """Regularized upper incomplete gamma Q(a, x) = Γ(a, x) / Γ(a): a series below a + 1,
+    a continued fraction (modified Lentz) above."""
+    if a <= 0 or x < 0:
+        raise ValueError(f"Q(a, x) needs a > 0 and x ≥ 0, not a={a}, x={x}")
+    if x == 0:
+        return 1.0
+    log_prefix = -x + a * math.log(x) - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        ap = a
+        for _ in range(10_000):
+            ap += 1
+            term *= x / ap
+            total += term
+            if abs(term) < abs(total) * 1e-16:
+                break
+        return max(0.0, 1.0 - total * math.exp(log_prefix))
+    tiny = 1e-300
+    b = x + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-16:
+            break
+    return math.exp(log_prefix) * h
+
+
+# -- the figures ---------------------------------------------------------------------------
+
+
+def _valid_votes(item: JudgedItem) -> list[JudgeVote]:
+    return [v for v in item.votes if v.valid and v.verdict is not None]
+
+
+def valid_answer_rate(items: Sequence[JudgedItem]) -> dict[str, Any]:
+    """Requests that gave a valid vote over all requests (a request shared by several items
+    counts once, valid when all its votes are)."""
+    requests: dict[Hashable, bool] = {}
+    for i, item in enumerate(items):
+        for j, vote in enumerate(item.votes):
+            key = ("vote", i, j) if vote.request is None else ("request", vote.request)
+            requests[key] = requests.get(key, True) and vote.valid
+    if not requests:
+        return _none(0, "no judge request")
+    valid = sum(requests.values())
+    return _figure(valid / len(requests), len(requests), valid=valid)
+
+
+def fleiss_kappa(items: Sequence[JudgedItem]) -> dict[str, Any]:
+    """Fleiss' κ of the verdicts of items with at least two valid votes (see the module doc)."""
+    tables = [Counter(v.verdict for v in _valid_votes(item)) for item in items]
+    tables = [t for t in tables if sum(t.values()) >= 2]
+    if not tables:
+        return _none(0, "no item has two valid votes")
+    totals: Counter[str | None] = Counter()
+    agreement = 0.0
+    for table in tables:
+        n = sum(table.values())
+        totals.update(table)
+        agreement += (sum(c * c for c in table.values()) - n) / (n * (n - 1))
+    observed = agreement / len(tables)
+    all_votes = sum(totals.values())
+    expected = sum((c / all_votes) ** 2 for c in totals.values())
+    extra = {"categories": len(totals), "observed_agreement": observed, "chance_agreement": expected}
+    if expected >= 1.0 - 1e-12:
+        return _none(len(tables), "every valid vote gave the same verdict: chance agreement is 1", **extra)
+    return _figure((observed - expected) / (1.0 - expected), len(tables), **extra)
+
+
+def unanimous_share(items: Sequence[JudgedItem]) -> dict[str, Any]:
+    """Items with at least two valid votes whose verdicts all agree."""
+    verdicts = [{v.verdict for v in votes} for votes in map(_valid_votes, items) if len(votes) >= 2]
+    if not verdicts:
+        return _none(0, "no item has two valid votes")
+    return _figure(sum(len(s) == 1 for s in verdicts) / len(verdicts), len(verdicts))
+
+
+def position_bias(items: Sequence[JudgedItem]) -> dict[str, Any]:
+    """Chosen positions against the uniform expectation, per number of options shown: the χ²
+    statistic summed over every count, its degrees of freedom and p-value (`value`)."""
+    counts: dict[int, list[int]] = {}
+    for item in items:
+        for vote in _valid_votes(item):
+            k, pos = vote.n_options, vote.position
+            if k is None or pos is None or not 0 <= pos < k:
+                continue
+            counts.setdefault(k, [0] * k)[pos] += 1
+    n = sum(sum(c) for c in counts.values())
+    if n == 0:
+        return _none(0, "no valid vote chose among lettered options")
+    chi2 = 0.0
+    dof = 0
+    by_options: dict[str, Any] = {}
+    for k in sorted(counts):
+        observed, total = counts[k], sum(counts[k])
+        expected = total / k
+        by_options[str(k)] = {"counts": observed, "expected": expected}
+        if k >= 2:
+            chi2 += sum((o - expected) ** 2 / expected for o in observed)
+            dof += k - 1
+    extra: dict[str, Any] = {"chi2": chi2, "dof": dof, "by_n_options": by_options}
+    if dof == 0:
+        return _none(n, "every vote had a single option to choose", **extra)
+    low = min(b["expected"] for k, b in by_options.items() if int(k) >= 2)
+    if low < SMALL_EXPECTED:
+        extra["warning"] = f"expected counts below {SMALL_EXPECTED:g}: the χ² p-value is approximate"
+    return _figure(chi2_sf(chi2, dof), n, **extra)
+
+
+def _pairs(items: Sequence[JudgedItem], same_order: bool) -> list[bool]:
+    """Whether each pair of valid votes of one item agrees: pairs shown in different option
+    orders (`same_order` False), or in the same order or with no options (True)."""
+    out: list[bool] = []
+    for item in items:
+        for a, b in combinations(_valid_votes(item), 2):
+            if a.order is None and b.order is None:
+                same = True
+            elif a.order is None or b.order is None:
+                continue
+            else:
+                same = a.order == b.order
+            if same == same_order:
+                out.append(a.verdict == b.verdict)
+    return out
+
+
+def order_swap_consistency(items: Sequence[JudgedItem]) -> dict[str, Any]:
+    agree = _pairs(items, same_order=False)
+    if not agree:
+        return _none(0, "no item has two valid votes shown in different option orders")
+    return _figure(sum(agree) / len(agree), len(agree))
+
+
+def repeat_stability(items: Sequence[JudgedItem]) -> dict[str, Any]:
+    agree = _pairs(items, same_order=True)
+    if not agree:
+        return _none(0, "no item has two valid votes asked the same way")
+    return _figure(sum(agree) / len(agree), len(agree))
+
+
+def expected_calibration_error(items: Sequence[JudgedItem], bins: int = ECE_BINS) -> dict[str, Any]:
+    """Σ_b (n_b / N) |rate of yes labels − mean P(yes)| over `bins` equal-width bins of P(yes)
+    (P(yes) = 1 in the last bin), over the valid P(yes) votes of labelled items."""
+    with_p = [(v.p_yes, item.label) for item in items for v in item.votes if v.valid and v.p_yes is not None]
+    if not with_p:
+        return _none(0, "no P(yes) vote")
+    pairs = [(float(p), bool(y)) for p, y in with_p if y is not None and p is not None]
+    if not pairs:
+        return _none(0, "no label for the items with a P(yes) vote")
+    scores, labels = [p for p, _ in pairs], [y for _, y in pairs]
+    ece = binary_judge.expected_calibration_error(scores, labels, bins)
+    return _figure(ece, len(pairs), bins=binary_judge.calibration_bins(scores, labels, bins))
+
+
+def reliability(items: Sequence[JudgedItem]) -> dict[str, Any]:
+    """The reliability block of one judged scorer (see the module doc)."""
+    valid = valid_answer_rate(items)
+    return {
+        "items": len(items),
+        "requests": valid["n"],
+        "valid_votes": sum(len(_valid_votes(item)) for item in items),
+        "valid_answer_rate": valid,
+        "fleiss_kappa": fleiss_kappa(items),
+        "unanimous_share": unanimous_share(items),
+        "position_bias": position_bias(items),
+        "order_swap_consistency": order_swap_consistency(items),
+        "repeat_stability": repeat_stability(items),
+        "ece": expected_calibration_error(items),
+    }
+
+
+def stored_reliability(
+    items_of: Callable[[Mapping[str, Any]], list[JudgedItem]], stored: Iterable[Mapping[str, Any] | None]
+) -> dict[str, Any]:
+    """The block of one scorer from its stored judge answers (one per record; None: none)."""
+    return reliability([item for detail in stored if detail is not None for item in items_of(detail)])
+
+
+def judges_of(scorers: Iterable[Any]) -> list[ReliabilitySource]:
+    """The scorers that read their stored judge answers into judged items."""
+    return [s for s in scorers if callable(getattr(s, "reliability_items", None))]
+
+
+def records_reliability(
+    judges: Sequence[ReliabilitySource], records: Iterable[SampleRecord]
+) -> dict[str, dict[str, Any]]:
+    """`{scorer: block}` over the stored judge answers of the given records (each sample's
+    latest record, as the caller chose them)."""
+    recs = list(records)
+    return {
+        j.name: stored_reliability(j.reliability_items, (r.judge.get(j.name) for r in recs)) for j in judges
+    }

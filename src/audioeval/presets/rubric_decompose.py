@@ -1,0 +1,116 @@
+"""`rubric decompose`: a preset of the run engine, not a pipeline of its own.
+
+The captions file (checked first: `benchmarks/rubric_items/decompose_source.py`) becomes the
+samples of a `rubric_decompose` benchmark; the model is `caption`, the echo baseline, which
+answers each caption with itself; the text LLM is the run's judge (`JudgeSettings`: URLs,
+model, key variable, concurrency, timeout, sampling), asked by the `rubric_decompose` judged
+scorer (decomposition, cleaning; retries of unusable answers; fallback). The engine records
+each caption in `<run>/rubric_decompose/caption/records.jsonl`, caches every usable answer,
+and on a rerun keeps the records of captions whose text and domain are unchanged
+(`rescore_changed_samples`: an edited caption is decomposed again, its new record
+superseding the old). The rubrics file and `<run>/decompose_summary.json` are exports of the
+records (`benchmarks/rubric_items/decompose_export.py`), written by the engine after the run
+and by `audioeval rescore <run>` alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.rubric_items.decompose_export import RUN_INFO_KEY, DecomposeResult
+from audioeval.benchmarks.rubric_items.decompose_prompts import AUTO, PROMPT_VERSION
+from audioeval.benchmarks.rubric_items.decompose_source import (
+    BENCHMARK,
+    Caption,
+    caption_samples,
+    decompose_spec,
+    load_captions,
+)
+from audioeval.benchmarks.sources.loader import SampleSet
+from audioeval.core.errors import InputError
+from audioeval.engine.evaluate import EvalRequest, evaluate_async
+from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.run_judge import JudgeSettings
+from audioeval.store.file_digest import file_sha256
+from audioeval.store.run_lock import check_output_file, hold_run_lock
+
+MODEL = ModelConfig(name="caption", type="baseline", baseline="echo")
+
+
+@dataclass
+class DecomposeConfig:
+    captions: Path
+    output: Path
+    llm: JudgeSettings
+    domain: str = AUTO
+    max_items: int = 30
+    max_attempts: int = 3
+    run_dir: Path | None = None
+    use_cache: bool = True
+    progress: bool = True
+    probe: bool = True
+
+    @property
+    def folder(self) -> Path:
+        """The run directory: `--output_dir`, else `<output>.run` beside the rubrics file."""
+        return self.run_dir or self.output.parent / f"{self.output.name}.run"
+
+    def scorer_args(self) -> dict[str, Any]:
+        return {"domain": self.domain, "max_items": self.max_items, "max_attempts": self.max_attempts}
+
+    def info(self) -> dict[str, Any]:
+        """The settings part of the summary (the exporter's `run_info`)."""
+        return {
+            "captions": str(self.captions),
+            "captions_sha256": file_sha256(self.captions),
+            "output": str(self.output.expanduser().resolve()),
+            "llm_model": self.llm.model,
+            "prompt_version": PROMPT_VERSION,
+            **self.scorer_args(),
+            "temperature": self.llm.temperature,
+            "max_tokens": self.llm.max_tokens,
+            "seed": self.llm.seed,
+        }
+
+
+def _request(cfg: DecomposeConfig, samples: SampleSet) -> EvalRequest:
+    return EvalRequest(
+        benchmarks=[],
+        specs=[(decompose_spec(cfg.captions, cfg.scorer_args()), str(cfg.captions))],
+        models=[MODEL],
+        output_dir=cfg.folder,
+        resamples=0,
+        progress=cfg.progress,
+        use_cache=cfg.use_cache,
+        judge=cfg.llm,
+        probe=cfg.probe,
+        sample_sets={BENCHMARK: samples},
+        rescore_changed_samples=True,
+        exports_dir=cfg.folder,
+        export_info={RUN_INFO_KEY: cfg.info()},
+    )
+
+
+async def decompose_async(cfg: DecomposeConfig, captions: list[Caption] | None = None) -> DecomposeResult:
+    """Run the preset in `cfg.folder` (held by the caller) on the captions (read from
+    `cfg.captions` when not given); the engine exports the files."""
+    captions = load_captions(cfg.captions) if captions is None else captions
+    samples = SampleSet(caption_samples(captions, str(cfg.captions)), [], str(cfg.captions))
+    run = await evaluate_async(_request(cfg, samples))
+    result: DecomposeResult = run.exports[cfg.folder]
+    return result
+
+
+def decompose(cfg: DecomposeConfig) -> DecomposeResult:
+    """Check the inputs, hold the run directory, run."""
+    check_output_file(cfg.output, "the rubrics file (--output)")
+    if cfg.output.expanduser().resolve() == cfg.captions.expanduser().resolve():
+        raise InputError(
+            "the rubrics file would replace the captions file; give another path", field="--output"
+        )
+    captions = load_captions(cfg.captions)  # bad input fails before a folder is made
+    with hold_run_lock(cfg.folder):
+        return asyncio.run(decompose_async(cfg, captions))

@@ -1,0 +1,92 @@
+"""The judge's reliability (`metrics/judge_reliability.py`) as a rich table per judged scorer.
+
+A figure that could not be computed shows `–` and the reason. Titles hold user strings
+(benchmark and model names): shown literally (`report/escaping.py`)."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from audioeval.report.escaping import console_cell
+
+# (key in the block, label, unit of n, how the value is shown, what the figure means)
+FIGURES = (
+    ("valid_answer_rate", "valid answers", "requests", "percent", "answers that were a valid vote"),
+    ("fleiss_kappa", "Fleiss' κ", "items", "number", "agreement beyond chance (items with ≥ 2 valid votes)"),
+    ("unanimous_share", "unanimous", "items", "percent", "items whose valid votes all agree"),
+    ("position_bias", "position bias", "votes", "p", "χ² test of the chosen letters against uniform"),
+    ("order_swap_consistency", "order-swap", "pairs", "percent", "same verdict, options in another order"),
+    ("repeat_stability", "repeat stability", "pairs", "percent", "same verdict, asked the same way"),
+    ("ece", "calibration (ECE)", "votes", "number", "P(yes) against labels, 10 bins"),
+)
+
+
+def _value(value: float | None, kind: str) -> str:
+    if value is None:
+        return "–"
+    if kind == "percent":
+        return f"{100 * value:.1f} %"
+    if kind == "p":
+        return f"p = {value:.3f}" if value >= 0.001 else f"p = {value:.1e}"
+    return f"{value:.3f}"
+
+
+def _positions(figure: Mapping[str, Any]) -> str:
+    """`χ² 1.83, dof 2; 3 options: A 130 · B 122 · C 126 (uniform 126.0)`."""
+    parts = []
+    for k, block in (figure.get("by_n_options") or {}).items():
+        counts = " · ".join(f"{string.ascii_uppercase[i]} {c}" for i, c in enumerate(block["counts"]))
+        parts.append(f"{k} options: {counts} (uniform {block['expected']:.1f})")
+    head = f"χ² {figure['chi2']:.2f}, dof {figure['dof']}" if "chi2" in figure else ""
+    return "; ".join(p for p in (head, *parts) if p)
+
+
+def _detail(key: str, figure: Mapping[str, Any], meaning: str) -> str:
+    if figure.get("value") is None:
+        extra = _positions(figure) if key == "position_bias" else ""
+        return "; ".join(p for p in (str(figure.get("reason") or "not computed"), extra) if p)
+    if key == "valid_answer_rate":
+        return f"{figure.get('valid')} valid of {figure['n']}"
+    if key == "fleiss_kappa":
+        return (
+            f"{figure.get('categories')} verdicts; agreement {figure.get('observed_agreement', 0):.3f}, "
+            f"by chance {figure.get('chance_agreement', 0):.3f}"
+        )
+    if key == "position_bias":
+        warning = figure.get("warning")
+        return _positions(figure) + (f" ({warning})" if warning else "")
+    return meaning
+
+
+def reliability_table(name: str, block: Mapping[str, Any], *, where: str | None = None) -> Table:
+    """One judged scorer's block as a table; `where`: the benchmark · model it belongs to."""
+    title = f"judge reliability: {name}" + (f" · {where}" if where else "")
+    title += f" ({block.get('items', 0)} items, {block.get('requests', 0)} requests)"
+    table = Table(title=console_cell(title), title_justify="left")
+    for column, justify in (("figure", "left"), ("value", "right"), ("n", "right"), ("detail", "left")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for key, label, unit, kind, meaning in FIGURES:
+        figure = block.get(key)
+        if not isinstance(figure, Mapping):
+            continue
+        table.add_row(
+            console_cell(label),
+            console_cell(_value(figure.get("value"), kind)),
+            console_cell(f"{figure.get('n', 0)} {unit}"),
+            console_cell(_detail(key, figure, meaning)),
+        )
+    return table
+
+
+def print_reliability(
+    reliability: Mapping[str, Any] | None, *, console: Console, where: str | None = None
+) -> None:
+    """Print the table of every judged scorer of a `reliability` block (nothing without one)."""
+    for name, block in (reliability or {}).items():
+        if isinstance(block, Mapping):
+            console.print(reliability_table(str(name), block, where=where))
