@@ -89,6 +89,9 @@ def test_judge_eval_scores_the_judge_per_subset_resumes_and_rescores(tmp_path: P
     assert s["subsets"]["sound"]["n"] == 8 and s["subsets"]["sound"]["unscored"] == 1
     assert s["types"]["neg_swap"]["accuracy"] == 100.0
     assert "AnyAudio-Judge Bench" in res.output and "sound" in res.output
+    block = s["reliability"]["rubric_items"]
+    assert block["valid_answer_rate"]["value"] == 1.0 and block["valid_answer_rate"]["n"] == 48
+    assert "judge reliability" in res.output
     rows = [json.loads(x) for x in (out / "per_row.jsonl").read_text().splitlines()]
     assert len(rows) == 16 and all(len(r["items"]) == 3 for r in rows)
     assert all(r["items"][0]["method"] == "logprobs" for r in rows)

@@ -201,3 +201,64 @@ def test_a_sample_without_a_rubric_is_an_input_error_not_a_score(tmp_path: Path)
     assert res.exit_code != 0
     bad = [r for r in records(out) if r["id"] == "c1"][0]
     assert "rubric[0].question" in json.dumps(bad) and not bad.get("scores")
+
+
+def test_labelled_items_give_the_judge_calibration(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    spec = bench(root)
+    rows = [json.loads(x) for x in (root / "instruct.jsonl").read_text().splitlines()]
+    for row in rows:
+        for k, it in enumerate(row["rubric"]):
+            it["label"] = "no" if k == 1 else "yes"  # the truth of each item
+    write_jsonl(root / "instruct.jsonl", rows)
+    out = tmp_path / "out"
+    with YesNoJudgeServer(YesNoJudgeConfig(model=JUDGE)) as server:
+        assert run(spec, server.base_url, out).exit_code == 0
+    summary = json.loads(next(out.glob("*/*/summary.json")).read_text())
+    ece = summary["reliability"]["rubric_items"]["ece"]
+    assert ece["n"] == 12 and ece["value"] == pytest.approx(1 - SURE, abs=1e-4)  # confident and right
+    before = summary["reliability"]
+    assert runner.invoke(app, ["rescore", str(out)]).exit_code == 0
+    assert json.loads(next(out.glob("*/*/summary.json")).read_text())["reliability"] == before
+
+
+def test_source_decompose_makes_the_missing_rubrics_before_the_run(tmp_path: Path) -> None:
+    from tests.fakes.text_llm_server import FakeTextLlmConfig, FakeTextLlmServer
+
+    root = tmp_path / "data"
+    root.mkdir()
+    rows = []
+    for i, hz in enumerate((440, 660, 880)):
+        tone_wav(root / f"c{i}.wav", hz, seconds=0.4)
+        caption = f"there is a steady tone near {hz} Hz, there is no steady tone near 1320 Hz"
+        rows.append({"id": f"c{i}", "audio": f"c{i}.wav", "caption": caption})
+    rows[2]["rubric"] = [item("Is there a steady tone near 880 Hz?")]  # given: not decomposed
+    write_jsonl(root / "captions.jsonl", rows)
+    with FakeTextLlmServer(FakeTextLlmConfig(model="text-llm")) as llm:
+        spec = root / "otf.yaml"
+        spec.write_text(
+            "name: otf\ntask: audio_instruct\n"
+            f"source: {{type: jsonl, path: {json.dumps(str(root / 'captions.jsonl'))}, "
+            f"decompose: {{llm: {json.dumps(llm.base_url)}, llm_model: text-llm}}}}\n",
+            encoding="utf-8",
+        )
+        out = tmp_path / "out"
+        with YesNoJudgeServer(YesNoJudgeConfig(model=JUDGE)) as judge:
+            res = run(spec, judge.base_url, out)
+            assert res.exit_code == 0, res.output
+            assert "rubrics decomposed from captions: 2" in res.output
+            assert llm.fake.stats.decompose_requests == 2
+            again = run(spec, judge.base_url, out)
+            assert again.exit_code == 0, again.output
+            assert llm.fake.stats.decompose_requests == 2  # resumed: no LLM call
+            assert judge.stats.requests == 2 * 2 + 1  # and no judge call either
+    made = [json.loads(x) for x in (out / "otf" / "rubrics.jsonl").read_text().splitlines()]
+    assert [m["id"] for m in made] == ["c0", "c1"]
+    recs = {r["id"]: r for r in records(out)}
+    questions = [i["question"] for i in recs["c0"]["judge"]["rubric_items"]["items"]]
+    assert questions == [
+        "Is it true that there is a steady tone near 440 Hz?",
+        "Is it true that there is no steady tone near 1320 Hz?",
+    ]
+    assert recs["c0"]["scores"]["rubric_items"]["values"]["rubric_score"] == pytest.approx(SURE)
+    assert len(recs["c2"]["judge"]["rubric_items"]["items"]) == 1

@@ -26,6 +26,21 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class DecomposeSpec(_Strict):
+    """`source.decompose`: rows without a `rubric` get one before the run, decomposed from
+    their caption (the `caption` field, else `reference`) by a text LLM, as `audioeval rubric
+    decompose` does; cached and resumed in `<run>/<benchmark>/rubrics.run/`."""
+
+    llm: str | list[str] = Field(description="OpenAI-compatible endpoint(s) of the text LLM")
+    llm_model: str
+    domain: Literal["auto", "speech", "sound", "music", "mix"] = "auto"
+    max_items: int = Field(30, ge=1)
+    max_attempts: int = Field(3, ge=1)
+    api_key_env: str = "OPENAI_API_KEY"
+    temperature: float = Field(0.2, ge=0, allow_inf_nan=False)
+    max_tokens: int = Field(6000, ge=1)
+
+
 class SourceSpec(_Strict):
     """Where samples come from. `path` is a file, folder, saved dataset or hub name; a
     relative local path is taken from the spec file's folder, or from `data_root`."""
@@ -38,6 +53,7 @@ class SourceSpec(_Strict):
     audio_root: str | None = Field(None, description="folder that audio paths are relative to")
     labels_from: Literal["folder", "none"] = "none"
     streaming: bool = False
+    decompose: DecomposeSpec | None = None
 
 
 class BenchmarkSpec(_Strict):

@@ -106,6 +106,7 @@ def decompose(
             temperature=temperature,
             max_tokens=max_tokens,
             seed=seed,
+            role="LLM",
         )
         cfg = DecomposeConfig(
             captions,

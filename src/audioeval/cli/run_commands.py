@@ -197,6 +197,7 @@ def run(
     from audioeval.engine.evaluate import EvalRequest, evaluate
     from audioeval.engine.model_specs import parse_model_ref
     from audioeval.engine.run_config import load_run_config
+    from audioeval.presets.rubrics_on_the_fly import rubric_counts, with_rubrics
 
     with friendly_errors():
         check_number("--temperature", temperature)
@@ -234,6 +235,9 @@ def run(
             exclude_missing=exclude_missing or (loaded.exclude_missing if loaded else False),
             probe=not no_probe,
         )
+        req, decomposed = with_rubrics(req)  # rubrics of `source.decompose` benchmarks, first
+        if rubric_counts(decomposed):
+            console.print(rubric_counts(decomposed), highlight=False)
         result = evaluate(req)
         summary = write_run_summary(result.run_dir, result.results, extra=_work(result.metric_models))
     report_ignored_lines(result.ignored_lines)

@@ -530,7 +530,7 @@ async def _check_endpoints(
         return judge
     urls = await check_endpoints(
         judge.urls,
-        role="judge",
+        role=judge.role,
         model=judge.model,
         api_key=judge.key(),
         api_key_env=judge.api_key_env,

@@ -57,6 +57,8 @@ class JudgeSettings(BaseModel):
     temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
     max_tokens: int | None = Field(1024, ge=1)
     seed: int | None = Field(None, description="sampling seed sent with every judge request")
+    # What messages call it ("judge"; "LLM" for the text LLM of `rubric decompose`).
+    role: str = Field("judge", exclude=True)
     # A key given in code (never written anywhere); otherwise read from `api_key_env`.
     api_key: str | None = Field(None, exclude=True, repr=False)
 

@@ -77,13 +77,14 @@ def rubric_of(sample: Sample, field: str) -> list[dict[str, str]]:
         question = item.get("question") if isinstance(item, dict) else None
         if not isinstance(question, str) or not question.strip():
             raise InputError("item without a question", sample_id=sample.id, field=f"{field}[{i}].question")
-        items.append(
-            {
-                "dimension": str(item.get("dimension") or ""),
-                "question": question.strip(),
-                "basis": str(item.get("basis") or ""),
-            }
-        )
+        kept = {
+            "dimension": str(item.get("dimension") or ""),
+            "question": question.strip(),
+            "basis": str(item.get("basis") or ""),
+        }
+        if item.get("label") is not None:  # the item's truth, when known: the reliability's ECE
+            kept["label"] = item["label"]
+        items.append(kept)
     return items
 
 
@@ -306,7 +307,9 @@ class RubricItemsScorer:
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """The same figures from the stored answers; no judge call."""
         items = [
-            {k: r.get(k, "") for k in ("dimension", "question", "basis")} for r in stored.get("items") or []
+            {k: r.get(k, "") for k in ("dimension", "question", "basis")}
+            | ({"label": r["label"]} if "label" in r else {})
+            for r in stored.get("items") or []
         ]
         if stored.get("mode") == "all_at_once":
             return self._all_result(items, list(stored.get("attempts") or []))

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from audioeval.report.escaping import console_cell, console_text
+from audioeval.report.reliability_table import print_reliability
 
 NONE = "–"
 
@@ -136,3 +137,4 @@ def print_judge_eval_summary(
     if summary["types"]:
         console.print(type_table(summary))
     console.print(footer_line(summary), highlight=False)
+    print_reliability(summary.get("reliability"), console=console)

@@ -2,7 +2,8 @@
 
 After every run and every `audioeval rescore`, from the latest record of each bench row:
 `per_row.jsonl` (uuid, subset, type, label, the judge's score, every item's P(yes), whether
-the judge failed) and, last, `summary.json` (`summary.py`), each replaced whole, atomically.
+the judge failed) and, last, `summary.json` (`summary.py`, with the judge's `reliability`
+block), each replaced whole, atomically.
 Rows with an empty rubric were never judged: the preset hands them over and the export
 writes them to `unscored.jsonl`, which a rescore reads back, so they are counted per subset
 then too.
@@ -29,6 +30,7 @@ from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.metrics.binary_judge import DEFAULT_THRESHOLD
+from audioeval.metrics.judge_reliability import judges_of, records_reliability
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
 from audioeval.store.jsonl import read_jsonl
 from audioeval.store.records import read_records
@@ -101,6 +103,7 @@ def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
     summary["bench"] = settings.get("bench")
     summary["judge_model"] = export.judge_model or settings.get("judge_model")
     summary["settings"] = {k: settings.get(k) for k in SETTINGS}
+    summary["reliability"] = records_reliability(judges_of(export.bench.scorers), records)
     write_jsonl_atomic(
         folder / ROWS_FILE, [_row_line(rec, row) for rec, row in zip(records, rows, strict=True)]
     )
