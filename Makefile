@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 export HF_HUB_OFFLINE ?= 1
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test lint bench clean system-deps runtimes
+.PHONY: demo test lint bench clean system-deps browser-deps runtimes
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,11 +34,17 @@ $(VENV)/.installed-torch: $(VENV)/.installed-dev
 	fi
 	touch $@
 
-# Debian packages: espeak-ng (the embedded TTS model and test speech).
+# Debian packages: espeak-ng (the embedded TTS model and test speech); for the tests also
+# chromium (they render the HTML report headless, as a person sees it).
 system-deps:
 	@command -v espeak-ng >/dev/null 2>&1 || { \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends espeak-ng >/dev/null; }
+
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 
 runtimes: $(VENV)/.installed
 	$(BIN)/audioeval runtime setup whisper-tiny.en
@@ -47,8 +53,9 @@ demo: $(VENV)/.installed system-deps runtimes
 	$(BIN)/audioeval run examples/demo.yaml
 	$(BIN)/audioeval codec --codec opus:6k,opus:12k,opus:24k,codec2:3200 --benchmark demo-speech-en --output_dir demo_out/codec
 	$(BIN)/python examples/mmae_demo.py
+	$(BIN)/audioeval report demo_out/eval
 
-test: $(VENV)/.installed-dev $(VENV)/.installed-torch system-deps runtimes
+test: $(VENV)/.installed-dev $(VENV)/.installed-torch system-deps browser-deps runtimes
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.installed-dev

@@ -1,0 +1,67 @@
+"""The report pages' plots, drawn by matplotlib as SVG (text drawn as paths: no user string
+reaches the page as markup).
+
+matplotlib is used because it writes a self-contained SVG that a page opened from disk shows
+with no script and no network (plotly would need its 3 MB script beside every page).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: files only
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def _svg(fig: plt.Figure) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight")
+    plt.close(fig)
+    text = buf.getvalue()
+    return text[text.index("<svg") :]  # inline: without the XML prolog and doctype
+
+
+def bars_with_ci(
+    title: str, labels: Sequence[str], values: Sequence[float], cis: Sequence[tuple[float, float] | None]
+) -> str:
+    """A horizontal bar per label with its 95 % CI as a whisker."""
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(labels) + 1.2))
+    ys = range(len(labels))
+    ax.barh(list(ys), list(values), color="#4c72b0")
+    for y, ci in zip(ys, cis, strict=True):
+        if ci is not None and all(math.isfinite(c) for c in ci):
+            ax.plot([ci[0], ci[1]], [y, y], color="#1d2330", linewidth=1.5)
+            ax.plot([ci[0], ci[0]], [y - 0.15, y + 0.15], color="#1d2330", linewidth=1.5)
+            ax.plot([ci[1], ci[1]], [y - 0.15, y + 0.15], color="#1d2330", linewidth=1.5)
+    ax.set_yticks(list(ys), [str(x) for x in labels])
+    ax.invert_yaxis()
+    ax.set_title(title, fontsize=11)
+    ax.grid(axis="x", alpha=0.3)
+    return _svg(fig)
+
+
+def heatmap(
+    title: str,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    values: Sequence[Sequence[float | None]],
+    fmt: str = "{:.1f}",
+) -> str:
+    """A matrix of values with each cell written in it (empty cells blank)."""
+    fig, ax = plt.subplots(figsize=(1.1 * len(cols) + 2.5, 0.55 * len(rows) + 1.5))
+    grid = [[math.nan if v is None else float(v) for v in row] for row in values]
+    image = ax.imshow(grid, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(cols)), [str(c) for c in cols], rotation=30, ha="right")
+    ax.set_yticks(range(len(rows)), [str(r) for r in rows])
+    for i, row in enumerate(grid):
+        for j, v in enumerate(row):
+            if math.isfinite(v):
+                ax.text(j, i, fmt.format(v), ha="center", va="center", color="white", fontsize=9)
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    ax.set_title(title, fontsize=11)
+    return _svg(fig)

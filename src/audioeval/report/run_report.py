@@ -1,0 +1,310 @@
+"""`audioeval report RUN_DIR`: the run as one static page, `RUN_DIR/report/index.html`.
+
+Everything comes from the run directory, never from a model or judge call: `run.json` (the
+settings), each pair's `summary.json` (metrics with CIs, counts, failure kinds, the judge's
+reliability) and `records.jsonl` (each sample's answer, processed answer, scores, every
+judge answer, the failure). The page shows the settings; a table and a bar chart with CI
+whiskers of every metric; for benchmarks broken down by modality and complexity (MMAE) a
+heatmap of the headline per cell; the reliability of each judge; the failures; and a sample
+browser (search, filter by failure or score) with players for the input, output and
+reference clips. Clips are linked by relative path, so the page and the run directory move
+together.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from audioeval.core.errors import RunConfigError
+from audioeval.core.record import SampleRecord, latest_records
+from audioeval.core.redact import redact
+from audioeval.report.html_page import Section, Table, render_page
+from audioeval.report.plots import bars_with_ci, heatmap
+from audioeval.store.atomic import write_text_atomic
+from audioeval.store.records import read_records
+
+RUN_FILE = "run.json"
+SUMMARY_FILE = "summary.json"
+RECORDS_FILE = "records.jsonl"
+REPORT_DIR = "report"
+MAX_SAMPLES = 5000  # per pair, in the page (the browser draws at most 300 at a time)
+MAX_FAILURES = 200
+HEATMAP_KEYS = ("modality", "complexity")
+
+
+@dataclass
+class Pair:
+    benchmark: str
+    model: str
+    folder: Path
+    summary: dict[str, Any]
+    records: list[SampleRecord]
+
+    @property
+    def name(self) -> str:
+        return f"{self.benchmark} · {self.model}"
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunConfigError(f"{path}: cannot be read ({exc})") from None
+    if not isinstance(data, dict):
+        raise RunConfigError(f"{path}: expected a JSON object")
+    return data
+
+
+def find_pairs(run_dir: Path) -> list[Pair]:
+    """Every benchmark × model folder of the run that has a summary (in path order)."""
+    pairs = []
+    for summary_path in sorted(run_dir.glob(f"*/*/{SUMMARY_FILE}")):
+        folder = summary_path.parent
+        if (folder / RUN_FILE).exists() or folder.parent.name == REPORT_DIR:
+            continue  # a nested run directory (e.g. rubrics made on the fly) is its own run
+        summary = _json(summary_path)
+        records = list(latest_records(read_records(folder / RECORDS_FILE).records).values())
+        bench = str(summary.get("benchmark") or folder.parent.name)
+        pairs.append(Pair(bench, str(summary.get("model") or folder.name), folder, summary, records))
+    return pairs
+
+
+def _num(value: Any, digits: int = 4) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "–" if value is None else value
+    if isinstance(value, int):
+        return value
+    return round(value, digits) if math.isfinite(value) else "–"
+
+
+def _ci(ci: Any) -> tuple[float, float] | None:
+    if isinstance(ci, list | tuple) and len(ci) == 2 and all(isinstance(c, int | float) for c in ci):
+        return float(ci[0]), float(ci[1])
+    return None
+
+
+def settings_section(run_dir: Path, run: dict[str, Any]) -> Section:
+    rows: list[list[Any]] = [["run directory", str(run_dir)]]
+    rows.append(["audioeval", run.get("audioeval", "")])
+    for b in run.get("benchmarks") or []:
+        spec = b.get("spec") or {}
+        rows.append(["benchmark", f"{spec.get('name')} (task {spec.get('task')}; {b.get('where')})"])
+    for m in run.get("models") or []:
+        config = m.get("config") or {}
+        rows.append(["model", f"{config.get('name')} ({config.get('type')})"])
+    judge = run.get("judge")
+    if judge:
+        rows.append(["judge", f"{judge.get('model')} (temperature {judge.get('temperature')})"])
+    rows += [["bootstrap", f"{run.get('resamples')} resamples, seed {run.get('seed')}"]]
+    rows += [
+        [
+            "samples without output",
+            "left out" if run.get("exclude_missing") else "counted (scored as failures)",
+        ]
+    ]
+    return Section("Run", "run", tables=[Table(["setting", "value"], rows)])
+
+
+def metrics_section(pairs: list[Pair]) -> Section:
+    rows = []
+    by_bench: dict[str, list[Pair]] = defaultdict(list)
+    for p in pairs:
+        by_bench[p.benchmark].append(p)
+        s = p.summary
+        for name, m in (s.get("metrics") or {}).items():
+            ci = _ci(m.get("ci"))
+            rows.append(
+                [
+                    p.benchmark,
+                    p.model,
+                    name + (" (headline)" if name == s.get("headline") else ""),
+                    _num(m.get("value")),
+                    "–" if ci is None else f"{_num(ci[0])} – {_num(ci[1])}",
+                    "higher" if m.get("higher_is_better", True) else "lower",
+                    _num(s.get("n")),
+                    _num(s.get("scored")),
+                    _num(s.get("failed")),
+                ]
+            )
+    figures = []
+    for bench, group in by_bench.items():
+        headline = next((p.summary.get("headline") for p in group if p.summary.get("headline")), None)
+        points = [(p.model, (p.summary.get("metrics") or {}).get(headline or "")) for p in group]
+        points = [
+            (m, v) for m, v in points if isinstance(v, dict) and isinstance(v.get("value"), int | float)
+        ]
+        if points:
+            figures.append(
+                bars_with_ci(
+                    f"{_short(bench)}: {headline} (95 % CI)",
+                    [_short(m) for m, _ in points],
+                    [float(v["value"]) for _, v in points],
+                    [_ci(v.get("ci")) for _, v in points],
+                )
+            )
+    headers = ["benchmark", "model", "metric", "value", "95 % CI", "better", "samples", "scored", "failed"]
+    return Section("Metrics", "metrics", tables=[Table(headers, rows)], figures=figures)
+
+
+def _short(text: str, width: int = 48) -> str:
+    """A label for a plot: long model names (a predictions file's path) cut in the middle."""
+    return text if len(text) <= width else text[: width // 2 - 1] + "…" + text[-(width // 2) :]
+
+
+def _value_key(headline: str | None) -> str | None:
+    return headline.split(":", 1)[1] if headline and headline.startswith("mean:") else headline
+
+
+def heatmap_section(pairs: list[Pair]) -> Section | None:
+    """Mean headline value per (modality, complexity) cell, for pairs broken down by both."""
+    figures = []
+    for p in pairs:
+        key = _value_key(p.summary.get("headline"))
+        cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+        for rec in p.records:
+            tax = rec.sample.taxonomy
+            if not all(k in tax for k in HEATMAP_KEYS) or not rec.scores:
+                continue
+            values = [
+                v
+                for s in rec.scores.values()
+                for k, v in s.values.items()
+                if k.lower() == (key or "").lower()
+            ]
+            if values and isinstance(values[0], int | float):
+                cells[(str(tax[HEATMAP_KEYS[0]]), str(tax[HEATMAP_KEYS[1]]))].append(float(values[0]))
+        if not cells:
+            continue
+        rows = sorted({r for r, _ in cells})
+        cols = sorted({c for _, c in cells})
+        grid = [[sum(v) / len(v) if (v := cells.get((r, c))) else None for c in cols] for r in rows]
+        title = f"{_short(p.name)}: mean per-sample {key} (0–1) by modality × complexity"
+        figures.append(heatmap(title, rows, cols, grid, fmt="{:.2f}"))
+    return Section("Modality × complexity", "heatmap", figures=figures) if figures else None
+
+
+def _figure_text(figure: Any) -> tuple[Any, Any, str]:
+    if not isinstance(figure, dict):
+        return figure, "", ""
+    extra = {k: v for k, v in figure.items() if k not in ("value", "n", "bins", "by_n_options")}
+    return (
+        _num(figure.get("value")),
+        _num(figure.get("n")),
+        ", ".join(f"{k} {_num(v)}" for k, v in extra.items()),
+    )
+
+
+def reliability_section(pairs: list[Pair]) -> Section | None:
+    tables = []
+    for p in pairs:
+        for scorer, block in (p.summary.get("reliability") or {}).items():
+            if not isinstance(block, dict):
+                continue
+            rows = [[k, *_figure_text(v)] for k, v in block.items() if isinstance(v, dict)]
+            tables.append(Table(["figure", "value", "n", "detail"], rows, f"{p.name}: {scorer}"))
+    return Section("Judge reliability", "reliability", tables=tables) if tables else None
+
+
+def failures_section(pairs: list[Pair]) -> Section | None:
+    rows = []
+    for p in pairs:
+        for rec in p.records:
+            if rec.error:
+                rows.append([p.benchmark, p.model, rec.id, str(rec.failure or ""), redact(rec.error)[:300]])
+    if not rows:
+        return None
+    paragraphs = [f"{len(rows)} sample(s) failed; never scored as wrong answers, counted in each summary."]
+    if len(rows) > MAX_FAILURES:
+        paragraphs.append(f"The first {MAX_FAILURES} are listed; the sample browser has them all.")
+    table = Table(["benchmark", "model", "id", "kind", "error"], rows[:MAX_FAILURES])
+    return Section("Failures", "failures", paragraphs=paragraphs, tables=[table])
+
+
+def _link(path: str | None, report_dir: Path, base: Path) -> str | None:
+    """The clip's path relative to the report folder (a relative stored path is taken from
+    the working directory, else from the run directory's parent)."""
+    if not path:
+        return None
+    p = Path(path)
+    if not p.is_absolute():
+        p = base / p if (base / p).exists() else report_dir.parent.parent / p
+    return Path(os.path.relpath(p.resolve(), report_dir.resolve())).as_posix()
+
+
+def _sample_row(rec: SampleRecord, report_dir: Path, base: Path) -> dict[str, Any]:
+    audio = []
+    for name, ref in rec.sample.audio.items():
+        link = _link(ref.path, report_dir, base)
+        if link:
+            audio.append([name if not ref.is_slice else f"{name} [{ref.start}:{ref.end}]", link])
+    out = rec.output
+    if out is not None and out.audio_path:
+        audio.append(["output", _link(out.audio_path, report_dir, base)])
+    scores = {name: s.values for name, s in (rec.scores or {}).items()}
+    flat = [v for s in scores.values() for v in s.values() if isinstance(v, int | float)]
+    answer = None if out is None else (out.text if out.error is None else redact(out.error))
+    processed = None if rec.processed is None else rec.processed.text
+    row = {
+        "id": rec.id,
+        "error": None if rec.error is None else f"{rec.failure or ''}: {redact(rec.error)}",
+        "score": ", ".join(
+            f"{k} {_num(v)}" for s in scores.values() for k, v in s.items() if isinstance(v, int | float)
+        ),
+        "answer": answer,
+        "processed": processed,
+        "prompt": rec.prompt,
+        "scores": scores or None,
+        "judge": rec.judge or {},
+        "audio": audio,
+        "value": flat[0] if flat else None,
+    }
+    row["search"] = " ".join(str(x) for x in (rec.id, answer, processed, row["error"]) if x).lower()
+    return row
+
+
+def samples_data(pairs: list[Pair], report_dir: Path, base: Path) -> dict[str, Any]:
+    out = []
+    for p in pairs:
+        rows = [_sample_row(r, report_dir, base) for r in p.records[:MAX_SAMPLES]]
+        out.append(
+            {
+                "name": p.name,
+                "samples": rows,
+                "total": len(p.records),
+                "truncated": len(p.records) > MAX_SAMPLES,
+            }
+        )
+    return {"pairs": out}
+
+
+def write_run_report(run_dir: Path) -> Path:
+    """Write `RUN_DIR/report/index.html`; its path. RunConfigError when the folder is not a
+    run directory or holds no summarised pair."""
+    if not (run_dir / RUN_FILE).is_file():
+        raise RunConfigError(f"{run_dir} is not a run directory (no {RUN_FILE})")
+    run = _json(run_dir / RUN_FILE)
+    pairs = find_pairs(run_dir)
+    if not pairs:
+        raise RunConfigError(f"{run_dir}: no benchmark × model folder with a summary.json yet; run it first")
+    report_dir = run_dir / REPORT_DIR
+    sections = [settings_section(run_dir, run), metrics_section(pairs)]
+    for extra in (heatmap_section(pairs), reliability_section(pairs), failures_section(pairs)):
+        if extra is not None:
+            sections.append(extra)
+    benches = sorted({p.benchmark for p in pairs})
+    models = sorted({p.model for p in pairs})
+    subtitle = f"{len(benches)} benchmark(s) × {len(models)} model(s); from the run directory, no model or judge call"
+    page = render_page(
+        f"audioeval report: {run_dir.name}", subtitle, sections, samples_data(pairs, report_dir, Path.cwd())
+    )
+    path = report_dir / "index.html"
+    report_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, page)
+    path.chmod(0o644)  # a page others may open or serve
+    return path
