@@ -7,6 +7,7 @@ import typer
 from audioeval.cli.judge_eval_commands import judge_eval
 from audioeval.cli.mcq_commands import mcq_app
 from audioeval.cli.mmae_commands import mmae_app
+from audioeval.cli.report_commands import report
 from audioeval.cli.rubric_commands import rubric_app
 from audioeval.cli.run_commands import codec, list_, rescore, run, validate
 from audioeval.cli.runtime_commands import runtime_app
@@ -23,6 +24,7 @@ app.command("codec")(codec)
 app.command("list")(list_)
 app.command("validate")(validate)
 app.command("judge-eval")(judge_eval)
+app.command("report")(report)
 app.add_typer(mmae_app, name="mmae")
 app.add_typer(mcq_app, name="mcq")
 app.add_typer(rubric_app, name="rubric")
