@@ -7,6 +7,7 @@ import typer
 from audioeval.cli.judge_eval_commands import judge_eval
 from audioeval.cli.mcq_commands import mcq_app
 from audioeval.cli.mmae_commands import mmae_app
+from audioeval.cli.rank_commands import rank
 from audioeval.cli.report_commands import report
 from audioeval.cli.rubric_commands import rubric_app
 from audioeval.cli.run_commands import codec, list_, rescore, run, validate
@@ -25,6 +26,7 @@ app.command("list")(list_)
 app.command("validate")(validate)
 app.command("judge-eval")(judge_eval)
 app.command("report")(report)
+app.command("rank")(rank)
 app.add_typer(mmae_app, name="mmae")
 app.add_typer(mcq_app, name="mcq")
 app.add_typer(rubric_app, name="rubric")

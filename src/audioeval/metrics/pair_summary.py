@@ -45,7 +45,7 @@ class PairMetrics:
     judges: Sequence[ReliabilitySource] = ()
 
 
-def _stats_for(
+def stats_for(
     plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]
 ) -> Mapping[str, Any] | None:
     for scorer in plan.feeds.get(metric.name, ()):
@@ -64,7 +64,7 @@ def is_failed_output(rec: SampleRecord) -> bool:
     return rec.output_failed or rec.failure in (FailureKind.MODEL, FailureKind.NO_OUTPUT)
 
 
-def _failure_stats_for(
+def failure_stats_for(
     plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord
 ) -> Mapping[str, Any] | None:
     """The stats a failed output counts for in this metric, or None when its scorer has none."""
@@ -83,8 +83,8 @@ def _metric_block(
     seed: int,
     failed_outputs: Sequence[SampleRecord] = (),
 ) -> dict[str, Any]:
-    stats = [s for s in (_stats_for(plan, metric, r.scores or {}) for r in recs) if s is not None]
-    stats += [s for s in (_failure_stats_for(plan, metric, r) for r in failed_outputs) if s is not None]
+    stats = [s for s in (stats_for(plan, metric, r.scores or {}) for r in recs) if s is not None]
+    stats += [s for s in (failure_stats_for(plan, metric, r) for r in failed_outputs) if s is not None]
     if not stats:
         return {
             "value": None,

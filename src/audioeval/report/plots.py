@@ -18,11 +18,16 @@ matplotlib.use("Agg")  # no display: files only
 import matplotlib.pyplot as plt  # noqa: E402
 
 
-def _svg(fig: plt.Figure) -> str:
+def svg_document(fig: plt.Figure) -> str:
+    """The figure as a standalone SVG file's text (closed after)."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
     plt.close(fig)
-    text = buf.getvalue()
+    return buf.getvalue()
+
+
+def _svg(fig: plt.Figure) -> str:
+    text = svg_document(fig)
     return text[text.index("<svg") :]  # inline: without the XML prolog and doctype
 
 
@@ -51,17 +56,34 @@ def heatmap(
     cols: Sequence[str],
     values: Sequence[Sequence[float | None]],
     fmt: str = "{:.1f}",
+    *,
+    cmap: str = "viridis",
+    limits: tuple[float, float] | None = None,
+    label: str | None = None,
 ) -> str:
-    """A matrix of values with each cell written in it (empty cells blank)."""
-    fig, ax = plt.subplots(figsize=(1.1 * len(cols) + 2.5, 0.55 * len(rows) + 1.5))
+    """A matrix of values with each cell written in it (empty cells blank); `limits` fix the
+    colour scale (e.g. −1 … 1 for correlations)."""
+    fig, ax = plt.subplots(figsize=(0.9 * len(cols) + 3.0, 0.55 * len(rows) + 1.8))
     grid = [[math.nan if v is None else float(v) for v in row] for row in values]
-    image = ax.imshow(grid, cmap="viridis", aspect="auto")
-    ax.set_xticks(range(len(cols)), [str(c) for c in cols], rotation=30, ha="right")
-    ax.set_yticks(range(len(rows)), [str(r) for r in rows])
+    low, high = limits if limits is not None else (None, None)
+    image = ax.imshow(grid, cmap=cmap, vmin=low, vmax=high, aspect="auto")
+    ax.set_xticks(range(len(cols)), [str(c) for c in cols], rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), [str(r) for r in rows], fontsize=8)
+    finite = [v for row in grid for v in row if math.isfinite(v)]
+    mid = (min(finite) + max(finite)) / 2 if finite and limits is None else 0.0
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
             if math.isfinite(v):
-                ax.text(j, i, fmt.format(v), ha="center", va="center", color="white", fontsize=9)
-    fig.colorbar(image, ax=ax, shrink=0.8)
-    ax.set_title(title, fontsize=11)
+                dark = abs(v) > 0.6 if limits is not None else v < mid
+                ax.text(
+                    j,
+                    i,
+                    fmt.format(v),
+                    ha="center",
+                    va="center",
+                    color="white" if dark else "black",
+                    fontsize=7,
+                )
+    fig.colorbar(image, ax=ax, shrink=0.8, label=label)
+    ax.set_title(title, fontsize=10)
     return _svg(fig)

@@ -1,0 +1,367 @@
+"""The score tables `audioeval rank` ranks: a CSV of published numbers, or the headline
+metric of every benchmark × model pair of run directories, with bootstrap resamples of the
+latter from the pairs' records.
+
+CSV: a `model` column, then one column per `benchmark:metric` (`librispeech-test-clean:wer`,
+`covost2-en-zh:bleu`, `meld-emotion:accuracy`), values as papers print them (WER in %);
+lines starting with `#` are comments; an empty cell, `-` or `n/a` is a missing value. The
+metric names a registered corpus metric (or `mean:<key>`), which says its direction.
+
+A column's task group (what LOTGO drops together) is its benchmark's task: the task it ran as
+(run directories), or the task of the registered benchmark of that name; otherwise the
+metric's family (wer/cer: asr, bleu/chrf: ast, accuracy/macro_f1: classification). A groups
+file (`task group: [benchmark or benchmark:metric, …]`) overrides it.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import functools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from audioeval.analysis.ranking import Column, ScoreTable
+from audioeval.core.errors import InputError
+from audioeval.core.suggest import unknown_spec_name
+from audioeval.store.text_input import read_text_input, text_lines
+from audioeval.store.yaml_file import read_yaml_mapping
+
+MISSING_CELLS = frozenset({"", "-", "–", "—", "na", "n/a", "nan"})
+METRIC_FAMILIES = {
+    "wer": "asr",
+    "cer": "asr",
+    "bleu": "ast",
+    "chrf": "ast",
+    "accuracy": "classification",
+    "macro_f1": "classification",
+}
+
+
+@functools.cache
+def registered_task(benchmark: str) -> str | None:
+    """The task of the shipped benchmark of that name, or None."""
+    from audioeval.benchmarks.registry import load_shipped, shipped_benchmarks
+
+    return load_shipped(benchmark)[0].task if benchmark in shipped_benchmarks() else None
+
+
+def default_group(benchmark: str, metric: str) -> str:
+    return registered_task(benchmark) or METRIC_FAMILIES.get(metric, metric)
+
+
+def _column(name: str, where: str, line: int) -> Column:
+    """The column of a header cell `benchmark:metric`, its direction from the metric."""
+    from audioeval.metrics.corpus import get_metric
+
+    benchmark, _, metric = name.partition(":")
+    field = name
+    if not benchmark or not metric:
+        raise InputError("a score column is named `benchmark:metric`", file=where, line=line, field=field)
+    try:
+        m = get_metric(metric)
+    except InputError as exc:
+        raise InputError(exc.message, file=where, line=line, field=field) from None
+    points = 20.0 if m.unit == "mos" else 1.0
+    return Column(name, m.higher_is_better, default_group(benchmark, metric), points)
+
+
+def _cell(text: str, where: str, line: int, column: str) -> float:
+    if text.strip().lower() in MISSING_CELLS:
+        return math.nan
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+        bad = True
+    else:
+        bad = not math.isfinite(value)
+    if bad:
+        raise InputError(
+            f"{text.strip()!r} is not a number (leave the cell empty, or write -, for a missing value)",
+            file=where,
+            line=line,
+            field=column,
+        )
+    return value
+
+
+def read_score_csv(path: Path) -> ScoreTable:
+    """The table of a scores CSV (see the module doc); errors name the file, line and column."""
+    where = str(path)
+    lines = [
+        "" if line.lstrip().startswith("#") else line
+        for line in text_lines(read_text_input(path, "score table"))
+    ]
+    reader = csv.reader(lines)
+    columns: list[Column] | None = None
+    models: list[str] = []
+    rows: list[list[float]] = []
+    for row in reader:
+        line = reader.line_num
+        cells = [c.strip() for c in row]
+        if not any(cells):
+            continue
+        if columns is None:
+            columns = _header(cells, where, line)
+            continue
+        if len(cells) != len(columns) + 1:
+            raise InputError(
+                f"the row has {len(cells)} cells, the header {len(columns) + 1}", file=where, line=line
+            )
+        if not cells[0]:
+            raise InputError("no model name", file=where, line=line, field="model")
+        if cells[0] in models:
+            raise InputError(f"model {cells[0]!r} has a row already", file=where, line=line)
+        models.append(cells[0])
+        rows.append([_cell(c, where, line, col.name) for c, col in zip(cells[1:], columns, strict=True)])
+    if columns is None or not models:
+        raise InputError(
+            "no header and model rows: `model,benchmark:metric,…` then one row per model", file=where
+        )
+    return ScoreTable(tuple(models), tuple(columns), np.asarray(rows, dtype=np.float64))
+
+
+def _header(cells: list[str], where: str, line: int) -> list[Column]:
+    if cells[0].lower() != "model" or len(cells) < 2:
+        raise InputError("the header is `model,benchmark:metric,…`", file=where, line=line)
+    seen: set[str] = set()
+    for name in cells[1:]:
+        if name in seen:
+            raise InputError("the column is there twice", file=where, line=line, field=name)
+        seen.add(name)
+    return [_column(name, where, line) for name in cells[1:]]
+
+
+def read_groups(path: Path, table: ScoreTable) -> ScoreTable:
+    """`table` with the task groups of a groups file (see the module doc); every name must
+    match a column or a benchmark of the table, and none may be in two groups."""
+    where = str(path)
+    data = read_yaml_mapping(path, "groups")
+    known = sorted({c.benchmark for c in table.columns} | {c.name for c in table.columns})
+    assigned: dict[str, str] = {}
+    for group, members in data.items():
+        if not isinstance(group, str) or not group.strip():
+            raise InputError("a task group's name is text", file=where, field=str(group))
+        if not isinstance(members, list) or not members or not all(isinstance(m, str) for m in members):
+            raise InputError("a task group is a list of benchmark names", file=where, field=group)
+        for name in members:
+            matched = [c.name for c in table.columns if name in (c.name, c.benchmark)]
+            if not matched:
+                raise InputError(unknown_spec_name("benchmark", name, known), file=where, field=group)
+            for col in matched:
+                if assigned.get(col, group) != group:
+                    raise InputError(
+                        f"{col!r} is in task groups {assigned[col]!r} and {group!r}", file=where, field=group
+                    )
+                assigned[col] = group
+    columns = tuple(dataclasses.replace(c, group=assigned.get(c.name, c.group)) for c in table.columns)
+    return dataclasses.replace(table, columns=columns)
+
+
+@dataclass(frozen=True)
+class PairCell:
+    """Where a cell of a table built from run directories comes from."""
+
+    model: str
+    column: str
+    run_dir: Path
+    folder: Path
+    benchmark: str
+    headline: str
+
+
+@dataclass(frozen=True)
+class RunTable:
+    table: ScoreTable
+    cells: tuple[PairCell, ...]
+
+
+def _read_summary(run_dir: Path) -> list[Mapping[str, Any]]:
+    path = run_dir / "summary.json"
+    if not path.is_file():
+        raise InputError(
+            "not a run directory (no summary.json): give folders written by `audioeval run`",
+            file=str(run_dir),
+        )
+    try:
+        results = json.loads(read_text_input(path, "run summary")).get("results")
+    except (json.JSONDecodeError, AttributeError):
+        results = None
+    if not isinstance(results, list):
+        raise InputError("no `results` list: not a run summary", file=str(path))
+    return [r for r in results if isinstance(r, dict)]
+
+
+def table_from_runs(run_dirs: Sequence[Path]) -> RunTable:
+    """Models × `benchmark:headline` from the pair summaries of run directories; a model
+    with the same benchmark in two of them is an error (rank one of them)."""
+    models: list[str] = []
+    columns: dict[str, Column] = {}
+    values: dict[tuple[str, str], float] = {}
+    cells: dict[tuple[str, str], PairCell] = {}
+    for run_dir in run_dirs:
+        for res in _read_summary(run_dir):
+            model, bench, headline = res.get("model"), res.get("benchmark"), res.get("headline")
+            if not (isinstance(model, str) and isinstance(bench, str) and isinstance(headline, str)):
+                raise InputError(
+                    "a result without model, benchmark and headline", file=str(run_dir / "summary.json")
+                )
+            block = (res.get("metrics") or {}).get(headline) or {}
+            unit = str(block.get("unit", "fraction"))
+            name = f"{bench}:{headline}"
+            col = Column(
+                name,
+                bool(block.get("higher_is_better", True)),
+                res["task"] if isinstance(res.get("task"), str) else default_group(bench, headline),
+                20.0 if unit == "mos" else 1.0,
+            )
+            if columns.setdefault(name, col).higher_is_better != col.higher_is_better:
+                raise InputError(
+                    f"{name} is higher-is-better in one run and not in another", file=str(run_dir)
+                )
+            key = (model, name)
+            if key in cells:
+                raise InputError(
+                    f"model {model!r} has {name} in {cells[key].run_dir} and in {run_dir}; rank one of them",
+                    file=str(run_dir),
+                )
+            value = block.get("value")
+            scale = 100.0 if unit == "fraction" else 1.0
+            values[key] = math.nan if value is None else float(value) * scale
+            cells[key] = PairCell(model, name, run_dir, run_dir / str(res.get("folder", "")), bench, headline)
+            if model not in models:
+                models.append(model)
+    if not models:
+        raise InputError("no benchmark × model result in the run directories", field="RUN_DIR")
+    grid = np.asarray([[values.get((m, c), math.nan) for c in columns] for m in models], dtype=np.float64)
+    return RunTable(ScoreTable(tuple(models), tuple(columns.values()), grid), tuple(cells.values()))
+
+
+@dataclass(frozen=True)
+class Resampled:
+    """Bootstrap resamples of a table built from runs: `values` (B, models, columns); the
+    cells without usable records stay at their value in every resample (`held`, with why)."""
+
+    values: np.ndarray
+    held: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _CellStats:
+    """A pair's headline statistics: sample ids, their rows, the metric's reduce, the scale."""
+
+    ids: list[str]
+    rows: np.ndarray
+    reduce: Any
+    scale: float
+
+
+def bootstrap_tables(runs: RunTable, *, resamples: int, seed: int) -> Resampled | None:
+    """Resample each benchmark's samples with replacement (the same draw for every model of
+    it, benchmarks drawn independently) and recompute every headline from the records'
+    summed statistics. None when no cell has usable records."""
+    from audioeval.metrics.bootstrap import resample_counts
+
+    table = runs.table
+    out = np.broadcast_to(table.values, (resamples, *table.values.shape)).copy()
+    held: list[str] = []
+    names = [c.name for c in table.columns]
+    by_column: dict[int, list[tuple[int, _CellStats]]] = {}
+    plans: dict[Path, dict[str, Any] | str] = {}
+    for cell in runs.cells:
+        i, j = runs.table.models.index(cell.model), names.index(cell.column)
+        if math.isnan(table.values[i, j]):
+            continue
+        found = _cell_stats(cell, plans)
+        if isinstance(found, str):
+            held.append(f"{cell.model} × {cell.column}: {found}")
+        else:
+            by_column.setdefault(j, []).append((i, found))
+    if not by_column:
+        return None
+    for j, members in by_column.items():
+        ids = sorted(set().union(*(c.ids for _, c in members)))
+        position = {sid: n for n, sid in enumerate(ids)}
+        aligned = []
+        for i, c in members:  # samples a model has no statistics for weigh 0 in its sums
+            full = np.zeros((len(ids), c.rows.shape[1]), dtype=np.float64)
+            full[[position[sid] for sid in c.ids]] = c.rows
+            aligned.append((i, full, c))
+        column_seed = int(np.random.SeedSequence((seed, j)).generate_state(1)[0])
+        start = 0
+        for counts in resample_counts(len(ids), n_resamples=resamples, seed=column_seed):
+            for i, full, c in aligned:
+                out[start : start + len(counts), i, j] = c.reduce(counts @ full) * c.scale
+            start += len(counts)
+    return Resampled(out, tuple(held))
+
+
+def _cell_stats(cell: PairCell, plans: dict[Path, dict[str, Any] | str]) -> _CellStats | str:
+    """The headline statistics of a pair's latest records, counted as its summary counts them
+    (failed outputs in, unless the run excluded them); or why there are none."""
+    from audioeval.core.record import latest_records
+    from audioeval.metrics.pair_summary import failure_stats_for, is_failed_output, stats_for
+    from audioeval.store.records import read_records
+
+    path = cell.folder / "records.jsonl"
+    if not path.is_file():
+        return "no records.jsonl"
+    if cell.run_dir not in plans:
+        plans[cell.run_dir] = _run_benchmarks(cell.run_dir)
+    benches = plans[cell.run_dir]
+    if isinstance(benches, str):
+        return benches
+    if cell.benchmark not in benches:
+        return f"benchmark {cell.benchmark!r} is not in run.json"
+    plan, exclude_missing = benches[cell.benchmark]
+    metric = next((m for m in plan.metrics if m.name == cell.headline), None)
+    if metric is None:
+        return f"headline {cell.headline!r} is not a metric of the benchmark"
+    latest = latest_records(read_records(path).records)
+    ids_file = cell.folder / "sample_ids.json"
+    if ids_file.is_file():
+        wanted = set(json.loads(ids_file.read_text(encoding="utf-8")))
+        latest = {k: v for k, v in latest.items() if k in wanted}
+    stats: dict[str, Any] = {}
+    for sid, rec in latest.items():
+        found = None
+        if rec.ok:
+            found = stats_for(plan, metric, rec.scores or {})
+        elif not exclude_missing and is_failed_output(rec):
+            found = failure_stats_for(plan, metric, rec)
+        if found is not None:
+            stats[sid] = found
+    if not stats:
+        return "no scored sample in its records"
+    try:
+        rows, reduce = metric.prepare(list(stats.values()))
+    except ValueError as exc:
+        return str(exc)
+    return _CellStats(list(stats), rows, reduce, 100.0 if metric.unit == "fraction" else 1.0)
+
+
+def _run_benchmarks(run_dir: Path) -> dict[str, Any] | str:
+    """name -> (summary plan, exclude_missing) of each benchmark in a run's run.json, or why
+    it cannot be read."""
+    from audioeval.benchmarks.resolved import resolve
+    from audioeval.benchmarks.spec import parse_spec
+
+    path = run_dir / "run.json"
+    try:
+        run = json.loads(path.read_text(encoding="utf-8"))
+        exclude = bool(run.get("exclude_missing", False))
+        return {
+            b["name"]: (resolve(parse_spec(b["spec"], b["where"]), b["where"]).summary_plan(), exclude)
+            for b in run["benchmarks"]
+        }
+    except InputError as exc:
+        return f"{path}: {exc.describe()}"
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"{path} cannot be read ({type(exc).__name__}: {exc})"
