@@ -7,7 +7,9 @@ spectrum of the clip the question names last, applying the `[start:end]` slice n
 itself when it was sent the full clip. Faults can be injected: latency, 5xx answers, hangs
 (for timeouts), garbage text, odd-but-valid answer formats, error answers that echo the
 API key, and a position bias (`first_letter_rate`: that share of answers picks option A,
-whatever the question).
+whatever the question). A noisy judge, deterministic per request content (the same request
+gets the same answer, whatever the order of requests; seeded by `seed`): `wrong_rate` of
+requests pick a wrong option, `invalid_rate` of requests answer text with no choice.
 
 `latency_s` is the time from reading a request to answering it, the fake's work on the answer
 (decoding, measuring the spectrum) included, as a real server's latency includes its work.
@@ -19,6 +21,7 @@ requests.
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
 import random
@@ -61,6 +64,9 @@ class FakeJudgeConfig:
     memoize_audio: bool = False  # decode each distinct clip once (keeps the fake cheap in bench/)
     first_letter_rate: float = 0.0  # share of answers that pick the first letter (position bias)
     seed: int = 0
+    # Noise drawn from a hash of (seed, the request's messages): deterministic per request content.
+    wrong_rate: float = 0.0  # share of requests answered with a wrong option
+    invalid_rate: float = 0.0  # share of requests answered with text that holds no choice
 
 
 @dataclass
@@ -73,6 +79,18 @@ class FakeJudgeStats:
     durations: list[list[float]] = field(default_factory=list)
     sample_rates: set[int] = field(default_factory=set)
     auth_headers: list[str | None] = field(default_factory=list)
+
+
+def content_draws(seed: int, body: dict[str, Any]) -> tuple[float, float, int]:
+    """Two uniform draws in [0, 1) and an integer, from a hash of the seed and the request's
+    messages (audio included): the same request always draws the same."""
+    blob = json.dumps(body.get("messages"), sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(f"{seed}:{blob}".encode()).digest()
+    return (
+        int.from_bytes(digest[:8], "big") / 2**64,
+        int.from_bytes(digest[8:16], "big") / 2**64,
+        int.from_bytes(digest[16:24], "big"),
+    )
 
 
 def _slice(samples: np.ndarray, rate: int, text: str | None) -> np.ndarray:
@@ -174,6 +192,11 @@ class FakeJudge:
         question = prompt.split("Question: ", 1)[1].split("\n\nChoices:", 1)[0]
         choices = re.findall(r"^([A-Z])\. (.*)$", prompt.split("Choices:", 1)[1], re.M)
         letter = self._choose(question, choices, clips)
+        if self.config.wrong_rate > 0:
+            wrong, _, pick = content_draws(self.config.seed, body)
+            others = [lt for lt, _ in choices if lt != letter]
+            if wrong < self.config.wrong_rate and others:
+                letter = others[pick % len(others)]
         if self.config.first_letter_rate > 0:
             with self._lock:
                 biased = self._rng.random() < self.config.first_letter_rate
@@ -270,6 +293,8 @@ class FakeJudge:
         if fail:
             return 500 if n <= cfg.fail_first else 503, {"error": {"message": "injected failure"}}, due
         text = "" if self._asks_for_empty(body) else self.render(self.answer(body))
+        if cfg.invalid_rate > 0 and text and content_draws(cfg.seed, body)[1] < cfg.invalid_rate:
+            text = "I cannot tell from these clips."
         with self._lock:
             self.stats.answered += 1
         return 200, completion(n, cfg.model, text), due

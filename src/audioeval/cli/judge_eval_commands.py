@@ -11,8 +11,9 @@ import typer
 from audioeval.cli.errors import friendly_errors, report_skipped
 from audioeval.cli.failed_work import MAX_FAILED_HELP, FailedWork, enforce_max_failed, parse_max_failed
 from audioeval.cli.options import NO_PROBE_HELP, AudioPartStyle, check_number, make_console, parse_urls
+from audioeval.core.errors import InputError
 from audioeval.report.escaping import console_text
-from audioeval.store.run_lock import hold_run_lock
+from audioeval.store.run_lock import check_output_file, hold_run_lock
 
 console = make_console()
 
@@ -67,6 +68,12 @@ def judge_eval(
     seed: int = typer.Option(0, "--seed"),
     data_root: Path | None = typer.Option(None, "--data-root", help="Where local copies of benchmarks live."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the judge response cache."),
+    judge_cache: Path | None = typer.Option(
+        None,
+        "--judge-cache",
+        help="Judge response cache file, keyed by request content only: share one across output "
+        "folders and runs to ask nothing twice (default: in OUTPUT_DIR).",
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     max_failed: str = typer.Option(
         "0", "--max-failed", help=MAX_FAILED_HELP + " Counts rows the judge failed."
@@ -81,6 +88,10 @@ def judge_eval(
     with friendly_errors(), hold_run_lock(output_dir):
         failure_limit = parse_max_failed(max_failed)
         check_number("--threshold", threshold)
+        if judge_cache is not None:
+            if no_cache:
+                raise InputError("give --judge-cache or --no-cache, not both", field="--judge-cache")
+            check_output_file(judge_cache, "the judge response cache (--judge-cache)")
         settings = JudgeSettings(
             urls=parse_urls(judge, "--judge"),
             model=judge_model,
@@ -107,6 +118,7 @@ def judge_eval(
             progress=progress,
             probe=not no_probe,
             data_root=data_root,
+            cache_path=judge_cache,
         )
         run = run_judge_eval(cfg)
         report_skipped(run.skipped)

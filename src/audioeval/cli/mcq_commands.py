@@ -23,7 +23,7 @@ from audioeval.cli.options import (
     parse_urls,
 )
 from audioeval.report.escaping import console_text
-from audioeval.store.run_lock import hold_run_lock
+from audioeval.store.run_lock import check_output_file, hold_run_lock
 
 mcq_app = typer.Typer(
     help="MMAR and MMAU: multiple-choice audio reasoning, scored official-exact and robust.",
@@ -124,6 +124,12 @@ def score(
         "--no-cache",
         help="Do not read or write the judge response cache.",
     ),
+    judge_cache: Path | None = typer.Option(
+        None,
+        "--judge-cache",
+        help="With --rubrics: the judge response cache file, keyed by request content only: share one "
+        "across output folders and runs to ask nothing twice (default: in OUTPUT_DIR).",
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP + " Counts failed judgements."),
     no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
@@ -138,6 +144,10 @@ def score(
     out = output_dir or Path("outputs") / benchmark.value
     with friendly_errors(), hold_run_lock(out):
         failure_limit = parse_max_failed(max_failed)
+        if judge_cache is not None:
+            if not rubrics or no_cache:
+                raise InputError("--judge-cache needs --rubrics, and not --no-cache", field="--judge-cache")
+            check_output_file(judge_cache, "the judge response cache (--judge-cache)")
         settings = None
         if rubrics:
             judge_urls = parse_urls(judge_base_urls, "--judge-base-urls")
@@ -169,6 +179,7 @@ def score(
             use_cache=not no_cache,
             progress=progress,
             probe=not no_probe,
+            cache_path=judge_cache,
         )
         run = score_predictions(cfg)
         report_skipped(run.skipped)

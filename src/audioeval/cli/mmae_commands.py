@@ -20,6 +20,7 @@ from audioeval.cli.options import (
     parse_urls,
 )
 from audioeval.cli.resume_notes import report_failed_outputs, report_ignored_lines
+from audioeval.core.errors import InputError
 from audioeval.core.redact import secret_from_env
 from audioeval.report.escaping import console_text
 from audioeval.store.run_lock import check_output_file
@@ -98,7 +99,11 @@ def score(
     ),
     max_tokens: int = typer.Option(1024, "--max-tokens", help="Judge max_tokens."),
     cache: Path | None = typer.Option(
-        None, "--cache", help="Response cache file (default: OUTPUT_DIR/judge_cache.sqlite)."
+        None,
+        "--judge-cache",
+        "--cache",
+        help="Judge response cache file, keyed by request content only: share one across output "
+        "folders and runs to ask nothing twice (default: OUTPUT_DIR/judge_cache.sqlite).",
     ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
     bootstrap: int = typer.Option(
@@ -113,6 +118,13 @@ def score(
     ),
     max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
     no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
+    early_stop: bool = typer.Option(
+        False,
+        "--early-stop",
+        help="Stop a rubric once the votes still missing cannot change whether it passes (with "
+        "--retries 3: 2 votes, a third only when they disagree). Same verdicts, fewer judge calls; "
+        "off by default (the published protocol asks every vote). Recorded in the signature.",
+    ),
 ) -> None:
     """Judge every rubric of every metadata sample and write IFR, CR and EMR."""
     from audioeval.presets.mmae_score import MmaeRunConfig, run_mmae
@@ -151,10 +163,13 @@ def score(
         exclude_missing=exclude_missing,
         api_key_env=api_key_env,
         probe=not no_probe,
+        early_stop=early_stop,
     )
     with friendly_errors():
-        if cache is not None and not no_cache:
-            check_output_file(cache, "the response cache (--cache)")
+        if cache is not None and no_cache:
+            raise InputError("give --judge-cache or --no-cache, not both", field="--judge-cache")
+        if cache is not None:
+            check_output_file(cache, "the judge response cache (--judge-cache)")
         result = run_mmae(cfg)
     report_ignored_lines(result.ignored_lines)
     report_skipped(result.skipped)
@@ -167,9 +182,11 @@ def score(
             "not scored; their attempts and errors are in results.jsonl. Rerun the same command to "
             "retry them.[/yellow]"
         )
+    saved = f", {result.calls_saved} vote(s) not asked (--early-stop)" if result.early_stop else ""
     console.print(
         f"judged {result.judged_now} rubric(s) now, {result.reused} reused from an earlier run; "
-        f"{result.calls} judge call(s), {result.cache_hits} cache hit(s). Results: {console_text(output_dir)}"
+        f"{result.calls} judge call(s), {result.cache_hits} cache hit(s){saved}. "
+        f"Results: {console_text(output_dir)}"
     )
     enforce_max_failed(_failed_samples(result), failure_limit)
 

@@ -10,7 +10,9 @@ import typer
 from audioeval.cli.errors import friendly_errors
 from audioeval.cli.failed_work import MAX_FAILED_HELP, FailedWork, enforce_max_failed, parse_max_failed
 from audioeval.cli.options import NO_PROBE_HELP, check_number, check_positive, make_console, parse_urls
+from audioeval.core.errors import InputError
 from audioeval.report.escaping import console_text
+from audioeval.store.run_lock import check_output_file
 
 rubric_app = typer.Typer(
     help="Dynamic rubrics (AnyAudio-Judge style): captions decomposed into atomic yes/no items.",
@@ -80,6 +82,12 @@ def decompose(
     max_tokens: int = typer.Option(6000, "--llm-max-tokens", min=1, help="Tokens per answer at most."),
     seed: int | None = typer.Option(None, "--llm-seed", help="Sampling seed sent with every request."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write the response cache."),
+    judge_cache: Path | None = typer.Option(
+        None,
+        "--judge-cache",
+        help="LLM response cache file, keyed by request content only: share one across run "
+        "directories and runs to ask nothing twice (default: in the run directory).",
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP + " Counts failed captions."),
     no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
@@ -97,6 +105,10 @@ def decompose(
         check_positive("--llm-timeout", timeout)
         check_number("--llm-temperature", temperature)
         failure_limit = parse_max_failed(max_failed)
+        if judge_cache is not None:
+            if no_cache:
+                raise InputError("give --judge-cache or --no-cache, not both", field="--judge-cache")
+            check_output_file(judge_cache, "the LLM response cache (--judge-cache)")
         settings = JudgeSettings(
             urls=urls,
             model=llm_model,
@@ -119,6 +131,7 @@ def decompose(
             use_cache=not no_cache,
             progress=progress,
             probe=not no_probe,
+            cache_path=judge_cache,
         )
         result = run_decompose(cfg)
     counts, s = result.counts, result.summary

@@ -10,6 +10,10 @@ correct when a strict majority says yes. Too few valid votes: the sample fails (
 counted, never scored). Every attempt is kept in the score's detail, so rescoring re-parses the
 stored answers with no judge call.
 
+`early_stop: true` (off by default): the sample stops once the votes still missing could not
+change the majority (`judge/votes.py`); `votes_not_asked` is kept in the detail, and the
+setting joins the signature only when on.
+
 Value: `judge_correct` (1.0 or 0.0), aggregated by the metric `mean:judge_correct`.
 """
 
@@ -23,7 +27,7 @@ from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
 from audioeval.core.sample import Sample
 from audioeval.judge.judged_items import JudgedItem, JudgeVote
-from audioeval.judge.votes import collect_votes, reduce_votes
+from audioeval.judge.votes import EARLY_STOP_NAME, collect_votes, majority_to_decide, reduce_votes
 from audioeval.postprocess.outcome import Unparseable
 from audioeval.postprocess.think_tags import strip_think
 from audioeval.postprocess.yes_no import parse_yes_no
@@ -78,9 +82,15 @@ class QaJudgeScorer:
         answer_field: str = "answer",
         asr_model: str | None = None,
         language: str | None = "en",
+        early_stop: bool = False,
     ) -> None:
         if votes < 1 or max_attempts < votes:
             raise InputError("qa_judge: votes must be ≥ 1 and max_attempts ≥ votes", field="scorers.qa_judge")
+        if not isinstance(early_stop, bool):
+            raise InputError(
+                f"qa_judge: early_stop must be true or false, not {early_stop!r}", field="scorers.qa_judge"
+            )
+        self.early_stop = early_stop
         self.name = SCORER_NAME
         self.votes = votes
         self.max_attempts = max_attempts
@@ -101,6 +111,8 @@ class QaJudgeScorer:
         }
         if self.asr_model is not None or self.language != "en":
             sig["asr"] = {"model": self.asr_model, "language": self.language}
+        if self.early_stop:  # only when on: folders judged without it keep their signature
+            sig["early_stop"] = EARLY_STOP_NAME
         return sig
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
@@ -142,14 +154,25 @@ class QaJudgeScorer:
             attempts.append({"attempt": attempt, "answer": gen.text, "error": gen.error, "verdict": verdict})
             return verdict is not None
 
-        await collect_votes(ask, votes_needed=self.votes, max_attempts=self.max_attempts)
+        def to_decide() -> int:
+            done = sorted(attempts, key=lambda a: a["attempt"])
+            return majority_to_decide([a["verdict"] == "yes" for a in done if a["verdict"]], self.votes)
+
+        await collect_votes(
+            ask,
+            votes_needed=self.votes,
+            max_attempts=self.max_attempts,
+            to_decide=to_decide if self.early_stop else None,
+        )
         attempts.sort(key=lambda a: a["attempt"])
         return self._result(attempts, candidate, transcript)
 
     def _result(self, attempts: list[dict[str, Any]], candidate: str, transcript: str | None) -> Score:
         yes = [a["verdict"] == "yes" for a in attempts if a.get("verdict") is not None]
-        outcome = reduce_votes(yes, self.votes, "strict_majority")
+        outcome = reduce_votes(yes, self.votes, "strict_majority", early_stop=self.early_stop)
         detail: dict[str, Any] = {"attempts": attempts, "candidate": candidate}
+        if self.early_stop:
+            detail["votes_not_asked"] = outcome.not_asked
         if transcript is not None:
             detail["transcript"] = transcript
         if outcome.score is None:

@@ -115,9 +115,13 @@ def summarise_records(
 ) -> dict[str, Any]:
     """Counts, metrics with CIs and breakdowns of a pair's records (see the module doc)."""
     latest = latest_records(records)
+    # In the benchmark's sample order (else by id), never in the order samples finished: the
+    # bootstrap resamples by position, so the same records give the same CIs on every run.
     if expected_ids is not None:
-        wanted = set(expected_ids)
-        latest = {k: v for k, v in latest.items() if k in wanted}
+        expected_ids = list(expected_ids)
+        latest = {k: latest[k] for k in dict.fromkeys(expected_ids) if k in latest}
+    else:
+        latest = dict(sorted(latest.items()))
     scored = [r for r in latest.values() if r.ok]
     failed = [r for r in latest.values() if r.error is not None]
     no_output = [r for r in failed if is_failed_output(r)]

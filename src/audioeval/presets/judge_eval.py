@@ -53,6 +53,7 @@ class JudgeEvalConfig:
     progress: bool = True
     probe: bool = True
     data_root: Path | None = None
+    cache_path: Path | None = None  # the judge response cache (default: in the output folder)
 
 
 @dataclass
@@ -118,6 +119,7 @@ async def run_judge_eval_async(cfg: JudgeEvalConfig) -> JudgeEvalRun:
         seed=cfg.seed,
         progress=cfg.progress,
         use_cache=cfg.use_cache,
+        cache_path=cfg.cache_path,
         judge=cfg.judge,
         probe=cfg.probe,
         sample_sets=sets,

@@ -75,6 +75,7 @@ class McqScoreConfig:
     use_cache: bool = True
     progress: bool = True
     probe: bool = True
+    cache_path: Path | None = None  # the judge response cache (default: in the output folder)
 
 
 @dataclass
@@ -109,6 +110,7 @@ def _request(cfg: McqScoreConfig, file: McqFile, plan: RubricPlan | None) -> Eva
         seed=cfg.seed,
         progress=cfg.progress,
         use_cache=cfg.use_cache,
+        cache_path=cfg.cache_path,
         judge=cfg.rubrics.judge if cfg.rubrics else None,
         probe=cfg.probe,
         sample_sets={cfg.bench.name: samples},

@@ -2,7 +2,10 @@
 
 The preset builds one run request: the `mmae` source (metadata, audio root), the
 `predictions:FILE` model and the `mmae_rubrics` scorer (votes = --retries, max attempts,
-shuffle seed, clip policy) with the run judge (`JudgeSettings`). The output folder is a
+shuffle seed, clip policy, early stop when asked) with the run judge (`JudgeSettings`).
+The response cache (`--judge-cache`, default `OUTPUT_DIR/judge_cache.sqlite`) is keyed by
+request content only, so one file shared by several output folders answers again every
+request it has seen. The output folder is a
 run directory (`run.json`, `mmae/predictions/records.jsonl`, …); the files of MMAE
 (`results.jsonl`, `per_sample.json`, `taxonomy.json`, `skipped.json`,
 `failed_outputs.json`) are exported from its records at its top
@@ -70,16 +73,19 @@ class MmaeRunConfig:
     exclude_missing: bool = False  # leave samples without a usable output out of the means
     api_key_env: str = "OPENAI_API_KEY"  # named in the message when the endpoints refuse the key
     probe: bool = True  # check the judge endpoints once before judging (endpoint_probe.py)
+    early_stop: bool = False  # stop a rubric once its majority is decided (off: the published protocol)
 
     def spec(self) -> BenchmarkSpec:
         """The benchmark: the metadata as an `mmae` source, scored by the rubric judge."""
         root = self.audio_root or self.predictions.parent
-        scorer = {
+        scorer: dict[str, Any] = {
             "seed": self.seed,
             "votes": self.retries,
             "max_attempts": self.max_attempts,
             "slice_clips": self.slice_clips,
         }
+        if self.early_stop:  # named only when on: the spec of earlier folders is unchanged
+            scorer["early_stop"] = True
         source = SourceSpec(type="mmae", path=str(_absolute(self.metadata)), audio_root=str(_absolute(root)))
         return BenchmarkSpec(
             name=BENCHMARK,
@@ -145,6 +151,8 @@ class MmaeRunResult:
     encodes: int = 0
     endpoints: list[dict[str, object]] = field(default_factory=list)
     first_failure: str | None = None  # the first skipped sample's or failed rubric's reason
+    early_stop: bool = False
+    calls_saved: int = 0  # valid votes early stop did not ask (taxonomy.json `run` block)
 
 
 def _absolute(path: Path) -> Path:
@@ -197,6 +205,8 @@ def _result(cfg: MmaeRunConfig, run: EvalResult) -> MmaeRunResult:
         encodes=work.encodes if work is not None else 0,
         endpoints=work.endpoints if work is not None else [],
         first_failure=first_failure(out, skipped, rows),
+        early_stop=bool(info.get("early_stop", False)),
+        calls_saved=int(info.get("calls_saved", 0)),
     )
 
 

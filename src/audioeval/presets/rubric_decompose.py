@@ -52,6 +52,7 @@ class DecomposeConfig:
     use_cache: bool = True
     progress: bool = True
     probe: bool = True
+    cache_path: Path | None = None  # the LLM response cache (default: in the run directory)
 
     @property
     def folder(self) -> Path:
@@ -85,6 +86,7 @@ def _request(cfg: DecomposeConfig, samples: SampleSet) -> EvalRequest:
         resamples=0,
         progress=cfg.progress,
         use_cache=cfg.use_cache,
+        cache_path=cfg.cache_path,
         judge=cfg.llm,
         probe=cfg.probe,
         sample_sets={BENCHMARK: samples},

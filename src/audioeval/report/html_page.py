@@ -71,11 +71,12 @@ header p { margin: 4px 0 0; color: #c5cad6; }
 nav { padding: 8px 24px; background: #e7eaf0; }
 nav a { margin-right: 14px; color: #1d4ed8; text-decoration: none; }
 main { padding: 8px 24px 40px; }
-section { background: #fff; border: 1px solid #dde1e8; border-radius: 6px; padding: 10px 16px; margin: 14px 0; }
+section { background: #fff; border: 1px solid #dde1e8; border-radius: 6px; padding: 10px 16px; margin: 14px 0; overflow-x: auto; }
 h2 { font-size: 17px; margin: 6px 0 10px; }
 table { border-collapse: collapse; margin: 8px 0; font-size: 13px; }
-th, td { border: 1px solid #dde1e8; padding: 3px 8px; text-align: left; vertical-align: top; }
-th { background: #f0f2f6; }
+th, td { border: 1px solid #dde1e8; padding: 3px 8px; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+td.num, td.nowrap { white-space: nowrap; }
+th { background: #f0f2f6; white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
 .figure svg { max-width: 100%; height: auto; }

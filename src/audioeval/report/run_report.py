@@ -100,7 +100,13 @@ def settings_section(run_dir: Path, run: dict[str, Any]) -> Section:
         rows.append(["model", f"{config.get('name')} ({config.get('type')})"])
     judge = run.get("judge")
     if judge:
-        rows.append(["judge", f"{judge.get('model')} (temperature {judge.get('temperature')})"])
+        temperature = judge.get("temperature")
+        rows.append(
+            [
+                "judge",
+                f"{judge.get('model')} (temperature {'the server default' if temperature is None else temperature})",
+            ]
+        )
     rows += [["bootstrap", f"{run.get('resamples')} resamples, seed {run.get('seed')}"]]
     rows += [
         [

@@ -8,7 +8,8 @@
 - `per_sample.json`: IFR / CR / EM of each sample judged or without a usable output.
 - `taxonomy.json`: the headline and every breakdown with bootstrap CIs (`aggregate.py`),
   the judge's `reliability` (`metrics/judge_reliability.py`, from the stored votes) and a
-  `run` block (rubrics judged now and reused, judge calls, …).
+  `run` block (rubrics judged now and reused, judge calls, …; with early stop on,
+  `early_stop: true`, `calls_saved` and `rubrics_stopped_early`: see `early_stop_info`).
 - `skipped.json`: input errors (unreadable metadata samples or clips, prediction items
   that answer no sample), each counted once per sample in `n_skipped`.
 - `failed_outputs.json`: samples the system under test gave no usable output for (no
@@ -162,6 +163,27 @@ def n_skipped(skipped: list[InputError]) -> int:
     return len({e.sample_id if e.sample_id else f"#{i}" for i, e in enumerate(skipped)})
 
 
+def early_stop_info(ex: PairExport) -> dict[str, Any]:
+    """With early stop on: `early_stop: true`; `calls_saved`, the valid votes the full
+    protocol would still have asked (votes needed − valid votes, over the rubrics of each
+    sample's latest record that early stop decided before every vote was in; each would
+    have cost at least one judge call, so it is a lower bound on the calls saved);
+    `rubrics_stopped_early`. Read from the records, so a rescore gives the same figures."""
+    scorer = next((s for s in ex.bench.scorers if s.name == SCORER_NAME), None)
+    if not getattr(scorer, "early_stop", False):
+        return {}
+    stopped = [
+        int(o.get("votes_not_asked") or 0)
+        for rec in _latest(ex.records, ex.expected_ids).values()
+        for o in rubric_outcomes(rec)
+    ]
+    return {
+        "early_stop": True,
+        "calls_saved": sum(stopped),
+        "rubrics_stopped_early": sum(1 for n in stopped if n > 0),
+    }
+
+
 def write_exports(folder: Path, ex: PairExport) -> None:
     """Write the MMAE files of one pair into `folder`, whole and atomically."""
     lines = result_lines(ex.records, ex.stored, ex.judge_model)
@@ -175,7 +197,7 @@ def write_exports(folder: Path, ex: PairExport) -> None:
         exclude_failed_outputs=ex.exclude_missing,
     )
     wanted = set(ex.expected_ids)
-    run = dict(ex.run_info)
+    run = {**ex.run_info, **early_stop_info(ex)}
     if ex.judged:  # a rescore judges nothing
         run["judged_now"] = len(lines.lines) - lines.before
         run["reused"] = sum(1 for sid, _ in lines.reused if sid in wanted)

@@ -9,6 +9,11 @@ rescoring re-parses and re-aggregates the stored answers without a judge call.
 
 A sample with a failed rubric (fewer valid votes than needed after the last attempt) is a
 failed sample: recorded with every attempt, counted, retried by a rerun, never scored.
+
+`early_stop` (off by default; `--early-stop`): a rubric stops once the votes still missing
+could not change whether it passes (with 3 votes: 2 are asked, a third only when they
+disagree); the votes not asked are recorded per rubric (`votes_not_asked`) and the
+setting joins the signature only when on, so folders scored without it stay valid.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from audioeval.core.sample import Sample
 from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.judged_items import JudgedItem, JudgeVote
-from audioeval.judge.votes import collect_votes
+from audioeval.judge.votes import EARLY_STOP_NAME, collect_votes, majority_to_decide
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
 
@@ -44,18 +49,27 @@ class MmaeRubricScorer:
     metrics = ("mean:ifr", "mean:cr", "mean:em")
 
     def __init__(
-        self, *, seed: int = 0, votes: int = 3, max_attempts: int = 10, slice_clips: bool = False
+        self,
+        *,
+        seed: int = 0,
+        votes: int = 3,
+        max_attempts: int = 10,
+        slice_clips: bool = False,
+        early_stop: bool = False,
     ) -> None:
         if votes < 1 or max_attempts < votes:
             raise ValueError("votes must be ≥ 1 and max_attempts ≥ votes")
+        if not isinstance(early_stop, bool):
+            raise ValueError(f"early_stop must be true or false, not {early_stop!r}")
         self.name = SCORER_NAME
         self.seed = seed
         self.votes = votes
         self.max_attempts = max_attempts
         self.slice_clips = slice_clips
+        self.early_stop = early_stop
 
     def signature(self) -> dict[str, Any]:
-        return {
+        sig: dict[str, Any] = {
             "name": self.name,
             "prompt_version": PROMPT_VERSION,
             "votes_needed": self.votes,
@@ -65,11 +79,16 @@ class MmaeRubricScorer:
             "audio_policy": "slice-clips" if self.slice_clips else "full-clips",
             "aggregation": "per sample: IFR, CR means of scored rubrics; EM; failed rubric -> failed sample",
         }
+        if self.early_stop:  # only when on: folders scored without it keep their signature
+            sig["early_stop"] = EARLY_STOP_NAME
+        return sig
 
     def planned_calls(self, sample: Sample) -> int:
-        """Judge calls a sample needs when every answer is valid (the engine's admission)."""
+        """Judge calls a sample's first round needs (the engine's admission): every vote, or
+        with early stop the votes that could decide each rubric."""
         rubrics = sample.fields.get("rubrics")
-        return self.votes * (len(rubrics) if isinstance(rubrics, list) else 1)
+        first = majority_to_decide([], self.votes) if self.early_stop else self.votes
+        return first * (len(rubrics) if isinstance(rubrics, list) else 1)
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         raise InputError(
@@ -121,7 +140,13 @@ class MmaeRubricScorer:
     ) -> dict[str, Any]:
         rubric = ms.rubrics[index]
         voting = RubricVoting(
-            rubric, ms.id, index, seed=self.seed, votes_needed=self.votes, max_attempts=self.max_attempts
+            rubric,
+            ms.id,
+            index,
+            seed=self.seed,
+            votes_needed=self.votes,
+            max_attempts=self.max_attempts,
+            early_stop=self.early_stop,
         )
 
         async def attempt(a: int) -> bool:
@@ -130,7 +155,10 @@ class MmaeRubricScorer:
             gen = await generate(messages, a, voting.accepts(options))
             return voting.record(a, options, gen).valid
 
-        await collect_votes(attempt, votes_needed=self.votes, max_attempts=self.max_attempts)
+        to_decide = voting.to_decide if self.early_stop else None
+        await collect_votes(
+            attempt, votes_needed=self.votes, max_attempts=self.max_attempts, to_decide=to_decide
+        )
         return {
             "rubric_index": index,
             "category": rubric.category,
@@ -165,7 +193,7 @@ class MmaeRubricScorer:
         ms = mmae_from_fields(sample)
         outcomes = []
         for o in stored.get("rubrics") or []:
-            again = rescore_attempts(list(o.get("attempts") or []), self.votes)
+            again = rescore_attempts(list(o.get("attempts") or []), self.votes, self.early_stop)
             outcomes.append({**o, **again, "failure": None if not again["failed"] else o.get("failure")})
         return self._result(ms, outcomes)
 

@@ -5,6 +5,11 @@ each answer in a `RubricVoting`: until `votes_needed` valid votes exist, with at
 `max_attempts` attempts in all (failures included). The rubric scores 1 when a strict
 majority of its valid votes pick the right choice; with fewer valid votes than needed it is
 failed: recorded, counted, never scored.
+
+With `early_stop`, a vote counts as pass or fail (the right choice or not: two votes for
+two different wrong options agree that the rubric fails), and the rubric stops as soon as
+the votes still missing could not change that majority (`judge/votes.py`); its outcome
+records `votes_not_asked`, and a rescore reads the stored votes the same way.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any
 from audioeval.benchmarks.mmae.verdict import parse_verdict, verdict_check
 from audioeval.core.generation import Generation
 from audioeval.judge.option_shuffle import ShuffledOptions, shuffle_options, vote_seed
-from audioeval.judge.votes import reduce_votes
+from audioeval.judge.votes import majority_to_decide, reduce_votes
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,7 @@ class RubricVoting:
     seed: int = 0
     votes_needed: int = 3
     max_attempts: int = 10
+    early_stop: bool = False
     attempts: list[AttemptRecord] = field(default_factory=list)
 
     def options_for(self, attempt: int) -> ShuffledOptions:
@@ -114,6 +120,14 @@ class RubricVoting:
         self.attempts.append(rec)
         return rec
 
+    def _valid_votes(self) -> list[bool]:
+        """Whether each valid vote so far picked the right choice, in attempt order."""
+        return [bool(a.correct) for a in sorted(self.attempts, key=lambda a: a.attempt) if a.valid]
+
+    def to_decide(self) -> int:
+        """Valid votes that could still change the verdict (early stop; 0: decided)."""
+        return majority_to_decide(self._valid_votes(), self.votes_needed)
+
     def _failure(self, n_votes: int, attempts: list[AttemptRecord]) -> str:
         last = next((a.error for a in reversed(attempts) if a.error), None)
         why = f" (last error: {last})" if last else ""
@@ -122,7 +136,7 @@ class RubricVoting:
     def outcome(self) -> dict[str, Any]:
         """Votes, score (0/1) or failure, and every attempt, as a JSON-ready record."""
         attempts = sorted(self.attempts, key=lambda a: a.attempt)
-        out = _majority([bool(a.correct) for a in attempts if a.valid], self.votes_needed)
+        out = _majority(self._valid_votes(), self.votes_needed, self.early_stop)
         return {
             **out,
             "failure": self._failure(len(out["votes"]), attempts) if out["failed"] else None,
@@ -130,7 +144,9 @@ class RubricVoting:
         }
 
 
-def rescore_attempts(attempts: list[dict[str, Any]], votes_needed: int) -> dict[str, Any]:
+def rescore_attempts(
+    attempts: list[dict[str, Any]], votes_needed: int, early_stop: bool = False
+) -> dict[str, Any]:
     """Re-parse stored raw answers and recompute votes and score, with no judge call."""
     votes: list[bool] = []
     for a in sorted(attempts, key=lambda a: a["attempt"]):
@@ -139,10 +155,15 @@ def rescore_attempts(attempts: list[dict[str, Any]], votes_needed: int) -> dict[
         verdict = parse_verdict(a["raw"], len(a["options"]))
         if verdict.letter is not None:
             votes.append(verdict.letter == a["right_letter"])
-    return _majority(votes, votes_needed)
+    return _majority(votes, votes_needed, early_stop)
 
 
-def _majority(valid: list[bool], votes_needed: int) -> dict[str, Any]:
-    """Votes, 0/1 score by strict majority (None when too few were valid), failed."""
-    out = reduce_votes(valid, votes_needed, "strict_majority")
-    return {"votes": out.votes, "score": None if out.score is None else int(out.score), "failed": out.failed}
+def _majority(valid: list[bool], votes_needed: int, early_stop: bool = False) -> dict[str, Any]:
+    """Votes, 0/1 score by strict majority (None when too few were valid), failed; with
+    early stop, the valid votes not asked because they could not change the score."""
+    out = reduce_votes(valid, votes_needed, "strict_majority", early_stop=early_stop)
+    score = None if out.score is None else int(out.score)
+    record: dict[str, Any] = {"votes": out.votes, "score": score, "failed": out.failed}
+    if early_stop:
+        record["votes_not_asked"] = out.not_asked
+    return record
