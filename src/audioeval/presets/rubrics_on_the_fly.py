@@ -70,6 +70,7 @@ async def _decomposed(
         max_attempts=decompose.max_attempts,
         run_dir=folder / RUN_FOLDER,
         use_cache=req.use_cache,
+        cache_path=req.cache_path,
         progress=req.progress,
         probe=req.probe,
     )

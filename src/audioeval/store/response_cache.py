@@ -30,6 +30,9 @@ def request_key(parts: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+BUSY_TIMEOUT_S = 60.0  # how long a write waits for another process sharing the file (--judge-cache)
+
+
 class ResponseCache:
     def __init__(self, path: str | Path, *, checkpoint_interval_s: float = 1.0) -> None:
         self.path = Path(path)
@@ -48,7 +51,9 @@ class ResponseCache:
         """The database, opened on first use (call with the lock held)."""
         if self._db is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            db = sqlite3.connect(
+                str(self.path), check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S
+            )
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA wal_autocheckpoint=0")  # the background thread checkpoints
@@ -79,7 +84,9 @@ class ResponseCache:
 
     def _checkpoint_loop(self, interval_s: float) -> None:
         """Copy committed answers from the WAL into the database now and then."""
-        conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(
+            str(self.path), check_same_thread=False, isolation_level=None, timeout=BUSY_TIMEOUT_S
+        )
         try:
             done = 0
             while not self._stop.wait(interval_s):

@@ -29,7 +29,7 @@ from audioeval.benchmarks.mcq.rubric_prompt import (
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.judge.judged_items import JudgedItem, JudgeVote
-from audioeval.judge.votes import collect_votes
+from audioeval.judge.votes import check_early_stop, collect_votes
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
 from audioeval.scoring.mcq_official import official_match
@@ -45,9 +45,14 @@ class McqRubricScorer:
     needs_judge = True
     metrics = ()  # eligible items only: summarised by the `mcq score` export, not a corpus metric
 
-    def __init__(self, *, votes: int = 5, max_attempts: int = 20) -> None:
+    def __init__(self, *, votes: int = 5, max_attempts: int = 20, early_stop: bool = False) -> None:
         if votes < 1 or max_attempts < votes:
             raise InputError("mmar_rubrics: votes must be ≥ 1 and max_attempts ≥ votes", field="scorers")
+        if early_stop:
+            try:
+                check_early_stop(REDUCER, SCORER_NAME)
+            except ValueError as exc:
+                raise InputError(str(exc), field="scorers.mmar_rubrics.early_stop") from None
         self.name = SCORER_NAME
         self.votes = votes
         self.max_attempts = max_attempts

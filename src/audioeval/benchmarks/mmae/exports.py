@@ -58,6 +58,8 @@ def _line(ms: MmaeSample, outcome: dict[str, Any], judge: str | None) -> dict[st
     index = int(outcome["rubric_index"])
     rubric = ms.rubrics[index]
     verdict = {k: outcome.get(k) for k in ("votes", "score", "failed", "failure", "attempts")}
+    if outcome.get("votes_not_asked"):  # early stop: the votes that could not change the verdict
+        verdict["votes_not_asked"] = outcome["votes_not_asked"]
     return {
         "id": ms.id,
         "rubric_index": index,
