@@ -54,4 +54,12 @@ def test_demo_config_runs_every_pair_offline(tmp_path):
     assert all(r["failed"] == 0 for r in s["results"]), [
         (r["benchmark"], r["model"], r["failed"]) for r in s["results"]
     ]
-    assert "demo-tts-en (tts)" in (out / "leaderboard.md").read_text()
+    # one board per task family: the TTS model is never averaged with the ASR model
+    boards = {name: [r["model"] for r in b["rows"]] for name, b in s["boards"].items()}
+    assert list(boards) == ["understanding", "reasoning", "generation"]
+    assert "whisper-tiny.en" in boards["understanding"] and "espeak-ng" not in boards["understanding"]
+    assert boards["generation"] == ["espeak-ng"]
+    assert "leaderboard" not in s
+    md = (out / "leaderboard.md").read_text()
+    assert "## Understanding" in md and "## Reasoning (MMAR, MMAU)" in md and "## Generation" in md
+    assert "Generation leaderboard" in res.output

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from audioeval.analysis.generation_board import build_generation_boards, normalised_generation
+from audioeval.analysis.board_spec import parse_board
+from audioeval.analysis.family_boards import FAMILY_BOARDS
+from audioeval.analysis.leaderboard import build_board, normalised
 from audioeval.cli.main import app
 
 runner = CliRunner()
@@ -64,15 +66,18 @@ def test_codec_summary_has_every_metric_per_codec(codec_run: dict) -> None:
 
 
 def test_codec_leaderboard_is_data_and_table(codec_run: dict) -> None:
-    board = codec_run["summary"]["generation_leaderboards"]["demo-speech-en"]
-    assert board["averaged"] == ["wer", "sim", "dnsmos_ovrl", "dnsmos_p808"]
+    board = codec_run["summary"]["boards"]["codec"]
+    assert [c["label"] for c in board["columns"]] == ["wer", "SIM", "OVRL", "P.808", "PESQ", "STOI"]
+    assert [g["columns"] for g in board["groups"]] == [["demo-speech-en · OVRL", "demo-speech-en · P.808"]]
     top = board["rows"][0]
-    v = top["values"]
-    expected = (100 - 100 * v["wer"] + 100 * v["sim"] + 20 * v["dnsmos_ovrl"] + 20 * v["dnsmos_p808"]) / 4
+    v = {key.split(" · ")[1]: cell["value"] for key, cell in top["cells"].items()}
+    acoustic = (20 * v["OVRL"] + 20 * v["P.808"]) / 2  # one score, as UltraEval-Audio's codec board
+    expected = (100 - 100 * v["wer"] + 100 * v["SIM"] + acoustic) / 3  # PESQ, STOI: shown only
     assert top["average"] == pytest.approx(expected)
-    assert "average" in codec_run["output"] and "opus:24k" in codec_run["output"]
+    assert list(codec_run["summary"]["boards"]) == ["codec"]
+    assert "Codec leaderboard" in codec_run["output"] and "opus:24k" in codec_run["output"]
     md = (codec_run["out"] / "leaderboard.md").read_text()
-    assert "demo-speech-en (codec)" in md and "| opus:24k |" in md
+    assert "## Codec" in md and "| opus:24k |" in md and "Shown, not averaged: PESQ, STOI." in md
     rec = json.loads(
         (codec_run["out"] / "demo-speech-en" / "opus_24k" / "records.jsonl").read_text().splitlines()[0]
     )
@@ -123,7 +128,7 @@ def test_tts_with_espeak_ng(tmp_path: Path) -> None:
     assert s["wer"] < 0.6, s["wer"]  # espeak is hard for Whisper, but far from noise
     assert 1.0 < s["dnsmos_ovrl"] < 5.0 and 1.0 < s["dnsmos_p808"] < 5.0
     assert s["sim"] is not None and s["sim"] < 0.7  # espeak's voice is not the recorded one
-    assert s["generation_leaderboards"]["demo-tts-en"]["rows"][0]["model"] == "espeak-ng"
+    assert s["boards"]["generation"]["rows"][0]["model"] == "espeak-ng"
 
 
 def test_neural_codec_and_utmos_fail_clearly(tmp_path: Path) -> None:
@@ -145,19 +150,23 @@ def test_neural_codec_and_utmos_fail_clearly(tmp_path: Path) -> None:
 
 
 def test_generation_normalisation_rules() -> None:
-    assert normalised_generation("wer", 0.1) == pytest.approx(90.0)
-    assert normalised_generation("mean:dnsmos_ovrl", 3.0) == pytest.approx(60.0)
-    assert normalised_generation("mean:sim", 0.8) == pytest.approx(80.0)
-    assert normalised_generation("mean:sim", None) is None
+    assert normalised(0.1, transform="percent", higher_is_better=False) == pytest.approx(90.0)
+    assert normalised(3.0, transform="mos", higher_is_better=True) == pytest.approx(60.0)
+    assert normalised(0.8, transform="percent", higher_is_better=True) == pytest.approx(80.0)
+    assert normalised(None, transform="percent", higher_is_better=True) is None
     results = [
         {
             "benchmark": "b",
             "model": "m",
             "task": "tts",
-            "average_metrics": ["wer", "mean:sim"],
-            "metrics": {"wer": {"value": 0.2}, "mean:sim": {"value": None}},
+            "headline": "wer",
+            "metrics": {
+                "wer": {"value": 0.2, "higher_is_better": False, "unit": "fraction"},
+                "mean:sim": {"value": None, "higher_is_better": True, "unit": "score"},
+            },
         }
     ]
-    board = build_generation_boards(results)["b"]
-    assert board["rows"][0]["average"] == pytest.approx(80.0)  # SIM does not apply: left out
-    assert board["rows"][0]["averaged_over"] == 1
+    board = build_board(parse_board(FAMILY_BOARDS["generation"], "generation"), results)
+    assert board is not None and board["not_applicable"] == ["b · SIM"]  # SIM does not apply: left out
+    assert board["rows"][0]["average"] == pytest.approx(80.0)
+    assert (board["rows"][0]["averaged_over"], board["rows"][0]["entries"]) == (1, 1)

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from audioeval.analysis.generation_board import build_generation_boards
+from audioeval.analysis.board_spec import parse_board
+from audioeval.analysis.family_boards import FAMILY_BOARDS
+from audioeval.analysis.leaderboard import build_board
 from audioeval.cli.main import app
-from audioeval.report.generation_table import generation_markdown
-from audioeval.report.leaderboard_table import NEGATIVE_MARK
+from audioeval.report.leaderboard_table import NEGATIVE_MARK, board_markdown
 from tests.run_helpers import tone_asr_manifest
 
 runner = CliRunner()
@@ -30,16 +31,17 @@ def test_wer_above_100_percent_gives_a_flagged_unclipped_average(tmp_path: Path)
         catch_exceptions=False,
     )
     assert res.exit_code == 0, res.output
-    rows = {r["model"]: r for r in json.loads((out / "summary.json").read_text())["leaderboard"]["rows"]}
+    board = json.loads((out / "summary.json").read_text())["boards"]["understanding"]
+    rows = {r["model"]: r for r in board["rows"]}
     bad, good = rows[NONSENSE], rows["oracle"]
-    assert bad["cells"]["asr"]["value"] == pytest.approx(3.0)
+    assert bad["cells"]["asr · wer"]["value"] == pytest.approx(3.0)
     assert bad["average"] == pytest.approx(-200.0)  # 100 − 300: not clipped to 0
-    assert bad["negative_columns"] == ["asr"] and good["negative_columns"] == []
+    assert bad["negative_columns"] == ["asr · wer"] and good["negative_columns"] == []
     md = (out / "leaderboard.md").read_text()
     bad_line = next(line for line in md.splitlines() if "blah" in line)
     assert bad_line.endswith(f"300.00 [300.0, 300.0] {NEGATIVE_MARK} | -200.00 {NEGATIVE_MARK} |")
     assert NEGATIVE_MARK not in next(line for line in md.splitlines() if "| oracle |" in line)
-    assert f"{NEGATIVE_MARK} marks a headline whose normalised value is below 0" in md
+    assert f"{NEGATIVE_MARK} marks a value whose normalised value is below 0" in md
     assert f"-200.00 {NEGATIVE_MARK}" in res.output
 
 
@@ -48,14 +50,18 @@ def test_generation_board_flags_a_negative_metric_and_its_average() -> None:
         "benchmark": "tts-set",
         "model": "speaker",
         "task": "tts",
-        "metrics": {"wer": {"value": 1.5}, "mean:utmos": {"value": 4.0}},
-        "average_metrics": ["wer", "mean:utmos"],
+        "headline": "wer",
+        "metrics": {
+            "wer": {"value": 1.5, "higher_is_better": False, "unit": "fraction"},
+            "mean:utmos": {"value": 4.0, "higher_is_better": True, "unit": "mos"},
+        },
         "scored": 3,
     }
-    board = build_generation_boards([result])["tts-set"]
+    board = build_board(parse_board(FAMILY_BOARDS["generation"], "generation"), [result])
+    assert board is not None
     row = board["rows"][0]
     assert row["average"] == pytest.approx(15.0)  # (−50 + 80) / 2, the −50 not clipped
-    assert row["negative_columns"] == ["wer"]
-    md = generation_markdown("tts-set", board)
-    assert f"| 1 | speaker | 150.00 {NEGATIVE_MARK} | 4.000 | 15.00 {NEGATIVE_MARK} |" in md
+    assert row["negative_columns"] == ["tts-set · wer"]
+    md = board_markdown(board)
+    assert f"| 1 | speaker | 150.00 {NEGATIVE_MARK} | 4.00 | 15.00 {NEGATIVE_MARK} |" in md
     assert "is below 0" in md

@@ -44,12 +44,12 @@ def test_adhoc_asr_manifest_with_baselines(tmp_path: Path) -> None:
     s = summary(out)
     assert s["scores"]["asr"]["oracle"]["wer"] == 0.0
     assert s["scores"]["asr"]["constant"]["wer"] == 1.0  # the empty answer deletes every word
-    board = s["leaderboard"]["rows"]
+    board = s["boards"]["understanding"]["rows"]
     assert [r["model"] for r in board] == ["oracle", "constant"]
     assert (out / "leaderboard.md").read_text().count("| oracle |") == 1
     rec = records(out / "asr" / "oracle")[0]
     assert rec["scores"]["wer"]["stats"] and rec["sample"]["fields"]["reference"].startswith("the tone")
-    assert "Leaderboard" in res.output and str(out) in res.output
+    assert "Understanding leaderboard" in res.output and str(out) in res.output
 
 
 def test_single_pair_summary_has_corpus_wer_at_top(tmp_path: Path) -> None:
@@ -146,7 +146,7 @@ def test_rescore_equals_original_without_model_calls(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert "0 changed" in res.output
     after = summary(out)
-    assert after["results"] == before["results"] and after["leaderboard"] == before["leaderboard"]
+    assert after["results"] == before["results"] and after["boards"] == before["boards"]
     assert calls == 8
 
 

@@ -170,11 +170,11 @@ def test_utmos_from_a_runtime_scores_every_output(tmp_path: Path, monkeypatch: p
     summary = json.loads((out / "summary.json").read_text())
     mean = np.mean([r["scores"]["utmos"]["values"]["utmos"] for r in recs])
     assert summary["utmos"] == pytest.approx(mean)  # the scorer brings its metric, mean:utmos
-    board = summary["generation_leaderboards"]["clips"]
-    assert board["averaged"] == ["dnsmos_ovrl", "dnsmos_p808", "utmos"]  # no wer, no sim: not scored
+    board = summary["boards"]["codec"]
+    assert [c["label"] for c in board["columns"]] == ["UTMOS", "OVRL", "P.808"]  # no wer, no sim: not scored
     (row,) = board["rows"]
-    v = row["values"]
-    assert row["average"] == pytest.approx(20 * (v["dnsmos_ovrl"] + v["dnsmos_p808"] + v["utmos"]) / 3)
+    v = {key.split(" · ")[1]: cell["value"] for key, cell in row["cells"].items()}
+    assert row["average"] == pytest.approx(20 * (v["OVRL"] + v["P.808"] + v["UTMOS"]) / 3)  # one group
     work = summary["metric_models"]["runtime mos-fake (mos)"]
     assert work["calls"] == 3 and work["audio_seconds"] > 0
     sig = json.loads((out / "clips" / "mulaw" / "signature.json").read_text())

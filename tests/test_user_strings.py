@@ -63,11 +63,11 @@ def test_run_shows_odd_model_and_file_names_literally(tmp_path: Path) -> None:
         "&lt;img src=x onerror=alert(1)&gt;",
         "a\\[/\\]b\\[red\\]c",
     ]
-    header = md.splitlines()[0]
+    header = next(line for line in md.splitlines() if line.startswith("| # |"))
     assert "my\\|set" in header and header.count(" | ") == 3  # #, model, the benchmark, average
     assert "<img" not in md
     summary = json.loads((out / "summary.json").read_text())
-    assert [r["model"] for r in summary["leaderboard"]["rows"]] == [ROW_INJECTION, HTML, MARKUP]
+    assert [r["model"] for r in summary["boards"]["understanding"]["rows"]] == [ROW_INJECTION, HTML, MARKUP]
 
 
 def test_markdown_cell_escapes_rows_columns_html_and_links() -> None:

@@ -66,15 +66,6 @@ class ResolvedBenchmark:
             "metrics": [m.name for m in self.metrics],
         }
 
-    def average_metrics(self) -> list[str]:
-        """The metrics of a generation task's average that this benchmark computes: the task's
-        (less those whose scorer the spec dropped), then any of ADDED_TO_AVERAGE it has."""
-        if not self.task.average:
-            return []
-        names = [m.name for m in self.metrics]
-        kept = [m for m in self.task.average if m in names]
-        return kept + [m for m in ADDED_TO_AVERAGE if m in names and m not in kept]
-
     def summary_plan(self) -> PairMetrics:
         """The metrics a pair summary computes, its breakdown keys, and the scorers that feed
         each metric (as they declare them, in the spec's order), and the judged scorers whose
@@ -93,7 +84,7 @@ class ResolvedBenchmark:
             "task": self.spec.task,
             "headline": self.headline,
             "output": self.task.output,
-            "average_metrics": self.average_metrics(),
+            "family": self.task.family,
         }
 
     def template_for(self, name: str | None) -> PromptTemplate:
@@ -147,11 +138,6 @@ def default_metrics(task_metrics: Sequence[str], scorers: Sequence[Scorer]) -> l
     kept = [m for m in task_metrics if everything or m in fed]
     produced = [m for d in declared if d is not None for m in d[0]]
     return kept + [m for m in dict.fromkeys(produced) if m not in kept]
-
-
-ADDED_TO_AVERAGE = ("mean:utmos",)
-"""Metrics that join a generation task's average when a spec's scorers bring them (UTMOS enters
-the paper's average as 20 × MOS, like DNSMOS)."""
 
 
 def _runtime_beside_spec(args: dict[str, Any], where: str) -> dict[str, Any]:

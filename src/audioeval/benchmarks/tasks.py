@@ -9,6 +9,9 @@ from typing import Any
 from audioeval.core.registry import Registry
 
 CJK_LANGUAGES = {"zh", "ja", "ko", "yue", "zh-cn", "zh-tw", "cmn"}
+FAMILIES = ("understanding", "reasoning", "generation", "codec", "editing")
+"""Task families: each has its own leaderboard (`analysis/family_boards.py`); numbers of
+different families are never averaged together."""
 
 
 @dataclass(frozen=True)
@@ -22,10 +25,10 @@ class TaskDefaults:
     scorers: tuple[Any, ...]
     metrics: tuple[str, ...]
     headline: str
+    family: str
+    """Its leaderboard: one of FAMILIES."""
     required_fields: tuple[str, ...] = ()
     output: str = "text"  # "text" | "audio"
-    average: tuple[str, ...] = ()
-    """Metrics of the generation/codec leaderboard average (WER as 100 − value, MOS × 20, SIM × 100)."""
 
 
 def _asr_scoring(language: str) -> tuple[tuple[Any, ...], tuple[str, ...], str]:
@@ -45,6 +48,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("wer", "cer"),
             ("wer", "cer"),
             "wer",
+            "understanding",
             ("audio", "reference"),
         ),
         TaskDefaults(
@@ -55,6 +59,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("bleu", "chrf"),
             ("bleu", "chrf"),
             "bleu",
+            "understanding",
             ("audio", "reference"),
         ),
         TaskDefaults(
@@ -65,6 +70,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("accuracy",),
             ("accuracy", "macro_f1"),
             "accuracy",
+            "understanding",
             ("audio", "answer", "choices"),
         ),
         TaskDefaults(
@@ -75,6 +81,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("bleu", "rouge_l"),
             ("bleu", "rouge_l"),
             "rouge_l",
+            "understanding",
             ("audio",),
         ),
         TaskDefaults(
@@ -85,6 +92,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("includes", "accuracy"),
             ("includes", "accuracy"),
             "includes",
+            "understanding",
             ("audio", "answer"),
         ),
         TaskDefaults(
@@ -95,6 +103,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("mcq_match",),
             ("accuracy",),
             "accuracy",
+            "reasoning",
             ("question", "choices", "answer"),
         ),
         TaskDefaults(
@@ -105,9 +114,9 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("asr_wer", "dnsmos", "sim"),
             ("wer", "mean:dnsmos_ovrl", "mean:dnsmos_p808", "mean:sim"),
             "wer",
+            "generation",
             ("reference",),
             output="audio",
-            average=("wer", "mean:dnsmos_ovrl", "mean:dnsmos_p808", "mean:sim"),
         ),
         TaskDefaults(
             "vc",
@@ -117,9 +126,9 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("asr_wer", "sim", "dnsmos"),
             ("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
             "wer",
+            "generation",
             ("reference", "reference_voice"),
             output="audio",
-            average=("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
         ),
         TaskDefaults(
             "spoken_qa_audio",
@@ -129,9 +138,9 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("asr_includes", "dnsmos"),
             ("includes", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
             "includes",
+            "generation",
             ("audio", "answer"),
             output="audio",
-            average=("includes", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
         ),
         TaskDefaults(
             "codec",
@@ -142,9 +151,9 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ({"asr_wer": {}}, {"sim": {"against": "audio"}}, "dnsmos", "pesq_stoi"),
             ("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808", "mean:pesq", "mean:stoi"),
             "wer",
+            "codec",
             ("audio", "reference"),
             output="audio",
-            average=("wer", "mean:sim", "mean:dnsmos_ovrl", "mean:dnsmos_p808"),
         ),
         TaskDefaults(
             "audio_instruct",
@@ -155,6 +164,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("rubric_items",),
             ("mean:rubric_score",),
             "mean:rubric_score",
+            "generation",
             ("reference", "rubric"),
             output="audio",
         ),
@@ -167,6 +177,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             ("mmae_rubrics",),
             ("mean:ifr", "mean:cr", "mean:em"),
             "mean:ifr",
+            "editing",
             ("instruction", "rubrics"),
             output="audio",
         ),

@@ -31,18 +31,15 @@ def _models(values: list[str] | None) -> list[str]:
     return _split(values)
 
 
-def show_summary(summary: dict, run_dir: Path, *, headline: bool = True) -> None:
-    """Print the leaderboard (and generation/codec boards), the reliability of each judged
-    pair's judge, and write leaderboard.md."""
-    from audioeval.report.generation_table import generation_table
-    from audioeval.report.leaderboard_table import leaderboard_table, write_leaderboard
+def show_summary(summary: dict, run_dir: Path) -> None:
+    """Print the leaderboard of each task family (and user board) the run has, the reliability
+    of each judged pair's judge, and write leaderboard.md."""
+    from audioeval.report.leaderboard_table import board_table, write_leaderboard
     from audioeval.report.reliability_table import print_reliability
 
     write_leaderboard(run_dir, summary)
-    if headline:
-        console.print(leaderboard_table(summary["leaderboard"]))
-    for bench, board in (summary.get("generation_leaderboards") or {}).items():
-        console.print(generation_table(bench, board))
+    for board in (summary.get("boards") or {}).values():
+        console.print(board_table(board))
     for res in summary.get("results") or []:
         where = f"{res.get('benchmark')} · {res.get('model')}"
         print_reliability(res.get("reliability"), console=console, where=where)
@@ -167,6 +164,12 @@ def run(
     cache: bool = typer.Option(
         True, "--cache/--no-cache", help="Content-keyed response cache of model answers."
     ),
+    judge_cache: Path | None = typer.Option(
+        None,
+        "--judge-cache",
+        help="Response cache file (judge and model answers), keyed by request content only: share one "
+        "across output folders and runs to ask nothing twice (default: RUN_DIR/response_cache.sqlite).",
+    ),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     judge: str | None = typer.Option(
         None,
@@ -198,8 +201,13 @@ def run(
     from audioeval.engine.model_specs import parse_model_ref
     from audioeval.engine.run_config import load_run_config
     from audioeval.presets.rubrics_on_the_fly import rubric_counts, with_rubrics
+    from audioeval.store.run_lock import check_output_file
 
     with friendly_errors():
+        if judge_cache is not None and not cache:
+            raise typer.BadParameter("give --judge-cache or --no-cache, not both", param_hint="--judge-cache")
+        if judge_cache is not None:
+            check_output_file(judge_cache, "the response cache (--judge-cache)")
         check_number("--temperature", temperature)
         check_positive("--max-tokens", max_tokens)
         failure_limit = parse_max_failed(max_failed)
@@ -230,6 +238,7 @@ def run(
             seed=seed,
             progress=progress,
             use_cache=cache,
+            cache_path=judge_cache,
             console=console,
             judge=_judge_settings(judge, judge_model, judge_concurrency, loaded.judge if loaded else None),
             exclude_missing=exclude_missing or (loaded.exclude_missing if loaded else False),
@@ -409,7 +418,7 @@ def codec(
         )
     for errors in result.skipped.values():
         report_skipped(errors)
-    show_summary(summary, result.run_dir, headline=False)
+    show_summary(summary, result.run_dir)
     show_metric_models(result.metric_models)
     warn_failed(result.results)
     console.print(f"Run directory: {console_text(result.run_dir)}", highlight=False)

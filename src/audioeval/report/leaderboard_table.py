@@ -1,13 +1,18 @@
-"""The leaderboard as a terminal table and as Markdown (`leaderboard.md`).
+"""Leaderboards (`analysis/leaderboard.py` boards) as terminal tables and as Markdown
+(`leaderboard.md`): one table per board, never one across task families.
 
-Model and benchmark names are shown literally (`report/escaping.py`). A cell whose normalised
-value is below 0 (an error rate above 100 %) and the average it enters carry `NEGATIVE_MARK`;
-Markdown explains it in a footnote.
+A column shows the raw value on the metric's display scale (fractions and SIM as %, MOS 0–5,
+BLEU and IFR as they are) with its CI (below it on the console); a group (the acoustic score) is one column listing its
+members' values, as UltraEval-Audio's tables do. Failed samples are noted in the first cell of
+their benchmark. Model and benchmark names are shown literally (`report/escaping.py`). A value
+whose normalised value is below 0 (an error rate above 100 %) and the average it enters carry
+`NEGATIVE_MARK`; a partial row's average says over how many of the board's entries it is, and
+the notes name the columns it lacks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,111 +23,200 @@ from audioeval.report.escaping import console_cell, escape_markdown_cell, one_li
 
 NEGATIVE_MARK = "⚠"
 NEGATIVE_NOTE = (
-    f"{NEGATIVE_MARK} marks a headline whose normalised value is below 0 (an error rate above 100 %:"
+    f"{NEGATIVE_MARK} marks a value whose normalised value is below 0 (an error rate above 100 %:"
     " more errors than reference words) and an average that includes one; the value enters the"
-    " average unclipped, as `negative_columns` in summary.json says.\n"
+    " average unclipped, as `negative_columns` in summary.json says."
 )
+CELLS_NOTE = (
+    "Cells: the metric (fractions and SIM as %, MOS 0–5) with its 95 % bootstrap CI; failed samples"
+    " are counted, and those the model gave no usable output for are in the value as wrong (full"
+    " deletion for error rates) unless marked excluded (UltraEval-Audio drops failed samples instead)."
+    " The average puts each entry on a 0–100 higher-is-better scale and takes the mean of the available"
+    " ones; (k/n) marks an average over k of the board's n entries."
+)
+Item = tuple[str, Mapping[str, Any], list[Mapping[str, Any]]]
+"""A displayed column: ("column", column, []) or ("group", group, its member columns)."""
 
 
-def format_value(cell: Mapping[str, Any] | None) -> str:
-    """`12.34 [10.1, 14.6]` on the metric's display scale (fractions as percent)."""
-    if not cell or cell.get("value") is None:
+def _layout(board: Mapping[str, Any]) -> list[Item]:
+    """Columns in order; a group's members shown together where its first member stands."""
+    columns = {c["key"]: c for c in board["columns"]}
+    groups = {g["key"]: g for g in board["groups"]}
+    items: list[Item] = []
+    shown: set[str] = set()
+    for col in board["columns"]:
+        if col["group"] is None:
+            items.append(("column", col, []))
+        elif col["group"] not in shown:
+            shown.add(col["group"])
+            group = groups[col["group"]]
+            items.append(("group", group, [columns[k] for k in group["columns"]]))
+    return items
+
+
+def _arrow(column: Mapping[str, Any]) -> str:
+    return "↑" if column["direction"] == "higher" else "↓"
+
+
+def _number(value: float | None, column: Mapping[str, Any], digits: int = 2) -> str:
+    if value is None:
         return "–"
-    scale = 100.0 if cell.get("unit") == "fraction" else 1.0
-    text = f"{cell['value'] * scale:.2f}"
-    ci = cell.get("ci")
-    if ci and ci[0] is not None:
-        text += f" [{ci[0] * scale:.1f}, {ci[1] * scale:.1f}]"
-    if cell.get("failed"):
-        text += f" ({cell['failed']} failed{_without_output(cell)})"
-    if (cell.get("normalised") or 0.0) < 0:
-        text += f" {NEGATIVE_MARK}"
-    return text
+    scale = 100.0 if column["transform"] == "percent" else 1.0
+    return f"{value * scale:.{digits}f}"
 
 
-def _without_output(cell: Mapping[str, Any]) -> str:
-    """`; 2 without output counted` (in the value as wrong) or `…excluded` (left out of it)."""
-    n = cell.get("failed_outputs") or 0
-    if not n:
+def _headers(item: Item) -> list[str]:
+    """The lines of a displayed column's header: its benchmark (if it has one), its label and
+    direction, and a group's members."""
+    kind, what, members = item
+    lines = [] if what["benchmark"] is None else [what["benchmark"]]
+    if kind == "column":
+        return [*lines, f"{what['label']} {_arrow(what)}"]
+    return [*lines, f"{what['label']} ↑", "(" + " / ".join(m["label"] for m in members) + ")"]
+
+
+def _failed_note(pair: Mapping[str, Any] | None) -> str:
+    """` (3 failed; 2 without output counted)`, or '' when none failed."""
+    if not pair or not pair.get("failed"):
         return ""
-    how = "excluded" if cell.get("failed_outputs_in_headline") == "excluded" else "counted"
-    return f"; {n} without output {how}"
+    n = pair.get("failed_outputs") or 0
+    how = "excluded" if pair.get("failed_outputs_in_headline") == "excluded" else "counted"
+    without = f"; {n} without output {how}" if n else ""
+    return f" ({pair['failed']} failed{without})"
 
 
-def _average(row: Mapping[str, Any], total: int) -> str:
-    """The normalised average; `(k/n)` when it covers only k of the n benchmarks."""
-    if row["average"] is None:
+def _cell_text(item: Item, row: Mapping[str, Any], failed_here: set[str], sep: str) -> str:
+    """The cell's value; then (after `sep`) its CI and failures, and the negative mark."""
+    kind, what, members = item
+    if kind == "group":
+        values = [row["cells"][m["key"]] for m in members]
+        text = " / ".join(_number(c["value"], m) for c, m in zip(values, members, strict=True))
+        negative = any((c["normalised"] or 0.0) < 0 for c in values)
+        return text + (f" {NEGATIVE_MARK}" if negative else "")
+    cell = row["cells"][what["key"]]
+    text = _number(cell["value"], what)
+    mark = f" {NEGATIVE_MARK}" if (cell["normalised"] or 0.0) < 0 else ""
+    more = ""
+    ci = cell.get("ci")
+    if cell["value"] is not None and ci and ci[0] is not None:
+        more += f"[{_number(ci[0], what, 1)}, {_number(ci[1], what, 1)}]"
+    if what["key"] in failed_here:
+        more += _failed_note(row["pairs"].get(what["benchmark"]))
+    if not more:
+        return text + mark
+    # the mark ends the value's line: the first on the console, the only one in Markdown
+    return f"{text}{mark}{sep}{more.strip()}" if sep == "\n" else f"{text}{sep}{more.strip()}{mark}"
+
+
+def _first_columns(board: Mapping[str, Any]) -> dict[str, str]:
+    """{benchmark: the key of its first ungrouped column}, where its failures are noted."""
+    first: dict[str, str] = {}
+    for col in board["columns"]:
+        if col["benchmark"] is not None and col["group"] is None:
+            first.setdefault(col["benchmark"], col["key"])
+    return first
+
+
+def _model_text(row: Mapping[str, Any], first: Mapping[str, str]) -> str:
+    """The model, with the failures of its benchmarks that have no column of their own."""
+    return row["model"] + "".join(_failed_note(p) for b, p in row["pairs"].items() if b not in first)
+
+
+def _average(row: Mapping[str, Any]) -> str:
+    if row.get("average") is None:
         return "–"
     text = f"{row['average']:.2f}"
     if row.get("negative_columns"):
         text += f" {NEGATIVE_MARK}"
-    return text if row.get("covered", total) == total else f"{text} ({row['covered']}/{total})"
+    partial = row.get("averaged_over", 0) < row.get("entries", 0)
+    return f"{text} ({row['averaged_over']}/{row['entries']})" if partial else text
 
 
-def _arrow(board: Mapping[str, Any], bench: str) -> str:
+def _rows(board: Mapping[str, Any], sep: str = " ") -> list[tuple[str, str, list[str], str]]:
+    """(rank, model, cells, average) of every row, as text."""
+    first = _first_columns(board)
+    failed_here = set(first.values())
+    items = _layout(board)
+    return [
+        (
+            str(row["rank"]),
+            _model_text(row, first),
+            [_cell_text(item, row, failed_here, sep) for item in items],
+            _average(row) if board["average"] else "",
+        )
+        for row in board["rows"]
+    ]
+
+
+def board_notes(board: Mapping[str, Any], quote: Callable[[str], str] = str) -> list[str]:
+    """What the board averages and how, its partial rows, columns not averaged or not applicable."""
+    notes = [board["description"].rstrip(".") + "."] if board.get("description") else []
+    shown = [c["label"] for c in board["columns"] if c["weight"] == 0]
+    if shown and board["average"]:
+        notes.append(f"Shown, not averaged: {', '.join(dict.fromkeys(map(quote, shown)))}.")
+    if not board["average"] and board["rank_by"]:
+        notes.append(f"Ranked by {', then '.join(map(quote, board['rank_by']))}.")
     for row in board["rows"]:
-        cell = row["cells"].get(bench)
-        if cell:
-            return "↑" if cell.get("higher_is_better", True) else "↓"
-    return ""
+        if row["missing"]:
+            notes.append(f"{quote(row['model'])} lacks {', '.join(map(quote, row['missing']))}.")
+    if board["not_applicable"]:
+        notes.append(f"No model has a value for: {', '.join(map(quote, board['not_applicable']))}.")
+    if any(row["negative_columns"] for row in board["rows"]):
+        notes.append(NEGATIVE_NOTE)
+    return notes
 
 
-def has_negative(board: Mapping[str, Any]) -> bool:
-    """Whether any row has a normalised value below 0 (flagged, never clipped)."""
-    return any(row.get("negative_columns") for row in board["rows"])
-
-
-def leaderboard_table(board: Mapping[str, Any], title: str = "Leaderboard") -> Table:
-    table = Table(title=title, show_lines=False)
+def board_table(board: Mapping[str, Any]) -> Table:
+    table = Table(title=console_cell(f"{board['title']} leaderboard"), show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("model")
-    for bench in board["benchmarks"]:
-        metric = f"{one_line(board['headlines'][bench])} {_arrow(board, bench)}"
-        table.add_column(Text(f"{one_line(bench)}\n{metric}"), justify="right")
-    table.add_column("average ↑\n(normalised)", justify="right")
-    for row in board["rows"]:
-        avg = _average(row, len(board["benchmarks"]))
-        cells = [format_value(row["cells"].get(b)) for b in board["benchmarks"]]
-        table.add_row(str(row["rank"]), console_cell(row["model"]), *cells, avg)
-    if has_negative(board):
-        table.caption = NEGATIVE_NOTE.strip()
+    for item in _layout(board):
+        table.add_column(Text("\n".join(map(one_line, _headers(item)))), justify="right")
+    if board["average"]:
+        table.add_column("average ↑", justify="right")
+    for rank, model, cells, avg in _rows(board, sep="\n"):
+        shown = [*cells, *([avg] if board["average"] else [])]
+        table.add_row(rank, console_cell(model), *(Text(cell) for cell in shown))
+    notes = board_notes(board)
+    if notes:
+        table.caption = console_cell(" ".join(notes))
     return table
 
 
-def leaderboard_markdown(board: Mapping[str, Any]) -> str:
-    heads = [
-        f"{escape_markdown_cell(b)} {escape_markdown_cell(board['headlines'][b])} {_arrow(board, b)}"
-        for b in board["benchmarks"]
-    ]
+def board_markdown(board: Mapping[str, Any]) -> str:
+    heads = []
+    for item in _layout(board):
+        heads.append(escape_markdown_cell(" ".join(_headers(item))))
+    if board["average"]:
+        heads.append("average ↑")
     lines = [
-        "| # | model | " + " | ".join(heads) + " | average (normalised) |",
-        "|---:|---|" + "---:|" * len(heads) + "---:|",
+        f"## {escape_markdown_cell(board['title'])}",
+        "",
+        "| # | model | " + " | ".join(heads) + " |",
+        "|---:|---|" + "---:|" * len(heads),
     ]
-    for row in board["rows"]:
-        avg = _average(row, len(board["benchmarks"]))
-        cells = [format_value(row["cells"].get(b)) for b in board["benchmarks"]]
-        model = escape_markdown_cell(row["model"])
-        lines.append(f"| {row['rank']} | {model} | " + " | ".join(cells) + f" | {avg} |")
-    note = (
-        "\nCells: headline metric (fractions as %) with its 95 % bootstrap CI; failed samples are"
-        " counted, and those the model gave no usable output for are in the value as wrong (full"
-        " deletion for error rates) unless marked excluded. The average puts every"
-        " headline on a 0–100 higher-is-better scale (100 − error rate, 20 × MOS) and averages them;"
-        " (k/n) marks an average over only k of the n benchmarks (a model that does not serve a task).\n"
+    for rank, model, cells, avg in _rows(board):
+        shown = [*cells, *([avg] if board["average"] else [])]
+        lines.append(f"| {rank} | {escape_markdown_cell(model)} | " + " | ".join(shown) + " |")
+    notes = board_notes(board, quote=escape_markdown_cell)
+    return "\n".join(lines) + "\n\n" + "".join(f"{note}\n\n" for note in notes)
+
+
+def leaderboards_markdown(summary: Mapping[str, Any]) -> str:
+    boards = summary.get("boards") or {}
+    head = (
+        "# Leaderboards\n\nOne board per task family (and per user board): numbers of different"
+        " families are never averaged together.\n\n"
     )
-    if has_negative(board):
-        note += "\n" + NEGATIVE_NOTE
-    return "\n".join(lines) + "\n" + note
+    if not boards:
+        return head + "No board: no pair was scored.\n"
+    return head + "\n".join(board_markdown(board) for board in boards.values()) + CELLS_NOTE + "\n"
 
 
 def write_leaderboard(run_dir: Path, summary: Mapping[str, Any]) -> Path:
-    """`leaderboard.md`: the headline leaderboard, then any generation/codec boards."""
-    from audioeval.report.generation_table import generation_markdown
+    """`leaderboard.md`: every board of the run's summary."""
     from audioeval.store.atomic import write_text_atomic
 
-    text = leaderboard_markdown(summary["leaderboard"])
-    for bench, board in (summary.get("generation_leaderboards") or {}).items():
-        text += "\n" + generation_markdown(bench, board)
     path = run_dir / "leaderboard.md"
-    write_text_atomic(path, text)
+    write_text_atomic(path, leaderboards_markdown(summary))
     return path
