@@ -64,9 +64,7 @@ def is_failed_output(rec: SampleRecord) -> bool:
     return rec.output_failed or rec.failure in (FailureKind.MODEL, FailureKind.NO_OUTPUT)
 
 
-def failure_stats_for(
-    plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord
-) -> Mapping[str, Any] | None:
+def failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
     """The stats a failed output counts for in this metric, or None when its scorer has none."""
     scores = rec.failure_scores or {}
     _, _, key = metric.name.partition(":")
