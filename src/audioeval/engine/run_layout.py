@@ -2,8 +2,8 @@
 
 ```
 <run>/run.json                       what was asked: benchmarks (specs), models, settings
-<run>/summary.json                   every benchmark × model summary and the leaderboard
-<run>/leaderboard.md                 the leaderboard as a table
+<run>/summary.json                   every benchmark × model summary and the boards by task family
+<run>/leaderboard.md                 the boards as tables
 <run>/response_cache.sqlite          model answers keyed by request content
 <run>/<benchmark>/skipped.json       rows of the benchmark that could not be read
 <run>/<benchmark>/<model>/signature.json, sample_ids.json, records.jsonl, summary.json, audio/
