@@ -3,8 +3,8 @@
 Everything comes from the run directory, never from a model or judge call: `run.json` (the
 settings), each pair's `summary.json` (metrics with CIs, counts, failure kinds, the judge's
 reliability) and `records.jsonl` (each sample's answer, processed answer, scores, every
-judge answer, the failure). The page shows the settings; a table and a bar chart with CI
-whiskers of every metric; for benchmarks broken down by modality and complexity (MMAE) a
+judge answer, the failure). The page shows the settings; the run's boards by task family
+(`summary.json`); a table and a bar chart with CI whiskers of every metric; for benchmarks broken down by modality and complexity (MMAE) a
 heatmap of the headline per cell; the reliability of each judge; the failures; and a sample
 browser (search, filter by failure or score) with players for the input, output and
 reference clips. Clips are linked by relative path, so the page and the run directory move
@@ -163,6 +163,44 @@ def _short(text: str, width: int = 48) -> str:
     return text if len(text) <= width else text[: width // 2 - 1] + "…" + text[-(width // 2) :]
 
 
+def boards_section(summary: dict[str, Any]) -> Section | None:
+    """The run's boards by task family (and the user's), as `summary.json` has them."""
+    tables, figures = [], []
+    for board in (summary.get("boards") or {}).values():
+        if not isinstance(board, dict) or not board.get("rows"):
+            continue
+        columns = [c for c in board.get("columns") or [] if isinstance(c, dict)]
+        average = bool(board.get("average"))
+        headers = ["rank", "model", *(str(c.get("key")) for c in columns), *(["average"] if average else [])]
+        rows = []
+        for row in board["rows"]:
+            cells = row.get("cells") or {}
+            line: list[Any] = [row.get("rank", "–"), row.get("model")]
+            for c in columns:
+                cell = cells.get(c.get("key")) or {}
+                ci = _ci(cell.get("ci"))
+                value = _num(cell.get("value"), 2)
+                line.append(value if ci is None else f"{value} ({_num(ci[0], 2)}–{_num(ci[1], 2)})")
+            if average:
+                line.append(_num(row.get("average"), 2))
+            rows.append(line)
+        tables.append(Table(headers, rows, str(board.get("title") or board.get("name"))))
+        scored = [r for r in board["rows"] if isinstance(r.get("average"), int | float)]
+        if average and scored:
+            figures.append(
+                bars_with_ci(
+                    f"{board.get('title') or board.get('name')}: average",
+                    [_short(str(r.get("model"))) for r in scored],
+                    [float(r["average"]) for r in scored],
+                    [None] * len(scored),
+                )
+            )
+    if not tables:
+        return None
+    note = "Boards by task family: numbers of different families are never averaged together."
+    return Section("Boards", "boards", paragraphs=[note], tables=tables, figures=figures)
+
+
 def _value_key(headline: str | None) -> str | None:
     return headline.split(":", 1)[1] if headline and headline.startswith("mean:") else headline
 
@@ -299,7 +337,13 @@ def write_run_report(run_dir: Path) -> Path:
     if not pairs:
         raise RunConfigError(f"{run_dir}: no benchmark × model folder with a summary.json yet; run it first")
     report_dir = run_dir / REPORT_DIR
-    sections = [settings_section(run_dir, run), metrics_section(pairs)]
+    summary_path = run_dir / SUMMARY_FILE
+    summary = _json(summary_path) if summary_path.is_file() else {}
+    sections = [settings_section(run_dir, run)]
+    boards = boards_section(summary)
+    if boards is not None:
+        sections.append(boards)
+    sections.append(metrics_section(pairs))
     for extra in (heatmap_section(pairs), reliability_section(pairs), failures_section(pairs)):
         if extra is not None:
             sections.append(extra)
