@@ -56,7 +56,9 @@ class ResolvedBenchmark:
             "benchmark": self.spec.name,
             "task": self.spec.task,
             "language": self.spec.language,
-            "source": self.spec.source.model_dump(),
+            # not `decompose`: the rubrics it makes are in the samples (their hashes), and its
+            # endpoint may change between runs like any endpoint
+            "source": self.spec.source.model_dump(exclude={"decompose"}),
             "fields": self.spec.fields,
             "variables": self.spec.variables,
             "template": self.template.name,
