@@ -69,6 +69,7 @@ def test_report_page_escapes_model_text_and_draws_without_script_errors(tmp_path
     assert "\\u003cimg src=x onerror=alert(1)\\u003e" in html  # the answer is there, as data
     assert "<svg" in html  # the metric chart
     assert 'id="boards"' in html and "Reasoning" in html  # the run's boards by task family
+    assert 'id="signatures"' in html and "mcq-choices-v1" in html  # what moves the numbers
     dom = dump_dom(page)
     assert 'data-ready="1"' in dom
     assert '<div id="script-errors"></div>' in dom

@@ -5,7 +5,7 @@ settings), each pair's `summary.json` (metrics with CIs, counts, failure kinds, 
 reliability) and `records.jsonl` (each sample's answer, processed answer, scores, every
 judge answer, the failure). The page shows the settings; the run's boards by task family
 (`summary.json`); a table and a bar chart with CI whiskers of every metric; for benchmarks broken down by modality and complexity (MMAE) a
-heatmap of the headline per cell; the reliability of each judge; the failures; and a sample
+heatmap of the headline per cell; the reliability of each judge; the failures; each pair's signature; and a sample
 browser (search, filter by failure or score) with players for the input, output and
 reference clips. Clips are linked by relative path, so the page and the run directory move
 together.
@@ -13,6 +13,7 @@ together.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -31,6 +32,7 @@ from audioeval.store.records import read_records
 
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
+SIGNATURE_FILE = "signature.json"
 RECORDS_FILE = "records.jsonl"
 REPORT_DIR = "report"
 MAX_SAMPLES = 5000  # per pair, in the page (the browser draws at most 300 at a time)
@@ -115,6 +117,33 @@ def settings_section(run_dir: Path, run: dict[str, Any]) -> Section:
         ]
     ]
     return Section("Run", "run", tables=[Table(["setting", "value"], rows)])
+
+
+def _compact(value: Any, width: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def signatures_section(pairs: list[Pair]) -> Section | None:
+    """What moves each pair's numbers (`signature.json`), part by part."""
+    rows = []
+    for p in pairs:
+        path = p.folder / SIGNATURE_FILE
+        if not path.is_file():
+            continue
+        signature = _json(path)
+        digest = hashlib.sha256(json.dumps(signature, sort_keys=True).encode()).hexdigest()[:12]
+        bench = signature.get("benchmark") if isinstance(signature.get("benchmark"), dict) else {}
+        for key in ("template", "template_digest", "postprocess", "scorers", "metrics"):
+            if key in bench:
+                rows.append([p.name, digest, key, _compact(bench[key])])
+        for key in ("model", "generation", "judge", "inputs"):
+            if signature.get(key) is not None:
+                rows.append([p.name, digest, key, _compact(signature[key])])
+    if not rows:
+        return None
+    note = "A rerun with any other value here is refused, naming the field (docs/reliability.md)."
+    return Section("Signatures", "signatures", [note], [Table(["pair", "signature", "part", "value"], rows)])
 
 
 def metrics_section(pairs: list[Pair]) -> Section:
@@ -344,7 +373,13 @@ def write_run_report(run_dir: Path) -> Path:
     if boards is not None:
         sections.append(boards)
     sections.append(metrics_section(pairs))
-    for extra in (heatmap_section(pairs), reliability_section(pairs), failures_section(pairs)):
+    extras = (
+        heatmap_section(pairs),
+        reliability_section(pairs),
+        failures_section(pairs),
+        signatures_section(pairs),
+    )
+    for extra in extras:
         if extra is not None:
             sections.append(extra)
     benches = sorted({p.benchmark for p in pairs})
