@@ -347,8 +347,18 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.0)
     ap.add_argument("--model", default="Qwen3Omni-Instruct")
     ap.add_argument("--memoize-audio", action="store_true", help="decode each distinct clip once")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the per-request-content noise")
+    ap.add_argument("--wrong-rate", type=float, default=0.0, help="share of requests answered wrongly")
+    ap.add_argument("--invalid-rate", type=float, default=0.0, help="share answered with no choice")
     args = ap.parse_args()
-    cfg = FakeJudgeConfig(model=args.model, latency_s=args.latency, memoize_audio=args.memoize_audio)
+    cfg = FakeJudgeConfig(
+        model=args.model,
+        latency_s=args.latency,
+        memoize_audio=args.memoize_audio,
+        seed=args.seed,
+        wrong_rate=args.wrong_rate,
+        invalid_rate=args.invalid_rate,
+    )
     server = FakeJudgeServer(cfg, port=args.port)
     print(server.base_url, flush=True)
     server.http.serve_forever()

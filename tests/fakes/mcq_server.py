@@ -6,7 +6,8 @@ picks the choice naming the nearest "<N> Hz", answering in a configurable style.
 judge (a request without audio whose prompt has a "## Rubric" section) it returns one JSON
 score per rubric item: the n-th call with the same prompt gives `judge_pattern[n]` points.
 Faults can be injected: 500s on the first requests, garbage judge answers, error answers
-that echo the API key.
+that echo the API key, and wrong answers to a `wrong_rate` share of clips (deterministic per
+clip, drawn from a hash of its bytes).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class FakeMcqConfig:
     judge_garbage_first: int = 0  # the first N judge requests get a non-JSON answer
     latency_s: float = 0.0  # each answer waits this long (for kill/resume tests)
     echo_credentials: int | None = None  # answer every request with this status, echoing the key
+    wrong_rate: float = 0.0  # share of clips answered wrongly, drawn from a hash of the clip's bytes
 
 
 @dataclass
@@ -89,9 +91,10 @@ class FakeMcq:
         with self.lock:
             self.stats.audio_requests += 1
             self.stats.part_types[kind] = self.stats.part_types.get(kind, 0) + 1
-        return self._choose("".join(texts), dominant_hz(samples, rate))
+        wrong = int.from_bytes(hashlib.sha256(data).digest()[:8], "big") / 2**64 < self.config.wrong_rate
+        return self._choose("".join(texts), dominant_hz(samples, rate), wrong)
 
-    def _choose(self, prompt: str, hz: float) -> str:
+    def _choose(self, prompt: str, hz: float, wrong: bool = False) -> str:
         lettered = LETTERED_RE.findall(prompt)
         if lettered:
             choices = [text for _, text in lettered]
@@ -108,7 +111,7 @@ class FakeMcq:
             return f"The clip could be {choices[other]}, but the pitch is steady.\nAnswer: {letter}"
         if style == "think":
             return f"<think>Not {choices[other]}.</think>{choices[best]}"
-        if style == "wrong":
+        if style == "wrong" or wrong:
             return choices[other]
         if style == "empty":
             return ""
@@ -165,9 +168,9 @@ class FakeMcqServer(FakeServer):
     `python -m tests.fakes.mcq_server --latency 0.2` serves until killed (prints its URL).
     """
 
-    def __init__(self, config: FakeMcqConfig | None = None) -> None:
+    def __init__(self, config: FakeMcqConfig | None = None, port: int = 0) -> None:
         self.fake = FakeMcq(config or FakeMcqConfig())
-        super().__init__(_Handler, self.fake)
+        super().__init__(_Handler, self.fake, port)
 
     @property
     def stats(self) -> FakeMcqStats:
@@ -232,8 +235,11 @@ if __name__ == "__main__":  # pragma: no cover - used by subprocess tests
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--wrong-rate", type=float, default=0.0, help="share of clips answered wrongly")
     args = ap.parse_args()
-    server = FakeMcqServer(FakeMcqConfig(latency_s=args.latency)).start()
+    config = FakeMcqConfig(latency_s=args.latency, wrong_rate=args.wrong_rate)
+    server = FakeMcqServer(config, port=args.port).start()
     print(server.base_url, flush=True)
     try:
         while True:

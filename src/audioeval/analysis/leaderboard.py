@@ -97,8 +97,8 @@ def build_board(spec: BoardSpec, results: Sequence[Mapping[str, Any]]) -> dict[s
             del row["cells"][key]
     groups = _groups(spec, applicable)
     for row in rows:
-        _score(spec, row, applicable, groups)
-    _rank(spec, rows, applicable, groups)
+        _score(spec.average, row, applicable, groups)
+    _rank(rank_keys(spec.rank_by, spec.average, applicable), rows, applicable, groups)
     return {
         "name": spec.name,
         "title": spec.shown_title,
@@ -239,8 +239,9 @@ def _entries(columns: list[dict], groups: list[dict]) -> list[tuple[str, float, 
     return out + [(g["key"], g["weight"], g["columns"]) for g in groups]
 
 
-def _score(spec: BoardSpec, row: dict[str, Any], columns: list[dict], groups: list[dict]) -> None:
-    """The row's group scores, average, and the columns it lacks or has below 0."""
+def _score(average: bool, row: dict[str, Any], columns: list[dict], groups: list[dict]) -> None:
+    """The row's group scores, average (on a board with one), and the columns it lacks or has
+    below 0."""
     cells = row["cells"]
     weight = {c["key"]: c["weight"] for c in columns}
     row["groups"] = {
@@ -251,10 +252,10 @@ def _score(spec: BoardSpec, row: dict[str, Any], columns: list[dict], groups: li
     row["missing"] = [
         c["key"]
         for c in columns
-        if cells[c["key"]]["value"] is None and (c["key"] in averaged or not spec.average)
+        if cells[c["key"]]["value"] is None and (c["key"] in averaged or not average)
     ]
     row["negative_columns"] = [k for k, c in cells.items() if (c["normalised"] or 0.0) < 0]
-    if spec.average:
+    if average:
         values = {**{k: c["normalised"] for k, c in cells.items()}, **row["groups"]}
         row["average"], row["averaged_over"] = _weighted_mean((values[k], w) for k, w, _ in entries)
         row["entries"] = len(entries)
@@ -270,10 +271,30 @@ def _rank_value(key: str, row: Mapping[str, Any], columns: list[dict], groups: l
     return sum(defined) / len(defined) if defined else None
 
 
-def _rank(spec: BoardSpec, rows: list[dict], columns: list[dict], groups: list[dict]) -> None:
-    """Best first by `rank_by` (default: the average; without one, the first column); rows
-    without a value go last; ties keep the order of the results."""
-    keys = spec.rank_by or ([AVERAGE] if spec.average else [columns[0]["label"]] if columns else [])
+def rank_keys(rank_by: Sequence[str], average: bool, columns: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What a board ranks by, in order: `rank_by`, else the average, else the first column."""
+    return list(rank_by) or ([AVERAGE] if average else [columns[0]["label"]] if columns else [])
+
+
+def board_score(board: Mapping[str, Any], row: Mapping[str, Any]) -> float | None:
+    """A row's board score: the value of the board's first ranking key (its average unless
+    `rank_by` says otherwise), on the 0–100 higher-is-better scale; None when it has none."""
+    keys = rank_keys(board["rank_by"], board["average"], board["columns"])
+    return _rank_value(keys[0], row, board["columns"], board["groups"]) if keys else None
+
+
+def score_row(board: Mapping[str, Any], model: str, by_pair: Mapping[tuple[str, str], Any]) -> dict[str, Any]:
+    """The row `build_board` gives `model` on this board's columns from `by_pair`'s pair
+    summaries ({(benchmark, model): summary}), scored by the same code: how a board is scored
+    again from resampled metric values."""
+    row = _row(model, board["columns"], by_pair)
+    _score(board["average"], row, board["columns"], board["groups"])
+    return row
+
+
+def _rank(keys: list[str], rows: list[dict], columns: list[dict], groups: list[dict]) -> None:
+    """Best first by the ranking keys (`rank_keys`); rows without a value go last; ties keep
+    the order of the results."""
 
     def order(row: dict[str, Any]) -> tuple:
         values = [_rank_value(k, row, columns, groups) for k in keys]

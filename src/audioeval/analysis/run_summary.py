@@ -22,6 +22,20 @@ BOARDS_FILE = "boards.yaml"
 """The user's boards of a run, beside its summary."""
 
 
+def run_boards(run_dir: Path) -> list[BoardSpec]:
+    """The user's boards of a run (`<run>/boards.yaml`); none without the file."""
+    path = run_dir / BOARDS_FILE
+    return load_board_file(path) if path.is_file() else []
+
+
+def all_boards(
+    results: Sequence[Mapping[str, Any]], user_boards: Iterable[BoardSpec]
+) -> dict[str, dict[str, Any]]:
+    """The boards of these pair summaries: every task family's, then the user's (a user board
+    named like an earlier one replaces it); what a run summary and `audioeval leaderboard` hold."""
+    return build_boards(results, [*family_boards(), *user_boards])
+
+
 def write_run_summary(
     run_dir: Path,
     results: Sequence[Mapping[str, Any]],
@@ -39,9 +53,7 @@ def write_run_summary(
     (a user board named like an earlier one replaces it); the shape is
     `analysis/leaderboard.build_board`'s.
     """
-    user_boards = [*boards]
-    if (run_dir / BOARDS_FILE).is_file():
-        user_boards += load_board_file(run_dir / BOARDS_FILE)
+    user_boards = [*boards, *run_boards(run_dir)]
     scores: dict[str, dict[str, dict[str, Any]]] = {}
     for res in results:
         metrics = {
@@ -55,7 +67,7 @@ def write_run_summary(
             reliability.setdefault(res["benchmark"], {})[res["model"]] = res["reliability"]
     if reliability:
         summary["reliability"] = reliability
-    summary["boards"] = build_boards(results, [*family_boards(), *user_boards])
+    summary["boards"] = all_boards(results, user_boards)
     if len(results) == 1:
         only = results[0]
         for name, block in (only.get("metrics") or {}).items():

@@ -75,6 +75,28 @@ def require_finite_file(path: str | Path, *, sample_id: str | None = None, field
         load_clip(path, sample_id=sample_id, field=field)
 
 
+def require_readable_file(path: str | Path, *, sample_id: str | None = None, field: str | None = None) -> None:
+    """AudioError unless `path` is an audio file that holds samples, checked from its header
+    (and, for floating-point files, its samples: `require_finite_file`) without decoding it
+    otherwise. Run on every input clip before a model is asked, whether or not the model reads
+    the clip (a baseline does not), so that unreadable input is never scored."""
+    import soundfile as sf
+
+    p = Path(path)
+    if not p.is_file():  # also a dangling link or a symlink loop
+        raise AudioError("audio file not found", file=str(p), sample_id=sample_id, field=field)
+    try:
+        info = sf.info(str(p))
+    except Exception as exc:  # soundfile raises several types for unreadable files
+        raise AudioError(
+            f"audio file could not be decoded ({exc})", file=str(p), sample_id=sample_id, field=field
+        ) from exc
+    if info.frames <= 0:
+        raise AudioError("audio file holds no samples", file=str(p), sample_id=sample_id, field=field)
+    if info.subtype in FLOAT_SUBTYPES:
+        load_clip(p, sample_id=sample_id, field=field)
+
+
 def decode_bytes(
     data: bytes, *, source: str, sample_id: str | None = None, field: str | None = None
 ) -> tuple[np.ndarray, int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from audioeval.cli.judge_eval_commands import judge_eval
+from audioeval.cli.leaderboard_commands import leaderboard
 from audioeval.cli.mcq_commands import mcq_app
 from audioeval.cli.mmae_commands import mmae_app
 from audioeval.cli.rank_commands import rank
@@ -27,6 +28,7 @@ app.command("validate")(validate)
 app.command("judge-eval")(judge_eval)
 app.command("report")(report)
 app.command("rank")(rank)
+app.command("leaderboard")(leaderboard)
 app.add_typer(mmae_app, name="mmae")
 app.add_typer(mcq_app, name="mcq")
 app.add_typer(rubric_app, name="rubric")

@@ -169,7 +169,7 @@ def score(
         if cache is not None and no_cache:
             raise InputError("give --judge-cache or --no-cache, not both", field="--judge-cache")
         if cache is not None:
-            check_output_file(cache, "the judge response cache (--judge-cache)")
+            check_output_file(cache, "the judge response cache (--judge-cache, --cache)")
         result = run_mmae(cfg)
     report_ignored_lines(result.ignored_lines)
     report_skipped(result.skipped)

@@ -46,7 +46,7 @@ def rank(
     """Rank models by the mean of their flipped scores (100 − WER/CER), and how the ranks move
     when one benchmark (LOBO) or task group (LOTGO) is left out, or the columns are z-scored or
     min-max scaled; Spearman's ρ between benchmarks. Writes OUT/robustness.json,
-    OUT/spearman.json and OUT/spearman.svg."""
+    OUT/spearman.json, OUT/spearman.svg and OUT/index.html (a page of all of them)."""
     from audioeval.analysis import score_table
     from audioeval.analysis.ranking import rank_intervals, resampled_ranks, robustness, spearman_json
     from audioeval.report.ranking_table import robustness_table, write_rank_outputs

@@ -110,15 +110,18 @@ class ChatClient:
         deadline = start + self.timeout_s
         tries = 0
         last_error = "no request sent"
+        last_url: str | None = None  # the endpoint of the last try, named in a timeout's record
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return Generation(
                     None,
                     error=f"timed out after {self.timeout_s:g}s (last: {last_error})",
+                    endpoint=last_url,
                     latency_s=time.monotonic() - start,
                 )
             ep = self.pool.acquire()
+            last_url = ep.url
             try:
                 async with self._session().post(
                     ep.url + path,

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.adapters.base import GenerationConfig, ModelAdapter, ModelRequest
+from audioeval.audio.decode import require_readable_file
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.core.errors import AudioError, AudioevalError, InputError
 from audioeval.core.messages import AudioPart, Message, TextPart
@@ -197,6 +198,12 @@ async def score_output_async(
     return rec
 
 
+def _require_readable_inputs(sample: Sample) -> None:
+    """AudioError naming the file, the sample and the field of the first unreadable input clip."""
+    for name, ref in sample.audio.items():
+        require_readable_file(ref.path, sample_id=sample.id, field=name)
+
+
 @dataclass
 class PairContext:
     """What every sample of one benchmark × model pair shares."""
@@ -224,6 +231,10 @@ async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
     if ctx.bench.task.output == "audio":
         ctx.audio_dir.mkdir(parents=True, exist_ok=True)
         audio_out = str(ctx.audio_dir / f"{hashlib.sha256(sample.id.encode()).hexdigest()[:16]}.wav")
+    try:  # an unreadable input clip fails its sample before any model (a baseline too) is asked
+        await asyncio.to_thread(_require_readable_inputs, sample)
+    except AudioError as exc:
+        return rec.failed(f"input: {exc}", FailureKind.INPUT, exc.as_record())
     request = ModelRequest(sample, messages, ctx.bench.spec.task, ctx.config, audio_out)
     async with ctx.semaphore:
         try:

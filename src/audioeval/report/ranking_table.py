@@ -1,8 +1,11 @@
 """`audioeval rank`'s outputs: `robustness.json`, `spearman.json`, the Spearman heatmap
-(`spearman.svg`, drawn by matplotlib) and the terminal table of ranks.
+(`spearman.svg`, drawn by matplotlib), the terminal table of ranks, and `index.html` (a page
+of the kind `audioeval report` writes: `report/html_page.py`) with the robustness table, the
+heatmap and the bootstrap rank intervals.
 
-Model and benchmark names are shown literally (`report/escaping.py`); in the SVG, matplotlib
-draws text as paths, so no name reaches the file as markup.
+Model and benchmark names are shown literally (`report/escaping.py`; on the page, by its
+autoescaping); in the SVG, matplotlib draws text as paths, so no name reaches the file as
+markup.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from rich.table import Table
 
 from audioeval.analysis.ranking import ScoreTable
 from audioeval.report.escaping import console_cell
+from audioeval.report.html_page import Section, render_page
+from audioeval.report.html_page import Table as PageTable
 from audioeval.report.plots import heatmap
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 
@@ -23,6 +28,7 @@ ROBUSTNESS_FILE = "robustness.json"
 SPEARMAN_FILE = "spearman.json"
 HEATMAP_FILE = "spearman.svg"
 SCORES_FILE = "scores.csv"
+PAGE_FILE = "index.html"
 
 
 def _span(pair: Sequence[int] | None) -> str:
@@ -35,29 +41,22 @@ def _number(x: Any, fmt: str = "{:.2f}") -> str:
     return "–" if x is None else fmt.format(x)
 
 
-def robustness_table(robustness: Mapping[str, Any]) -> Table:
-    """One row per model, by rank: score, rank, and best–worst under each kind of variant."""
+def robustness_rows(robustness: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+    """The headers and rows (plain text) of the robustness table: one row per model, by rank:
+    score, rank, best–worst under each kind of variant, and the bootstrap interval if any."""
     models = robustness["models"]
     with_bootstrap = any("bootstrap" in m for m in models.values())
     n_columns = len(robustness.get("columns", []))
-    table = Table(title="Ranking robustness (rank 1 is best)")
-    table.add_column("#", justify="right")
-    table.add_column("model")
-    table.add_column("score ↑", justify="right")
-    table.add_column("LOBO", justify="right")
-    table.add_column("LOTGO", justify="right")
-    table.add_column("alt-norm", justify="right")
-    table.add_column("z-score", justify="right")
-    table.add_column("min-max", justify="right")
-    if with_bootstrap:
-        table.add_column("bootstrap 95 %", justify="right")
+    headers = ["#", "model", "score ↑", "LOBO", "LOTGO", "alt-norm", "z-score", "min-max"]
+    headers += ["bootstrap 95 %"] if with_bootstrap else []
+    rows = []
     for name, m in models.items():
         score = _number(m.get("score"))
         if m.get("covered", n_columns) != n_columns and m.get("score") is not None:
             score += f" ({m['covered']}/{n_columns})"
         cells = [
             _number(m.get("rank"), "{}"),
-            console_cell(name),
+            name,
             score,
             _span(m.get("lobo")),
             _span(m.get("lotgo")),
@@ -67,8 +66,56 @@ def robustness_table(robustness: Mapping[str, Any]) -> Table:
         ]
         if with_bootstrap:
             cells.append(_span(m.get("bootstrap")))
-        table.add_row(*cells)
+        rows.append(cells)
+    return headers, rows
+
+
+def robustness_table(robustness: Mapping[str, Any]) -> Table:
+    """The robustness table on the console."""
+    headers, rows = robustness_rows(robustness)
+    table = Table(title="Ranking robustness (rank 1 is best)")
+    for head in headers:
+        table.add_column(head, justify="left" if head == "model" else "right")
+    for cells in rows:
+        table.add_row(*(console_cell(c) for c in cells))
     return table
+
+
+def rank_page(robustness: Mapping[str, Any], spearman_svg: str) -> str:
+    """`index.html`: the robustness table (with the bootstrap rank intervals when there are
+    some), the Spearman heatmap, the columns and their task groups."""
+    headers, rows = robustness_rows(robustness)
+    notes = [
+        "Score: the mean of each model's available values, every column on one higher-is-better"
+        " scale (100 − x for error rates, 20 × a MOS). LOBO, LOTGO, alt-norm: the best–worst rank"
+        " when one benchmark or one task group is left out, or the columns are z-scored or"
+        " min-max scaled."
+    ]
+    boot = robustness.get("bootstrap")
+    if boot:
+        notes.append(
+            f"Bootstrap 95 %: the rank interval over {boot['resamples']} resamples (seed"
+            f" {boot['seed']}) of each benchmark's samples, one draw for every model."
+        )
+        if boot.get("held"):
+            notes.append("Held at their value in every resample: " + "; ".join(boot["held"]) + ".")
+    columns = [
+        [c["name"], c["group"], "higher" if c["higher_is_better"] else "lower"] for c in robustness["columns"]
+    ]
+    sections = [
+        Section("Ranking robustness", "robustness", notes, [PageTable(headers, rows)]),
+        Section(
+            "Spearman correlation",
+            "spearman",
+            [
+                "ρ between every two columns, the models as observations (spearman.json: how many each is over)."
+            ],
+            figures=[spearman_svg],
+        ),
+        Section("Columns", "columns", tables=[PageTable(["column", "task group", "better"], columns)]),
+    ]
+    subtitle = f"{len(robustness['models'])} model(s) × {len(robustness['columns'])} column(s)"
+    return render_page("audioeval rank", subtitle, sections, {"pairs": []})
 
 
 def heatmap_svg(spearman: Mapping[str, Any]) -> str:
@@ -106,15 +153,18 @@ def write_rank_outputs(
     *,
     scores: ScoreTable | None = None,
 ) -> list[Path]:
-    """Write the JSON files, the heatmap and (from runs) the scores CSV; the paths written."""
+    """Write the JSON files, the heatmap, the page and (from runs) the scores CSV; the paths
+    written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / ROBUSTNESS_FILE, out_dir / SPEARMAN_FILE]
     write_json_atomic(written[0], robustness)
     write_json_atomic(written[1], spearman)
-    write_text_atomic(
-        out_dir / HEATMAP_FILE, '<?xml version="1.0" encoding="utf-8"?>\n' + heatmap_svg(spearman)
-    )
+    svg = heatmap_svg(spearman)
+    write_text_atomic(out_dir / HEATMAP_FILE, '<?xml version="1.0" encoding="utf-8"?>\n' + svg)
     written.append(out_dir / HEATMAP_FILE)
+    write_text_atomic(out_dir / PAGE_FILE, rank_page(robustness, svg))
+    (out_dir / PAGE_FILE).chmod(0o644)
+    written.append(out_dir / PAGE_FILE)
     if scores is not None:
         write_text_atomic(out_dir / SCORES_FILE, scores_csv(scores))
         written.append(out_dir / SCORES_FILE)

@@ -12,7 +12,7 @@ from typing import Any
 
 from audioeval.benchmarks.mmae.records import MmaePrediction, MmaeSample
 from audioeval.benchmarks.mmae.rubric_votes import McqRubric
-from audioeval.core.audio_path import audio_path_problem
+from audioeval.core.audio_path import audio_path_problem, root_escape_problem
 from audioeval.core.errors import InputError
 from audioeval.core.shorten import shorten
 from audioeval.judge.audio_refs import find_mentions
@@ -84,7 +84,7 @@ def _audio_parts(messages: list[Any], role: str, file: str, sid: str) -> list[st
                 where = f"messages[{mi}].content[{pi}].audio_url"
                 if not isinstance(url, str) or not url:
                     raise InputError("audio part without a path", file=file, sample_id=sid, field=where)
-                problem = audio_path_problem(url)
+                problem = audio_path_problem(url) or root_escape_problem(url.removeprefix("file://"))
                 if problem:
                     raise InputError(problem, file=file, sample_id=sid, field=where)
                 paths.append(url.removeprefix("file://"))
