@@ -183,7 +183,7 @@ class RunTable:
     cells: tuple[PairCell, ...]
 
 
-def _read_summary(run_dir: Path) -> list[Mapping[str, Any]]:
+def read_summary(run_dir: Path) -> list[Mapping[str, Any]]:
     path = run_dir / "summary.json"
     if not path.is_file():
         raise InputError(
@@ -207,7 +207,7 @@ def table_from_runs(run_dirs: Sequence[Path]) -> RunTable:
     values: dict[tuple[str, str], float] = {}
     cells: dict[tuple[str, str], PairCell] = {}
     for run_dir in run_dirs:
-        for res in _read_summary(run_dir):
+        for res in read_summary(run_dir):
             model, bench, headline = res.get("model"), res.get("benchmark"), res.get("headline")
             if not (isinstance(model, str) and isinstance(bench, str) and isinstance(headline, str)):
                 raise InputError(
@@ -254,7 +254,7 @@ class Resampled:
 
 
 @dataclass(frozen=True)
-class _CellStats:
+class CellStats:
     """A pair's headline statistics: sample ids, their rows, the metric's reduce, the scale."""
 
     ids: list[str]
@@ -273,13 +273,13 @@ def bootstrap_tables(runs: RunTable, *, resamples: int, seed: int) -> Resampled 
     out = np.broadcast_to(table.values, (resamples, *table.values.shape)).copy()
     held: list[str] = []
     names = [c.name for c in table.columns]
-    by_column: dict[int, list[tuple[int, _CellStats]]] = {}
+    by_column: dict[int, list[tuple[int, CellStats]]] = {}
     plans: dict[Path, dict[str, Any] | str] = {}
     for cell in runs.cells:
         i, j = runs.table.models.index(cell.model), names.index(cell.column)
         if math.isnan(table.values[i, j]):
             continue
-        found = _cell_stats(cell, plans)
+        found = cell_stats(cell, plans)
         if isinstance(found, str):
             held.append(f"{cell.model} × {cell.column}: {found}")
         else:
@@ -303,7 +303,7 @@ def bootstrap_tables(runs: RunTable, *, resamples: int, seed: int) -> Resampled 
     return Resampled(out, tuple(held))
 
 
-def _cell_stats(cell: PairCell, plans: dict[Path, dict[str, Any] | str]) -> _CellStats | str:
+def cell_stats(cell: PairCell, plans: dict[Path, dict[str, Any] | str]) -> CellStats | str:
     """The headline statistics of a pair's latest records, counted as its summary counts them
     (failed outputs in, unless the run excluded them); or why there are none."""
     from audioeval.core.record import latest_records
@@ -344,7 +344,7 @@ def _cell_stats(cell: PairCell, plans: dict[Path, dict[str, Any] | str]) -> _Cel
         rows, reduce = metric.prepare(list(stats.values()))
     except ValueError as exc:
         return str(exc)
-    return _CellStats(list(stats), rows, reduce, 100.0 if metric.unit == "fraction" else 1.0)
+    return CellStats(list(stats), rows, reduce, 100.0 if metric.unit == "fraction" else 1.0)
 
 
 def _run_benchmarks(run_dir: Path) -> dict[str, Any] | str:

@@ -38,7 +38,7 @@ Item = tuple[str, Mapping[str, Any], list[Mapping[str, Any]]]
 """A displayed column: ("column", column, []) or ("group", group, its member columns)."""
 
 
-def _layout(board: Mapping[str, Any]) -> list[Item]:
+def board_layout(board: Mapping[str, Any]) -> list[Item]:
     """Columns in order; a group's members shown together where its first member stands."""
     columns = {c["key"]: c for c in board["columns"]}
     groups = {g["key"]: g for g in board["groups"]}
@@ -65,7 +65,7 @@ def _number(value: float | None, column: Mapping[str, Any], digits: int = 2) -> 
     return f"{value * scale:.{digits}f}"
 
 
-def _headers(item: Item) -> list[str]:
+def column_headers(item: Item) -> list[str]:
     """The lines of a displayed column's header: its benchmark (if it has one), its label and
     direction, and a group's members."""
     kind, what, members = item
@@ -132,11 +132,11 @@ def _average(row: Mapping[str, Any]) -> str:
     return f"{text} ({row['averaged_over']}/{row['entries']})" if partial else text
 
 
-def _rows(board: Mapping[str, Any], sep: str = " ") -> list[tuple[str, str, list[str], str]]:
+def board_rows(board: Mapping[str, Any], sep: str = " ") -> list[tuple[str, str, list[str], str]]:
     """(rank, model, cells, average) of every row, as text."""
     first = _first_columns(board)
     failed_here = set(first.values())
-    items = _layout(board)
+    items = board_layout(board)
     return [
         (
             str(row["rank"]),
@@ -170,11 +170,11 @@ def board_table(board: Mapping[str, Any]) -> Table:
     table = Table(title=console_cell(f"{board['title']} leaderboard"), show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("model")
-    for item in _layout(board):
-        table.add_column(Text("\n".join(map(one_line, _headers(item)))), justify="right")
+    for item in board_layout(board):
+        table.add_column(Text("\n".join(map(one_line, column_headers(item)))), justify="right")
     if board["average"]:
         table.add_column("average ↑", justify="right")
-    for rank, model, cells, avg in _rows(board, sep="\n"):
+    for rank, model, cells, avg in board_rows(board, sep="\n"):
         shown = [*cells, *([avg] if board["average"] else [])]
         table.add_row(rank, console_cell(model), *(Text(cell) for cell in shown))
     notes = board_notes(board)
@@ -185,8 +185,8 @@ def board_table(board: Mapping[str, Any]) -> Table:
 
 def board_markdown(board: Mapping[str, Any]) -> str:
     heads = []
-    for item in _layout(board):
-        heads.append(escape_markdown_cell(" ".join(_headers(item))))
+    for item in board_layout(board):
+        heads.append(escape_markdown_cell(" ".join(column_headers(item))))
     if board["average"]:
         heads.append("average ↑")
     lines = [
@@ -195,7 +195,7 @@ def board_markdown(board: Mapping[str, Any]) -> str:
         "| # | model | " + " | ".join(heads) + " |",
         "|---:|---|" + "---:|" * len(heads),
     ]
-    for rank, model, cells, avg in _rows(board):
+    for rank, model, cells, avg in board_rows(board):
         shown = [*cells, *([avg] if board["average"] else [])]
         lines.append(f"| {rank} | {escape_markdown_cell(model)} | " + " | ".join(shown) + " |")
     notes = board_notes(board, quote=escape_markdown_cell)

@@ -18,6 +18,11 @@ matplotlib.use("Agg")  # no display: files only
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def short_label(text: str, width: int = 48) -> str:
+    """A label for a plot: long names (a predictions file's path) cut in the middle."""
+    return text if len(text) <= width else text[: width // 2 - 1] + "…" + text[-(width // 2) :]
+
+
 def svg_document(fig: plt.Figure) -> str:
     """The figure as a standalone SVG file's text (closed after)."""
     buf = io.StringIO()
@@ -43,7 +48,7 @@ def bars_with_ci(
             ax.plot([ci[0], ci[1]], [y, y], color="#1d2330", linewidth=1.5)
             ax.plot([ci[0], ci[0]], [y - 0.15, y + 0.15], color="#1d2330", linewidth=1.5)
             ax.plot([ci[1], ci[1]], [y - 0.15, y + 0.15], color="#1d2330", linewidth=1.5)
-    ax.set_yticks(list(ys), [str(x) for x in labels])
+    ax.set_yticks(list(ys), [short_label(str(x)) for x in labels])
     ax.invert_yaxis()
     ax.set_title(title, fontsize=11)
     ax.grid(axis="x", alpha=0.3)

@@ -26,7 +26,8 @@ from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.redact import redact
 from audioeval.report.html_page import Section, Table, render_page
-from audioeval.report.plots import bars_with_ci, heatmap
+from audioeval.report.leaderboard_page import board_table
+from audioeval.report.plots import bars_with_ci, heatmap, short_label
 from audioeval.store.atomic import write_text_atomic
 from audioeval.store.records import read_records
 
@@ -177,8 +178,8 @@ def metrics_section(pairs: list[Pair]) -> Section:
         if points:
             figures.append(
                 bars_with_ci(
-                    f"{_short(bench)}: {headline} (95 % CI)",
-                    [_short(m) for m, _ in points],
+                    f"{short_label(bench)}: {headline} (95 % CI)",
+                    [short_label(m) for m, _ in points],
                     [float(v["value"]) for _, v in points],
                     [_ci(v.get("ci")) for _, v in points],
                 )
@@ -187,47 +188,26 @@ def metrics_section(pairs: list[Pair]) -> Section:
     return Section("Metrics", "metrics", tables=[Table(headers, rows)], figures=figures)
 
 
-def _short(text: str, width: int = 48) -> str:
-    """A label for a plot: long model names (a predictions file's path) cut in the middle."""
-    return text if len(text) <= width else text[: width // 2 - 1] + "…" + text[-(width // 2) :]
-
-
 def boards_section(summary: dict[str, Any]) -> Section | None:
-    """The run's boards by task family (and the user's), as `summary.json` has them."""
-    tables, figures = [], []
-    for board in (summary.get("boards") or {}).values():
-        if not isinstance(board, dict) or not board.get("rows"):
-            continue
-        columns = [c for c in board.get("columns") or [] if isinstance(c, dict)]
-        average = bool(board.get("average"))
-        headers = ["rank", "model", *(str(c.get("key")) for c in columns), *(["average"] if average else [])]
-        rows = []
-        for row in board["rows"]:
-            cells = row.get("cells") or {}
-            line: list[Any] = [row.get("rank", "–"), row.get("model")]
-            for c in columns:
-                cell = cells.get(c.get("key")) or {}
-                ci = _ci(cell.get("ci"))
-                value = _num(cell.get("value"), 2)
-                line.append(value if ci is None else f"{value} ({_num(ci[0], 2)}–{_num(ci[1], 2)})")
-            if average:
-                line.append(_num(row.get("average"), 2))
-            rows.append(line)
-        tables.append(Table(headers, rows, str(board.get("title") or board.get("name"))))
+    """The run's boards by task family (and the user's), as `summary.json` has them, in the
+    cells of `leaderboard.md` (`report/leaderboard_page.board_table`)."""
+    boards = [b for b in (summary.get("boards") or {}).values() if isinstance(b, dict) and b.get("rows")]
+    if not boards:
+        return None
+    figures = []
+    for board in boards:
         scored = [r for r in board["rows"] if isinstance(r.get("average"), int | float)]
-        if average and scored:
+        if board.get("average") and scored:
             figures.append(
                 bars_with_ci(
                     f"{board.get('title') or board.get('name')}: average",
-                    [_short(str(r.get("model"))) for r in scored],
+                    [short_label(str(r.get("model"))) for r in scored],
                     [float(r["average"]) for r in scored],
                     [None] * len(scored),
                 )
             )
-    if not tables:
-        return None
     note = "Boards by task family: numbers of different families are never averaged together."
-    return Section("Boards", "boards", paragraphs=[note], tables=tables, figures=figures)
+    return Section("Boards", "boards", [note], [board_table(b) for b in boards], figures)
 
 
 def _value_key(headline: str | None) -> str | None:
@@ -257,7 +237,7 @@ def heatmap_section(pairs: list[Pair]) -> Section | None:
         rows = sorted({r for r, _ in cells})
         cols = sorted({c for _, c in cells})
         grid = [[sum(v) / len(v) if (v := cells.get((r, c))) else None for c in cols] for r in rows]
-        title = f"{_short(p.name)}: mean per-sample {key} (0–1) by modality × complexity"
+        title = f"{short_label(p.name)}: mean per-sample {key} (0–1) by modality × complexity"
         figures.append(heatmap(title, rows, cols, grid, fmt="{:.2f}"))
     return Section("Modality × complexity", "heatmap", figures=figures) if figures else None
 

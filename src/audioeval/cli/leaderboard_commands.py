@@ -1,0 +1,53 @@
+"""`audioeval leaderboard RUN_DIR… --output_dir OUT`: every board over the pairs of stored run
+directories, with board score CIs and a paired-bootstrap p-value between adjacent ranks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from audioeval.cli.errors import friendly_errors
+from audioeval.cli.options import make_console
+from audioeval.core.errors import InputError
+from audioeval.report.escaping import console_text
+
+console = make_console()
+
+
+def leaderboard(
+    run_dirs: list[Path] = typer.Argument(
+        ..., metavar="RUN_DIR", help="Run directories (of `audioeval run`)."
+    ),
+    output_dir: Path = typer.Option(..., "--output_dir", "--output-dir", "-o", help="Where to write."),
+    board: list[Path] = typer.Option(
+        [],
+        "--board",
+        help="A board definition (YAML: one board or `boards: [...]`); repeat for more. Each run's "
+        "boards.yaml is read too.",
+    ),
+    resamples: int = typer.Option(
+        1000, "--resamples", min=0, help="Bootstrap resamples of the CIs and p-values (0: none)."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+) -> None:
+    """Build every board (task families', each run's boards.yaml, --board files) from the pair
+    summaries of the run directories, with each board score's CI and the paired-bootstrap
+    p-value between adjacent ranks. Writes OUT/leaderboard.json, OUT/leaderboard.md and
+    OUT/index.html; no model or judge call."""
+    from audioeval.analysis.leaderboard_runs import leaderboard_from_runs
+    from audioeval.report.leaderboard_page import adjacent_table, write_leaderboard_outputs
+    from audioeval.report.leaderboard_table import board_table
+
+    with friendly_errors():
+        if output_dir.exists() and not output_dir.is_dir():
+            raise InputError("not a folder", file=str(output_dir), field="--output_dir")
+        doc = leaderboard_from_runs(run_dirs, board, resamples=resamples, seed=seed)
+        written = write_leaderboard_outputs(output_dir, doc)
+    for built in doc["boards"].values():
+        console.print(board_table(built))
+        console.print(adjacent_table(built))
+    if not doc["boards"]:
+        console.print("[yellow]no board: no pair of the runs is on one[/yellow]")
+    console.print(f"p between adjacent ranks: {console_text(doc['bootstrap']['method'])}")
+    console.print("written: " + ", ".join(console_text(p) for p in written))
