@@ -97,6 +97,7 @@ def test_report_of_an_mmae_run_has_the_heatmap_votes_and_reliability(
     assert res.exit_code == 0, res.output
     html = (out / "report" / "index.html").read_text(encoding="utf-8")
     assert "Modality × complexity" in html and html.count("<svg") >= 2
+    assert 'id="breakdowns"' in html and "mean:ifr by operation" in html  # the taxonomy tables
     assert "Judge reliability" in html and "fleiss_kappa" in html
     dom = dump_dom(out / "report" / "index.html")
     assert 'data-ready="1"' in dom and '<div id="script-errors"></div>' in dom

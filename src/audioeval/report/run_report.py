@@ -210,6 +210,28 @@ def boards_section(summary: dict[str, Any]) -> Section | None:
     return Section("Boards", "boards", [note], [board_table(b) for b in boards], figures)
 
 
+def breakdowns_section(pairs: list[Pair]) -> Section | None:
+    """Each pair's headline by taxonomy group (MMAE: modality, complexity, granularity,
+    operation), with CIs and counts, as the pair summary has them."""
+    tables = []
+    for p in pairs:
+        headline = p.summary.get("headline")
+        for key, groups in (p.summary.get("breakdowns") or {}).items():
+            rows = []
+            for group, metrics in (groups or {}).items():
+                block = (metrics or {}).get(headline) if isinstance(metrics, dict) else None
+                if not isinstance(block, dict):
+                    continue
+                ci = _ci(block.get("ci"))
+                span = "–" if ci is None else f"{_num(ci[0])} – {_num(ci[1])}"
+                rows.append([group, _num(block.get("value")), span, _num(block.get("n"))])
+            if rows:
+                tables.append(
+                    Table([key, headline or "", "95 % CI", "n"], rows, f"{p.name}: {headline} by {key}")
+                )
+    return Section("Breakdowns", "breakdowns", tables=tables) if tables else None
+
+
 def _value_key(headline: str | None) -> str | None:
     return headline.split(":", 1)[1] if headline and headline.startswith("mean:") else headline
 
@@ -355,6 +377,7 @@ def write_run_report(run_dir: Path) -> Path:
     sections.append(metrics_section(pairs))
     extras = (
         heatmap_section(pairs),
+        breakdowns_section(pairs),
         reliability_section(pairs),
         failures_section(pairs),
         signatures_section(pairs),
