@@ -101,6 +101,19 @@ def _work(metric_models: dict) -> dict:
     return {"metric_models": metric_models} if metric_models else {}
 
 
+def _with_executor(models: list, executor: str, address, actors, gpus) -> list:  # type: ignore[no-untyped-def]
+    """`--executor` applied to the runtime models; a note names the models it leaves as they are."""
+    from audioeval.engine.model_specs import with_executor
+
+    out, untouched = with_executor(models, executor, address=address, actors=actors, gpus_per_actor=gpus)
+    if untouched:
+        console.print(
+            f"--executor {executor} applies to runtime models only; {', '.join(untouched)} run(s) as before.",
+            highlight=False,
+        )
+    return out
+
+
 def _judge_settings(urls: str | None, model: str | None, concurrency: int | None, loaded):  # type: ignore[no-untyped-def]
     """The judge of the flags, over the run config's `judge:` (flags win); None when neither."""
     from audioeval.engine.run_judge import JudgeSettings, split_urls
@@ -190,6 +203,27 @@ def run(
     ),
     max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
     no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
+    executor: str = typer.Option(
+        "local",
+        "--executor",
+        help="Runtime models (whisper-tiny.en, spec files): worker processes here (local), or one "
+        "worker per Ray actor (ray; pip install 'audioeval[ray]'). Other models ignore it.",
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        help="With --executor ray: auto or HOST:PORT of a running Ray cluster "
+        "(default: start Ray on this machine).",
+    ),
+    ray_actors: int | None = typer.Option(
+        None,
+        "--ray-actors",
+        min=1,
+        help="With --executor ray: actors (default one per free CPU or GPU slot).",
+    ),
+    ray_gpus_per_actor: float | None = typer.Option(
+        None, "--ray-gpus-per-actor", min=0, help="With --executor ray: GPUs each actor reserves (default 0)."
+    ),
 ) -> None:
     """Evaluate models on benchmarks: plan, infer, post-process, score, summarise, rank.
 
@@ -220,6 +254,7 @@ def run(
             )
         if not models:
             raise typer.BadParameter("no model given (--model or a config file)", param_hint="--model")
+        models = _with_executor(models, executor, ray_address, ray_actors, ray_gpus_per_actor)
         gen = loaded.generation if loaded else None
         generation = GenerationConfig(
             temperature=temperature if temperature is not None else (gen.temperature if gen else None),
@@ -363,6 +398,27 @@ def codec(
     resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples."),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
+    executor: str = typer.Option(
+        "local",
+        "--executor",
+        help="Runtime models (whisper-tiny.en, spec files): worker processes here (local), or one "
+        "worker per Ray actor (ray; pip install 'audioeval[ray]'). Other models ignore it.",
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        help="With --executor ray: auto or HOST:PORT of a running Ray cluster "
+        "(default: start Ray on this machine).",
+    ),
+    ray_actors: int | None = typer.Option(
+        None,
+        "--ray-actors",
+        min=1,
+        help="With --executor ray: actors (default one per free CPU or GPU slot).",
+    ),
+    ray_gpus_per_actor: float | None = typer.Option(
+        None, "--ray-gpus-per-actor", min=0, help="With --executor ray: GPUs each actor reserves (default 0)."
+    ),
 ) -> None:
     """Evaluate codecs: semantics (ASR-WER), timbre (SIM), acoustics (DNSMOS), PESQ-WB and STOI.
 
@@ -394,6 +450,7 @@ def codec(
         bad = [m.name for m in models if m.type not in ("codec", "runtime")]
         if bad:
             raise typer.BadParameter(f"not a codec: {', '.join(bad)}", param_hint="--codec")
+        models = _with_executor(models, executor, ray_address, ray_actors, ray_gpus_per_actor)
         req = EvalRequest(
             benchmarks=benches,
             models=models,

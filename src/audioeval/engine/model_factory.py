@@ -35,6 +35,11 @@ def build_adapter(
             api=cfg.api,
             voice=cfg.voice,
         )
+    if cfg.type == "runtime" and cfg.executor == "ray":
+        from audioeval.adapters.ray_runtime import RayRuntimeAdapter, RaySettings
+
+        settings = RaySettings(cfg.ray_address, cfg.ray_actors, cfg.ray_gpus_per_actor)
+        return RayRuntimeAdapter(cfg.runtime or cfg.name, settings=settings, name=cfg.name)
     if cfg.type == "runtime":
         return LocalRuntimeAdapter(cfg.runtime or cfg.name, workers=cfg.workers, name=cfg.name)
     if cfg.type == "tts":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from audioeval.adapters.baselines import BASELINES
 from audioeval.adapters.codecs.registry import BUILTIN_CODECS, NEURAL_CODECS
@@ -43,6 +43,16 @@ class ModelConfig(BaseModel):
     )
     runtime: str | None = Field(None, description="runtime name or spec file (type runtime)")
     workers: int = Field(1, ge=1, description="worker processes of a runtime")
+    executor: Literal["local", "ray"] = Field(
+        "local", description="type runtime: worker processes here, or one per Ray actor (docs/scaling.md)"
+    )
+    ray_address: str | None = Field(
+        None, description="executor ray: `auto` or HOST:PORT of a running cluster (default: start Ray here)"
+    )
+    ray_actors: int | None = Field(
+        None, ge=1, description="executor ray: actors (default one per free CPU, or GPU slot)"
+    )
+    ray_gpus_per_actor: float = Field(0.0, ge=0, allow_inf_nan=False, description="executor ray")
     baseline: str | None = Field(None, description="baseline kind with its argument, e.g. constant:yes")
     replay: str | None = Field(None, description="folder of a stored benchmark × model result")
     predictions: str | None = Field(None, description="predictions file (type predictions)")
@@ -71,6 +81,17 @@ class ModelConfig(BaseModel):
             if problem:
                 raise ValueError(problem)
         return urls
+
+    @model_validator(mode="after")
+    def _executor(self) -> ModelConfig:
+        if self.executor == "ray" and self.type != "runtime":
+            raise ValueError(
+                f"executor ray runs isolated runtimes only; {self.name!r} is of type {self.type}"
+            )
+        ray_set = self.ray_address is not None or self.ray_actors is not None or self.ray_gpus_per_actor
+        if ray_set and self.executor != "ray":
+            raise ValueError("ray_address, ray_actors and ray_gpus_per_actor need executor: ray")
+        return self
 
     @property
     def slug(self) -> str:
@@ -147,3 +168,29 @@ def parse_model_entry(entry: Any, where: str, index: int) -> ModelConfig:
     except ValidationError as exc:
         msg, loc = describe_validation(exc.errors(), ModelConfig.model_fields)
         raise InputError(msg, file=where, field=f"{field}.{loc}") from None
+
+
+def with_executor(
+    models: list[ModelConfig],
+    executor: str,
+    *,
+    address: str | None = None,
+    actors: int | None = None,
+    gpus_per_actor: float | None = None,
+) -> tuple[list[ModelConfig], list[str]]:
+    """The models with `--executor` applied to the runtime ones, and the names it does not
+    apply to (an OpenAI-compatible model, a baseline: they run as before)."""
+    if executor == "local":
+        if address is not None or actors is not None or gpus_per_actor is not None:
+            raise InputError("--ray-address, --ray-actors and --ray-gpus-per-actor need --executor ray")
+        return models, []
+    if executor != "ray":
+        raise InputError(f"--executor must be local or ray, got {executor!r}", field="executor")
+    update = {
+        "executor": "ray",
+        "ray_address": address,
+        "ray_actors": actors,
+        "ray_gpus_per_actor": gpus_per_actor or 0.0,
+    }
+    out = [m.model_validate({**m.model_dump(), **update}) if m.type == "runtime" else m for m in models]
+    return out, [m.name for m in models if m.type != "runtime"]
