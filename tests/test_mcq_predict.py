@@ -88,7 +88,7 @@ def test_missing_audio_is_recorded_and_asked_again_once_present(tmp_path: Path) 
         recs = lines(pair(tmp_path / "preds.json.run") / "records.jsonl")
         failed = [r for r in recs if r["error"] is not None]
         assert [r["id"] for r in failed] == ["tone02"]
-        assert failed[0]["output"]["text"] is None
+        assert failed[0]["output"] is None and failed[0]["failure"] == "input"  # never asked
         assert "audio file not found" in failed[0]["error"]
         preds = json.loads(out.read_text())  # a JSON list, as the suffix says
         assert "answer_prediction" not in preds[2]

@@ -135,3 +135,21 @@ def test_excerpt_redacts_before_it_cuts() -> None:
     body = ("x" * 290 + f" {PLAIN_KEY} tail").encode()
     cut = excerpt(body, 300)
     assert len(cut) <= 300 and "hunter2" not in cut and cut.endswith(REDACTED[:9])
+
+
+def test_a_successful_run_with_a_required_key_stores_and_prints_none_of_it(tmp_path: Path) -> None:
+    """The judge requires the key and answers: every file of the run (the SQLite response cache
+    and its WAL included) and the console are searched for it."""
+    s = write_synthetic_set(tmp_path / "set", 3)
+    out = tmp_path / "scores"
+    with FakeJudgeServer(FakeJudgeConfig(api_key=SK_KEY)) as server:
+        p = _cli(
+            "mmae", "score", "--predictions", s.oracle_predictions, "--metadata", s.metadata,
+            "--base-urls", server.base_url, "--output-dir", out, "--bootstrap", 10, "--no-progress",
+            env=_env(),
+        )  # fmt: skip
+        assert server.stats.answered > 0
+    assert p.returncode == exit_codes.OK, p.stdout + p.stderr
+    written = {f.name for f in out.rglob("*") if f.is_file()}
+    assert "judge_cache.sqlite" in written and "records.jsonl" in written, written
+    assert _leaks(out, p.stdout + p.stderr) == []

@@ -75,7 +75,9 @@ def require_finite_file(path: str | Path, *, sample_id: str | None = None, field
         load_clip(path, sample_id=sample_id, field=field)
 
 
-def require_readable_file(path: str | Path, *, sample_id: str | None = None, field: str | None = None) -> None:
+def require_readable_file(
+    path: str | Path, *, sample_id: str | None = None, field: str | None = None
+) -> None:
     """AudioError unless `path` is an audio file that holds samples, checked from its header
     (and, for floating-point files, its samples: `require_finite_file`) without decoding it
     otherwise. Run on every input clip before a model is asked, whether or not the model reads

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from audioeval.benchmarks.spec import BenchmarkSpec, load_spec_file, parse_spec
 from audioeval.core.errors import InputError
@@ -42,13 +43,15 @@ def load_shipped(name: str) -> tuple[BenchmarkSpec, str]:
     return spec, where
 
 
-def adhoc_spec(path: Path, task: str) -> BenchmarkSpec:
-    """A spec for a local manifest scored as `task`, named after the file."""
+def adhoc_spec(path: Path, task: str, language: str | None = None) -> BenchmarkSpec:
+    """A spec for a local manifest scored as `task`, named after the file; `language` (default
+    en) picks WER or CER and the normaliser of ASR scoring."""
     kind = MANIFEST_SUFFIXES[path.suffix.lower()]
     name = path.stem.replace(" ", "_").replace(",", "_").replace("@", "_") or "adhoc"
-    return parse_spec(
-        {"name": name, "task": task, "source": {"type": kind, "path": str(path.resolve())}}, str(path)
-    )
+    data: dict[str, Any] = {"name": name, "task": task, "source": {"type": kind, "path": str(path.resolve())}}
+    if language:
+        data["language"] = language
+    return parse_spec(data, str(path))
 
 
 def retask(spec: BenchmarkSpec, task: str) -> BenchmarkSpec:
@@ -68,12 +71,25 @@ def retask(spec: BenchmarkSpec, task: str) -> BenchmarkSpec:
 
 
 def resolve_benchmark(
-    ref: str, *, task: str | None = None, as_task: bool = False
+    ref: str, *, task: str | None = None, as_task: bool = False, language: str | None = None
 ) -> tuple[BenchmarkSpec, str]:
     """(spec, where) for a shipped name, a `.yaml` spec file or a manifest with `task`.
 
-    With `as_task`, a spec of another task is re-tasked (`retask`) instead of refused.
+    With `as_task`, a spec of another task is re-tasked (`retask`) instead of refused;
+    `language` is an ad-hoc manifest's (a spec has its own: another value is refused).
     """
+    spec, where = _resolve(ref, task=task, as_task=as_task, language=language)
+    if language and spec.language != language:
+        raise InputError(
+            f"--language {language} applies to an ad-hoc manifest; {spec.name}'s spec says "
+            f"language: {spec.language}",
+            file=where,
+            field="language",
+        )
+    return spec, where
+
+
+def _resolve(ref: str, *, task: str | None, as_task: bool, language: str | None) -> tuple[BenchmarkSpec, str]:
     p = Path(ref).expanduser()
     suffix = p.suffix.lower()
     if suffix in (".yaml", ".yml"):
@@ -88,7 +104,7 @@ def resolve_benchmark(
                 file=str(p),
                 field="task",
             )
-        return adhoc_spec(p, task), str(p)
+        return adhoc_spec(p, task, language), str(p)
     spec, where = load_shipped(ref)
     if task and spec.task != task and as_task:
         return retask(spec, task), where

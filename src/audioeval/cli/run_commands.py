@@ -153,6 +153,11 @@ def run(
     task: str | None = typer.Option(
         None, "--task", help="Task of ad-hoc manifests: asr, ast, classification, …"
     ),
+    language: str | None = typer.Option(
+        None,
+        "--language",
+        help="Language of ad-hoc manifests (default en): zh, ja, ko, yue score ASR by CER; picks the normaliser.",
+    ),
     output_dir: Path | None = typer.Option(
         None,
         "--output_dir",
@@ -266,6 +271,7 @@ def run(
             models=models,
             output_dir=output_dir or (loaded.output_dir if loaded else None),
             task=task or (loaded.task if loaded else None),
+            language=language,
             limit=limit or (loaded.limit if loaded else None),
             data_root=data_root or (loaded.data_root if loaded else None),
             generation=generation,
@@ -285,7 +291,7 @@ def run(
         result = evaluate(req)
         summary = write_run_summary(result.run_dir, result.results, extra=_work(result.metric_models))
     report_ignored_lines(result.ignored_lines)
-    for errors in result.skipped.values():
+    for errors in [*result.skipped.values(), *result.model_skipped.values()]:
         report_skipped(errors)
     show_summary(summary, result.run_dir)
     show_metric_models(result.metric_models)

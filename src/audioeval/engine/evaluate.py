@@ -74,6 +74,7 @@ class EvalRequest:
     output_dir: Path | None = None
     task: str | None = None
     as_task: bool = False  # re-task registered benchmarks to `task` (the codec command)
+    language: str | None = None  # an ad-hoc manifest's language (WER or CER, the normaliser)
     limit: int | None = None
     data_root: Path | None = None
     generation: GenerationConfig = field(default_factory=GenerationConfig)
@@ -121,6 +122,7 @@ class PairRun:
     ignored: list[str] = field(default_factory=list)  # stored lines not trusted, and why
     stored: int = 0  # valid records there before this run
     records: list[SampleRecord] | None = None  # the valid records once the pair is done (read once)
+    model_skipped: list[InputError] = field(default_factory=list)  # the model's items that answer no sample
 
     def final_records(self) -> list[SampleRecord]:
         """The pair's valid records, read once after its samples are done (summary, exports)."""
@@ -146,12 +148,15 @@ class EvalResult:
     judge_work: JudgeWork | None = None  # what the judge did (None: no judge was needed)
     work_s: float = 0.0  # seconds spent asking the models and the judge
     exports: dict[Path, Any] = field(default_factory=dict)  # what each benchmark exporter returned
+    # Items of a model's own input that answer no sample (a predictions file's unknown ids,
+    # its unreadable items), by pair: reported, not samples, so not failed work.
+    model_skipped: dict[str, list[InputError]] = field(default_factory=dict)
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
     out: list[ResolvedBenchmark] = []
     for ref in req.benchmarks:
-        spec, where = resolve_benchmark(ref, task=req.task, as_task=req.as_task)
+        spec, where = resolve_benchmark(ref, task=req.task, as_task=req.as_task, language=req.language)
         out.append(resolve(spec, where))
     out.extend(resolve(spec, where) for spec, where in req.specs)
     names = [b.name for b in out]
@@ -236,20 +241,32 @@ def _plan_pair(
     ids = [s.id for s in samples.samples]
     write_json_atomic(folder / IDS_FILE, ids)
     todo, done = _pending(latest, bench, samples, template, hashes if req.rescore_changed_samples else None)
-    _write_model_skipped(folder, adapter, ids, samples.skipped)
-    return PairRun(bench, model, folder, todo, done, ids, hashes, stored.ignored, len(stored.records))
+    model_skipped = _write_model_skipped(folder, adapter, ids, samples.skipped)
+    return PairRun(
+        bench,
+        model,
+        folder,
+        todo,
+        done,
+        ids,
+        hashes,
+        stored.ignored,
+        len(stored.records),
+        model_skipped=model_skipped,
+    )
 
 
 def _write_model_skipped(
     folder: Path, adapter: ModelAdapter, ids: list[str], skipped: list[InputError]
-) -> None:
+) -> list[InputError]:
     """The items of a model's own input that answer no sample (e.g. of a predictions file)."""
     input_errors = getattr(adapter, "input_errors", None)
     if input_errors is None:
-        return
+        return []
     known = set(ids) | {e.sample_id for e in skipped if e.sample_id}
     errors: list[InputError] = input_errors(set(ids), known)
     write_json_atomic(folder / MODEL_SKIPPED_FILE, [e.as_record() for e in errors])
+    return errors
 
 
 def _pending(
@@ -473,6 +490,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         judge_work=work,
         work_s=work_s,
         exports=exports,
+        model_skipped={f"{p.bench.name} · {p.model.name}": p.model_skipped for p in pairs if p.model_skipped},
     )
 
 

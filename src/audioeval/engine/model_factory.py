@@ -10,7 +10,7 @@ from audioeval.adapters.generators import CodecModel, EspeakTts
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter
 from audioeval.adapters.predictions import PredictionsFile
 from audioeval.adapters.replay import Replay
-from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
+from audioeval.benchmarks.prediction_formats import format_of
 from audioeval.core.redact import secret_from_env
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
@@ -49,10 +49,11 @@ def build_adapter(
             cfg.name, cfg.codec or cfg.name, max_concurrency=cfg.concurrency if cfg.concurrency != 8 else 2
         )
     if cfg.type == "predictions":
-        fmt = PREDICTION_FORMATS.get(cfg.predictions_format, field="predictions_format")
+        path = Path(cfg.predictions or "").expanduser()
+        fmt = format_of(cfg.predictions_format, path)
         return PredictionsFile(
             cfg.name,
-            Path(cfg.predictions or "").expanduser(),
+            path,
             fmt.reader(cfg.prediction_key),
             audio_root=Path(cfg.audio_root).expanduser() if cfg.audio_root else None,
             tasks=fmt.tasks,

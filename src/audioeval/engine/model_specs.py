@@ -4,7 +4,8 @@ On the command line: `NAME@URL[+URL…]` (an OpenAI-compatible endpoint serving 
 built-in runtime (`whisper-tiny.en`), the embedded TTS `espeak-ng[:VOICE]`, a built-in codec
 (`opus:12k`, `codec2:3200`, `mulaw`), a baseline (`constant:TEXT`, `random-choice[:SEED]`,
 `first-choice`, `longest-choice`, `echo`, `oracle`), `replay:RUN/BENCHMARK/MODEL`, or
-`predictions:FILE` (the edited audio of an MMAE predictions file, for task audio_edit).
+`predictions:FILE` (the edited audio of an MMAE predictions file, for task audio_edit; or a
+file of `{id, text}` items, the text outputs of any text task).
 In a YAML config, the same string or a mapping with every option.
 """
 
@@ -56,9 +57,10 @@ class ModelConfig(BaseModel):
     baseline: str | None = Field(None, description="baseline kind with its argument, e.g. constant:yes")
     replay: str | None = Field(None, description="folder of a stored benchmark × model result")
     predictions: str | None = Field(None, description="predictions file (type predictions)")
-    predictions_format: Literal["mmae", "mmar", "mmau"] = Field(
-        "mmae",
-        description="type predictions: MMAE edited audio, or the answer text of MMAR / MMAU items",
+    predictions_format: Literal["auto", "mmae", "mmar", "mmau", "text"] = Field(
+        "auto",
+        description="type predictions: MMAE edited audio, the answer text of MMAR / MMAU items, or "
+        "{id, text} items of any text task (auto: text when the first item has `text`, else mmae)",
     )
     prediction_key: str | None = Field(
         None,
@@ -130,7 +132,9 @@ def parse_model_ref(ref: str) -> ModelConfig:
     if ref.startswith("predictions:"):
         path = ref.removeprefix("predictions:").strip()
         if not path:
-            raise InputError("expected predictions:FILE (an MMAE predictions file)", field="model")
+            raise InputError(
+                "expected predictions:FILE (an MMAE predictions file, or {id, text} items)", field="model"
+            )
         return ModelConfig(name=ref, type="predictions", predictions=path)
     if ref in builtin_spec_files():
         return ModelConfig(name=ref, type="runtime", runtime=ref)

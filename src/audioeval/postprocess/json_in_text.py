@@ -3,7 +3,7 @@
 The one scanner behind the `json_field` step, the judge's verdicts and the MMAR rubric
 answers; `repaired_json_values` also reads JSON a model almost wrote (quotes, bare keys,
 trailing commas, an answer cut off), naming each repair (`rubric decompose`). Reading a JSON
-file is another job (benchmarks/mcq/reading.py).
+file is another job (store/json_items.py).
 """
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ from typing import Any
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.export import RUN_INFO_KEY, McqScoreResult
 from audioeval.benchmarks.mcq.loading import McqFile, load_mcq_file
-from audioeval.benchmarks.mcq.reading import gc_paused
 from audioeval.benchmarks.mcq.rubric_plan import RubricPlan, load_rubric_meta, plan_rubrics
 from audioeval.benchmarks.mcq.rubric_prompt import PROMPT_VERSION
 from audioeval.benchmarks.mcq.rubric_scorer import REDUCER
@@ -35,6 +34,7 @@ from audioeval.engine.evaluate import EvalRequest, evaluate_async
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.store.file_digest import file_sha256
+from audioeval.store.json_items import gc_paused
 
 MODEL_NAME = "predictions"
 

@@ -91,7 +91,7 @@ async def with_rubrics_async(req: EvalRequest) -> tuple[EvalRequest, list[Decomp
     sets = dict(req.sample_sets)
     results = []
     for ref in req.benchmarks:
-        spec, where = resolve_benchmark(ref, task=req.task, as_task=req.as_task)
+        spec, where = resolve_benchmark(ref, task=req.task, as_task=req.as_task, language=req.language)
         if spec.source.decompose is None or spec.name in sets:
             continue
         samples = load_samples(spec, where, root=req.data_root, limit=req.limit)

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
-from audioeval.benchmarks.mcq.reading import read_bytes, read_items
 from audioeval.core.errors import InputError
+from audioeval.store.json_items import read_bytes, read_items
 
 
 @dataclass(frozen=True, slots=True)

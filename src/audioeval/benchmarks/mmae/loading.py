@@ -175,7 +175,7 @@ def _sample(obj: Any, index: int, file: str) -> MmaeSample:
         raise InputError(f"item {index} is not an object", file=file)
     sid = obj.get("id")
     if not isinstance(sid, str) or not sid:
-        raise InputError(f"item {index} has no string id", file=file, field="id")
+        raise InputError(f"item {index} has no string id (got {shorten(sid)})", file=file, field="id")
     complexity = _field(obj, "complexity", str, file, sid)
     modality = _field(obj, "modality", str, file, sid)
     granularity = _field(obj, "granularity", list, file, sid)
@@ -228,7 +228,7 @@ def _prediction(obj: Any, index: int, file: str) -> MmaePrediction:
         raise InputError(f"item {index} is not an object", file=file)
     sid = obj.get("id")
     if not isinstance(sid, str) or not sid:
-        raise InputError(f"item {index} has no string id", file=file, field="id")
+        raise InputError(f"item {index} has no string id (got {shorten(sid)})", file=file, field="id")
     messages = _field(obj, "messages", list, file, sid)
     outputs = _audio_parts(messages, "assistant", file, sid)
     if not outputs:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.mcq.reading import read_items
 from audioeval.benchmarks.rubric_items.decompose_prompts import AUTO, DOMAINS
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
+from audioeval.store.json_items import read_items
 
 BENCHMARK = "rubric_decompose"
 TEMPLATE = "rubric_caption"  # prompts/templates/rubric_caption.yaml

@@ -118,8 +118,14 @@ def load_samples(
         if src.audio_root:
             audio_base = _resolve_path(src.audio_root, spec_dir or path_obj.parent, root)
         resolver = path_resolver(audio_base)
-    mapping = RowMapping(location, spec.fields, spec.taxonomy, resolver, _constants(spec))
+    mapping = RowMapping(location, spec.fields, spec.taxonomy, resolver, _constants(spec), _required(spec))
     return _collect(rows, mapping, limit)
+
+
+def _required(spec: BenchmarkSpec) -> tuple[str, ...]:
+    from audioeval.benchmarks.tasks import TASKS
+
+    return TASKS.get(spec.task).required_fields if spec.task in TASKS.names() else ()
 
 
 def _constants(spec: BenchmarkSpec) -> dict[str, object]:

@@ -44,12 +44,19 @@ def _json(text: str, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise InputError(f"malformed JSON ({exc})", file=file) from None
+        raise InputError(f"malformed JSON ({exc})", file=file, line=getattr(exc, "lineno", None)) from None
+    keys: list[Any] | None = None
     if isinstance(data, dict):
+        keys = list(data)
         data = [{"id": k, **v} if isinstance(v, dict) else v for k, v in data.items()]
     if not isinstance(data, list):
         raise InputError("expected a list of items or an object of id -> item", file=file)
     for i, row in enumerate(data):
         if not isinstance(row, dict):
-            raise InputError(f"item {i} is not an object", file=file)
+            what = f"item {i}" if keys is None else f"item {keys[i]!r}"
+            raise InputError(
+                f"{what} is not an object (expected a list of items, or an object of id -> item), "
+                f"got {type(row).__name__}",
+                file=file,
+            )
         yield i, row

@@ -48,6 +48,8 @@ class RowMapping:
     taxonomy: list[str]
     resolve_audio: AudioResolver
     constants: Mapping[str, Any] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    """The fields the task needs (`TaskDefaults.required_fields`): a row without one is skipped."""
 
     def column(self, row: Mapping[str, Any], name: str) -> str | None:
         """The column holding field `name`: the mapped one (or, when a local copy uses the
@@ -61,7 +63,7 @@ class RowMapping:
 
     def to_sample(self, row: Mapping[str, Any], index: int) -> Sample:
         id_col = self.column(row, "id")
-        sid = str(row[id_col]) if id_col and row.get(id_col) is not None else str(index)
+        sid = _sample_id(row[id_col], id_col) if id_col and row.get(id_col) is not None else str(index)
         values: dict[str, Any] = dict(self.constants)
         audio: dict[str, AudioRef] = {}
         wanted = set(DEFAULT_COLUMNS) | set(self.fields)
@@ -85,16 +87,40 @@ class RowMapping:
                 values[name] = _as_list(value, self.source, sid, col)
             elif name in STRUCTURED_FIELDS and isinstance(value, (list, dict)):
                 values[name] = value
+            elif isinstance(value, (list, tuple, dict)):
+                kind = "an object" if isinstance(value, dict) else "a list"
+                raise InputError(f"expected text, got {kind}", file=None, sample_id=sid, field=col)
             else:
                 values[name] = value if isinstance(value, (int, float, bool)) else str(value)
         if "choices" not in values and isinstance(self.constants.get("labels"), list):
             values["choices"] = [str(x) for x in self.constants["labels"]]
+        for name in self.required:
+            if name not in audio and values.get(name) is None:
+                col = self.fields.get(name) or DEFAULT_COLUMNS.get(name, (name,))[0]
+                raise InputError(
+                    f"missing field {col!r}: the task needs its {name}", sample_id=sid, field=col
+                )
         groups = {}
         for key in self.taxonomy:
             col = self.fields.get(key) or key
             if row.get(col) is not None:
                 groups[key] = str(row[col])
         return Sample(sid, audio, values, groups, self.source)
+
+
+def _sample_id(value: Any, col: str) -> str:
+    """A row's id as text: a string, or a whole number written in decimal."""
+    if isinstance(value, str):
+        if not value.strip():
+            raise InputError("empty id", sample_id=value, field=col)
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise InputError(
+        f"an id must be a string or a whole number, not {type(value).__name__}",
+        sample_id=str(value),
+        field=col,
+    )
 
 
 def _as_list(value: Any, source: str, sid: str, col: str) -> list[str]:
@@ -121,7 +147,7 @@ def path_resolver(root: Path) -> AudioResolver:
 
     def resolve(value: Any, sid: str, col: str) -> AudioRef:
         if not isinstance(value, str) or not value.strip():
-            raise InputError("expected an audio file path", file=str(root), sample_id=sid, field=col)
+            raise InputError("expected an audio file path", sample_id=sid, field=col)  # file: the loader's
         problem = audio_path_problem(value)
         if problem:
             raise InputError(problem, sample_id=sid, field=col)
