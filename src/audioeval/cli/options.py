@@ -8,13 +8,44 @@ naming the flag (exit code 2).
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Annotated
 
+import typer
 from rich.console import Console
 
 from audioeval.core.checks import attempts_problem, number_problem, url_problem
 from audioeval.core.errors import InputError
 
 NO_PROBE_HELP = "Do not check each endpoint (GET /models) before the run."
+
+# The executor of runtime models, on every command that runs them (`run`, `codec`).
+Executor = Annotated[
+    str,
+    typer.Option(
+        "--executor",
+        help="Runtime models (whisper-tiny.en, spec files): worker processes here (local), or one "
+        "worker per Ray actor (ray; pip install 'audioeval[ray]'). Other models ignore it.",
+    ),
+]
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        help="With --executor ray: auto or HOST:PORT of a running Ray cluster (default: start Ray on this machine).",
+    ),
+]
+RayActors = Annotated[
+    int | None,
+    typer.Option(
+        "--ray-actors", min=1, help="With --executor ray: actors (default one per free CPU or GPU slot)."
+    ),
+]
+RayGpus = Annotated[
+    float | None,
+    typer.Option(
+        "--ray-gpus-per-actor", min=0, help="With --executor ray: GPUs each actor reserves (default 0)."
+    ),
+]
 
 
 class AudioPartStyle(StrEnum):

@@ -9,7 +9,16 @@ import typer
 
 from audioeval.cli.errors import err_console, friendly_errors, report_skipped
 from audioeval.cli.failed_work import MAX_FAILED_HELP, FailedWork, enforce_max_failed, parse_max_failed
-from audioeval.cli.options import NO_PROBE_HELP, check_number, check_positive, make_console
+from audioeval.cli.options import (
+    NO_PROBE_HELP,
+    Executor,
+    RayActors,
+    RayAddress,
+    RayGpus,
+    check_number,
+    check_positive,
+    make_console,
+)
 from audioeval.cli.resume_notes import report_ignored_lines
 from audioeval.report.escaping import console_text, failure_text
 
@@ -208,27 +217,10 @@ def run(
     ),
     max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
     no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
-    executor: str = typer.Option(
-        "local",
-        "--executor",
-        help="Runtime models (whisper-tiny.en, spec files): worker processes here (local), or one "
-        "worker per Ray actor (ray; pip install 'audioeval[ray]'). Other models ignore it.",
-    ),
-    ray_address: str | None = typer.Option(
-        None,
-        "--ray-address",
-        help="With --executor ray: auto or HOST:PORT of a running Ray cluster "
-        "(default: start Ray on this machine).",
-    ),
-    ray_actors: int | None = typer.Option(
-        None,
-        "--ray-actors",
-        min=1,
-        help="With --executor ray: actors (default one per free CPU or GPU slot).",
-    ),
-    ray_gpus_per_actor: float | None = typer.Option(
-        None, "--ray-gpus-per-actor", min=0, help="With --executor ray: GPUs each actor reserves (default 0)."
-    ),
+    executor: Executor = "local",
+    ray_address: RayAddress = None,
+    ray_actors: RayActors = None,
+    ray_gpus_per_actor: RayGpus = None,
 ) -> None:
     """Evaluate models on benchmarks: plan, infer, post-process, score, summarise, rank.
 
@@ -404,27 +396,10 @@ def codec(
     resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples."),
     progress: bool = typer.Option(True, "--progress/--no-progress"),
     max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
-    executor: str = typer.Option(
-        "local",
-        "--executor",
-        help="Runtime models (whisper-tiny.en, spec files): worker processes here (local), or one "
-        "worker per Ray actor (ray; pip install 'audioeval[ray]'). Other models ignore it.",
-    ),
-    ray_address: str | None = typer.Option(
-        None,
-        "--ray-address",
-        help="With --executor ray: auto or HOST:PORT of a running Ray cluster "
-        "(default: start Ray on this machine).",
-    ),
-    ray_actors: int | None = typer.Option(
-        None,
-        "--ray-actors",
-        min=1,
-        help="With --executor ray: actors (default one per free CPU or GPU slot).",
-    ),
-    ray_gpus_per_actor: float | None = typer.Option(
-        None, "--ray-gpus-per-actor", min=0, help="With --executor ray: GPUs each actor reserves (default 0)."
-    ),
+    executor: Executor = "local",
+    ray_address: RayAddress = None,
+    ray_actors: RayActors = None,
+    ray_gpus_per_actor: RayGpus = None,
 ) -> None:
     """Evaluate codecs: semantics (ASR-WER), timbre (SIM), acoustics (DNSMOS), PESQ-WB and STOI.
 

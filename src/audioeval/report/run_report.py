@@ -29,6 +29,7 @@ from audioeval.report.html_page import Section, Table, render_page
 from audioeval.report.leaderboard_page import board_table
 from audioeval.report.plots import bars_with_ci, heatmap, short_label
 from audioeval.store.atomic import write_text_atomic
+from audioeval.store.json_file import read_json_object
 from audioeval.store.records import read_records
 
 RUN_FILE = "run.json"
@@ -54,16 +55,6 @@ class Pair:
         return f"{self.benchmark} · {self.model}"
 
 
-def _json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RunConfigError(f"{path}: cannot be read ({exc})") from None
-    if not isinstance(data, dict):
-        raise RunConfigError(f"{path}: expected a JSON object")
-    return data
-
-
 def find_pairs(run_dir: Path) -> list[Pair]:
     """Every benchmark × model folder of the run that has a summary (in path order)."""
     pairs = []
@@ -71,7 +62,7 @@ def find_pairs(run_dir: Path) -> list[Pair]:
         folder = summary_path.parent
         if (folder / RUN_FILE).exists() or folder.parent.name == REPORT_DIR:
             continue  # a nested run directory (e.g. rubrics made on the fly) is its own run
-        summary = _json(summary_path)
+        summary = read_json_object(summary_path)
         records = list(latest_records(read_records(folder / RECORDS_FILE).records).values())
         bench = str(summary.get("benchmark") or folder.parent.name)
         pairs.append(Pair(bench, str(summary.get("model") or folder.name), folder, summary, records))
@@ -132,7 +123,7 @@ def signatures_section(pairs: list[Pair]) -> Section | None:
         path = p.folder / SIGNATURE_FILE
         if not path.is_file():
             continue
-        signature = _json(path)
+        signature = read_json_object(path)
         digest = hashlib.sha256(json.dumps(signature, sort_keys=True).encode()).hexdigest()[:12]
         bench = signature.get("benchmark") if isinstance(signature.get("benchmark"), dict) else {}
         for key in ("template", "template_digest", "postprocess", "scorers", "metrics"):
@@ -363,13 +354,13 @@ def write_run_report(run_dir: Path) -> Path:
     run directory or holds no summarised pair."""
     if not (run_dir / RUN_FILE).is_file():
         raise RunConfigError(f"{run_dir} is not a run directory (no {RUN_FILE})")
-    run = _json(run_dir / RUN_FILE)
+    run = read_json_object(run_dir / RUN_FILE)
     pairs = find_pairs(run_dir)
     if not pairs:
         raise RunConfigError(f"{run_dir}: no benchmark × model folder with a summary.json yet; run it first")
     report_dir = run_dir / REPORT_DIR
     summary_path = run_dir / SUMMARY_FILE
-    summary = _json(summary_path) if summary_path.is_file() else {}
+    summary = read_json_object(summary_path) if summary_path.is_file() else {}
     sections = [settings_section(run_dir, run)]
     boards = boards_section(summary)
     if boards is not None:

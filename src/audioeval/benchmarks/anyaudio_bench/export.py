@@ -15,7 +15,6 @@ reads from the pair folder the preset names, so a rescore tunes again from them.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from audioeval.core.record import SampleRecord, latest_records
 from audioeval.metrics.binary_judge import DEFAULT_THRESHOLD
 from audioeval.metrics.judge_reliability import judges_of, records_reliability
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
+from audioeval.store.json_file import read_json_object
 from audioeval.store.jsonl import read_jsonl
 from audioeval.store.records import read_records
 
@@ -114,11 +114,7 @@ def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
 
 
 def _as_scored(path: Path) -> dict[str, Any]:
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RunConfigError(f"{path}: cannot be read ({exc})") from None
-    settings = summary.get("settings") if isinstance(summary, dict) else None
+    settings = read_json_object(path).get("settings")
     if not isinstance(settings, dict):
         raise RunConfigError(f"{path}: no judge-eval settings to rescore with")
     return settings

@@ -18,7 +18,6 @@ from the summary being replaced.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,6 @@ from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
 from audioeval.benchmarks.mcq.rubric_scorer import McqRubricScorer, failure_reason
 from audioeval.benchmarks.pair_exports import PairExport
-from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, Score, latest_records
 from audioeval.core.sample import Sample
 from audioeval.metrics.judge_reliability import records_reliability
@@ -40,6 +38,7 @@ from audioeval.scoring.base import Prediction
 from audioeval.scoring.mcq_match import McqMatchScorer
 from audioeval.scoring.mcq_robust import McqRobustScorer, answer_index
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
+from audioeval.store.json_file import read_json_object
 
 Row = dict[str, Any]
 RESULTS_FILE = "rubrics/results.jsonl"
@@ -257,12 +256,7 @@ def write_exports(folder: Path, export: PairExport) -> McqScoreResult:
 
 def _as_scored(path: Path) -> tuple[Provenance, dict[str, Any] | None]:
     """A rescore's provenance and rubric settings: those of the summary it replaces."""
-    try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise RunConfigError(f"{path}: cannot be read ({exc})") from None
-    if not isinstance(summary, dict):
-        raise RunConfigError(f"{path}: expected a JSON object")
+    summary = read_json_object(path)
     source = Provenance(
         str(summary.get("predictions")), str(summary.get("predictions_sha256")), summary.get("prediction_key")
     )
