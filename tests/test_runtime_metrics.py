@@ -201,9 +201,10 @@ def test_an_answer_that_is_no_number_fails_the_sample(
     summary = json.loads((out / "summary.json").read_text())
     assert summary["failed"] == 2 and summary["scored"] == 0 and summary["utmos"] is None
     first = summary["results"][0]["first_failure"]
-    assert first["id"] == recs[0]["id"] and "not a number" in first["error"]
+    in_order = json.loads((out / "clips" / "mulaw" / "sample_ids.json").read_text())
+    assert first["id"] == in_order[0] and "not a number" in first["error"]  # the first in sample order
     text = " ".join(res.output.split())
-    assert "2 sample(s) failed" in text and f"clips · mulaw: 2 failed, first {recs[0]['id']}:" in text
+    assert "2 sample(s) failed" in text and f"clips · mulaw: 2 failed, first {in_order[0]}:" in text
 
 
 def test_a_worker_error_fails_only_that_sample_and_a_rerun_retries_it(

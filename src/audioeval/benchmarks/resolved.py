@@ -23,6 +23,9 @@ from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.prompts.templates import PromptTemplate, load_template
 from audioeval.scoring.base import Scorer, build_scorer, declared_metrics
 
+PROFILED_SCORERS = ("wer", "cer")
+"""The scorers a spec's `profile` (and `--profile`) sets; the others keep their conventions."""
+
 
 def split_step(step: StepSpec, where: str, field_name: str) -> tuple[str, dict[str, Any]]:
     """`"wer"` -> ("wer", {}); `{"wer": {"normaliser": [...]}}` -> ("wer", {...})."""
@@ -112,6 +115,8 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
         name, args = split_step(step, where, f"scorers[{i}]")
         if name in ("wer", "cer", "asr_wer", "asr_cer") and "language" not in args:
             args = {**args, "language": spec.language}
+        if name in PROFILED_SCORERS and spec.profile != "audioeval" and "profile" not in args:
+            args = {**args, "profile": spec.profile}
         args = _runtime_beside_spec(args, where)
         scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
     if spec.metrics is not None:

@@ -82,6 +82,11 @@ class BenchmarkSpec(_Strict):
     homepage: str | None = None
     license: str | None = None
     limit: int | None = Field(None, ge=1, description="score only the first N samples")
+    profile: Literal["audioeval", "ultraeval"] = Field(
+        "audioeval",
+        description="scoring conventions of the wer/cer scorers: ours, or UltraEval-Audio's "
+        "(docs/fidelity.md); `--profile` on run and rescore overrides it",
+    )
 
     @field_validator("name")
     @classmethod
@@ -89,6 +94,20 @@ class BenchmarkSpec(_Strict):
         if not v or any(c.isspace() or c in "/,@" for c in v):
             raise ValueError("must be non-empty without spaces, '/', ',' or '@'")
         return v
+
+
+PROFILES = ("audioeval", "ultraeval")
+
+
+def with_profile(spec: BenchmarkSpec, profile: str | None) -> BenchmarkSpec:
+    """The spec scored under `profile` (`--profile`); None keeps the spec's own."""
+    if profile is None or profile == spec.profile:
+        return spec
+    if profile not in PROFILES:
+        raise InputError(
+            f"unknown scoring profile {profile!r}: one of {', '.join(PROFILES)}", field="profile"
+        )
+    return spec.model_copy(update={"profile": profile})
 
 
 def _known_keys(parent: tuple[Any, ...]) -> list[str]:

@@ -143,6 +143,12 @@ def _judge_settings(urls: str | None, model: str | None, concurrency: int | None
     return JudgeSettings.model_validate(data)
 
 
+PROFILE_HELP = (
+    "Scoring conventions of the wer/cer scorers: audioeval (ours, the default) or ultraeval "
+    "(UltraEval-Audio's normalisers and tokens; docs/fidelity.md). Default: each spec's `profile`."
+)
+
+
 def run(
     config: Path | None = typer.Argument(None, help="A run config (YAML) instead of, or beside, the flags."),
     model: list[str] | None = typer.Option(
@@ -215,6 +221,7 @@ def run(
         help="Leave samples without a usable output (model failed, returned nothing or unreadable "
         "audio) out of the metrics, instead of counting them as wrong / fully deleted; still counted.",
     ),
+    profile: str | None = typer.Option(None, "--profile", help=PROFILE_HELP),
     max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP),
     no_probe: bool = typer.Option(False, "--no-probe", help=NO_PROBE_HELP),
     executor: Executor = "local",
@@ -264,6 +271,7 @@ def run(
             output_dir=output_dir or (loaded.output_dir if loaded else None),
             task=task or (loaded.task if loaded else None),
             language=language,
+            profile=profile or (loaded.profile if loaded else None),
             limit=limit or (loaded.limit if loaded else None),
             data_root=data_root or (loaded.data_root if loaded else None),
             generation=generation,
@@ -308,13 +316,19 @@ def rescore(
         help="Leave samples without a usable output out of the metrics, or count them "
         "(default: as the run did).",
     ),
+    profile: str | None = typer.Option(
+        None,
+        "--profile",
+        help="Score the stored outputs under this profile (audioeval or ultraeval) and record it in "
+        "run.json and each pair's signature.json (default: as the run did).",
+    ),
 ) -> None:
     """Recompute post-processing, scores, summaries and the leaderboard; no model or judge calls."""
     from audioeval.analysis.run_summary import write_run_summary
     from audioeval.engine.rescore import rescore_run
 
     with friendly_errors():
-        result = rescore_run(run_dir, resamples=resamples, exclude_missing=exclude_missing)
+        result = rescore_run(run_dir, resamples=resamples, exclude_missing=exclude_missing, profile=profile)
     owned = [r for r in result.exports.values() if _show_export(r)]
     if owned:  # an `mcq score` or `judge-eval` folder: its summary.json is the export's
         console.print(f"rescored; no model or judge call. Results: {console_text(run_dir)}")

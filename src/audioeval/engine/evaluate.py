@@ -31,7 +31,7 @@ from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
-from audioeval.benchmarks.spec import BenchmarkSpec
+from audioeval.benchmarks.spec import BenchmarkSpec, with_profile
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.endpoint_probe import check_endpoints
@@ -75,6 +75,8 @@ class EvalRequest:
     task: str | None = None
     as_task: bool = False  # re-task registered benchmarks to `task` (the codec command)
     language: str | None = None  # an ad-hoc manifest's language (WER or CER, the normaliser)
+    # Scoring profile of every benchmark's wer/cer scorers ("ultraeval"); None: each spec's own.
+    profile: str | None = None
     limit: int | None = None
     data_root: Path | None = None
     generation: GenerationConfig = field(default_factory=GenerationConfig)
@@ -157,8 +159,8 @@ def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
     out: list[ResolvedBenchmark] = []
     for ref in req.benchmarks:
         spec, where = resolve_benchmark(ref, task=req.task, as_task=req.as_task, language=req.language)
-        out.append(resolve(spec, where))
-    out.extend(resolve(spec, where) for spec, where in req.specs)
+        out.append(resolve(with_profile(spec, req.profile), where))
+    out.extend(resolve(with_profile(spec, req.profile), where) for spec, where in req.specs)
     names = [b.name for b in out]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:

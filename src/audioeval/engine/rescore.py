@@ -6,6 +6,11 @@ and the sample fields scoring needs. Records are rewritten atomically with the n
 (`exports.py`, e.g. MMAE's taxonomy.json) are rebuilt. A record without a usable output
 gets its `failure_scores` again (what it counts for in the headline); a line that is not a
 valid record is kept as it is and left out, as in `audioeval run`.
+
+`profile` (`rescore --profile ultraeval`) scores every benchmark under that scoring profile:
+run.json's specs and each pair's signature.json (its `benchmark.scorers`) are rewritten with
+it, so a later `audioeval run` into the folder resumes only with the same `--profile`, and is
+refused, naming the scorers' `profile`, without it.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
-from audioeval.benchmarks.spec import parse_spec
+from audioeval.benchmarks.spec import parse_spec, with_profile
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.evaluate import PairRun, summarise_pairs
@@ -26,7 +31,7 @@ from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_d
 from audioeval.engine.sample_pipeline import mark_failed_output, record_unusable_output, score_output
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
-from audioeval.store.atomic import write_text_atomic
+from audioeval.store.atomic import write_json_atomic, write_text_atomic
 from audioeval.store.jsonl import read_jsonl
 from audioeval.store.records import record_problem
 from audioeval.store.run_lock import hold_run_lock
@@ -43,7 +48,9 @@ class RescoreResult:
     exports: dict[Path, Any] = field(default_factory=dict)  # what each benchmark exporter returned
 
 
-def _load_run(run_dir: Path) -> tuple[list[ResolvedBenchmark], list[ModelConfig], dict[str, Any]]:
+def _load_run(
+    run_dir: Path, profile: str | None = None
+) -> tuple[list[ResolvedBenchmark], list[ModelConfig], dict[str, Any]]:
     path = run_dir / RUN_FILE
     if not path.is_file() and (run_dir / SIGNATURE_FILE).is_file() and (run_dir / "results.jsonl").is_file():
         raise RunConfigError(
@@ -56,7 +63,10 @@ def _load_run(run_dir: Path) -> tuple[list[ResolvedBenchmark], list[ModelConfig]
             "mmae score or mcq score)"
         )
     run = json.loads(path.read_text(encoding="utf-8"))
-    benches = [resolve(parse_spec(b["spec"], b["where"]), b["where"]) for b in run["benchmarks"]]
+    benches = [
+        resolve(with_profile(parse_spec(b["spec"], b["where"]), profile), b["where"])
+        for b in run["benchmarks"]
+    ]
     models = [ModelConfig.model_validate(m["config"]) for m in run["models"]]
     return benches, models, run
 
@@ -110,18 +120,24 @@ def rescore_run(
     seed: int | None = None,
     exclude_missing: bool | None = None,
     locked: bool = False,
+    profile: str | None = None,
 ) -> RescoreResult:
-    """`locked`: the caller already holds the folder's lock."""
+    """`locked`: the caller already holds the folder's lock; `profile`: the scoring profile
+    to score under from now on (None: each benchmark's as run)."""
     if locked:
-        return _rescore(run_dir, resamples, seed, exclude_missing)
+        return _rescore(run_dir, resamples, seed, exclude_missing, profile)
     with hold_run_lock(run_dir, create=False):
-        return _rescore(run_dir, resamples, seed, exclude_missing)
+        return _rescore(run_dir, resamples, seed, exclude_missing, profile)
 
 
 def _rescore(
-    run_dir: Path, resamples: int | None, seed: int | None, exclude_missing: bool | None
+    run_dir: Path,
+    resamples: int | None,
+    seed: int | None,
+    exclude_missing: bool | None,
+    profile: str | None,
 ) -> RescoreResult:
-    benches, models, run = _load_run(run_dir)
+    benches, models, run = _load_run(run_dir, profile)
     metric_before = throughput_report()
     pairs: list[PairRun] = []
     total = changed = 0
@@ -131,17 +147,41 @@ def _rescore(
             if not (folder / RECORDS_FILE).is_file():
                 continue
             records, n, c = _rescore_pair(bench, folder)
+            if profile is not None:
+                _record_scorers(folder, bench)
             ids = list(latest_records(records))
             if (folder / IDS_FILE).is_file():
                 ids = json.loads((folder / IDS_FILE).read_text(encoding="utf-8"))
             total, changed = total + n, changed + c
             pairs.append(PairRun(bench, model, folder, [], len(ids), ids, records=records))
+    if profile is not None:
+        _record_profile(run_dir, run, benches)
     settings = _export_settings(run_dir, run, resamples, seed, exclude_missing)
     results = summarise_pairs(
         run_dir, pairs, settings.resamples, settings.seed, exclude_missing=settings.exclude_missing
     )
     exports = export_pairs(run_dir, pairs, settings)
     return RescoreResult(results, total, changed, throughput_since(metric_before), exports)
+
+
+def _record_scorers(folder: Path, bench: ResolvedBenchmark) -> None:
+    """The pair's signature.json with the scorers it is now scored by (the rest as run)."""
+    path = folder / SIGNATURE_FILE
+    if not path.is_file():
+        return
+    signature = json.loads(path.read_text(encoding="utf-8"))
+    signature.setdefault("benchmark", {})["scorers"] = [s.signature() for s in bench.scorers]
+    write_json_atomic(path, signature)
+
+
+def _record_profile(run_dir: Path, run: dict[str, Any], benches: list[ResolvedBenchmark]) -> None:
+    """run.json with each benchmark's spec as it is now scored (its `profile`)."""
+    by_name = {b.name: b for b in benches}
+    for entry in run["benchmarks"]:
+        bench = by_name.get(entry.get("name"))
+        if bench is not None:
+            entry["spec"] = bench.spec.model_dump(mode="json")
+    write_json_atomic(run_dir / RUN_FILE, run)
 
 
 def _export_settings(

@@ -14,6 +14,7 @@ generation: {temperature: 0, max_tokens: 512, seed: 0}
 resamples: 1000
 judge: {urls: [http://j:8001/v1], model: Qwen3Omni-Instruct, concurrency: 16}   # or judge: URL[,URL]
 exclude_missing: false    # true: samples without a usable output stay out of the metrics
+profile: ultraeval        # scoring profile of every benchmark's wer/cer (default: each spec's)
 ```
 Relative manifest, spec and data_root paths are taken from the config's folder; output_dir
 from the current directory, as on the command line.
@@ -22,7 +23,7 @@ from the current directory, as on the command line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -52,6 +53,7 @@ class RunFile(BaseModel):
     resamples: int = Field(1000, ge=0)
     judge: str | list[str] | dict[str, Any] | None = None
     exclude_missing: bool = False
+    profile: Literal["audioeval", "ultraeval"] | None = None
 
 
 class LoadedRunConfig(BaseModel):
@@ -65,6 +67,7 @@ class LoadedRunConfig(BaseModel):
     resamples: int
     judge: JudgeSettings | None = None
     exclude_missing: bool = False
+    profile: str | None = None
 
 
 def parse_judge_entry(value: Any, where: str) -> JudgeSettings | None:
@@ -116,4 +119,5 @@ def load_run_config(path: Path) -> LoadedRunConfig:
         resamples=cfg.resamples,
         judge=parse_judge_entry(cfg.judge, where),
         exclude_missing=cfg.exclude_missing,
+        profile=cfg.profile,
     )

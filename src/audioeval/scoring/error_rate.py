@@ -18,6 +18,11 @@ the corpus numerator, and the per-sample value is 0.0 for an empty hypothesis, e
 (no division by zero). A missing prediction (unparseable) is an empty hypothesis, so every
 reference token is a deletion, and `detail["missing"]` is True. With several references
 (a list in the reference field) the one with the fewest edits counts.
+
+`profile="ultraeval"` replaces the chain and the tokens with UltraEval-Audio's
+(`ultraeval_text.py`: Whisper English normaliser, SpeechIO-style Chinese normalisation,
+sacrebleu `13a`/`zh` tokens); the statistics and the corpus rate stay the same. The profile
+is in the signature only when it is not the default, so existing run folders stay valid.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
 from audioeval.scoring.base import Prediction, Score, as_normaliser
 from audioeval.scoring.fields import text_list
+from audioeval.scoring.ultraeval_text import DEFAULT_PROFILE, PROFILES
 
 CJK_LANGUAGES = frozenset({"zh", "ja", "ko", "yue"})
 _ALIASES = {"jp": "ja", "kr": "ko", "cmn": "zh", "cn": "zh", "english": "en", "chinese": "zh"}
@@ -92,9 +98,15 @@ class ErrorRateScorer:
         normaliser: PostprocessChain | Sequence[SpecItem] | None = None,
         language: str | None = None,
         reference_field: str = "reference",
+        profile: str = DEFAULT_PROFILE,
     ) -> None:
         if unit not in ("word", "char"):
             raise ValueError(f"unit must be 'word' or 'char', got {unit!r}")
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        if profile != DEFAULT_PROFILE and normaliser is not None:
+            raise ValueError(f"profile {profile!r} sets the normaliser itself: drop `normaliser`")
+        self.profile = profile
         self.name = "wer" if unit == "word" else "cer"
         self.metrics = (self.name,)
         self.unit = unit
@@ -120,6 +132,14 @@ class ErrorRateScorer:
             "jiwer": version("jiwer"),
             "whisper_normalizer": version("whisper-normalizer"),
         }
+        if self.profile != DEFAULT_PROFILE:
+            from audioeval.scoring.ultraeval_text import chain_language, describe
+
+            sig["profile"] = self.profile
+            sig["normaliser"] = {
+                lang: describe(chain_language(self.unit, lang)) for lang in ("en", "zh", "yue", "other")
+            }
+            return sig
         if self._fixed is not None:
             sig["normaliser"] = self._fixed.describe()
         else:
@@ -127,12 +147,32 @@ class ErrorRateScorer:
         return sig
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
+        if self.profile != DEFAULT_PROFILE:
+            return self._score_ultraeval(prediction, sample)
         chain = self.normaliser_for(sample)
         hypothesis = chain.normalise(prediction.text or "")
         candidates = []
         for ref in text_list(sample, self.reference_field, self.name):
             normalised = chain.normalise(ref)
             candidates.append((edit_stats(normalised, hypothesis, self.unit), normalised))
+        return self._best(candidates, hypothesis, prediction)
+
+    def _score_ultraeval(self, prediction: Prediction, sample: Sample) -> Score:
+        """Their tokens, compared as words (tokens hold no spaces), so the stats are the same."""
+        from audioeval.scoring.ultraeval_text import chain_language, ultraeval_tokens
+
+        chain = chain_language(self.unit, language_code(self.language or sample.get("language")))
+        hypothesis = " ".join(ultraeval_tokens(prediction.text or "", chain))
+        candidates = []
+        for ref in text_list(sample, self.reference_field, self.name):
+            reference = " ".join(ultraeval_tokens(ref, chain))
+            candidates.append((edit_stats(reference, hypothesis, "word"), reference))
+        return self._best(candidates, hypothesis, prediction)
+
+    def _best(
+        self, candidates: list[tuple[dict[str, int], str]], hypothesis: str, prediction: Prediction
+    ) -> Score:
+        """The score against the reference with the fewest edits."""
         stats, reference = min(candidates, key=lambda c: _edits(c[0]))
         detail: dict[str, Any] = {"reference": reference, "hypothesis": hypothesis}
         if prediction.missing:
@@ -146,10 +186,15 @@ def wer_scorer(
     normaliser: PostprocessChain | Sequence[SpecItem] | None = None,
     language: str | None = None,
     reference_field: str = "reference",
+    profile: str = DEFAULT_PROFILE,
 ) -> ErrorRateScorer:
     """`wer`: word error rate."""
     return ErrorRateScorer(
-        unit="word", normaliser=normaliser, language=language, reference_field=reference_field
+        unit="word",
+        normaliser=normaliser,
+        language=language,
+        reference_field=reference_field,
+        profile=profile,
     )
 
 
@@ -158,8 +203,13 @@ def cer_scorer(
     normaliser: PostprocessChain | Sequence[SpecItem] | None = None,
     language: str | None = None,
     reference_field: str = "reference",
+    profile: str = DEFAULT_PROFILE,
 ) -> ErrorRateScorer:
     """`cer`: character error rate."""
     return ErrorRateScorer(
-        unit="char", normaliser=normaliser, language=language, reference_field=reference_field
+        unit="char",
+        normaliser=normaliser,
+        language=language,
+        reference_field=reference_field,
+        profile=profile,
     )

@@ -123,9 +123,13 @@ def load_samples(
 
 
 def _required(spec: BenchmarkSpec) -> tuple[str, ...]:
+    """The task's required fields, less `rubric` when the source makes rubrics (`decompose`)."""
     from audioeval.benchmarks.tasks import TASKS
 
-    return TASKS.get(spec.task).required_fields if spec.task in TASKS.names() else ()
+    required = TASKS.get(spec.task).required_fields if spec.task in TASKS.names() else ()
+    if spec.source.decompose is not None:
+        required = tuple(f for f in required if f != "rubric")
+    return required
 
 
 def _constants(spec: BenchmarkSpec) -> dict[str, object]:
