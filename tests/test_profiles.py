@@ -1,0 +1,176 @@
+"""Scoring profiles: `profile: ultraeval` reproduces UltraEval-Audio's WER/CER conventions
+(English normaliser, SpeechIO-style Chinese normalisation, sacrebleu 13a/zh tokens, corpus
+edits over reference tokens); the default profile's numbers and signatures stay as they were.
+
+Every expected value below is derived by hand from those rules (tokens written out)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from audioeval.cli.main import app
+from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.ultraeval_text import chinese_normalise, ultraeval_tokens
+from tests.run_helpers import tone_asr_manifest, write_jsonl
+
+runner = CliRunner()
+
+EN = [
+    # ref tokens (13a after Whisper's normaliser): it is $ 5.50 mister smith is color coded $ 10000
+    (
+        "It's $5.50, Mr. Smith's colour-coded ten thousand dollars!",
+        "It is $5.50, Mister Smith's color coded $10,000.",
+    ),
+    # ref: we can not go to the well known theater at 3 30 pm (13); hyp: we cannot go to the well
+    # known theater at 3 30 (11): can not -> cannot (1 sub + 1 del), pm deleted: 3 edits
+    ("We can't go to the well-known theatre at 3:30 pm.", "we cannot go to the well known theater at 3 30"),
+]
+ZH = [
+    # date (year digit by digit), decimal, percentage -> 25 Hanzi tokens, hypothesis identical
+    ("2021年3月5日，温度是12.5度，增长了50%。", "二零二一年三月五日温度是十二点五度增长了百分之五十"),
+    # mobile number digit by digit, a Latin word as one token, full-width parentheses removed:
+    # 请 拨 打 一 三 八 零 零 一 三 八 零 零 零 用 iphone 打 电 话 (19); "i phone": 1 sub + 1 ins
+    ("请拨打13800138000，用iPhone打电话（备注）", "请拨打一三八零零一三八零零零用 I phone 打电话"),
+]
+
+
+def corpus(name: str, pairs: list[tuple[str, str]], **args: Any) -> tuple[float, list[dict[str, Any]]]:
+    scorer = build_scorer(name, args, where="test")
+    scores = [
+        scorer.score(Prediction(hyp, hyp), {"id": str(i), "reference": ref})
+        for i, (ref, hyp) in enumerate(pairs)
+    ]  # type: ignore[arg-type]
+    stats = [s.stats for s in scores]
+    edits = sum(s["substitutions"] + s["deletions"] + s["insertions"] for s in stats)
+    return edits / sum(s["ref_len"] for s in stats), stats
+
+
+def test_english_tokens_follow_whisper_then_13a() -> None:
+    assert ultraeval_tokens(EN[0][0], "en") == "it is $ 5.50 mister smith is color coded $ 10000".split()
+    assert ultraeval_tokens(EN[1][0], "en") == "we can not go to the well known theater at 3 30 pm".split()
+
+
+def test_english_wer_ultraeval_and_default() -> None:
+    value, stats = corpus("wer", EN, language="en", profile="ultraeval")
+    assert [s["ref_len"] for s in stats] == [11, 13]
+    assert value == pytest.approx(3 / 24)
+    # the default splits on spaces only: "$5.50" and "$10000" are one word each (9 + 13)
+    default, stats = corpus("wer", EN, language="en")
+    assert [s["ref_len"] for s in stats] == [9, 13]
+    assert default == pytest.approx(3 / 22)
+
+
+def test_chinese_normalisation_rules() -> None:
+    assert chinese_normalise("2023年10月1日") == "二零二三年十月一日"
+    assert chinese_normalise("增长了12.5%") == "增长了百分之十二点五"
+    assert chinese_normalise("拨打13800138000") == "拨打一三八零零一三八零零零"
+    assert chinese_normalise("编号2048号") == "编号二零四八号"  # 4+ digits, no quantifier: digits
+    assert chinese_normalise("共2048个") == "共二千零四十八个"  # before a quantifier: a cardinal
+    assert chinese_normalise("3.05米，105人") == "三点零五米 一百零五人"
+
+
+def test_chinese_cer_ultraeval() -> None:
+    value, stats = corpus("cer", ZH, language="zh", profile="ultraeval")
+    assert [s["ref_len"] for s in stats] == [25, 19]
+    assert [s["substitutions"] + s["deletions"] + s["insertions"] for s in stats] == [0, 2]
+    assert value == pytest.approx(2 / 44)
+
+
+def test_cantonese_traditional_to_simplified_first() -> None:
+    pairs = [("我們說廣東話。", "我们说广东话")]
+    assert corpus("cer", pairs, language="yue", profile="ultraeval")[0] == 0.0
+    # the default compares characters as written: 們 說 廣 東 話 are 5 substitutions of 6
+    assert corpus("cer", pairs, language="yue")[0] == pytest.approx(5 / 6)
+
+
+def test_default_profile_is_unchanged() -> None:
+    plain = build_scorer("cer", {"language": "zh"}, where="test")
+    named = build_scorer("cer", {"language": "zh", "profile": "audioeval"}, where="test")
+    assert plain.signature() == named.signature() and "profile" not in plain.signature()
+    ultra = build_scorer("cer", {"language": "zh", "profile": "ultraeval"}, where="test").signature()
+    assert ultra["profile"] == "ultraeval" and "cn2an" in ultra["normaliser"]["zh"]
+    # the default CER of the zh pairs: whisper_basic, spaces removed, characters compared
+    assert corpus("cer", [("今天天气很好。", "今天天气很号")], language="zh")[0] == pytest.approx(1 / 6)
+
+
+def test_profile_with_a_normaliser_is_refused() -> None:
+    with pytest.raises(Exception, match="drop `normaliser`"):
+        build_scorer("wer", {"profile": "ultraeval", "normaliser": ["strip"]}, where="test")
+
+
+def _run(*args: str) -> Any:
+    return runner.invoke(app, ["run", *args, "--no-progress", "--resamples", "20"], catch_exceptions=False)
+
+
+def _manifest(tmp_path: Path, pairs: list[tuple[str, str]]) -> tuple[Path, Path]:
+    refs = tone_asr_manifest(tmp_path / "data", n=len(pairs))
+    rows = [json.loads(x) for x in refs.read_text().splitlines()]
+    for row, (ref, _) in zip(rows, pairs, strict=True):
+        row["text"] = ref
+    write_jsonl(refs, rows)
+    hyps = write_jsonl(
+        tmp_path / "hyps.jsonl", [{"id": r["id"], "text": h} for r, (_, h) in zip(rows, pairs, strict=True)]
+    )
+    return refs, hyps
+
+
+@pytest.mark.parametrize(
+    ("language", "pairs", "metric", "expected"), [("zh", ZH, "cer", 2 / 44), ("en", EN, "wer", 3 / 24)]
+)
+def test_cli_profile_puts_their_number_at_the_top(
+    tmp_path: Path, language: str, pairs: list[tuple[str, str]], metric: str, expected: float
+) -> None:
+    refs, hyps = _manifest(tmp_path, pairs)
+    out = tmp_path / "out"
+    res = _run("--model", f"predictions:{hyps}", "--task", "asr", "--benchmark", str(refs), "--language", language,
+               "--profile", "ultraeval", "--output_dir", str(out))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary[metric] == pytest.approx(expected)
+    (sig,) = out.glob("*/*/signature.json")
+    scorers = json.loads(sig.read_text())["benchmark"]["scorers"]
+    assert {s["profile"] for s in scorers} == {"ultraeval"}
+
+
+def test_rescore_profile_rewrites_scores_and_signature(tmp_path: Path) -> None:
+    refs, hyps = _manifest(tmp_path, EN)
+    out = tmp_path / "out"
+    args = ("--model", f"predictions:{hyps}", "--task", "asr", "--benchmark", str(refs), "-o", str(out))
+    assert _run(*args).exit_code == 0
+    assert json.loads((out / "summary.json").read_text())["wer"] == pytest.approx(3 / 22)
+    res = runner.invoke(
+        app, ["rescore", str(out), "--resamples", "20", "--profile", "ultraeval"], catch_exceptions=False
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "summary.json").read_text())["wer"] == pytest.approx(3 / 24)
+    assert json.loads((out / "run.json").read_text())["benchmarks"][0]["spec"]["profile"] == "ultraeval"
+    # a later run must say the same profile: without it the pair's signature differs
+    refused = _run(*args)
+    assert refused.exit_code != 0 and "profile" in refused.output
+    again = _run(*args, "--profile", "ultraeval")
+    assert again.exit_code == 0, again.output
+    assert json.loads((out / "summary.json").read_text())["wer"] == pytest.approx(3 / 24)
+
+
+def test_spec_and_run_config_profile_fields(tmp_path: Path) -> None:
+    from audioeval.benchmarks.resolved import resolve
+    from audioeval.benchmarks.spec import parse_spec, with_profile
+    from audioeval.core.errors import InputError
+    from audioeval.engine.run_config import load_run_config
+
+    data = {"name": "x", "task": "asr", "language": "zh", "source": {"type": "jsonl", "path": "x.jsonl"}}
+    spec = parse_spec({**data, "profile": "ultraeval"}, "x.yaml")
+    assert [s.signature().get("profile") for s in resolve(spec, "x.yaml").scorers] == ["ultraeval"]
+    assert [
+        s.signature().get("profile") for s in resolve(with_profile(spec, "audioeval"), "x.yaml").scorers
+    ] == [None]
+    with pytest.raises(InputError, match="profile"):
+        parse_spec({**data, "profile": "ultra"}, "x.yaml")
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text("benchmarks: [demo-speech-en]\nmodels: [oracle]\nprofile: ultraeval\n", encoding="utf-8")
+    assert load_run_config(cfg).profile == "ultraeval"
