@@ -321,7 +321,7 @@ CASES = [
     Case("whole-number id", scored_row(lambda r: r.update(id=7), "7"), OK),
     Case("emoji id", scored_row(lambda r: r.update(id="🎵 tone ✓"), "🎵 tone ✓"), OK),
     Case("missing field", row_case(lambda r: r.pop("text"), "reference", "missing field"), FAILED),
-    Case("wrong type (list as text)", row_case(lambda r: r.update(text=["a"]), "text", "expected text"), FAILED),
+    Case("wrong type (object as text)", row_case(lambda r: r.update(text={"a": 1}), "text", "expected text"), FAILED),
     Case("wrong type (number as path)", row_case(lambda r: r.update(audio=3), "audio", "audio file path"), FAILED),
     # manifest files
     Case("malformed JSON manifest", manifest_text(lambda rows: json.dumps(rows)[:-4], "malformed JSON"), BAD),

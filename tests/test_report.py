@@ -108,3 +108,11 @@ def test_report_of_an_mmae_run_has_the_heatmap_votes_and_reliability(
 def test_report_refuses_a_folder_that_is_not_a_run(tmp_path: Path) -> None:
     res = runner.invoke(app, ["report", str(tmp_path)])
     assert res.exit_code == 2 and "not a run directory" in res.output
+
+
+def test_plots_draw_names_with_dollar_signs_as_written() -> None:
+    from audioeval.report.plots import bars_with_ci, heatmap
+
+    name = r"m$\foo$x"  # matplotlib would read $…$ as math, and fail on \foo
+    assert "<svg" in bars_with_ci(f"{name} board", [name, "other"], [1.0, 2.0], [None, (1.5, 2.5)])
+    assert "<svg" in heatmap(f"{name} map", [name], ["c$1$"], [[0.5]])

@@ -83,3 +83,11 @@ def test_language_of_a_spec_is_its_own(tmp_path: Path) -> None:
         "--model", "oracle", "--benchmark", "demo-speech-en", "--language", "zh", "-o", str(tmp_path / "o")
     )
     assert res.exit_code == 2 and "--language zh applies to an ad-hoc manifest" in res.output
+
+
+def test_a_list_of_references_is_kept_as_a_list(tmp_path: Path) -> None:
+    from audioeval.benchmarks.sources.records_to_samples import RowMapping, path_resolver
+
+    mapping = RowMapping("refs.jsonl", {}, [], path_resolver(tmp_path))
+    sample = mapping.to_sample({"id": "a", "reference": ["a cat", "the cat"]}, 0)
+    assert sample.fields["reference"] == ["a cat", "the cat"]

@@ -179,7 +179,7 @@ def _cell(column: Mapping[str, Any], model: str, by_pair: Mapping[tuple[str, str
         value = blocks[0].get("value")
         cell = {"value": value, "ci": blocks[0].get("ci"), "n": blocks[0].get("n", 0)}
     else:
-        got = [(b, block["value"]) for b, block in zip(column["over"], blocks, strict=True)]
+        got = [(b, block.get("value")) for b, block in zip(column["over"], blocks, strict=True)]
         got = [(b, v) for b, v in got if v is not None]
         value = sum(v for _, v in got) / len(got) if got else None
         cell = {"value": value, "ci": None, "from": [b for b, _ in got]}

@@ -13,7 +13,7 @@ are counted by kind, never scored as answers. `output_failed` marks the system's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -229,3 +229,9 @@ class SampleRecord:
 def latest_records(records: Iterable[SampleRecord]) -> dict[str, SampleRecord]:
     """The latest record of each sample id (a rerun appends a new record for a sample)."""
     return {rec.id: rec for rec in records}
+
+
+def in_order(records: Iterable[SampleRecord], ids: Sequence[str]) -> list[SampleRecord]:
+    """The latest record of each id, in the benchmark's order (ids without a record are left out)."""
+    latest = latest_records(records)
+    return [latest[i] for i in ids if i in latest]

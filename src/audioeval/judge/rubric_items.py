@@ -44,7 +44,7 @@ SCORER_NAME = "rubric_items"
 PROMPT_VERSION = "rubric-items-v1"
 VALUE = "rubric_score"
 LOGPROBS = {"max_tokens": 1, "logprobs": True, "top_logprobs": 20}
-SAMPLED = {"max_tokens": 4, "temperature": 1.0}
+SAMPLED = {"max_tokens": 4, "temperature": 1.0, "seed": None}  # no fixed seed: k different draws
 
 SYSTEM = (
     "You are an audio perception evaluator. You hear one audio clip and answer one question "
@@ -234,8 +234,9 @@ class RubricItemsScorer:
             sampled: list[dict[str, Any]] = []
 
             async def ask_sampled(attempt: int) -> bool:
-                # attempt indices after the logprobs ones: their own cache keys
-                gen = await generate(messages, 1000 + attempt, _sampled_ok, SAMPLED)
+                gen = await generate(
+                    messages, attempt, _sampled_ok, SAMPLED
+                )  # own cache keys: other sampling
                 verdict = _yes_no(gen.text) if gen.ok else None
                 sampled.append(
                     {"attempt": attempt, "answer": gen.text, "error": gen.error, "verdict": verdict}
@@ -270,7 +271,9 @@ class RubricItemsScorer:
         value = _logprob_value(stored)
         if value is not None:
             return {"p_yes": value[0], "method": "logprobs", "bound": value[1]}
-        sampled = [a.get("verdict") or _yes_no(a.get("answer")) for a in stored.get("sampled") or []]
+        sampled = [
+            _yes_no(a.get("answer")) for a in stored.get("sampled") or []
+        ]  # read again, as rescoring does
         verdicts = [v for v in sampled if v is not None][: self.samples]
         if stored.get("sampled") is not None and len(verdicts) == self.samples:
             return {"p_yes": sum(v == "yes" for v in verdicts) / len(verdicts), "method": "sampled"}

@@ -28,7 +28,7 @@ from audioeval.core.errors import InputError
 from audioeval.engine.evaluate import EvalRequest, evaluate_async
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_judge import JudgeSettings
-from audioeval.engine.run_layout import RECORDS_FILE, pair_dir
+from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, pair_dir
 
 BENCH_NAME = "judge-bench"
 DEV_NAME = "judge-bench-dev"
@@ -98,6 +98,7 @@ async def run_judge_eval_async(cfg: JudgeEvalConfig) -> JudgeEvalRun:
         "threshold": cfg.threshold,
         "threshold_source": "default" if cfg.threshold is None else "--threshold",
         "dev_records": None,
+        "dev_ids": None,
     }
     if cfg.tune_on is not None:
         dev_loaded = load_bench(cfg.tune_on, config=cfg.config, data_root_dir=cfg.data_root)
@@ -107,7 +108,9 @@ async def run_judge_eval_async(cfg: JudgeEvalConfig) -> JudgeEvalRun:
         skipped += dev_loaded.skipped
         records = pair_dir(cfg.output_dir, DEV_NAME, MODEL.slug) / RECORDS_FILE
         info.update(
-            threshold_source=f"tuned on {cfg.tune_on}", dev_records=str(records.relative_to(cfg.output_dir))
+            threshold_source=f"tuned on {cfg.tune_on}",
+            dev_records=str(records.relative_to(cfg.output_dir)),
+            dev_ids=str((records.parent / IDS_FILE).relative_to(cfg.output_dir)),
         )
     info["unscored_rows"] = [r._asdict() for r in unscored]
     request = EvalRequest(

@@ -150,7 +150,7 @@ def board_rows(board: Mapping[str, Any], sep: str = " ") -> list[tuple[str, str,
 
 def board_notes(board: Mapping[str, Any], quote: Callable[[str], str] = str) -> list[str]:
     """What the board averages and how, its partial rows, columns not averaged or not applicable."""
-    notes = [board["description"].rstrip(".") + "."] if board.get("description") else []
+    notes = [quote(board["description"].rstrip(".")) + "."] if board.get("description") else []
     shown = [c["label"] for c in board["columns"] if c["weight"] == 0]
     if shown and board["average"]:
         notes.append(f"Shown, not averaged: {', '.join(dict.fromkeys(map(quote, shown)))}.")

@@ -19,8 +19,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def short_label(text: str, width: int = 48) -> str:
-    """A label for a plot: long names (a predictions file's path) cut in the middle."""
-    return text if len(text) <= width else text[: width // 2 - 1] + "…" + text[-(width // 2) :]
+    """A label for a plot: long names (a predictions file's path) cut in the middle, and `$`
+    escaped (matplotlib would read `$…$` in a user's name as math)."""
+    text = text if len(text) <= width else text[: width // 2 - 1] + "…" + text[-(width // 2) :]
+    return text.replace("$", r"\$")
+
+
+def plain(text: str) -> str:
+    """A title shown as written (`$` escaped: not matplotlib math)."""
+    return text.replace("$", r"\$")
 
 
 def svg_document(fig: plt.Figure) -> str:
@@ -50,7 +57,7 @@ def bars_with_ci(
             ax.plot([ci[1], ci[1]], [y - 0.15, y + 0.15], color="#1d2330", linewidth=1.5)
     ax.set_yticks(list(ys), [short_label(str(x)) for x in labels])
     ax.invert_yaxis()
-    ax.set_title(title, fontsize=11)
+    ax.set_title(plain(title), fontsize=11)
     ax.grid(axis="x", alpha=0.3)
     return _svg(fig)
 
@@ -72,8 +79,8 @@ def heatmap(
     grid = [[math.nan if v is None else float(v) for v in row] for row in values]
     low, high = limits if limits is not None else (None, None)
     image = ax.imshow(grid, cmap=cmap, vmin=low, vmax=high, aspect="auto")
-    ax.set_xticks(range(len(cols)), [str(c) for c in cols], rotation=35, ha="right", fontsize=8)
-    ax.set_yticks(range(len(rows)), [str(r) for r in rows], fontsize=8)
+    ax.set_xticks(range(len(cols)), [short_label(str(c)) for c in cols], rotation=35, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), [short_label(str(r)) for r in rows], fontsize=8)
     finite = [v for row in grid for v in row if math.isfinite(v)]
     mid = (min(finite) + max(finite)) / 2 if finite and limits is None else 0.0
     for i, row in enumerate(grid):
@@ -90,5 +97,5 @@ def heatmap(
                     fontsize=7,
                 )
     fig.colorbar(image, ax=ax, shrink=0.8, label=label)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(plain(title), fontsize=10)
     return _svg(fig)

@@ -285,7 +285,12 @@ def failures_section(pairs: list[Pair]) -> Section | None:
                 rows.append([p.benchmark, p.model, rec.id, str(rec.failure or ""), redact(rec.error)[:300]])
     if not rows:
         return None
-    paragraphs = [f"{len(rows)} sample(s) failed; never scored as wrong answers, counted in each summary."]
+    paragraphs = [
+        f"{len(rows)} sample(s) failed, each counted in its summary. A failure of the system under test "
+        "(no usable output) counts in the metrics as wrong, or as a full deletion for error rates, unless "
+        "the run left such samples out (--exclude-missing); any other failure (the input's, the judge's) "
+        "is never scored."
+    ]
     if len(rows) > MAX_FAILURES:
         paragraphs.append(f"The first {MAX_FAILURES} are listed; the sample browser has them all.")
     table = Table(["benchmark", "model", "id", "kind", "error"], rows[:MAX_FAILURES])

@@ -15,6 +15,7 @@ reads from the pair folder the preset names, so a rescore tunes again from them.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from audioeval.benchmarks.anyaudio_bench.summary import (
 )
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import RunConfigError
-from audioeval.core.record import SampleRecord, latest_records
+from audioeval.core.record import SampleRecord, in_order
 from audioeval.metrics.binary_judge import DEFAULT_THRESHOLD
 from audioeval.metrics.judge_reliability import judges_of, records_reliability
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
@@ -40,7 +41,7 @@ SCORER = "rubric_items"
 VALUE = "rubric_score"
 UNSCORED_FILE = "unscored.jsonl"
 ROWS_FILE = "per_row.jsonl"
-SETTINGS = ("bench", "judge_model", "threshold", "threshold_source", "dev_records")
+SETTINGS = ("bench", "judge_model", "threshold", "threshold_source", "dev_records", "dev_ids")
 """What the preset tells the export (and the summary keeps, for a rescore)."""
 
 
@@ -68,17 +69,12 @@ def _row_line(rec: SampleRecord, row: JudgeEvalRow) -> dict[str, Any]:
     }
 
 
-def _rows(records: list[SampleRecord], ids: list[str]) -> list[SampleRecord]:
-    latest = latest_records(records)
-    return [latest[i] for i in ids if i in latest]
-
-
 def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
     """The exporter of a judge-eval pair (registered as `judge_eval`)."""
     settings = export.run_info.get(RUN_INFO_KEY)
     if settings is None:  # a rescore: the settings the summary being replaced was made with
         settings = _as_scored(folder / "summary.json")
-    records = _rows(export.records, export.expected_ids)
+    records = in_order(export.records, export.expected_ids)
     rows = [record_row(r) for r in records]
     if "unscored_rows" in settings:  # a run: the preset's rows, kept for every later rescore
         write_jsonl_atomic(folder / UNSCORED_FILE, settings["unscored_rows"])
@@ -89,9 +85,14 @@ def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
     tuning = None
     dev = settings.get("dev_records")
     if dev:
-        dev_rows = [record_row(r) for r in latest_records(read_records(folder / dev).records).values()]
-        tuning = tuned_threshold([r for r in dev_rows if not r.failed])
-        threshold = tuning.value
+        dev_ids = _ids(folder / str(settings.get("dev_ids")))
+        dev_rows = [record_row(r) for r in in_order(read_records(folder / dev).records, dev_ids)]
+        scored_dev = [r for r in dev_rows if not r.failed]
+        if scored_dev:
+            tuning = tuned_threshold(scored_dev)
+            threshold = tuning.value
+        else:  # the judge scored no dev row: nothing to tune on
+            source = f"default: no dev row of {settings.get('threshold_source')} was scored"
     summary = judge_eval_summary(
         [*rows, *unscored],
         threshold=threshold,
@@ -108,9 +109,21 @@ def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
         folder / ROWS_FILE, [_row_line(rec, row) for rec, row in zip(records, rows, strict=True)]
     )
     write_json_atomic(folder / "summary.json", summary)
-    failed = next((r for r in records if record_row(r).failed), None)
+    failed = next((rec for rec, row in zip(records, rows, strict=True) if row.failed), None)
     first = None if failed is None else f"id {failed.id!r}: {failed.error or 'no score'}"
     return JudgeEvalResult(summary, first)
+
+
+def _ids(path: Path) -> list[str]:
+    """The dev pair's sample ids, in order (its records may hold other rows: another dev file
+    given to an earlier run in the same folder)."""
+    try:
+        ids = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RunConfigError(f"{path}: cannot be read ({exc})") from None
+    if not isinstance(ids, list):
+        raise RunConfigError(f"{path}: expected a JSON list of sample ids")
+    return [str(i) for i in ids]
 
 
 def _as_scored(path: Path) -> dict[str, Any]:

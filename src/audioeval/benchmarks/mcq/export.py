@@ -18,7 +18,7 @@ from the summary being replaced.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
 from audioeval.benchmarks.mcq.rubric_scorer import McqRubricScorer, failure_reason
 from audioeval.benchmarks.pair_exports import PairExport
-from audioeval.core.record import SampleRecord, Score, latest_records
+from audioeval.core.record import SampleRecord, Score, in_order
 from audioeval.core.sample import Sample
 from audioeval.metrics.judge_reliability import records_reliability
 from audioeval.postprocess.chain import ROBUST_MCQ
@@ -184,12 +184,6 @@ def build_summary(
     if reliability is not None:
         summary["reliability"] = dict(reliability)
     return summary
-
-
-def in_order(records: Iterable[SampleRecord], ids: Sequence[str]) -> list[SampleRecord]:
-    """The latest record of each id, in the items' order (ids without a record are left out)."""
-    latest = latest_records(records)
-    return [latest[i] for i in ids if i in latest]
 
 
 def export_folder(

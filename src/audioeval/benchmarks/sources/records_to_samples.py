@@ -18,7 +18,11 @@ from audioeval.core.sample import Sample
 
 AUDIO_FIELDS = ("audio", "reference_voice", "reference_audio")
 LIST_FIELDS = ("choices", "references", "answers")
-STRUCTURED_FIELDS = ("rubric",)  # kept as the source has them (lists of objects), checked by their scorer
+STRUCTURED_FIELDS = ("rubric",)
+TEXT_OR_LIST_FIELDS = (
+    "reference",
+    "answer",
+)  # a text, or a list of texts (scoring/fields.text_list)  # kept as the source has them (lists of objects), checked by their scorer
 # Column names tried, in order, when a spec does not map a canonical field.
 DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "id": ("id", "sample_id", "key", "utt_id", "audio_id"),
@@ -87,6 +91,8 @@ class RowMapping:
                 values[name] = _as_list(value, self.source, sid, col)
             elif name in STRUCTURED_FIELDS and isinstance(value, (list, dict)):
                 values[name] = value
+            elif name in TEXT_OR_LIST_FIELDS and isinstance(value, (list, tuple)):
+                values[name] = _as_list(value, self.source, sid, col)  # several references
             elif isinstance(value, (list, tuple, dict)):
                 kind = "an object" if isinstance(value, dict) else "a list"
                 raise InputError(f"expected text, got {kind}", file=None, sample_id=sid, field=col)
