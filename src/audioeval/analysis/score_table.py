@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from audioeval.analysis.ranking import Column, ScoreTable
-from audioeval.core.errors import InputError
+from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.suggest import unknown_spec_name
+from audioeval.store.json_file import read_json_object
 from audioeval.store.text_input import read_text_input, text_lines
 from audioeval.store.yaml_file import read_yaml_mapping
 
@@ -355,7 +356,7 @@ def _run_benchmarks(run_dir: Path) -> dict[str, Any] | str:
 
     path = run_dir / "run.json"
     try:
-        run = json.loads(path.read_text(encoding="utf-8"))
+        run = read_json_object(path)
         exclude = bool(run.get("exclude_missing", False))
         return {
             b["name"]: (resolve(parse_spec(b["spec"], b["where"]), b["where"]).summary_plan(), exclude)
@@ -363,5 +364,7 @@ def _run_benchmarks(run_dir: Path) -> dict[str, Any] | str:
         }
     except InputError as exc:
         return f"{path}: {exc.describe()}"
+    except RunConfigError as exc:
+        return str(exc)
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return f"{path} cannot be read ({type(exc).__name__}: {exc})"

@@ -193,6 +193,14 @@ class RubricItemsScorer:
             sig["p_yes"] = "yes (1) or no (0) per item from one JSON answer listing every item"
         return sig
 
+    def planned_calls(self, sample: Sample) -> int:
+        """What a sample reserves of the judge's load (the engine's admission): one request per
+        item, or one for all of them."""
+        if self.mode == "all_at_once":
+            return 1
+        raw = sample.get(self.rubric_field)
+        return max(1, len(raw)) if isinstance(raw, list) else 1
+
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         raise InputError(
             "rubric_items needs a judge (--judge URL --judge-model NAME)",

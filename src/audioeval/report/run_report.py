@@ -318,7 +318,6 @@ def _sample_row(rec: SampleRecord, report_dir: Path, base: Path) -> dict[str, An
     if out is not None and out.audio_path:
         audio.append(["output", _link(out.audio_path, report_dir, base)])
     scores = {name: s.values for name, s in (rec.scores or {}).items()}
-    flat = [v for s in scores.values() for v in s.values() if isinstance(v, int | float)]
     answer = None if out is None else (out.text if out.error is None else redact(out.error))
     processed = None if rec.processed is None else rec.processed.text
     row = {
@@ -333,7 +332,6 @@ def _sample_row(rec: SampleRecord, report_dir: Path, base: Path) -> dict[str, An
         "scores": scores or None,
         "judge": rec.judge or {},
         "audio": audio,
-        "value": flat[0] if flat else None,
     }
     row["search"] = " ".join(str(x) for x in (rec.id, answer, processed, row["error"]) if x).lower()
     return row
