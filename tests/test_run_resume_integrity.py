@@ -143,10 +143,11 @@ def test_resume_ignores_invalid_records(tmp_path):
     (folder,) = [p for p in (out / "mcq").iterdir() if p.is_dir()]
     recs = records(folder)
     recs[2]["scores"]["mcq_match"]["stats"]["correct"] = 7
+    bad = recs[2]["id"]  # the third line: whichever sample finished third
     (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
     res = run_cli(*args)
     assert res.exit_code == 0, res.output
     text = " ".join(res.output.split())
-    assert "ignored 1 stored result line(s)" in text and "records.jsonl:3: id 't2'" in text
+    assert "ignored 1 stored result line(s)" in text and f"records.jsonl:3: id '{bad}'" in text
     assert "correct 7 is outside 0–1" in text and "asked 1, reused 3" in text
     assert pair_summary(out)["metrics"]["accuracy"]["value"] <= 1.0
