@@ -84,11 +84,12 @@ def board_specs(run_dirs: Sequence[Path], board_files: Iterable[Path]) -> list[B
 
 
 class _Records:
-    """The per-sample statistics of (benchmark, model, metric), read once from the records."""
+    """The per-sample statistics of (benchmark, model, metric), from each pair's records read once."""
 
     def __init__(self, pairs: Sequence[RunPair]) -> None:
         self.pairs = {p.key: p for p in pairs}
         self._plans: dict[Path, Any] = {}
+        self._latest: dict[Path, dict[str, Any]] = {}  # each pair's latest records, read once
         self._stats: dict[tuple[str, str, str], CellStats | str] = {}
 
     def stats(self, bench: str, model: str, metric: str) -> CellStats | str:
@@ -97,7 +98,7 @@ class _Records:
             pair = self.pairs[(bench, model)]
             folder = pair.run_dir / str(pair.summary.get("folder", ""))
             cell = PairCell(model, f"{bench}:{metric}", pair.run_dir, folder, bench, metric)
-            self._stats[key] = cell_stats(cell, self._plans)
+            self._stats[key] = cell_stats(cell, self._plans, self._latest)
         return self._stats[key]
 
 

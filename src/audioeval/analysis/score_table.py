@@ -304,9 +304,15 @@ def bootstrap_tables(runs: RunTable, *, resamples: int, seed: int) -> Resampled 
     return Resampled(out, tuple(held))
 
 
-def cell_stats(cell: PairCell, plans: dict[Path, dict[str, Any] | str]) -> CellStats | str:
+def cell_stats(
+    cell: PairCell,
+    plans: dict[Path, dict[str, Any] | str],
+    latest_by_folder: dict[Path, dict[str, Any]] | None = None,
+) -> CellStats | str:
     """The headline statistics of a pair's latest records, counted as its summary counts them
-    (failed outputs in, unless the run excluded them); or why there are none."""
+    (failed outputs in, unless the run excluded them); or why there are none. `plans` and
+    `latest_by_folder` keep each run's plans and each pair's latest records across calls (a
+    board reads several metrics of one pair)."""
     from audioeval.core.record import latest_records
     from audioeval.metrics.pair_summary import failure_stats_for, is_failed_output, stats_for
     from audioeval.store.records import read_records
@@ -325,11 +331,15 @@ def cell_stats(cell: PairCell, plans: dict[Path, dict[str, Any] | str]) -> CellS
     metric = next((m for m in plan.metrics if m.name == cell.headline), None)
     if metric is None:
         return f"headline {cell.headline!r} is not a metric of the benchmark"
-    latest = latest_records(read_records(path).records)
-    ids_file = cell.folder / "sample_ids.json"
-    if ids_file.is_file():
-        wanted = set(json.loads(ids_file.read_text(encoding="utf-8")))
-        latest = {k: v for k, v in latest.items() if k in wanted}
+    cache = latest_by_folder if latest_by_folder is not None else {}
+    if cell.folder not in cache:
+        latest = latest_records(read_records(path).records)
+        ids_file = cell.folder / "sample_ids.json"
+        if ids_file.is_file():
+            wanted = set(json.loads(ids_file.read_text(encoding="utf-8")))
+            latest = {k: v for k, v in latest.items() if k in wanted}
+        cache[cell.folder] = latest
+    latest = cache[cell.folder]
     stats: dict[str, Any] = {}
     for sid, rec in latest.items():
         found = None

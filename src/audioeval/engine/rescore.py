@@ -32,6 +32,7 @@ from audioeval.engine.sample_pipeline import mark_failed_output, record_unusable
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
+from audioeval.store.json_file import read_json_object
 from audioeval.store.jsonl import read_jsonl
 from audioeval.store.records import record_problem
 from audioeval.store.run_lock import hold_run_lock
@@ -169,7 +170,7 @@ def _record_scorers(folder: Path, bench: ResolvedBenchmark) -> None:
     path = folder / SIGNATURE_FILE
     if not path.is_file():
         return
-    signature = json.loads(path.read_text(encoding="utf-8"))
+    signature = read_json_object(path)
     signature.setdefault("benchmark", {})["scorers"] = [s.signature() for s in bench.scorers]
     write_json_atomic(path, signature)
 

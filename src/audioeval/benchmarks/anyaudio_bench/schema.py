@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from audioeval.benchmarks.rubric_items.decompose import ITEM_KEYS
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
@@ -27,12 +28,6 @@ SUBSETS = ("speech", "speech_gen", "sound", "sound_gen", "music", "music_gen", "
 """The paper's subsets, in the paper's order (tables and summaries list others after)."""
 TYPES = ("pos", "pos_clap", "pos_gemini", "neg_swap", "neg_change", "neg_gemini")
 LABELS = ("yes", "no")
-# The decomposer's own keys, which a rubric item may still carry (the official loader maps them).
-_ITEM_KEYS = {
-    "dimension": ("dimension", "维度"),
-    "question": ("question", "题目"),
-    "basis": ("basis", "依据"),
-}
 
 AudioResolver = Callable[[Any, str, str], AudioRef]
 
@@ -108,7 +103,7 @@ def _item(item: Any, k: int, place: RowPlace, uuid: str) -> dict[str, str]:
     if not isinstance(item, Mapping):
         raise place.error(f"item is a {type(item).__name__}, not an object", uuid=uuid, field=where)
     out: dict[str, str] = {}
-    for name, keys in _ITEM_KEYS.items():
+    for name, keys in ITEM_KEYS.items():  # a rubric item may still carry the decomposer's own keys
         value = next((item[key] for key in keys if item.get(key) is not None), None)
         if value is None:
             value = ""

@@ -22,7 +22,7 @@ The numbers come from each sample's latest record, as the run's own summary does
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME, MmaeRubricScore
 from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import InputError
-from audioeval.core.record import SampleRecord, latest_records
+from audioeval.core.record import SampleRecord, in_order
 from audioeval.metrics.judge_reliability import records_reliability
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 
@@ -117,12 +117,6 @@ def result_lines(records: list[SampleRecord], stored: int, judge: str | None) ->
     return out
 
 
-def _latest(records: Iterable[SampleRecord], ids: Iterable[str]) -> dict[str, SampleRecord]:
-    """The latest record of each of `ids` (a rerun appends a new record for a sample)."""
-    wanted = set(ids)
-    return {k: v for k, v in latest_records(records).items() if k in wanted}
-
-
 def _where(rec: SampleRecord) -> InputError:
     """The error of a failed record, with its file and field when the record kept them."""
     if isinstance(rec.error_detail, Mapping):
@@ -137,16 +131,12 @@ class SampleRows:
     unjudged: list[InputError] = field(default_factory=list)  # input errors met while judging
 
 
-def sample_rows(records: list[SampleRecord], ids: list[str]) -> SampleRows:
-    """In benchmark order: a failed-output row (every rubric 0) for a sample without a usable
-    output, the row of its judged rubrics otherwise; a sample whose input could not be read
-    while judging has no row (it is an input error)."""
+def sample_rows(latest: list[SampleRecord]) -> SampleRows:
+    """From each sample's latest record, in benchmark order: a failed-output row (every rubric
+    0) for a sample without a usable output, the row of its judged rubrics otherwise; a sample
+    whose input could not be read while judging has no row (it is an input error)."""
     out = SampleRows()
-    latest = _latest(records, ids)
-    for sid in ids:
-        rec = latest.get(sid)
-        if rec is None:
-            continue
+    for rec in latest:
         ms = _mmae_sample(rec)
         outcomes = rubric_outcomes(rec)
         if rec.output_failed:
@@ -165,7 +155,7 @@ def n_skipped(skipped: list[InputError]) -> int:
     return len({e.sample_id if e.sample_id else f"#{i}" for i, e in enumerate(skipped)})
 
 
-def early_stop_info(ex: PairExport) -> dict[str, Any]:
+def early_stop_info(ex: PairExport, latest: list[SampleRecord]) -> dict[str, Any]:
     """With early stop on: `early_stop: true`; `calls_saved`, the valid votes the full
     protocol would still have asked (votes needed − valid votes, over the rubrics of each
     sample's latest record that early stop decided before every vote was in; each would
@@ -174,11 +164,7 @@ def early_stop_info(ex: PairExport) -> dict[str, Any]:
     scorer = next((s for s in ex.bench.scorers if s.name == SCORER_NAME), None)
     if not getattr(scorer, "early_stop", False):
         return {}
-    stopped = [
-        int(o.get("votes_not_asked") or 0)
-        for rec in _latest(ex.records, ex.expected_ids).values()
-        for o in rubric_outcomes(rec)
-    ]
+    stopped = [int(o.get("votes_not_asked") or 0) for rec in latest for o in rubric_outcomes(rec)]
     return {
         "early_stop": True,
         "calls_saved": sum(stopped),
@@ -189,7 +175,8 @@ def early_stop_info(ex: PairExport) -> dict[str, Any]:
 def write_exports(folder: Path, ex: PairExport) -> None:
     """Write the MMAE files of one pair into `folder`, whole and atomically."""
     lines = result_lines(ex.records, ex.stored, ex.judge_model)
-    rows = sample_rows(ex.records, ex.expected_ids)
+    latest = in_order(ex.records, ex.expected_ids)  # each sample's latest record, in benchmark order
+    rows = sample_rows(latest)
     skipped = [*ex.skipped, *rows.unjudged]
     tax = taxonomy(
         rows.rows,
@@ -199,7 +186,7 @@ def write_exports(folder: Path, ex: PairExport) -> None:
         exclude_failed_outputs=ex.exclude_missing,
     )
     wanted = set(ex.expected_ids)
-    run = {**ex.run_info, **early_stop_info(ex)}
+    run = {**ex.run_info, **early_stop_info(ex, latest)}
     if ex.judged:  # a rescore judges nothing
         run["judged_now"] = len(lines.lines) - lines.before
         run["reused"] = sum(1 for sid, _ in lines.reused if sid in wanted)
@@ -207,7 +194,7 @@ def write_exports(folder: Path, ex: PairExport) -> None:
     text = "".join(json.dumps(x, ensure_ascii=False, allow_nan=False) + "\n" for x in lines.lines)
     write_text_atomic(folder / RESULTS_FILE, text)
     write_json_atomic(folder / PER_SAMPLE_FILE, [public_row(r) for r in rows.rows])
-    reliability = records_reliability([MmaeRubricScorer()], _latest(ex.records, ex.expected_ids).values())
+    reliability = records_reliability([MmaeRubricScorer()], latest)
     write_json_atomic(folder / TAXONOMY_FILE, {**tax, "reliability": reliability, "run": run})
     write_json_atomic(folder / SKIPPED_FILE, [e.as_record() for e in skipped])
     write_json_atomic(folder / FAILED_OUTPUTS_FILE, [e.as_record() for e in rows.failed_outputs])
