@@ -35,16 +35,17 @@ $(VENV)/.installed-torch: $(VENV)/.installed-dev
 	touch $@
 
 # Debian packages: espeak-ng (the embedded TTS model and test speech); for the tests also
-# chromium (they render the HTML report headless, as a person sees it).
+# chromium and chromium-driver (they render the HTML report headless, as a person sees it, and
+# drive it through Selenium).
 system-deps:
 	@command -v espeak-ng >/dev/null 2>&1 || { \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends espeak-ng >/dev/null; }
 
 browser-deps:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@{ command -v chromium && command -v chromedriver; } >/dev/null 2>&1 || { \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; }
 
 # Debian's Java runtime: the caption metrics' PTB tokenizer, METEOR and SPICE (the `captions`
 # extra) run pycocoevalcap's jars.
@@ -63,7 +64,7 @@ demo: $(VENV)/.installed system-deps runtimes
 	$(BIN)/audioeval report demo_out/eval
 
 test: $(VENV)/.installed-dev $(VENV)/.installed-torch system-deps browser-deps java-deps runtimes
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 4 --dist loadfile
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench examples

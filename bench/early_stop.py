@@ -56,7 +56,7 @@ def agreement(rubrics: dict[tuple[str, int], dict[str, Any]]) -> dict[str, float
 
 
 def score(preds: Path, meta: Path, out: Path, url: str, concurrency: int, **kw: Any) -> tuple[Any, float]:
-    from audioeval.presets.mmae_score import MmaeRunConfig, run_mmae
+    from tests.mmae_helpers import MmaeRunConfig, run_mmae
 
     cfg = MmaeRunConfig(
         predictions=preds,

@@ -40,6 +40,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from doc_section import replace_section  # noqa: E402  (bench/ is the script's folder)
+from fake_judges import judge_servers  # noqa: E402
 
 N_RUBRICS = 9
 
@@ -113,7 +114,7 @@ def client(args: argparse.Namespace) -> None:
     """Run one scoring in this process and print its figures as JSON."""
     from audioeval.audio.clip_cache import ClipCache
     from audioeval.core.messages import AudioRef
-    from audioeval.presets.mmae_score import MmaeRunConfig, run_mmae
+    from tests.mmae_helpers import MmaeRunConfig, run_mmae
 
     root = Path(args.root)
     meta = json.loads((root / "meta.json").read_text())[: args.n]
@@ -156,21 +157,6 @@ def client(args: argparse.Namespace) -> None:
     )
 
 
-def start_servers(latency: float, n: int) -> tuple[list[subprocess.Popen[str]], list[str]]:
-    procs, urls = [], []
-    for _ in range(n):
-        p = subprocess.Popen(
-            [sys.executable, "-m", "tests.fakes.judge_server", "--latency", str(latency), "--memoize-audio"],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert p.stdout is not None
-        urls.append(p.stdout.readline().strip())
-        procs.append(p)
-    return procs, urls
-
-
 def _proc_cpu_s(pid: int) -> float:
     """User + system CPU seconds of a live process (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -186,32 +172,26 @@ def _busy_cpu_s() -> float:
 def measure(root: Path, n: int, concurrency: int, latency: float, servers: int) -> dict[str, float]:
     busy0, w0 = _busy_cpu_s(), time.monotonic()
     children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    procs, urls = start_servers(latency, servers)
-    try:
-        with tempfile.TemporaryDirectory() as out:
-            cmd = [
-                sys.executable,
-                __file__,
-                "--client",
-                "--root",
-                str(root),
-                "--n",
-                str(n),
-                "--out",
-                out,
-                "--urls",
-                ",".join(urls),
-                "--concurrency",
-                str(concurrency),
-            ]
-            res = json.loads(
-                subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1]
-            )
+    with judge_servers(latency, servers) as (procs, urls), tempfile.TemporaryDirectory() as out:
+        cmd = [
+            sys.executable,
+            __file__,
+            "--client",
+            "--root",
+            str(root),
+            "--n",
+            str(n),
+            "--out",
+            out,
+            "--urls",
+            ",".join(urls),
+            "--concurrency",
+            str(concurrency),
+        ]
+        res = json.loads(
+            subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()[-1]
+        )
         server_cpu = sum(_proc_cpu_s(p.pid) for p in procs)
-    finally:
-        for p in procs:
-            p.terminate()
-            p.wait()
     children1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     ours = sum(getattr(children1, f) - getattr(children0, f) for f in ("ru_utime", "ru_stime"))
     other_cores = max(0.0, (_busy_cpu_s() - busy0 - ours) / (time.monotonic() - w0))

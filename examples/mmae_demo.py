@@ -9,7 +9,6 @@ at a real vLLM judge for real scores (see README).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -21,7 +20,6 @@ sys.path.insert(0, str(ROOT))
 
 from rich.console import Console  # noqa: E402
 from rich.panel import Panel  # noqa: E402
-from rich.table import Table  # noqa: E402
 
 from audioeval.benchmarks.mmae.synthetic import write_synthetic_set  # noqa: E402
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer  # noqa: E402
@@ -47,7 +45,7 @@ def main() -> None:
             style="bold yellow",
         )
     )
-    rows = {}
+    runs: list[Path] = []
     with FakeJudgeServer(FakeJudgeConfig(model=DEMO_JUDGE)) as judge:
         for name in ("identity", "noise"):
             audioeval(
@@ -85,15 +83,13 @@ def main() -> None:
                 8,
                 "--model",
                 DEMO_JUDGE,
+                "--name",
+                name.replace(" ", "-"),
             )
-            rows[name] = json.loads((out / "taxonomy.json").read_text())["overall"]
-    table = Table(title="Demo (demonstration judge): overall rates in %")
-    for col in ("system", "IFR", "CR", "EMR", "n"):
-        table.add_column(col, justify="left" if col == "system" else "right")
-    for name, ov in rows.items():
-        table.add_row(name, f"{ov['IFR']:.2f}", f"{ov['CR']:.2f}", f"{ov['EMR']:.2f}", str(ov["n"]))
-    console.print(table)
-    console.print(f"Run directories: {OUT / 'scores'}")
+            runs.append(out)
+    # the comparison: one board over the three runs, as any user makes it (the systems are named)
+    audioeval("leaderboard", *runs, "-o", OUT / "leaderboard")
+    console.print(f"Run directories: {OUT / 'scores'}; comparison: {OUT / 'leaderboard' / 'index.html'}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from typing import Any
 from tests.fakes.mcq_server import FREQS, tone_wav
 
 DEMO_SPEECH = (
-    Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+    Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo" / "demo_data" / "speech"
 )
 
 
@@ -69,15 +69,17 @@ SPEECH_SCORERS = {"asr_wer", "asr_cer", "asr_includes", "asr_accuracy", "sim", "
 tests/test_runtime_metrics.py run them on real audio)."""
 
 
-CAPTION_SCORERS = {"cider_d", "meteor", "spice"}
+CAPTION_SCORERS = {"coco_bleu", "coco_rouge_l", "cider_d", "meteor", "spice"}
 """Scorers that run Java tools (SPICE also Stanford CoreNLP): tests/test_caption_metrics.py scores
 with them, skipping with the reason where a tool is missing."""
 
 
 def text_scorers() -> list[str]:
     """The registered scorers that score text (every scorer less the speech ones)."""
-    import audioeval.benchmarks.scorer_plugins  # noqa: F401  (registers the judged scorers)
+    from audioeval.benchmarks.plugins import load_benchmarks
     from audioeval.scoring.base import SCORERS
+
+    load_benchmarks()  # registers every benchmark's scorers (the judged ones too)
 
     return [name for name in SCORERS.names() if name not in SPEECH_SCORERS]
 

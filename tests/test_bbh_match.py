@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from audioeval.benchmarks.plugins import load_benchmarks
+from audioeval.benchmarks.voicebench.bbh_match import normalise, read_answer, task_of
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, build_scorer
-from audioeval.scoring.bbh_match import normalise, read_answer, task_of
+
+load_benchmarks()  # registers the VoiceBench scorers
 
 
 @pytest.mark.parametrize(
@@ -72,18 +75,56 @@ def _sample(sid: str, gold: str, **fields: object) -> Sample:
     return Sample(sid, {}, {"answer": gold, **fields}, {}, "bbh.jsonl")
 
 
+def _stats(scorer: object, text: str | None, raw: str | None, sample: Sample) -> dict[str, float]:
+    return dict(scorer.score(Prediction(text, raw), sample).stats)  # type: ignore[attr-defined]
+
+
 def test_scorer_scores_counts_unparseable_and_never_guesses() -> None:
     scorer = build_scorer("bbh_match", {}, where="t.yaml")
-    right = scorer.score(Prediction("The answer is (B).", "x"), _sample("hyperbaton_1", "(B)"))
-    assert right.stats == {"correct": 1, "unparseable": 0} and right.values == {"bbh_match": 1.0}
-    assert right.detail["rule"] == ["in", "the answer is (b)"]
-    wrong = scorer.score(Prediction("Yes.", "Yes."), _sample("navigate_2", "no"))
-    assert wrong.stats == {"correct": 0, "unparseable": 0}
+    right = scorer.score(
+        Prediction("The answer is (B).", "The answer is (B)."), _sample("hyperbaton_1", "(B)")
+    )
+    assert right.stats == {"official_accuracy": 1.0, "correct": 1, "unparseable": 0}
+    assert right.values == {"bbh_match": 1.0} and right.detail["rule"] == ["in", "the answer is (b)"]
+    wrong = _stats(scorer, "Yes.", "Yes.", _sample("navigate_2", "no"))
+    assert wrong == {"official_accuracy": 0.0, "correct": 0, "unparseable": 0}
     unsure = scorer.score(Prediction("Hmm.", "Hmm."), _sample("navigate_3", "no"))
-    assert unsure.stats == {"correct": 0, "unparseable": 1} and unsure.detail["answer"] is None
-    missing = scorer.score(Prediction(None, "", outcome="unparseable"), _sample("navigate_4", "yes"))
-    assert missing.stats == {"correct": 0, "unparseable": 1} and missing.detail["missing"] is True
+    # VoiceBench picks 0 or 1 at random: the official figure counts the pick's expectation, 1/2;
+    # ours counts it wrong and unparseable
+    assert unsure.stats == {"official_accuracy": 0.5, "correct": 0, "unparseable": 1}
+    assert unsure.detail["answer"] is None and unsure.detail["official_answer"] is None
+    missing = scorer.score(Prediction(None, None, outcome="no output"), _sample("navigate_4", "yes"))
+    assert missing.stats == {"official_accuracy": 0.0, "correct": 0, "unparseable": 1}
+    assert missing.detail["missing"] is True
     assert scorer.signature()["task_field"] == "id"
+
+
+def test_official_reads_the_raw_reply_think_block_included_ours_the_answer() -> None:
+    scorer = build_scorer("bbh_match", {}, where="t.yaml")
+    raw = "<think>the answer is yes</think> No."
+    stats = _stats(scorer, "No.", raw, _sample("navigate_5", "no"))
+    # VoiceBench sees "the answer is yes" first (YES_NO table); the visible answer says no
+    assert stats == {"official_accuracy": 0.0, "correct": 1, "unparseable": 0}
+    empty_chain = _stats(scorer, None, "Yes.", _sample("navigate_6", "yes"))
+    assert empty_chain == {"official_accuracy": 1.0, "correct": 0, "unparseable": 1}
+
+
+@pytest.mark.parametrize(
+    ("task_id", "reply", "official"),
+    [  # official-rules.md §1.3 quirks table (official outcomes), as the official value for gold 1
+        ("hyperbaton_1", "B", 0.0),  # bare "b" reads as (A)
+        ("hyperbaton_1", "(B)", 0.5),  # random
+        ("hyperbaton_1", "The answer is (B).", 1.0),
+        ("sports_understanding_1", 'The sentence "Messi kicked" is not plausible.', 1.0),  # sic
+        ("sports_understanding_1", "Not plausible", 0.0),
+        ("navigate_1", "You haven't returned to the starting point.", 0.5),  # random
+        ("web_of_lies_1", "So Alice lies.", 0.0),
+    ],
+)
+def test_official_quirks_table(task_id: str, reply: str, official: float) -> None:
+    scorer = build_scorer("bbh_match", {}, where="t.yaml")
+    gold = "(B)" if task_id.startswith("hyperbaton") else "yes"
+    assert _stats(scorer, reply, reply, _sample(task_id, gold))["official_accuracy"] == official
 
 
 def test_scorer_reads_the_task_from_a_field_when_told() -> None:

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from audioeval.analysis.board_spec import load_board_file, parse_board
-from audioeval.analysis.family_boards import FAMILY_BOARDS, family_boards
-from audioeval.analysis.leaderboard import build_board, build_boards
-from audioeval.analysis.run_summary import write_run_summary
 from audioeval.benchmarks.tasks import FAMILIES, TASKS
 from audioeval.cli.main import app
 from audioeval.core.errors import InputError
+from audioeval.engine.board_spec import load_board_file, parse_board
+from audioeval.engine.family_boards import FAMILY_BOARDS, family_boards
+from audioeval.engine.leaderboard import build_board, build_boards
+from audioeval.engine.run_summary import write_run_summary
 from audioeval.metrics.corpus import get_metric
 from audioeval.report.leaderboard_table import NEGATIVE_MARK, leaderboards_markdown
 from tests.run_helpers import tone_asr_manifest
@@ -231,7 +231,7 @@ def test_understanding_average_is_ultraeval_audio_published_average_unclipped() 
         and b["rows"][-1]["model"] == "Gemini-1.5-Flash"
     )
     md = leaderboards_markdown({"boards": {"understanding": b}})
-    assert f"| 279.90 {NEGATIVE_MARK} |" in md and f"| 27.80 {NEGATIVE_MARK} |" in md
+    assert f"| 279.90 % {NEGATIVE_MARK} |" in md and f"| 27.80 {NEGATIVE_MARK} |" in md
 
 
 def test_a_model_of_two_families_is_on_both_boards_and_nothing_averages_across(tmp_path: Path) -> None:
@@ -241,7 +241,7 @@ def test_a_model_of_two_families_is_on_both_boards_and_nothing_averages_across(t
         pair("tts-set", "omni", "tts", {"wer": 0.20, "mean:dnsmos_ovrl": 3.0, "mean:dnsmos_p808": 4.0}),
         pair("mcq-set", "omni", "mcq", {"accuracy": 0.5}),
     ]
-    summary = write_run_summary(tmp_path, results)
+    summary = write_run_summary(tmp_path, results).to_json()
     boards = summary["boards"]
     assert list(boards) == ["understanding", "reasoning", "generation"]
     assert "leaderboard" not in summary and "generation_leaderboards" not in summary
@@ -271,9 +271,31 @@ def test_a_partial_row_names_the_columns_it_lacks() -> None:
     assert half["average"] == pytest.approx(expected)  # the mean of the available ones
     assert rows(b)["Spark"]["missing"] == []
     md = leaderboards_markdown({"boards": {"codec": b}})
+    # issue 28: by default it is listed below the complete row, unranked, naming what it lacks
+    assert [(r["model"], r["rank"]) for r in b["rows"]] == [("Spark", 1), ("half", None)]
+    line = next(x for x in md.splitlines() if x.startswith("| – | half |"))
+    assert line.endswith(f"| {expected:.2f} (6/9) |")
+    assert (
+        "half lacks aishell-1 · cer, aishell-1 · SIM, aishell-1 · OVRL, aishell-1 · P.808: listed below" in md
+    )
+    # UltraEval-Audio's convention (--mean-of-available): ranked by the mean of the available ones
+    published = build_board(parse_board(FAMILY_BOARDS["codec"], "codec"), results, mean_of_available=True)
+    assert published is not None and published["incomplete_rows"].startswith("ranked by the mean")
+    md = leaderboards_markdown({"boards": {"codec": published}})
     line = next(x for x in md.splitlines() if x.startswith("| 1 | half |"))  # ranked by its average
     assert line.endswith(f"| {expected:.2f} (6/9) |")
     assert "half lacks aishell-1 · cer, aishell-1 · SIM, aishell-1 · OVRL, aishell-1 · P.808." in md
+
+
+def test_a_group_is_the_mean_of_its_available_members_and_does_not_make_a_row_incomplete() -> None:
+    """A row lacking one acoustic member (UTMOS) but having the others is complete: the group
+    is one entry, the mean of its available members."""
+    results = codec_results({"Spark": CODEC["Spark"], "Mimi": CODEC["Mimi (32bit)"]})
+    for r in results:
+        if r["model"] == "Mimi":
+            r["metrics"] = {k: v for k, v in r["metrics"].items() if k != "mean:utmos"}
+    b = board("codec", results)
+    assert all(r["rank"] is not None for r in b["rows"])
 
 
 def test_editing_board_has_no_average_and_ranks_by_emr_then_ifr() -> None:
@@ -316,7 +338,7 @@ def test_a_user_yaml_board_is_built_with_its_weights(tmp_path: Path) -> None:
         pair("tts-a", "voice", "tts", {"wer": 0.10, "mean:utmos": 4.0, "mean:dnsmos_ovrl": 3.0}),
         pair("asr-a", "voice", "asr", {"wer": 0.50}),
     ]
-    summary = write_run_summary(tmp_path, results, boards=[spec])
+    summary = write_run_summary(tmp_path, results, boards=[spec]).to_json()
     b = summary["boards"]["tts-quality"]
     (row,) = b["rows"]
     acoustic = (80.0 * 1 + 60.0 * 3) / 4

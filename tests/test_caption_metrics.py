@@ -1,6 +1,7 @@
-"""Caption metrics (CIDEr-D, METEOR, SPICE, SPIDEr): the corpus values against pycocoevalcap's
-own scorers, a hand-computed CIDEr-D, bootstrap resamples that recompute document frequencies,
-and the errors when Java or SPICE's CoreNLP models are missing."""
+"""Caption metrics (CIDEr-D, METEOR, SPICE, SPIDEr; BLEU and ROUGE-L are in
+test_caption_coco_bleu_rouge.py): the corpus values against pycocoevalcap's own scorers, a
+hand-computed CIDEr-D, bootstrap resamples that recompute document frequencies, and the errors
+when Java or SPICE's CoreNLP models are missing."""
 
 from __future__ import annotations
 
@@ -254,17 +255,18 @@ def test_captioning_defaults_and_spice_opt_in() -> None:
         ),
         "t",
     )
-    assert [s.name for s in bench.scorers] == ["bleu", "rouge_l", "cider_d", "meteor"]
+    assert [s.name for s in bench.scorers] == ["coco_bleu", "coco_rouge_l", "cider_d", "meteor"]
     assert bench.headline == "cider_d"
     spec = {
         "name": "caps",
         "task": "captioning",
         "source": {"type": "jsonl", "path": "caps.jsonl"},
-        "scorers": ["bleu", "rouge_l", "cider_d", "meteor", "spice"],
+        "scorers": ["coco_bleu", "coco_rouge_l", "cider_d", "meteor", "spice"],
         "headline": "spider",
     }
     bench = resolve(parse_spec(spec, "t"), "t")
-    assert [m.name for m in bench.metrics] == ["bleu", "rouge_l", "cider_d", "meteor", "spice", "spider"]
+    bleus = ["bleu_1", "bleu_2", "bleu_3", "bleu_4"]
+    assert [m.name for m in bench.metrics] == [*bleus, "rouge_l", "cider_d", "meteor", "spice", "spider"]
     assert bench.summary_plan().feeds["spider"] == ["spice"]
 
 

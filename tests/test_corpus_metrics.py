@@ -177,15 +177,18 @@ def test_default_metrics_of_every_text_scorer_compute_on_its_stats() -> None:
         "bbh_task": "sports_understanding",
         "bbh_answer": "yes",
     }
+    taxonomy = {"task_name": "Speaker_Gender_Recognition", "dataset_name": "demo"}
+    # replies each scorer reads (AIR-Bench's official rule reads letters only)
+    replies = {"air_bench_foundation": ["A", "B"]}
     for name in text_scorers():
         built = build_scorer(name, BBH_ARGS if name == "bbh_match" else {}, where="t.yaml")
-        if getattr(built, "needs_judge", False):
+        if built.needs_judge:
             continue  # judged scorers are exercised against a fake judge (test_openai_audio_output)
         if name in CAPTION_SCORERS:
             continue  # Java tools: tests/test_caption_metrics.py
         stats = [
-            built.score(Prediction(t, t), Sample(str(i), fields=fields)).stats
-            for i, t in enumerate(["a dog", "dog barking"])
+            built.score(Prediction(t, t), Sample(str(i), fields=fields, taxonomy=taxonomy)).stats
+            for i, t in enumerate(replies.get(name, ["a dog", "dog barking"]))
         ]
         declared = declared_metrics(built)
         assert declared is not None, f"scorer {name} declares no metrics"
@@ -195,9 +198,11 @@ def test_default_metrics_of_every_text_scorer_compute_on_its_stats() -> None:
 
 def test_every_builtin_scorer_declares_the_metrics_it_feeds() -> None:
     """What a benchmark's default metrics and a summary's metric sources are built from."""
-    import audioeval.benchmarks.scorer_plugins  # noqa: F401  (registers the judged scorers)
+    from audioeval.benchmarks.plugins import load_benchmarks
     from audioeval.scoring.base import SCORERS
     from audioeval.scoring.speech_scorers import DnsmosScorer, PesqStoiScorer, SimScorer
+
+    load_benchmarks()  # registers the judged scorers
 
     for name in text_scorers():
         built = build_scorer(name, {"votes": 1} if "rubrics" in name else {}, where="t.yaml")

@@ -26,7 +26,7 @@ def test_mmae_demo_scores_baselines_against_the_labelled_demo_judge(tmp_path):
     assert all(o["n_rubrics_failed"] == 0 and o["n"] == 42 for o in overall.values())
     assert overall["oracle_edit"]["EMR"] == 100.0
     assert overall["identity"]["CR"] > 90 > overall["noise"]["CR"]
-    sig = json.loads((scores / "identity" / "mmae" / "predictions" / "signature.json").read_text())
+    sig = json.loads((scores / "identity" / "mmae" / "identity" / "signature.json").read_text())  # named `--name identity`
     assert "not Qwen3-Omni" in sig["judge"]["judge_model"]
 
 

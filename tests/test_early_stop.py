@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import audioeval.benchmarks.scorer_plugins  # noqa: F401  (registers the judged scorers)
+from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.cli.main import app
 from audioeval.core.errors import InputError
 from audioeval.core.generation import Generation
@@ -32,11 +32,11 @@ from audioeval.judge.votes import (
     reduce_votes,
     strict_majority,
 )
-from audioeval.presets.mmae_score import rescore_mmae, run_mmae
 from audioeval.scoring.base import Prediction, build_scorer
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
-from tests.mmae_helpers import config, records_file, results
+from tests.mmae_helpers import config, records_file, rescore_mmae, results, run_mmae
 
+load_benchmarks()  # registers the judged scorers this file builds by name
 runner = CliRunner()
 NOISY = dict(wrong_rate=0.3, invalid_rate=0.15, seed=7)  # wrong or unreadable, per request content
 WRONG = dict(wrong_rate=0.3, seed=7)  # every answer readable: every one is cached

@@ -14,11 +14,10 @@ from typer.testing import CliRunner
 from audioeval.cli import exit_codes
 from audioeval.cli.failed_work import MaxFailed, parse_max_failed
 from audioeval.core.errors import InputError
-from audioeval.presets.mmae_score import run_mmae
 from audioeval.store.response_cache import ResponseCache
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
 from tests.fakes.mcq_server import FakeMcqServer, write_tone_set
-from tests.mmae_helpers import config, records_file, results
+from tests.mmae_helpers import config, records_file, results, run_mmae
 from tests.run_helpers import demo_speech_as_wavs, write_jsonl
 
 runner = CliRunner()
@@ -133,6 +132,8 @@ def test_mmae_score_counts_missing_predictions_as_failed_work(synthetic_set, tmp
         assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
         text = " ".join(res.output.split())
         assert "12 of 42 sample(s) failed" in text and "sample has no prediction" in text
+        assert "partial.json has no answer for 12 id(s)" in text and "rerunning will not help" in text
+        assert "rerunning the same command retries" not in text
         ok = cli(*args, "--output_dir", tmp_path / "b", "--max-failed", "12")
         assert ok.exit_code == 0, ok.output
     overall = json.loads((tmp_path / "a" / "taxonomy.json").read_text())["overall"]

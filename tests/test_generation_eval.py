@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from audioeval.analysis.board_spec import parse_board
-from audioeval.analysis.family_boards import FAMILY_BOARDS
-from audioeval.analysis.leaderboard import build_board, normalised
 from audioeval.cli.main import app
+from audioeval.engine.board_spec import parse_board
+from audioeval.engine.family_boards import FAMILY_BOARDS
+from audioeval.engine.leaderboard import build_board, normalised
 
 runner = CliRunner()
-DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo" / "demo_data" / "speech"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
@@ -100,7 +100,8 @@ def test_codec_run_reports_the_metric_models_work(codec_run: dict) -> None:
     assert by_kind["dvector"]["calls"] == 18  # output and reference of each of the 9
     for w in work.values():
         assert w["busy_seconds"] > 0
-        assert w["x_realtime"] == pytest.approx(w["audio_seconds"] / w["busy_seconds"], rel=0.05)
+        # rounded to 0.1: below 1 × real time (a busy machine) the rounding alone is up to 0.05
+        assert w["x_realtime"] == pytest.approx(w["audio_seconds"] / w["busy_seconds"], rel=0.05, abs=0.051)
     text = " ".join(codec_run["output"].split())
     assert "metric models (this command):" in text and "9 call(s)" in text and "× real time" in text
 

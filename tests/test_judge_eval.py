@@ -67,7 +67,7 @@ def judge_eval(bench: Path, url: str, out: Path, *extra: str) -> Any:
 
 
 def summary(out: Path) -> dict[str, Any]:
-    return json.loads((out / "summary.json").read_text())
+    return json.loads((out / "judge_eval_summary.json").read_text())
 
 
 def test_judge_eval_scores_the_judge_per_subset_resumes_and_rescores(tmp_path: Path) -> None:
@@ -83,13 +83,14 @@ def test_judge_eval_scores_the_judge_per_subset_resumes_and_rescores(tmp_path: P
     assert s["n"] == 17 and s["n_scored"] == 16
     assert s["unscored"] == {"n": 1, "ids": ["bench.jsonl-empty"]}
     assert s["failed"]["n"] == 0
-    assert s["threshold"]["value"] == 0.5 and s["threshold"]["source"] == "default"
+    assert s["threshold"]["value"] == 0.5  # per_item: ours (the official logits mode has no accuracy)
+    assert s["threshold"]["source"] == "default (ours: the official logits mode computes no accuracy)"
     assert s["overall"]["accuracy"] == 100.0 and s["overall"]["auroc"] == 1.0
     assert list(s["subsets"]) == ["sound", "music"]
     assert s["subsets"]["sound"]["n"] == 8 and s["subsets"]["sound"]["unscored"] == 1
     assert s["types"]["neg_swap"]["accuracy"] == 100.0
     assert "AnyAudio-Judge Bench" in res.output and "sound" in res.output
-    block = s["reliability"]["rubric_items"]
+    block = s["reliability"]["anyaudio_items"]
     assert block["valid_answer_rate"]["value"] == 1.0 and block["valid_answer_rate"]["n"] == 48
     assert "judge reliability" in res.output
     rows = [json.loads(x) for x in (out / "per_row.jsonl").read_text().splitlines()]
@@ -130,6 +131,30 @@ def test_judge_failures_are_counted_never_scored(tmp_path: Path) -> None:
         assert server.stats.sampled_requests == 4 * 3 * 3
     rows = [json.loads(x) for x in (out / "per_row.jsonl").read_text().splitlines()]
     assert {i["method"] for r in rows for i in r["items"]} == {"sampled"}
+
+
+def test_all_at_once_reads_answers_as_the_official_generate_mode(tmp_path: Path) -> None:
+    # official-rules.md §3.6-3.7: items listed from id 0; an item the answer leaves out is
+    # unparsed and drops out of the row's score (#yes / #parsed), never asked again; 0.8 threshold
+    bench = judge_bench(tmp_path / "data", n=4)
+    out = tmp_path / "out"
+    with YesNoJudgeServer(YesNoJudgeConfig(model=JUDGE, drop_last_all_at_once=True)) as server:
+        res = judge_eval(bench, server.base_url, out, "--mode", "all_at_once")
+        assert res.exit_code == 0, res.output
+        assert server.stats.all_at_once_requests == 4  # one per row: a partial answer is scored
+    rows = [json.loads(x) for x in (out / "per_row.jsonl").read_text().splitlines()]
+    got = {r["uuid"]: ([i["p_yes"] for i in r["items"]], r["score"]) for r in rows}
+    # positives: yes, yes, (left out) -> 2/2; negatives (another tone): no, yes, (left out) -> 1/2
+    assert got == {
+        "bench.jsonl-0": ([1.0, 1.0, None], 1.0),
+        "bench.jsonl-1": ([0.0, 1.0, None], 0.5),
+        "bench.jsonl-2": ([1.0, 1.0, None], 1.0),
+        "bench.jsonl-3": ([0.0, 1.0, None], 0.5),
+    }
+    s = summary(out)
+    assert s["threshold"] == {"value": 0.8, "source": "default (official generate mode)"}
+    assert s["official"]["overall_acc"] == 100.0 and s["official"]["n_samples"] == 5
+    assert s["official"]["overall_mean_score"] == 0.75
 
 
 @pytest.mark.parametrize(

@@ -140,6 +140,26 @@ def test_empty_rubric_is_kept_and_marked_unscored(tmp_path: Path) -> None:
     assert not ss.skipped
 
 
+def test_items_with_an_empty_question_are_kept_as_the_official(tmp_path: Path) -> None:
+    # official-rules.md §3.7: each field the first non-empty of its English and Chinese keys,
+    # else ""; no item is dropped for an empty question
+    rubric = [
+        ITEM,
+        {"dimension": "pitch", "question": " "},
+        {"dimension": "", "维度": "音高", "question": None, "题目": "声音高吗？"},
+        {"维度": "节奏"},
+    ]
+    rows = [{**_rows()[0], "rubric": rubric}]
+    ss = load_bench(_write_jsonl(tmp_path, rows))
+    assert not ss.skipped and not is_unscored(ss.samples[0])
+    assert ss.samples[0].get("rubric") == [
+        ITEM,
+        {"dimension": "pitch", "question": "", "basis": ""},
+        {"dimension": "音高", "question": "声音高吗？", "basis": ""},
+        {"dimension": "节奏", "question": "", "basis": ""},
+    ]
+
+
 def test_bad_rows_are_skipped_with_file_uuid_and_field(tmp_path: Path) -> None:
     good = {"caption": "c", "type": "pos", "subset": "speech", "rubric": [ITEM]}
     rows = [
@@ -151,7 +171,7 @@ def test_bad_rows_are_skipped_with_file_uuid_and_field(tmp_path: Path) -> None:
         {
             "uuid": "noq",
             "label": "yes",
-            **{**good, "rubric": [ITEM, {"dimension": "pitch", "question": " "}]},
+            **{**good, "rubric": [ITEM, {"dimension": "pitch", "question": 5}]},
         },
         {"uuid": "", "label": "yes", **good},
         {"uuid": "nosubset", "label": "yes", **{k: v for k, v in good.items() if k != "subset"}},
@@ -179,7 +199,7 @@ def test_bad_rows_are_skipped_with_file_uuid_and_field(tmp_path: Path) -> None:
     )
     assert "duplicate uuid (first at line 1)" in text["ok1"]
     assert "expected a list" in text["notlist"] and "got str" in text["notlist"]
-    assert "no question" in text["noq"]
+    assert "expected a string, got int" in text["noq"]
     assert "missing field" in text["nolabel"]
     assert "audio file not found" in text["noaudio"]
 

@@ -33,11 +33,10 @@ from audioeval.metrics.judge_reliability import (
     unanimous_share,
     valid_answer_rate,
 )
-from audioeval.presets.mmae_score import run_mmae
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
 from tests.fakes.mcq_server import FakeMcqConfig, FakeMcqServer, tone_wav, write_tone_set
 from tests.fakes.yes_no_judge import YesNoJudgeConfig, YesNoJudgeServer
-from tests.mmae_helpers import config
+from tests.mmae_helpers import config, run_mmae
 from tests.run_helpers import write_jsonl
 
 runner = CliRunner()
@@ -391,7 +390,7 @@ def test_mcq_rubric_judge_reliability_by_hand(tmp_path: Path) -> None:
              "--no-progress", "--bootstrap", "50"],
         )  # fmt: skip
         assert res.exit_code == 0, res.output
-    summary = json.loads((out / "summary.json").read_text())
+    summary = json.loads((out / "mcq_summary.json").read_text())
     block = summary["reliability"]["mmar_rubrics"]
     assert (block["items"], block["requests"], block["valid_votes"]) == (4 * 5, 4 * 5, 4 * 25)
     assert block["valid_answer_rate"] == {"value": 1.0, "n": 20, "valid": 20}
@@ -402,7 +401,7 @@ def test_mcq_rubric_judge_reliability_by_hand(tmp_path: Path) -> None:
     assert "judge reliability: mmar_rubrics" in res.output
     again = runner.invoke(app, ["rescore", str(out)])  # no judge: the same block from stored answers
     assert again.exit_code == 0, again.output
-    assert json.loads((out / "summary.json").read_text())["reliability"] == summary["reliability"]
+    assert json.loads((out / "mcq_summary.json").read_text())["reliability"] == summary["reliability"]
     assert "judge reliability: mmar_rubrics" in again.output
 
 

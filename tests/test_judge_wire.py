@@ -134,9 +134,8 @@ def test_attempt_record_equals_asdict():
 
 
 def test_memoizing_fake_judge_answers_alike_and_keeps_bounded_memos(synthetic_set, tmp_path):
-    from audioeval.presets.mmae_score import run_mmae
     from tests.fakes import judge_server
-    from tests.mmae_helpers import config
+    from tests.mmae_helpers import config, run_mmae
 
     with FakeJudgeServer(FakeJudgeConfig(memoize_audio=True, latency_s=0.005)) as s:
         r = run_mmae(
@@ -156,8 +155,7 @@ def test_memoizing_fake_judge_answers_alike_and_keeps_bounded_memos(synthetic_se
 
 def test_an_unexpected_error_in_one_sample_stops_the_run(synthetic_set, judge_server, tmp_path, monkeypatch):
     from audioeval.engine.cached_judge import CachedJudge
-    from audioeval.presets.mmae_score import run_mmae
-    from tests.mmae_helpers import config
+    from tests.mmae_helpers import config, run_mmae
 
     real = CachedJudge.__call__
     calls = []

@@ -190,7 +190,8 @@ def test_the_rank_page_has_the_robustness_table_heatmap_and_intervals(
     runs: tuple[Path, Path], tmp_path: Path
 ) -> None:
     out = tmp_path / "rank"
-    res = runner.invoke(app, ["rank", *map(str, runs), "-o", str(out), "--resamples", "100"])
+    args = ["rank", *map(str, runs), "-o", str(out), "--resamples", "100", "--family", "reasoning"]
+    res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
     page = out / "index.html"
     assert "index.html" in res.output
@@ -199,3 +200,240 @@ def test_the_rank_page_has_the_robustness_table_heatmap_and_intervals(
     assert html.count("<svg") == 1 and "bootstrap 95 %" in html and "100 resamples" in html
     dom = _assert_clean_page(page)
     assert "LOTGO" in dom and "tones-mcq:accuracy" in dom
+
+
+# --- issue 27/28: a column is a benchmark with its data and settings; incomplete rows ---------
+
+
+def _spec_runs(root: Path) -> tuple[Path, Path]:
+    """The MCQ spec of the `runs` fixture (its path and its manifest)."""
+    spec = root / "tones-mcq.yaml"
+    return spec, root / "mcq" / "mcq.jsonl"
+
+
+def _refused(args: list[str], out: Path) -> str:
+    res = runner.invoke(app, [*args, "-o", str(out)])
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output and not out.exists()
+    return " ".join(res.output.split())
+
+
+def test_runs_with_another_limit_are_not_merged_into_one_column(
+    runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    spec, _ = _spec_runs(runs[0].parent)
+    small = tmp_path / "small"
+    res = runner.invoke(
+        app,
+        [
+            "run",
+            "-o",
+            str(small),
+            "--no-progress",
+            "--resamples",
+            "0",
+            "-b",
+            str(spec),
+            "-m",
+            "oracle:x",
+            "--limit",
+            "4",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    for command in (["leaderboard"], ["rank", "--family", "reasoning"]):
+        text = _refused([*command, str(runs[1]), str(small)], tmp_path / "o")
+        assert "'tones-mcq'" in text and "small" in text and "run2" in text
+        assert "limit is None in one and 4 in the other" in text
+
+
+def test_two_data_sets_named_alike_are_not_merged(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    other = tone_mcq_manifest(tmp_path / "mcq", n=12)
+    rows = [json.loads(line) for line in other.read_text(encoding="utf-8").splitlines()]
+    rows[0]["question"] = "Which pitch is it?"  # one sample's content differs
+    other.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    spec = tmp_path / "tones-mcq.yaml"
+    spec.write_text(f"name: tones-mcq\ntask: mcq\nsource: {{type: jsonl, path: {other}}}\n")
+    alike = _run(tmp_path / "alike", [spec], ["oracle:y"])
+    for command in (["leaderboard"], ["rank", "--family", "reasoning"]):
+        text = _refused([*command, str(runs[1]), str(alike)], tmp_path / "o")
+        assert "'tones-mcq'" in text and "data differs: sample 't0'" in text
+
+
+def test_pairs_with_different_sample_sets_give_a_board_not_a_traceback(
+    runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 27: a pair scored on fewer samples than the other (an interrupted pair) raised
+    KeyError; the paired test is over the samples both have."""
+    copy = tmp_path / "run1"
+    shutil.copytree(runs[0], copy)
+    results = json.loads((copy / "summary.json").read_text(encoding="utf-8"))["results"]
+    folder = next(
+        r["folder"] for r in results if (r["benchmark"], r["model"]) == ("tones-mcq", "constant:hello")
+    )
+    records = copy / folder / "records.jsonl"
+    records.write_text("".join(records.read_text(encoding="utf-8").splitlines(True)[:7]), encoding="utf-8")
+    _, doc = _leaderboard(tmp_path / "lb", str(copy), "--resamples", "50")
+    oracle = _rows(doc["boards"]["reasoning"])["oracle"]
+    assert oracle["adjacent"]["samples"] == {"tones-mcq": 7} and oracle["adjacent"]["p"] is not None
+
+
+def test_a_paired_test_pairs_only_samples_with_the_same_content_hash() -> None:
+    from audioeval.analysis.leaderboard_runs import _paired_ids
+    from audioeval.analysis.score_table import CellStats
+
+    a = CellStats(["s1", "s2", "s3"], None, 1.0, {"s1": "h1", "s2": "h2", "s3": "h3"})
+    b = CellStats(["s1", "s2", "s3"], None, 1.0, {"s1": "h1", "s2": "other", "s3": None})
+    assert _paired_ids([a, b]) == ["s1"]
+
+
+def test_an_incomplete_row_is_listed_below_unranked(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    """Issue 28: a model with 1 of 2 columns ranked among complete ones; by default it is below
+    them with rank None and no adjacent test, and --mean-of-available ranks it as published."""
+    boards = tmp_path / "boards.yaml"
+    boards.write_text("name: both\ncolumns: [{metric: headline}]\n", encoding="utf-8")
+    args = [*map(str, runs), "--board", str(boards), "--resamples", "50"]
+    _, doc = _leaderboard(tmp_path / "lb", *args)
+    rows = doc["boards"]["both"]["rows"]
+    ranked = [r["model"] for r in rows if r["rank"] is not None]
+    assert ranked == ["oracle", "constant:hello", EVIL]
+    unranked = rows[len(ranked) :]
+    assert {r["model"] for r in unranked} == {"random-choice:0", "longest-choice"}
+    assert all(
+        r["rank"] is None and r["adjacent"] is None and r["missing"] == ["tones-asr · wer"] for r in unranked
+    )
+    assert rows[len(ranked) - 1]["adjacent"] is None  # the last ranked row has none below it
+    md = (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
+    assert "| – | longest-choice |" in md and "listed below the complete rows, unranked" in md
+    assert doc["boards"]["both"]["signatures"]["tones-mcq"]["samples"] == 12
+    _, published = _leaderboard(tmp_path / "pub", *args, "--mean-of-available")
+    assert all(r["rank"] is not None for r in published["boards"]["both"]["rows"])
+
+
+def test_rank_over_runs_ranks_one_family_at_a_time(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    text = _refused(["rank", *map(str, runs)], tmp_path / "o")
+    assert "understanding (tones-asr); reasoning (tones-mcq)" in text and "--family" in text
+    res = runner.invoke(
+        app, ["rank", *map(str, runs), "--family", "understanding", "-o", str(tmp_path / "u")]
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "u" / "robustness.json").read_text(encoding="utf-8"))
+    assert [c["name"] for c in report["columns"]] == ["tones-asr:wer"]
+
+
+def test_mcq_score_folders_are_run_directories(tmp_path: Path) -> None:
+    preds = tmp_path / "preds.jsonl"
+    item = {"choices": ["Dog", "Cat"], "answer": "Dog", "modality": "sound", "category": "Signal Layer"}
+    preds.write_text(
+        json.dumps({**item, "id": "a", "answer_prediction": "(A) Dog"})
+        + "\n"
+        + json.dumps({**item, "id": "b", "answer_prediction": "(B) Cat"})
+        + "\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "scored"
+    res = runner.invoke(
+        app,
+        [
+            "mcq",
+            "score",
+            "--benchmark",
+            "mmar",
+            "--predictions",
+            str(preds),
+            "--no-official-print",
+            "--output_dir",
+            str(out),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    _, doc = _leaderboard(tmp_path / "lb", str(out), "--resamples", "20")
+    assert [r["model"] for r in doc["boards"]["reasoning"]["rows"]] == ["predictions"]
+    shutil.rmtree(out / "mmar")  # the export alone, as an earlier audioeval wrote it: say what it is
+    (out / "summary.json").write_text((out / "mcq_summary.json").read_text(encoding="utf-8"), encoding="utf-8")
+    text = _refused(["leaderboard", str(out)], tmp_path / "o")
+    assert "it is the export of `audioeval mcq score`" in text and "summary.json" in text
+
+
+# -- named systems: `mmae score --name`, boards over MMAE runs, ASR and MCQ runs (issue 28) --
+
+
+@pytest.fixture(scope="module")
+def named_mmae_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two `mmae score` folders of one synthetic set, the systems named `identity` and `noise`
+    (`--name`): the same predictions file name in both, which alone would name both `predictions`."""
+    from audioeval.benchmarks.mmae.baselines import write_baseline
+    from audioeval.benchmarks.mmae.synthetic import write_synthetic_set
+    from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+
+    root = tmp_path_factory.mktemp("named_mmae")
+    data = write_synthetic_set(root / "set", 14)
+    out = {}
+    with FakeJudgeServer(FakeJudgeConfig()) as judge:
+        for name in ("identity", "noise"):
+            preds, errors = write_baseline(name, metadata=data.metadata, audio_root=data.root, out_dir=root / f"p-{name}")
+            assert not errors and preds.name == "predictions.json"
+            args = ["mmae", "score", "--predictions", str(preds), "--metadata", str(data.metadata),
+                    "--audio-root", str(data.root), "--judge", judge.base_url, "--name", name,
+                    "-o", str(root / name), "--no-progress", "--resamples", "50"]  # fmt: skip
+            res = runner.invoke(app, args, catch_exceptions=False)
+            assert res.exit_code == 0, res.output
+            out[name] = root / name
+    return out
+
+
+def test_mmae_score_name_names_the_system_in_its_summary_and_boards(named_mmae_runs: dict[str, Path]) -> None:
+    folder = named_mmae_runs["noise"]
+    pair = json.loads((folder / "mmae" / "noise" / "summary.json").read_text(encoding="utf-8"))
+    assert pair["model"] == "noise"
+    run = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+    assert [r["model"] for r in run["boards"]["editing"]["rows"]] == ["noise"]
+    # one unit per metric: the rates are percentages (each sample's rate × 100), so shown with %
+    assert {pair["metrics"][m]["unit"] for m in ("mean:ifr", "mean:cr", "mean:em")} == {"percent"}
+
+
+def test_a_leaderboard_over_two_named_mmae_runs_ranks_both_on_one_editing_board(
+    named_mmae_runs: dict[str, Path], tmp_path: Path
+) -> None:
+    _, doc = _leaderboard(tmp_path / "lb", *map(str, named_mmae_runs.values()), "--resamples", "50")
+    assert list(doc["boards"]) == ["editing"]
+    rows = doc["boards"]["editing"]["rows"]
+    assert sorted(r["model"] for r in rows) == ["identity", "noise"]
+    assert [r["rank"] for r in rows] == [1, 2] and all(r["ranked"] is not False for r in rows)
+    for row in rows:  # the cells are the pair summaries' values, as they are (already %)
+        pair = json.loads(
+            (named_mmae_runs[row["model"]] / "mmae" / row["model"] / "summary.json").read_text(encoding="utf-8")
+        )
+        assert row["cells"]["mmae · IFR"]["value"] == pytest.approx(pair["metrics"]["mean:ifr"]["value"])
+    ifr = rows[0]["cells"]["mmae · IFR"]["value"]
+    md = (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
+    assert f"| {ifr:.2f} % [" in md  # the same unit as the report page and the console
+
+
+def test_a_leaderboard_over_asr_runs_and_an_mcq_run_ranks_each_family_apart(tmp_path: Path) -> None:
+    """An ASR run (two ASR sets), another ASR run of one model on one set, and an MCQ run: an
+    understanding board and a reasoning board, never one average of both; the model with one
+    of the two ASR columns is listed below the complete rows, unranked."""
+    asr, mcq = tone_asr_manifest(tmp_path / "asr", n=6), tone_mcq_manifest(tmp_path / "mcq", n=8)
+    specs = {name: tmp_path / f"{name}.yaml" for name in ("tones-asr", "tones-asr-b", "tones-mcq")}
+    specs["tones-asr"].write_text(f"name: tones-asr\ntask: asr\nsource: {{type: jsonl, path: {asr}}}\n")
+    specs["tones-asr-b"].write_text(f"name: tones-asr-b\ntask: asr\nsource: {{type: jsonl, path: {asr}}}\n")
+    specs["tones-mcq"].write_text(f"name: tones-mcq\ntask: mcq\nsource: {{type: jsonl, path: {mcq}}}\n")
+    asr_run = _run(tmp_path / "asr_run", [specs["tones-asr"], specs["tones-asr-b"]], ["oracle", "constant:the tone"])
+    one_set = _run(tmp_path / "one_set", [specs["tones-asr"]], ["constant:tone"])
+    mcq_run = _run(tmp_path / "mcq_run", [specs["tones-mcq"]], ["oracle", "longest-choice", "random-choice:0"])
+    _, doc = _leaderboard(tmp_path / "lb", str(asr_run), str(one_set), str(mcq_run), "--resamples", "50")
+    assert list(doc["boards"]) == ["understanding", "reasoning"]
+    understanding, reasoning = doc["boards"]["understanding"], doc["boards"]["reasoning"]
+    assert {c["benchmark"] for c in understanding["columns"]} == {"tones-asr", "tones-asr-b"}
+    assert {c["benchmark"] for c in reasoning["columns"]} == {"tones-mcq"}
+    assert {r["model"] for r in reasoning["rows"]} == {"oracle", "longest-choice", "random-choice:0"}
+    assert [r["model"] for r in understanding["rows"]] == ["oracle", "constant:the tone", "constant:tone"]
+    for board in (understanding, reasoning):
+        ranks = [r["rank"] for r in board["rows"]]
+        complete = [not r.get("missing") for r in board["rows"]]
+        assert all((rank is not None) == ok for rank, ok in zip(ranks, complete, strict=True)), board["name"]
+        assert complete == sorted(complete, reverse=True)  # every complete row above every incomplete one
+    last = understanding["rows"][-1]
+    assert last["rank"] is None and last["missing"] == ["tones-asr-b · wer"]
+    assert all(r["rank"] is not None for r in reasoning["rows"])

@@ -53,7 +53,7 @@ def test_score_mmau_writes_summary_per_item_and_disagreements(tmp_path: Path) ->
     assert "Task-wise Accuracy:" in res.output and "Difficulty-wise Accuracy:" in res.output
     assert "Total Accuracy: 33.33% over 750 samples" in res.output
     assert "No prediction count: 250" in res.output
-    s = json.loads((out / "summary.json").read_text())
+    s = json.loads((out / "mcq_summary.json").read_text())
     assert s["benchmark"] == "mmau" and s["prediction_key"] == "model_output"
     assert s["counts"]["without_prediction"] == 250 and s["counts"]["scored"] == 750
     assert s["overall"]["official"]["correct"] == 250
@@ -97,7 +97,7 @@ def test_default_output_dir_is_outputs_benchmark(tmp_path: Path, monkeypatch: py
     )
     assert res.exit_code == 0, res.output
     assert "Modality-wise" not in res.output
-    s = json.loads((tmp_path / "outputs" / "mmar" / "summary.json").read_text())
+    s = json.loads((tmp_path / "outputs" / "mmar" / "mcq_summary.json").read_text())
     assert s["overall"]["n"] == 1 and s["breakdowns"]["modality"]["music"]["n"] == 0
     assert s["breakdowns"]["modality"]["music"]["official"]["ci"] is None
     assert s["rubrics"] is None

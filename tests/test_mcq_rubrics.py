@@ -130,7 +130,7 @@ def test_rubric_scoring_end_to_end_with_resume(tmp_path: Path) -> None:
         assert server.stats.judge_requests == 4 * 5 + 2
         assert {b["temperature"] for b in server.stats.bodies} == {0.0}
         assert {b["seed"] for b in server.stats.bodies} == {42}
-        s = json.loads((out / "summary.json").read_text())
+        s = json.loads((out / "mcq_summary.json").read_text())
         r = s["rubrics"]
         assert (r["eligible"], r["scored"], r["failed"], r["zero_unmatched"], r["without_rubric"]) == (
             5,
@@ -156,7 +156,7 @@ def test_rubric_scoring_end_to_end_with_resume(tmp_path: Path) -> None:
         calls = server.stats.judge_requests
         again = score_cli(preds, out, server.base_url)
         assert again.exit_code == 0 and server.stats.judge_requests == calls
-        assert json.loads((out / "summary.json").read_text())["rubrics"]["reused"] == 5
+        assert json.loads((out / "mcq_summary.json").read_text())["rubrics"]["reused"] == 5
         # a changed prediction is judged again, the others are not
         items = [json.loads(x) for x in preds.read_text().splitlines()]
         items[0]["thinking_prediction"] = "New reasoning."
@@ -176,7 +176,7 @@ def test_items_without_enough_valid_judge_answers_fail_and_are_not_scored(tmp_pa
         assert "2 of 2 rubric-judged item(s) failed" in res.output
         assert "no JSON list of rubric scores" in res.output  # the first failure's reason
         assert server.stats.judge_requests == 2 * 6
-    s = json.loads((out / "summary.json").read_text())
+    s = json.loads((out / "mcq_summary.json").read_text())
     assert s["rubrics"]["failed"] == 2 and s["rubrics"]["scored"] == 0
     assert s["overall"]["rubric"]["score"] is None and s["overall"]["rubric"]["failed"] == 2
     # a failed judgement leaves the item's official and robust scores as they are
@@ -186,12 +186,12 @@ def test_items_without_enough_valid_judge_answers_fail_and_are_not_scored(tmp_pa
     # rescoring re-reads the failed judgements: the same files, no judge call
     again = CliRunner().invoke(app, ["rescore", str(out)])
     assert again.exit_code == 0, again.output
-    assert json.loads((out / "summary.json").read_text()) == s
+    assert json.loads((out / "mcq_summary.json").read_text()) == s
     with FakeMcqServer(FakeMcqConfig()) as server:  # a working judge: the failed items are judged again
         again = score_cli(preds, out, server.base_url, "--judge-max-attempts", "6")
         assert again.exit_code == 0, again.output
         assert server.stats.judge_requests == 2 * 5  # unusable answers were not cached
-    s = json.loads((out / "summary.json").read_text())
+    s = json.loads((out / "mcq_summary.json").read_text())
     assert s["rubrics"]["failed"] == 0 and s["rubrics"]["scored"] == 2
 
 
@@ -222,7 +222,7 @@ def test_rubric_meta_supplies_rubrics_by_id(tmp_path: Path) -> None:
         )
         assert res.exit_code == 0, res.output
         assert server.stats.judge_requests == 10
-    assert json.loads((out / "summary.json").read_text())["rubrics"]["scored"] == 2
+    assert json.loads((out / "mcq_summary.json").read_text())["rubrics"]["scored"] == 2
 
 
 def test_rubrics_need_a_judge_url(tmp_path: Path) -> None:
@@ -241,7 +241,7 @@ def test_rubrics_need_a_judge_url(tmp_path: Path) -> None:
             "--rubrics",
         ],
     )
-    assert res.exit_code == 2 and "--judge-base-urls" in res.output
+    assert res.exit_code == 2 and "--judge" in res.output  # the canonical name (was --judge-base-urls)
 
 
 def test_a_changed_answer_is_judged_again_not_reused(tmp_path: Path) -> None:
@@ -249,7 +249,7 @@ def test_a_changed_answer_is_judged_again_not_reused(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with FakeMcqServer() as server:
         assert score_cli(preds, out, server.base_url).exit_code == 0
-        first = json.loads((out / "summary.json").read_text())
+        first = json.loads((out / "mcq_summary.json").read_text())
         assert first["rubrics"]["zero_unmatched"] == 1
         calls = server.stats.judge_requests
         # another file: item 1's answer is now what was predicted, so it matches and is judged
@@ -260,7 +260,7 @@ def test_a_changed_answer_is_judged_again_not_reused(tmp_path: Path) -> None:
         res = score_cli(other, out, server.base_url)
         assert res.exit_code == 0, res.output
         assert server.stats.judge_requests == calls + 5
-    s = json.loads((out / "summary.json").read_text())
+    s = json.loads((out / "mcq_summary.json").read_text())
     assert s["rubrics"]["zero_unmatched"] == 0 and s["rubrics"]["reused"] == 4
     assert s["predictions_sha256"] != first["predictions_sha256"]
     per_item = {x["id"]: x for x in map(json.loads, (out / "per_item.jsonl").read_text().splitlines())}
@@ -274,7 +274,7 @@ def test_rubric_confidence_intervals_are_those_recorded_before(tmp_path: Path) -
     out = tmp_path / "out"
     with FakeMcqServer(FakeMcqConfig(judge_garbage_first=2)) as server:
         assert score_cli(preds, out, server.base_url).exit_code == 0
-    s = json.loads((out / "summary.json").read_text())
+    s = json.loads((out / "mcq_summary.json").read_text())
     groups = {"overall": s["overall"].get("rubric")}
     for axis, gs in s["breakdowns"].items():
         groups.update({f"{axis}={name}": g.get("rubric") for name, g in gs.items()})

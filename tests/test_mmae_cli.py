@@ -185,8 +185,14 @@ def test_ctrl_c_exits_130_and_a_rerun_resumes(synthetic_set, tmp_path):
         args = ["mmae", "score", "--predictions", synthetic_set.oracle_predictions, "--metadata",
                 synthetic_set.metadata, "--base_urls", s.base_url, "--output_dir", out,
                 "--concurrency", 4, "--no-progress"]  # fmt: skip
+        # a suite started in the background (`pytest &`) runs with SIGINT ignored, and a child
+        # inherits that: give it the default handler, as a terminal's foreground process has
         proc = subprocess.Popen(
-            [*AUDIOEVAL, *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+            [*AUDIOEVAL, *map(str, args)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         deadline = time.time() + 60
         while time.time() < deadline and rubrics_recorded(out) < 30:

@@ -7,9 +7,8 @@ import pytest
 
 from audioeval.benchmarks.mmae.loading import load_metadata, load_predictions
 from audioeval.core.errors import InputError
-from audioeval.presets.mmae_score import run_mmae
 from tests.conftest import shared_path
-from tests.mmae_helpers import config
+from tests.mmae_helpers import config, run_mmae
 
 
 def _copy_set(synthetic_set, tmp_path):

@@ -8,9 +8,8 @@ from audioeval.benchmarks.mmae.baselines import write_baseline
 from audioeval.benchmarks.mmae.records import COMPLEXITIES
 from audioeval.benchmarks.mmae.synthetic import MODALITIES
 from audioeval.core.errors import RunConfigError
-from audioeval.presets.mmae_score import rescore_mmae, run_mmae
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
-from tests.mmae_helpers import config, records_file, results
+from tests.mmae_helpers import config, records_file, rescore_mmae, results, run_mmae
 
 
 def test_oracle_edits_score_100_with_full_taxonomy(synthetic_set, judge_server, tmp_path):

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from audioeval.analysis.board_spec import parse_board
-from audioeval.analysis.family_boards import FAMILY_BOARDS
-from audioeval.analysis.leaderboard import build_board
 from audioeval.cli.main import app
+from audioeval.engine.board_spec import parse_board
+from audioeval.engine.family_boards import FAMILY_BOARDS
+from audioeval.engine.leaderboard import build_board
 from audioeval.report.leaderboard_table import NEGATIVE_MARK, board_markdown
 from tests.run_helpers import tone_asr_manifest
 
@@ -39,7 +39,7 @@ def test_wer_above_100_percent_gives_a_flagged_unclipped_average(tmp_path: Path)
     assert bad["negative_columns"] == ["asr · wer"] and good["negative_columns"] == []
     md = (out / "leaderboard.md").read_text()
     bad_line = next(line for line in md.splitlines() if "blah" in line)
-    assert bad_line.endswith(f"300.00 [300.0, 300.0] {NEGATIVE_MARK} | -200.00 {NEGATIVE_MARK} |")
+    assert bad_line.endswith(f"300.00 % [300.0, 300.0] {NEGATIVE_MARK} | -200.00 {NEGATIVE_MARK} |")
     assert NEGATIVE_MARK not in next(line for line in md.splitlines() if "| oracle |" in line)
     assert f"{NEGATIVE_MARK} marks a value whose normalised value is below 0" in md
     assert f"-200.00 {NEGATIVE_MARK}" in res.output
@@ -63,5 +63,5 @@ def test_generation_board_flags_a_negative_metric_and_its_average() -> None:
     assert row["average"] == pytest.approx(15.0)  # (−50 + 80) / 2, the −50 not clipped
     assert row["negative_columns"] == ["tts-set · wer"]
     md = board_markdown(board)
-    assert f"| 1 | speaker | 150.00 {NEGATIVE_MARK} | 4.00 | 15.00 {NEGATIVE_MARK} |" in md
+    assert f"| 1 | speaker | 150.00 % {NEGATIVE_MARK} | 4.00 | 15.00 {NEGATIVE_MARK} |" in md
     assert "is below 0" in md

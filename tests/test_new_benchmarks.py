@@ -35,9 +35,8 @@ runner = CliRunner()
 LETTER_SPECS = {
     "speech-cmmlu": "Answer",
     **{f"speech-hsk{level}": "ans_choice" for level in range(1, 7)},
-    "voicebench-openbookqa": "reference",
-    "voicebench-mmsu": "reference",
 }
+# voicebench-openbookqa / -mmsu score with VoiceBench's own reader: tests/test_voicebench_mcq.py
 # voice-cloning spec -> (target-text column, language)
 CV3 = {
     "cv3-eval-en": "en",
@@ -61,7 +60,13 @@ GOLD = ["B", "C", "A", "D"]
 
 def test_every_new_spec_is_shipped() -> None:
     shipped = set(shipped_benchmarks())
-    assert {*LETTER_SPECS, *VC_SPECS, "voicebench-advbench"} <= shipped
+    assert {
+        *LETTER_SPECS,
+        *VC_SPECS,
+        "voicebench-advbench",
+        "voicebench-openbookqa",
+        "voicebench-mmsu",
+    } <= shipped
 
 
 def _run(root: Path, name: str, preds: Path, out: Path) -> Any:
@@ -143,19 +148,25 @@ def test_advbench_scores_the_refusal_rate(tmp_path: Path) -> None:
 
 
 def test_refusal_scorer_rule() -> None:
+    from audioeval.benchmarks.plugins import load_benchmarks
     from audioeval.core.sample import Sample
+
+    load_benchmarks()  # registers the VoiceBench scorers
+
+    def rate(scorer: Any, text: str) -> Any:
+        return scorer.score(Prediction(text, None), s).stats["refusal_rate"]
 
     scorer = build_scorer("refusal", {}, where="t.yaml")
     s = Sample("x")
-    assert scorer.score(Prediction("As an AI, I must decline.", None), s).stats == {"refusal_rate": 1}
-    assert scorer.score(Prediction("AS AN AI, I must decline.", None), s).stats == {"refusal_rate": 0}
-    folded = build_scorer("refusal", {"ignore_case": True}, where="t.yaml")
-    assert folded.score(Prediction("AS AN AI, I must decline.", None), s).stats == {"refusal_rate": 1}
-    assert scorer.score(Prediction("Here you go.", None), s).stats == {"refusal_rate": 0}
+    assert rate(scorer, "As an AI, I must decline.") == 1
+    assert rate(scorer, "AS AN AI, I must decline.") == 1  # VoiceBench lower-cases since 2025-06
+    as_written = build_scorer("refusal", {"ignore_case": False}, where="t.yaml")
+    assert rate(as_written, "AS AN AI, I must decline.") == 0
+    assert rate(scorer, "Here you go.") == 0
     empty = scorer.score(Prediction("  ", "  "), s)
-    assert empty.stats == {"refusal_rate": 1} and empty.detail["empty"] is True
+    assert empty.stats["refusal_rate"] == 1 and empty.detail["empty"] is True
     own = build_scorer("refusal", {"phrases": ["nope"]}, where="t.yaml")
-    assert own.score(Prediction("Well, nope.", None), s).stats == {"refusal_rate": 1}
+    assert rate(own, "Well, nope.") == 1
     assert own.signature()["phrases"] == ["nope"]
     with pytest.raises(Exception, match="phrases"):
         build_scorer("refusal", {"phrases": []}, where="t.yaml")
@@ -255,17 +266,19 @@ def test_air_bench_foundation_builds_choices_from_the_option_columns(tmp_path: P
     out = tmp_path / "out"
     res = _run(root, "air-bench-foundation", _preds(tmp_path, replies), out)
     assert res.exit_code == 0, res.output
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["accuracy"] == pytest.approx(0.25)  # the MMAU string match reads option text only
     recs = _records(out)
+    official = [recs[f"u{i}"]["scores"]["air_bench_foundation"]["stats"] for i in range(4)]
+    # the official rule reads "Dog" as the letter D (wrong) and leaves the other three out
+    assert [o["official_correct"] for o in official] == [0, None, None, None]
+    assert [o["official_left_out"] for o in official] == [0, 1, 1, 1]
     robust = [recs[f"u{i}"]["scores"]["mcq_robust"]["stats"]["robust_correct"] for i in range(4)]
-    assert robust == [1, 1, 0, 0]  # the robust reading takes the letter too
+    assert robust == [1, 1, 0, 0]  # ours beside it: option text or letter, every reply counted
     spec, where = load_shipped("air-bench-foundation")
     two = load_samples(spec, where, root=root).samples[1]
     assert two.get("choices") == ["Male", "Female"] and two.get("answer") == "Female"
     assert two.taxonomy == {"task_name": "Speaker_Gender_Recognition", "dataset_name": "meld"}
     (message,) = build_messages(resolve(spec, where), two, None)
-    assert "Male\nFemale" in message.parts[1].text and message.parts[0].audio.path.endswith("q1.wav")
+    assert "A. Male\nB. Female" in message.parts[1].text and message.parts[0].audio.path.endswith("q1.wav")
 
 
 def test_mmau_pro_scores_its_multiple_choice_part_and_counts_the_rest(tmp_path: Path) -> None:
@@ -314,6 +327,8 @@ def test_voicebench_bbh_reads_each_task_by_its_own_rules(tmp_path: Path) -> None
     summary = json.loads((out / "summary.json").read_text())
     assert summary["accuracy"] == pytest.approx(0.5)
     assert summary["unparseable"] == pytest.approx(0.25)
+    # official: VoiceBench's random pick for the unread reply counts its expectation, 1/2
+    assert summary["official_accuracy"] == pytest.approx(2.5 / 4)
     recs = _records(out)
     assert recs["web_of_lies_3"]["scores"]["bbh_match"]["detail"]["answer"] is None  # never guessed
     assert recs["hyperbaton_1"]["scores"]["bbh_match"]["detail"]["task"] == "hyperbaton"

@@ -165,7 +165,7 @@ def test_spoken_answers_are_transcribed_and_failures_counted(tmp_path: Path, spl
 
 
 def test_voice_conversion_sends_the_reference_voice(tmp_path: Path) -> None:
-    demo = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+    demo = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo" / "demo_data" / "speech"
     rows = [
         {
             "id": "v1",

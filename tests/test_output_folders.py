@@ -156,3 +156,25 @@ def test_a_killed_holder_leaves_no_lock(tmp_path: Path) -> None:
         holder.wait()
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
+
+
+def test_the_default_folder_names_every_benchmark_and_model_and_a_changed_setting_gets_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from audioeval.cli.main import app
+
+    monkeypatch.chdir(tmp_path)
+    cli = CliRunner()
+    args = ["run", "-m", "oracle,constant", "-b", "demo-mcq,demo-speech-en", "--no-progress"]
+    first = cli.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    [folder] = list((tmp_path / "runs").iterdir())
+    assert folder.name.startswith("demo-mcq+demo-speech-en-oracle+constant-"), folder.name
+    again = cli.invoke(app, args)  # the same command resumes the same folder
+    assert again.exit_code == 0 and "reused" in again.output
+    assert len(list((tmp_path / "runs").iterdir())) == 1
+    limited = cli.invoke(app, [*args, "--limit", "2"])  # a setting that moves a number
+    assert limited.exit_code == 0, limited.output
+    assert len(list((tmp_path / "runs").iterdir())) == 2

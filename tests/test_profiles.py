@@ -13,10 +13,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from audioeval.benchmarks.plugins import load_benchmarks
+from audioeval.benchmarks.ultraeval.wer_text import chinese_normalise, ultraeval_tokens
 from audioeval.cli.main import app
 from audioeval.scoring.base import Prediction, build_scorer
-from audioeval.scoring.ultraeval_text import chinese_normalise, ultraeval_tokens
 from tests.run_helpers import tone_asr_manifest, write_jsonl
+
+load_benchmarks()  # registers the `ultraeval` profile
 
 runner = CliRunner()
 
@@ -33,8 +36,9 @@ EN = [
 ZH = [
     # date (year digit by digit), decimal, percentage -> 25 Hanzi tokens, hypothesis identical
     ("2021年3月5日，温度是12.5度，增长了50%。", "二零二一年三月五日温度是十二点五度增长了百分之五十"),
-    # mobile number digit by digit, a Latin word as one token, full-width parentheses removed:
-    # 请 拨 打 一 三 八 零 零 一 三 八 零 零 零 用 iphone 打 电 话 (19); "i phone": 1 sub + 1 ins
+    # mobile number digit by digit, a Latin word as one token, full-width parentheses around
+    # Chinese kept (only Latin content is removed): 请 拨 打 一 三 八 零 零 一 三 八 零 零 零 用
+    # iphone 打 电 话 备 注 (21); "i phone": 1 sub + 1 ins; 备 注 deleted: 4 edits
     ("请拨打13800138000，用iPhone打电话（备注）", "请拨打一三八零零一三八零零零用 I phone 打电话"),
 ]
 
@@ -65,20 +69,25 @@ def test_english_wer_ultraeval_and_default() -> None:
     assert default == pytest.approx(3 / 22)
 
 
-def test_chinese_normalisation_rules() -> None:
+def test_chinese_chain_is_english_then_cn_then_zh_tokens() -> None:
+    """Token streams of UltraEval-Audio's zh chain (EN, then CN, then sacrebleu zh tokens)."""
     assert chinese_normalise("2023年10月1日") == "二零二三年十月一日"
-    assert chinese_normalise("增长了12.5%") == "增长了百分之十二点五"
-    assert chinese_normalise("拨打13800138000") == "拨打一三八零零一三八零零零"
-    assert chinese_normalise("编号2048号") == "编号二零四八号"  # 4+ digits, no quantifier: digits
-    assert chinese_normalise("共2048个") == "共二千零四十八个"  # before a quantifier: a cardinal
-    assert chinese_normalise("3.05米，105人") == "三点零五米 一百零五人"
+    streams = {
+        "我在2019年3月15日出生。": "我 在 二 零 一 九 年 三 月 十 五 日 出 生",
+        "iPhone 15 Pro": "iphone 十 五 pro",
+        "Ｈｅｌｌｏ，世界": "hello 世 界",  # NFKD in EN: full-width Latin becomes ASCII
+        "2.5%的人": "百 分 之 二 点 五 的 人",
+        "1.5亿人": "one 五 亿 人",  # EN reads a standalone 1 as "one" before CN sees it
+        "1/2": "one 二",  # EN removes "/", so CN's fraction rule never fires
+    }
+    assert {text: " ".join(ultraeval_tokens(text, "zh")) for text in streams} == streams
 
 
 def test_chinese_cer_ultraeval() -> None:
     value, stats = corpus("cer", ZH, language="zh", profile="ultraeval")
-    assert [s["ref_len"] for s in stats] == [25, 19]
-    assert [s["substitutions"] + s["deletions"] + s["insertions"] for s in stats] == [0, 2]
-    assert value == pytest.approx(2 / 44)
+    assert [s["ref_len"] for s in stats] == [25, 21]
+    assert [s["substitutions"] + s["deletions"] + s["insertions"] for s in stats] == [0, 4]
+    assert value == pytest.approx(4 / 46)
 
 
 def test_cantonese_traditional_to_simplified_first() -> None:
@@ -93,7 +102,7 @@ def test_default_profile_is_unchanged() -> None:
     named = build_scorer("cer", {"language": "zh", "profile": "audioeval"}, where="test")
     assert plain.signature() == named.signature() and "profile" not in plain.signature()
     ultra = build_scorer("cer", {"language": "zh", "profile": "ultraeval"}, where="test").signature()
-    assert ultra["profile"] == "ultraeval" and "cn2an" in ultra["normaliser"]["zh"]
+    assert ultra["profile"] == "ultraeval" and "cn_tn" in ultra["normaliser"]["zh"]["steps"]
     # the default CER of the zh pairs: whisper_basic, spaces removed, characters compared
     assert corpus("cer", [("今天天气很好。", "今天天气很号")], language="zh")[0] == pytest.approx(1 / 6)
 
@@ -120,7 +129,7 @@ def _manifest(tmp_path: Path, pairs: list[tuple[str, str]]) -> tuple[Path, Path]
 
 
 @pytest.mark.parametrize(
-    ("language", "pairs", "metric", "expected"), [("zh", ZH, "cer", 2 / 44), ("en", EN, "wer", 3 / 24)]
+    ("language", "pairs", "metric", "expected"), [("zh", ZH, "cer", 4 / 46), ("en", EN, "wer", 3 / 24)]
 )
 def test_cli_profile_puts_their_number_at_the_top(
     tmp_path: Path, language: str, pairs: list[tuple[str, str]], metric: str, expected: float

@@ -135,20 +135,25 @@ def test_gpt4o_needs_its_test_clean_and_test_other_values_for_table_8() -> None:
     table = read_score_csv(BOARD)
     for col in ("librispeech-test-clean:wer", "librispeech-test-other:wer"):
         table = _with_value(table, "GPT-4o-Realtime", col, math.nan)
-    rows = _table_8_rows(robustness(table).to_json())
+    rows = _table_8_rows(robustness(table, mean_of_available=True).to_json())
     assert rows["Gemini-2.5-Flash"][1] == 9
-    assert robustness(table).to_json()["models"]["GPT-4o-Realtime"]["covered"] == 11
+    assert robustness(table, mean_of_available=True).to_json()["models"]["GPT-4o-Realtime"]["covered"] == 11
+    # by default, GPT-4o-Realtime (11 of 13) is not ranked among the complete models
+    default = robustness(table).to_json()["models"]["GPT-4o-Realtime"]
+    assert default["rank"] is None and default["ranked"] is False
+    assert default["missing"] == ["librispeech-test-clean:wer", "librispeech-test-other:wer"]
 
 
 # --- the rules -------------------------------------------------------------------------
 
 
 def test_error_rates_are_flipped_unclipped_and_missing_values_left_out() -> None:
+    """UltraEval-Audio's convention (--mean-of-available): the mean of the available values."""
     table = _table(
         {"a": [279.9, 40.0], "b": [10.0, math.nan], "c": [math.nan, math.nan]},
         [("asr:wer", False, "asr"), ("cls:accuracy", True, "classification")],
     )
-    r = robustness(table)
+    r = robustness(table, mean_of_available=True)
     assert r.scores[0] == pytest.approx(((100 - 279.9) + 40.0) / 2)  # −179.9 enters as it is
     assert r.scores[1] == pytest.approx(90.0)  # the mean of what b has
     assert math.isnan(r.scores[2])
@@ -157,6 +162,51 @@ def test_error_rates_are_flipped_unclipped_and_missing_values_left_out() -> None
     # without asr:wer, b has no value: it is unranked there, and its LOBO span is that of the rest
     assert r.lobo["asr:wer"].tolist()[:2] == [1.0, pytest.approx(math.nan, nan_ok=True)]
     assert report["b"]["lobo"] == [1, 1] and report["c"]["lobo"] is None
+
+
+def test_a_model_missing_columns_is_listed_below_unranked_under_every_variant() -> None:
+    """Issue 28: a model with 2 of 5 columns ranked first under every perturbation; by default
+    it is unranked everywhere, takes no part in z-score/min-max statistics, and names what it
+    lacks."""
+    cols = [(f"b{j}:accuracy", True, f"g{j}") for j in range(5)]
+    table = _table(
+        {
+            "full-1": [50.0, 60.0, 70.0, 40.0, 55.0],
+            "full-2": [45.0, 55.0, 65.0, 50.0, 50.0],
+            "partial": [99.0, 99.0, math.nan, math.nan, math.nan],
+        },
+        cols,
+    )
+    report = robustness(table).to_json()
+    assert list(report["models"]) == ["full-1", "full-2", "partial"]
+    partial = report["models"]["partial"]
+    assert partial["rank"] is None and partial["ranked"] is False and partial["score"] is None
+    assert partial["lobo"] is None and partial["lotgo"] is None and partial["alt_norm"] is None
+    assert partial["missing"] == ["b2:accuracy", "b3:accuracy", "b4:accuracy"]
+    assert report["models"]["full-1"]["rank"] == 1 and report["models"]["full-1"]["alt_norm"] == [1, 1]
+    # the published convention ranks it first, everywhere
+    old = robustness(table, mean_of_available=True).to_json()["models"]["partial"]
+    assert old["rank"] == 1 and old["lobo"] == [1, 1] and old["alt_norm"] == [1, 1]
+
+
+def test_impossible_values_in_a_score_table_are_refused(tmp_path: Path) -> None:
+    """Issue 27: a negative WER or accuracy, or an accuracy above 100, is refused naming the
+    file, the row and the column; an error rate above 100 % is possible."""
+    for header, row, column in (
+        ("model,x:wer,y:accuracy", "m1,-3.5,50", "x:wer"),
+        ("model,x:wer,y:accuracy", "m1,3.5,-50", "y:accuracy"),
+        ("model,x:wer,y:accuracy", "m1,3.5,100.5", "y:accuracy"),
+        ("model,x:bleu", "m1,-1", "x:bleu"),
+    ):
+        path = tmp_path / "t.csv"
+        path.write_text(f"{header}\nm0,1,2\n{row}\n" if "accuracy" in header else f"{header}\nm0,1\n{row}\n")
+        res = runner.invoke(app, ["rank", "--table", str(path), "-o", str(tmp_path / "o")])
+        assert res.exit_code == 2, res.output
+        text = " ".join(res.output.split())
+        assert "t.csv:3" in text and column in text and "'m1'" in text and "impossible" in text
+    path = tmp_path / "ok.csv"
+    path.write_text("model,x:wer\nm0,146.53\nm1,3\n")
+    assert runner.invoke(app, ["rank", "--table", str(path), "-o", str(tmp_path / "o")]).exit_code == 0
 
 
 def test_equal_scores_share_the_better_rank() -> None:
@@ -456,3 +506,41 @@ def test_a_whole_set_headline_is_bootstrapped_not_held(tmp_path: Path) -> None:
     assert resampled is not None and resampled.held == ()
     dog = resampled.values[:, built.table.models.index("constant:a dog barks"), 0]
     assert dog.std() > 0.0  # each resample recomputed its own value
+
+
+def test_names_that_a_spreadsheet_reads_as_formulas_are_quoted_in_scores_csv(tmp_path: Path) -> None:
+    """Issue 27: a model named `=HYPERLINK(…)` was written as a formula into scores.csv; it is
+    written with a leading quote (OWASP), numbers stay numbers, and `--table` reads it back."""
+    from audioeval.report.ranking_table import scores_csv
+
+    evil = ['=HYPERLINK("http://x")', "+1", "-cmd", "@SUM(A1)", "\tTAB"]
+    table = _table(
+        {name: [10.5 + i] for i, name in enumerate(evil)} | {"plain": [3.0]}, [("x:wer", False, "asr")]
+    )
+    table = _with_value(table, "plain", "x:wer", 3.0)
+    text = scores_csv(table)
+    lines = text.splitlines()
+    for line in lines[1:-1]:
+        assert line.lstrip('"').startswith("'"), line  # no cell starts with = + - @ or a tab
+    assert lines[-1] == "plain,3.0" and lines[2] == "'+1,11.5"
+    path = tmp_path / "scores.csv"
+    path.write_text(text, encoding="utf-8")
+    assert read_score_csv(path).models == (*evil, "plain")
+
+
+def test_spearman_cells_show_n_and_are_greyed_below_five_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: spearman.json holds each ρ's n; the heatmap writes it in the cell and greys
+    the cells over fewer than 5 models."""
+    import audioeval.report.ranking_table as page
+
+    table = _table(
+        {f"m{i}": [float(i), float(10 - i), math.nan if i > 2 else 1.0 * i] for i in range(6)},
+        [("a:bleu", True, "ast"), ("b:bleu", True, "ast"), ("c:bleu", True, "ast")],
+    )
+    spear = spearman_json(table)
+    assert spear["n"] == [[6, 6, 3], [6, 6, 3], [3, 3, 3]]
+    seen: dict = {}
+    monkeypatch.setattr(page, "heatmap", lambda *a, **kw: seen.update(kw) or "<svg/>")
+    page.heatmap_svg(spear)
+    assert seen["notes"][0] == ["n=6", "n=6", "n=3"]
+    assert seen["grey"] == [[False, False, True], [False, False, True], [True, True, True]]

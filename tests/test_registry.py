@@ -81,11 +81,14 @@ def test_unknown_baseline_kind_is_an_input_error(tmp_path: Path) -> None:
 
 
 def test_judged_scorers_are_registered_from_their_own_layers() -> None:
-    """Resolving a benchmark registers them; scoring/ never names the layers above it."""
+    """`load_benchmarks()` (called by whatever resolves names) registers them, not an import;
+    scoring/ never names the layers above it."""
     code = (
         "from audioeval.scoring.base import SCORERS\n"
-        "assert 'qa_judge' not in SCORERS and 'mmae_rubrics' not in SCORERS\n"
         "import audioeval.benchmarks.resolved\n"
+        "assert 'qa_judge' not in SCORERS and 'mmae_rubrics' not in SCORERS\n"
+        "from audioeval.benchmarks.plugins import load_benchmarks\n"
+        "load_benchmarks()\n"
         "assert 'qa_judge' in SCORERS and 'mmae_rubrics' in SCORERS\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

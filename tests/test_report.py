@@ -105,8 +105,71 @@ def test_report_of_an_mmae_run_has_the_heatmap_votes_and_reliability(
     assert "Fleiss&#39; κ" in html and "position bias" in html  # the console's labels
     dom = dump_dom(out / "report" / "index.html")
     assert 'data-ready="1"' in dom and '<div id="script-errors"></div>' in dom
-    assert "<audio" in dom  # players for the input and edited clips
-    assert "attempts" in dom or "votes" in dom  # every judge answer of the sample
+    chunk = (out / "report" / "samples" / "p0-c0.js").read_text(encoding="utf-8")
+    assert '"audio/' in chunk and '"output"' in chunk  # players for the input and edited clips (copied)
+    assert '"votes"' in chunk and '"question"' in chunk  # every judge vote, with its rubric's question
+    # the page itself draws them when a sample is opened: tests/test_report_browser.py
+
+
+def test_report_charts_show_one_unit_and_no_machine_path(
+    tmp_path: Path, synthetic_set: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: MMAE's rates are percentages in the table, the bar chart (0–100 axis) and the
+    modality × complexity heatmap (0–100 colours) alike, the heatmap's cells computed by the
+    headline's metric (their n-weighted mean is the table's value); a model named by its spec
+    (`predictions:/tmp/…/predictions.json`) is drawn with its folder hidden; the heatmap is
+    drawn at the page's width, sized to its rows."""
+    from audioeval.benchmarks.mmae.baselines import write_baseline
+    from audioeval.report import run_report
+    from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+    from tests.test_run_mmae import run_predictions, write_spec
+
+    preds, _ = write_baseline(
+        "noise", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / "preds"
+    )
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    out = tmp_path / "run"
+    with FakeJudgeServer(FakeJudgeConfig(model="fake-judge")) as judge:
+        assert run_predictions(spec, preds, judge.base_url, out).exit_code == 0
+    drawn: dict[str, list[Any]] = {"bars": [], "heatmap": []}
+
+    def bars(title: str, labels: Any, values: Any, cis: Any, **kw: Any) -> str:
+        drawn["bars"].append((title, list(labels), list(values), kw))
+        return "<svg></svg>"
+
+    def heat(title: str, rows: Any, cols: Any, grid: Any, *a: Any, **kw: Any) -> str:
+        drawn["heatmap"].append((title, list(rows), list(cols), grid, kw))
+        return "<svg></svg>"
+
+    monkeypatch.setattr(run_report, "bars_with_ci", bars)
+    monkeypatch.setattr(run_report, "heatmap", heat)
+    run_report.write_run_report(out)
+    (folder,) = [p for p in (out / "mmae-syn").iterdir() if p.is_dir()]
+    ifr = json.loads((folder / "summary.json").read_text(encoding="utf-8"))["metrics"]["mean:ifr"]
+    assert ifr["unit"] == "percent" and 10 < ifr["value"] <= 100
+    ((title, labels, values, kw),) = drawn["bars"]
+    assert title == "mmae-syn: mean:ifr (%), 95 % CI" and kw["limits"] == (0.0, 100.0)
+    assert values == [pytest.approx(ifr["value"])]
+    ((title, rows, cols, grid, kw),) = drawn["heatmap"]
+    assert "mean:ifr (%)" in title and "0–1" not in title and kw["limits"] == (0.0, 100.0) and kw["wide"]
+    counts = [[int(n[2:]) if n else 0 for n in row] for row in kw["notes"]]
+    pairs = [(v, n) for vs, ns in zip(grid, counts, strict=True) for v, n in zip(vs, ns, strict=True)]
+    total = sum(v * n for v, n in pairs if v is not None)
+    assert total / sum(map(sum, counts)) == pytest.approx(ifr["value"])  # cells on the table's scale
+    for text in [title, *labels, *rows, *cols, *(t for t, *_ in drawn["bars"])]:
+        assert str(tmp_path) not in text and "/tmp" not in text, text
+    assert labels == ["predictions:…/predictions.json"]
+    html = (out / "report" / "index.html").read_text(encoding="utf-8")
+    assert f"{ifr['value']:.2f} %" in html and str(tmp_path) not in html
+
+
+def test_a_model_named_by_a_file_is_drawn_without_its_folder() -> None:
+    from audioeval.report.portable import model_label
+
+    assert model_label("predictions:/tmp/x/run/predictions.json") == "predictions:…/predictions.json"
+    assert model_label("/data/hyps.jsonl") == "…/hyps.jsonl"
+    for name in ("oracle", "constant:hello", "mine", "qwen2-audio@http://127.0.0.1:8000/v1"):
+        assert model_label(name) == name
 
 
 def test_report_refuses_a_folder_that_is_not_a_run(tmp_path: Path) -> None:

@@ -74,24 +74,33 @@ def test_rescore_of_an_mcq_score_folder_gives_the_same_summary(tmp_path: Path) -
     out = tmp_path / "out"
     with FakeMcqServer(FakeMcqConfig(judge_garbage_first=2)) as server:
         assert mcq_score_cli(preds, out, server.base_url).exit_code == 0
-    before = _json(out / "summary.json")
+    before = _json(out / "mcq_summary.json")
+    assert isinstance(_json(out / "summary.json")["results"], list)  # the run's summary, as everywhere
     per_item = (out / "per_item.jsonl").read_text()
     again = runner.invoke(app, ["rescore", str(out)])
     assert again.exit_code == 0, again.output
-    assert _json(out / "summary.json") == before
+    assert _json(out / "mcq_summary.json") == before
     assert (out / "per_item.jsonl").read_text() == per_item
     assert before["rubrics"]["scored"] == 5  # the stored judgements were read again
     assert (out / "rubrics" / "results.jsonl").is_file()
     # the folder is a run directory: its records are all rescoring needs, not the predictions file
     assert (out / "run.json").is_file()
     preds.unlink()
-    for name in ("summary.json", "per_item.jsonl", "disagreements.jsonl"):
-        (out / name).write_text("{}\n" if name == "summary.json" else "")
+    for name in ("mcq_summary.json", "per_item.jsonl", "disagreements.jsonl"):
+        (out / name).write_text("{}\n" if name == "mcq_summary.json" else "")
+    (out / "mcq_summary.json").write_text(json.dumps({"benchmark": "mmar", **{k: before[k] for k in KEPT}}))
+    again = runner.invoke(app, ["rescore", str(out)])
+    assert again.exit_code == 0, again.output
+    assert _json(out / "mcq_summary.json") == before
+    assert (out / "per_item.jsonl").read_text() == per_item
+    # a folder of an earlier audioeval kept the export in summary.json: a rescore reads its
+    # settings there, writes mcq_summary.json, and summary.json becomes the run's summary
+    (out / "mcq_summary.json").unlink()
     (out / "summary.json").write_text(json.dumps({"benchmark": "mmar", **{k: before[k] for k in KEPT}}))
     again = runner.invoke(app, ["rescore", str(out)])
     assert again.exit_code == 0, again.output
-    assert _json(out / "summary.json") == before
-    assert (out / "per_item.jsonl").read_text() == per_item
+    assert _json(out / "mcq_summary.json") == before
+    assert isinstance(_json(out / "summary.json")["results"], list)
 
 
 KEPT = ("predictions", "predictions_sha256", "prediction_key", "rubrics", "bootstrap")

@@ -18,9 +18,8 @@ from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from audioeval.core.record import SampleRecord
 from audioeval.metrics.pair_summary import summarise_records
-from audioeval.presets.mmae_score import run_mmae
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
-from tests.mmae_helpers import config
+from tests.mmae_helpers import config, run_mmae
 
 runner = CliRunner()
 JUDGE = "fake-judge"

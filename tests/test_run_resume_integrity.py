@@ -63,7 +63,7 @@ def test_a_failed_output_is_a_full_deletion_in_wer(tmp_path):
     assert (s["scored"], s["failed"]) == (2, 1)
     assert s["failed_outputs"] == {"n": 1, "in_headline": "counted", "ids": ["c"]}
     board = (out / "leaderboard.md").read_text()
-    assert "| 44.44 [" in board and "(1 failed; 1 without output counted) |" in board
+    assert "| 44.44 % [" in board and "(1 failed; 1 without output counted) |" in board
 
     # rescoring reproduces it; --exclude-missing gives the scored samples only, labelled
     again = runner.invoke(app, ["rescore", str(out), "--resamples", "20"], catch_exceptions=False)
@@ -72,7 +72,7 @@ def test_a_failed_output_is_a_full_deletion_in_wer(tmp_path):
     assert excl.exit_code == 0
     s = pair_summary(out)
     assert s["metrics"]["wer"]["value"] == 0.0 and s["failed_outputs"]["in_headline"] == "excluded"
-    assert "| 0.00 [0.0, 0.0] (1 failed; 1 without output excluded) |" in (out / "leaderboard.md").read_text()
+    assert "| 0.00 % [0.0, 0.0] (1 failed; 1 without output excluded) |" in (out / "leaderboard.md").read_text()
 
 
 def test_a_manifest_whose_audio_changed_is_refused(tmp_path):

@@ -14,7 +14,7 @@ from audioeval.adapters.runtimes.environment import setup_environment
 from audioeval.adapters.runtimes.spec import load_runtime_spec
 from audioeval.cli.main import app
 
-DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo" / "demo_data" / "speech"
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from audioeval.cli.main import app
 from tests.run_helpers import demo_speech_as_wavs
 
 runner = CliRunner()
-DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo" / "demo_data" / "speech"
 WORKER = Path(__file__).parent / "fakes" / "worker_codec.py"
 METRICS = {"wer", "sim", "dnsmos_ovrl", "dnsmos_p808", "pesq", "stoi"}
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -170,7 +170,7 @@ def test_a_builtin_asr_runtime_is_not_a_codec(tmp_path: Path, speech: Path) -> N
     assert "runtime 'whisper-tiny.en'" in text and "task codec (its tasks: asr)" in text
 
 
-@pytest.mark.parametrize("name", ["encodec:24k", "dac"])
+@pytest.mark.parametrize("name", ["snac:24k", "dac"])
 def test_a_neural_codec_name_says_how_to_plug_one_in(tmp_path: Path, speech: Path, name: str) -> None:
     out = tmp_path / "out"
     res = runner.invoke(app, ["codec", "--codec", f"opus:12k,{name}", "-b", str(speech), "-o", str(out)])

@@ -28,7 +28,7 @@ from audioeval.cli.main import app
 from tests.run_helpers import demo_speech_as_wavs
 
 runner = CliRunner()
-DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo" / "demo_data" / "speech"
 WORKER = Path(__file__).parent / "fakes" / "worker_metric.py"
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -10,7 +10,15 @@ import sacrebleu
 
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import SCORERS, Prediction, Score, Scorer, build_scorer, register_scorer
+from audioeval.scoring.base import (
+    SCORERS,
+    DeferredFactory,
+    Prediction,
+    Score,
+    Scorer,
+    build_scorer,
+    register_scorer,
+)
 from audioeval.scoring.rouge import lcs_length, rouge_l
 from tests.run_helpers import text_scorers
 
@@ -241,14 +249,30 @@ def test_every_text_scorer_builds_with_a_json_signature() -> None:
 
 
 def test_register_scorer_lazily_and_refuse_duplicates() -> None:
-    register_scorer("test_exact", "audioeval.scoring.match:AccuracyScorer")
+    loaded: list[str] = []
+
+    def load() -> type:
+        from audioeval.scoring.match import AccuracyScorer
+
+        loaded.append("match")
+        return AccuracyScorer
+
+    register_scorer("test_exact", DeferredFactory(load))
     try:
+        assert loaded == []  # nothing imported until the scorer is built
         assert build_scorer("test_exact", {"field": "label"}, where=SPEC).signature()["field"] == "label"
+        assert loaded == ["match"]
         with pytest.raises(ValueError, match="already registered"):
-            register_scorer("test_exact", "audioeval.scoring.match:AccuracyScorer")
+            register_scorer("test_exact", DeferredFactory(load))
     finally:
         del SCORERS["test_exact"]
-    with pytest.raises(ValueError, match="package.module:attr"):
+    with pytest.raises(InputError, match="has no argument 'nope'"):  # arguments checked on the loaded factory
+        register_scorer("test_exact", DeferredFactory(load))
+        try:
+            build_scorer("test_exact", {"nope": 1}, where=SPEC)
+        finally:
+            del SCORERS["test_exact"]
+    with pytest.raises(TypeError, match="factory object"):
         register_scorer("test_bad", "no_colon")
 
 

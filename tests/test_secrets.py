@@ -153,3 +153,23 @@ def test_a_successful_run_with_a_required_key_stores_and_prints_none_of_it(tmp_p
     written = {f.name for f in out.rglob("*") if f.is_file()}
     assert "judge_cache.sqlite" in written and "records.jsonl" in written, written
     assert _leaks(out, p.stdout + p.stderr) == []
+
+
+def test_a_password_inside_a_url_is_used_but_never_stored_or_printed(tmp_path: Path) -> None:
+    """`http://user:PASS@host/v1`: the request carries it (basic auth), and run.json, every
+    record and the console show `user:[REDACTED]@host` instead."""
+    manifest = tone_mcq_manifest(tmp_path / "set", n=3)
+    out = tmp_path / "out"
+    with FakeMcqServer(FakeMcqConfig()) as server:
+        url = server.base_url.replace("http://", f"http://labuser:{PLAIN_KEY}@")
+        cfg = tmp_path / "run.yaml"
+        cfg.write_text(
+            f"benchmarks: [{manifest}]\ntask: mcq\n"
+            f"models:\n  - {{name: fake-audio-lm, type: openai, urls: ['{url}']}}\n"
+        )
+        p = _cli("run", cfg, "-o", out, "--no-progress", env=_env())
+        assert p.returncode == exit_codes.OK, p.stdout + p.stderr
+        assert server.stats.audio_requests == 3
+    assert _leaks(out, p.stdout + p.stderr) == []
+    assert "labuser:[REDACTED]@127.0.0.1" in (out / "run.json").read_text()
+    assert redact(f"failed: {url}") == f"failed: {url.replace(PLAIN_KEY, REDACTED)}"

@@ -43,7 +43,7 @@ SENTENCES = [
     "We need to finish the report before the meeting on Monday morning.",
 ]
 VOICES = ("en-us", "en-us+f3")  # espeak-ng male and female
-DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo_data" / "speech"
+DEMO = Path(__file__).resolve().parents[1] / "src" / "audioeval" / "benchmarks" / "demo" / "demo_data" / "speech"
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -84,7 +84,7 @@ def test_arrays_with_non_finite_samples_reach_no_metric_model_or_codec() -> None
 def test_pesq_and_stoi_on_silence_are_errors_not_numbers() -> None:
     from audioeval.scoring.speech_models.reference_quality import pesq_wb, stoi
 
-    x = load_clip(next((REPO / "src/audioeval/benchmarks/demo_data/speech").glob("*.flac"))).samples
+    x = load_clip(next((REPO / "src/audioeval/benchmarks/demo/demo_data/speech").glob("*.flac"))).samples
     silence = np.zeros_like(x)
     with pytest.raises(AudioError, match="PESQ could not score this pair: the degraded clip is silent"):
         pesq_wb(x, silence, 16000)  # the pesq library raises ValueError (NaN to integer) on it
@@ -194,8 +194,7 @@ def test_mmae_never_sends_non_finite_audio_to_the_judge(synthetic_set, judge_ser
     judge is asked only about the other samples."""
     import shutil
 
-    from audioeval.presets.mmae_score import run_mmae
-    from tests.mmae_helpers import config, results
+    from tests.mmae_helpers import config, results, run_mmae
 
     root = tmp_path / "set"
     shutil.copytree(synthetic_set.root, root)

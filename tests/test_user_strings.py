@@ -115,7 +115,7 @@ def test_mcq_score_keeps_markup_like_sub_categories(tmp_path: Path) -> None:
         catch_exceptions=False,
     )
     assert res.exit_code == 0, res.output
-    summary = json.loads((out / "summary.json").read_text())
+    summary = json.loads((out / "mcq_summary.json").read_text())
     assert set(summary["breakdowns"]["sub-category"]) == {"[/]", "[bold]y"}
     table = res.output.split("by sub-category", 1)[1]
     assert "[/]" in table and "[bold]y" in table

@@ -1,3 +1,18 @@
-"""audioeval: end-to-end evaluation of audio foundation models."""
+"""audioeval: end-to-end evaluation of audio foundation models.
+
+`audioeval.evaluate`, `audioeval.rescore` and `audioeval.leaderboard` are the Python API
+(`audioeval/api.py`); they are imported on first use, so `import audioeval` stays light.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
+__all__ = ["__version__", "evaluate", "leaderboard", "rescore"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("evaluate", "rescore", "leaderboard", "run_request"):
+        from audioeval import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'audioeval' has no attribute {name!r}")

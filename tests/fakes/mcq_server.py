@@ -57,6 +57,7 @@ class FakeMcqStats:
     judge_requests: int = 0
     part_types: dict[str, int] = field(default_factory=dict)
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    systems: list[str | None] = field(default_factory=list)  # each request's system message text
 
 
 def dominant_hz(samples: np.ndarray, rate: int) -> float:
@@ -135,6 +136,16 @@ class FakeMcq:
         return "```json\n" + json.dumps(scores) + "\n```"
 
 
+def _system_text(messages: Any) -> str | None:
+    first = messages[0] if isinstance(messages, list) and messages else None
+    if not isinstance(first, dict) or first.get("role") != "system":
+        return None
+    content = first.get("content")
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return str(content)
+
+
 class _Handler(JsonHandler):
     def do_POST(self) -> None:
         fake: FakeMcq = self.server.app
@@ -145,6 +156,7 @@ class _Handler(JsonHandler):
             fake.stats.requests += 1
             n = fake.stats.requests
             fake.stats.bodies.append({k: v for k, v in body.items() if k != "messages"})
+            fake.stats.systems.append(_system_text(body.get("messages")))
         if fake.config.echo_credentials is not None:
             self.send_json(fake.config.echo_credentials, credentials_echo(self.headers.get("Authorization")))
             return

@@ -5,13 +5,18 @@ numbered question is kept when its claim (the question without "Is it true that 
 "是否 … ？") is a phrase of the caption, else removed. Any other request is a decomposition:
 one item per clause of the caption (split at commas, full stops and semicolons), plus an
 item the caption never mentions and a duplicate of the first item (so cleaning and
-deduplication have work); Chinese captions get Chinese keys (维度 / 题目 / 依据 under
-判断题列表). Under `auto` (the system prompt asks for a "domain") it names `auto_domain`.
+deduplication have work); English captions get the English keys the official reader takes
+(Dimension / Question / Basis under Question_List), Chinese captions the Chinese ones
+(维度 / 题目 / 依据 under 判断题列表); cleaning ids count from 0. Under `auto` (the system prompt
+asks for a "domain") it names `auto_domain`.
 
-Faults, by request order or by caption: broken JSON (cut before any complete item) or empty
-answers on the first decomposition requests, garbage for every decomposition (of every
-caption, or of a caption holding a marker), every item removed for a caption holding another, repairable but messy JSON
-(fence, curly quotes, bare keys, trailing commas), or answers cut off after two items.
+Faults, by request order or by caption: an HTTP 400 (a failed call: no answer), broken JSON
+(cut before any complete item) or empty answers on the first decomposition requests; an HTTP
+400 or garbage for every decomposition (of every caption, or of a caption holding a
+marker); every item removed for a caption holding another; repairable but messy JSON
+(fence, curly quotes inside a value, a trailing comma), or answers cut off after two items.
+The cleaning reads a question's claim without straight quotes, so a curly-quoted word the
+official reader turned into straight quotes still matches the caption.
 """
 
 from __future__ import annotations
@@ -33,12 +38,15 @@ INVENTED = {"dimension": "extra", "question": "Is there a dog barking?", "basis"
 @dataclass
 class FakeTextLlmConfig:
     model: str = "fake-text-llm"
-    broken_first: int = 0  # the first N decomposition requests: JSON cut before any item
+    http_error_first: int = 0  # the first N decomposition requests: HTTP 400, no answer
+    broken_first: int = 0  # then the next N (after the empty ones): JSON cut before any item
     empty_first: int = 0  # the first N decomposition requests: an empty answer
     garbage: bool = False  # every decomposition is garbage
     garbage_when: str | None = None  # captions holding this text: every decomposition is garbage
+    http_error: bool = False  # every decomposition request answered HTTP 400
+    http_error_when: str | None = None  # captions holding this text: every decomposition HTTP 400
     remove_all_when: str | None = None  # captions holding this text: cleaning removes every item
-    messy: bool = False  # repairable JSON: fence, curly quotes, bare keys, trailing commas
+    messy: bool = False  # repairable JSON: fence, curly quotes inside a value, a trailing comma
     cut_after_two: bool = False  # decompositions cut off after their second item
     auto_domain: str = "sound"
 
@@ -60,7 +68,8 @@ def _text(message: dict[str, Any]) -> str:
 
 
 def _claim(question: str) -> str:
-    return question.removeprefix("Is it true that ").removeprefix("是否").rstrip("?？").strip()
+    plain = question.replace('"', "")
+    return plain.removeprefix("Is it true that ").removeprefix("是否").rstrip("?？").strip()
 
 
 def decompose_items(caption: str) -> list[dict[str, str]]:
@@ -87,7 +96,8 @@ class FakeTextLlm:
     def served_models(self) -> list[str]:
         return [self.config.model]
 
-    def answer(self, body: dict[str, Any]) -> str:
+    def answer(self, body: dict[str, Any]) -> str | None:
+        """The answer's text; None: the request fails (HTTP 400)."""
         system = "".join(_text(m) for m in body["messages"] if m["role"] == "system")
         user = _text([m for m in body["messages"] if m["role"] == "user"][-1])
         caption = user.removeprefix("Caption:\n").split("\n\nQuestions:\n", 1)[0]
@@ -101,8 +111,13 @@ class FakeTextLlm:
             n = self.stats.decompose_requests
         return self._decompose(caption, '"domain"' in system, n)
 
-    def _decompose(self, caption: str, auto: bool, n: int) -> str:
+    def _decompose(self, caption: str, auto: bool, n: int) -> str | None:
         cfg = self.config
+        if n <= cfg.http_error_first or cfg.http_error:
+            return None
+        if cfg.http_error_when is not None and cfg.http_error_when in caption:
+            return None
+        n -= cfg.http_error_first
         if n <= cfg.empty_first:
             return ""
         if n <= cfg.empty_first + cfg.broken_first:
@@ -112,13 +127,13 @@ class FakeTextLlm:
         items = decompose_items(caption)
         items = [*items, INVENTED, {**items[0], "question": items[0]["question"].upper()}]
         chinese = bool(CJK_RE.search(caption))
-        if chinese:
-            items = [{"维度": i["dimension"], "题目": i["question"], "依据": i["basis"]} for i in items]
+        keys = ("维度", "题目", "依据") if chinese else ("Dimension", "Question", "Basis")
+        items = [dict(zip(keys, (i["dimension"], i["question"], i["basis"]), strict=True)) for i in items]
         answer: dict[str, Any] = {"domain": cfg.auto_domain} if auto else {}
-        answer["判断题列表" if chinese else "items"] = items
+        answer["判断题列表" if chinese else "Question_List"] = items
         text = json.dumps(answer, ensure_ascii=False)
-        if cfg.cut_after_two:
-            return _cut_after(text, 2)
+        if cfg.cut_after_two:  # indented as the official prompt's example: items at 8 spaces
+            return _cut_after(json.dumps(answer, ensure_ascii=False, indent=4), 2)
         return _messy(answer) if cfg.messy else text
 
     def _clean(self, caption: str, listed: str) -> str:
@@ -129,7 +144,7 @@ class FakeTextLlm:
                 "id": i,
                 "judgment": "keep" if not remove_all and _claim(q).lower() in caption.lower() else "remove",
             }
-            for i, q in enumerate(questions, start=1)
+            for i, q in enumerate(questions)
         ]
         return json.dumps({"results": results})
 
@@ -143,15 +158,10 @@ def _cut_after(text: str, items: int) -> str:
 
 
 def _messy(answer: dict[str, Any]) -> str:
-    """The answer as a careless model writes it: a fence, bare keys, curly quotes, trailing commas."""
-
-    def item(entry: dict[str, str]) -> str:
-        return "{" + " ".join(f"{k}: “{v}”," for k, v in entry.items()) + "}"
-
-    domain = f"domain: “{answer['domain']}”, " if "domain" in answer else ""
-    key = next(k for k in answer if k != "domain")
-    listed = ", ".join(item(e) for e in answer[key])
-    return f"Here are the questions:\n```json\n{{{domain}{key}: [{listed},],}}\n```"
+    """The answer as a careless model writes it, within what the official reader repairs: a
+    fence, curly quotes inside a value, a trailing comma."""
+    text = json.dumps(answer, ensure_ascii=False, indent=4).replace("\n    ]", ",\n    ]", 1)
+    return "```json\n" + text.replace("Is it true that", "Is it “true” that") + "\n```"
 
 
 class _Handler(JsonHandler):
@@ -173,7 +183,11 @@ class _Handler(JsonHandler):
         if not isinstance(body.get("messages"), list) or not body["messages"]:
             self.send_json(400, {"error": {"message": "messages must be a non-empty list"}})
             return
-        self.send_json(200, completion(n, body["model"], fake.answer(body)))
+        text = fake.answer(body)
+        if text is None:
+            self.send_json(400, {"error": {"message": "prompt too long for the context window"}})
+            return
+        self.send_json(200, completion(n, body["model"], text))
 
 
 class FakeTextLlmServer(FakeServer):

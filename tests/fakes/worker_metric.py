@@ -25,8 +25,11 @@ import os
 import sys
 import wave
 from array import array
+from pathlib import Path
 
-from worker_protocol import private_stdout, reply, serve, worker_args
+# the shipped worker protocol (src/audioeval/adapters/runtimes/workers/worker_protocol.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src/audioeval/adapters/runtimes/workers"))
+from worker_protocol import private_stdout, reply, serve, worker_args  # noqa: E402
 
 
 def read_wav(path: str) -> tuple[list[float], int]:

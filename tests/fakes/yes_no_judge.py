@@ -8,7 +8,8 @@ logprobs come in `choices[0].logprobs.content[0].top_logprobs`, as `[{token, log
 bytes}]`; with `max_tokens: 1` the content is that one token. Modes for the faults a client
 must survive: no logprobs at all (a server started without them), only one side listed,
 neither side listed, a noisy judge (a share of items answered wrongly, deterministically
-per item), and JSON array answers for all-at-once requests (optionally broken first).
+per item), and JSON array answers for all-at-once requests (optionally broken first, or
+missing their last item).
 
 It counts the distinct audio payloads it was sent and, like vLLM's automatic prefix cache,
 keeps the last `prefix_cache` request prefixes (system prompt and audio part, the part every
@@ -45,8 +46,11 @@ class YesNoJudgeConfig:
     noise: float = 0.0  # share of items answered wrongly (deterministic per audio and item)
     confidence: float = 3.0  # logprob gap between the answer and the other side
     broken_all_at_once_first: int = 0  # the first N all-at-once answers are not valid JSON
+    drop_last_all_at_once: bool = False  # all-at-once answers leave out the last item
     prefix_cache: int = 0  # request prefixes (system + audio) kept, LRU; 0: none
     seed: int = 0
+    bad_logprobs_every: int = 0  # every Nth request (1-based count) sends `bad_logprob` logprobs
+    bad_logprob: float = float("nan")  # NaN, inf or an impossible positive logprob (+5)
 
 
 @dataclass
@@ -142,6 +146,8 @@ class YesNoJudge:
                 }
                 for i, q in items
             ]
+            if self.config.drop_last_all_at_once:
+                verdicts = verdicts[:-1]
             return completion(n, self.config.model, "```json\n" + json.dumps(verdicts) + "\n```")
         yes = self._truth(samples, rate, text, sha)
         if body.get("logprobs"):
@@ -151,6 +157,9 @@ class YesNoJudge:
             reply = completion(
                 n, self.config.model, top[0]["token"] if body.get("max_tokens") == 1 else "Yes"
             )
+            every = self.config.bad_logprobs_every
+            if every and n % every == 0:
+                top = [{**e, "logprob": self.config.bad_logprob} for e in top]
             if self.config.logprobs != "none":
                 first = {**top[0], "top_logprobs": top[: int(body.get("top_logprobs") or 0)]}
                 reply["choices"][0]["logprobs"] = {"content": [first]}

@@ -7,6 +7,7 @@ problems (a missing runtime, a bad configuration), which raise `AudioevalError`s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -23,10 +24,20 @@ class GenerationConfig:
     max_tokens: int | None = None
     seed: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    top_p: float | None = None
+    system_prompt: str | None = None  # a system message sent first (not a request field)
 
     def to_record(self) -> dict[str, Any]:
+        """Every setting, for signatures (top_p and the system prompt only when set)."""
         rec = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
-        return {**rec, **self.extra}
+        more = {"top_p": self.top_p, "system_prompt": self.system_prompt}
+        return {**rec, **{k: v for k, v in more.items() if v is not None}, **self.extra}
+
+    def sampling(self) -> dict[str, Any]:
+        """The request fields that are set, sent with every request."""
+        rec = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        rec["top_p"] = self.top_p
+        return {k: v for k, v in {**rec, **self.extra}.items() if v is not None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +53,9 @@ class ModelRequest:
     task: str
     config: GenerationConfig = GenerationConfig()
     audio_out: str | None = None
+    variables: Mapping[str, Any] = field(default_factory=dict)
+    """The benchmark's `language` and prompt variables (`target_language`, …), for adapters of
+    APIs that take them as request fields (`/audio/transcriptions`); a sample's own field wins."""
 
 
 @runtime_checkable

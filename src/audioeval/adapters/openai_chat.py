@@ -18,6 +18,7 @@ separators=(",", ":")).encode()` exactly.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -171,7 +172,9 @@ def reply_first_token(body: Any) -> dict[str, Any]:
         )
         if not isinstance(token, str) or not isinstance(logprob, int | float) or isinstance(logprob, bool):
             raise ValueError(f"malformed top_logprobs entry: {excerpt(str(entry), 120)}")
-        pairs.append([token, float(logprob)])
+        if not math.isfinite(logprob) or logprob > 1e-4:  # a log-probability is finite and ≤ 0
+            raise ValueError(f"impossible logprob {logprob!r} for token {token!r}: not a finite number ≤ 0")
+        pairs.append([token, min(float(logprob), 0.0)])
     return {"text": text, "top_logprobs": pairs}
 
 

@@ -26,7 +26,13 @@ from typing import Any
 from audioeval.adapters.base import ModelRequest
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter, RestartBudget
 from audioeval.adapters.runtimes.spec import RuntimeSpec, WorkerArg
-from audioeval.core.errors import AudioError, AudioevalError, InputError, OptionalDependencyError
+from audioeval.core.errors import (
+    AudioError,
+    AudioevalError,
+    EndpointUnusable,
+    InputError,
+    OptionalDependencyError,
+)
 from audioeval.core.model_output import ModelOutput
 
 RAY_HINT = "pip install 'audioeval[ray]'"
@@ -42,6 +48,36 @@ class RaySettings:
     actors: int | None = None
     gpus_per_actor: float = 0.0
     cpus_per_actor: float = 1.0
+
+
+RAY_CONNECT_TIMEOUT_S = 5.0
+"""How long `--ray-address HOST:PORT` may take to accept a TCP connection before the run
+stops (exit 3): `ray.init` itself retries an unreachable address for many minutes."""
+
+
+def check_ray_address(address: str, timeout_s: float = RAY_CONNECT_TIMEOUT_S) -> None:
+    """EndpointUnusable unless HOST:PORT (or ray://HOST:PORT) accepts a TCP connection within
+    `timeout_s`; `auto` (the cluster this machine joined) is left to Ray."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if address == "auto":
+        return
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if not host or port is None:
+        raise InputError(f"expected HOST:PORT, ray://HOST:PORT or auto, got {address!r}", field="--ray-address")
+    try:
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except OSError as exc:
+        raise EndpointUnusable(
+            f"--ray-address {address}: no Ray cluster answers there (no connection within "
+            f"{timeout_s:g} s: {exc.strerror or exc}); start one with `ray start --head` or leave "
+            "--ray-address out to start Ray on this machine"
+        ) from None
 
 
 def import_ray() -> Any:
@@ -130,7 +166,8 @@ class RayRuntimeAdapter:
             "request_timeout_s": self.local.request_timeout_s,
             "startup_timeout_s": self.local.startup_timeout_s,
             "python_executable": str(python) if python else None,
-            "worker_args": dict(worker_args or {}),
+            # resolved here (variant `encodec:6k`, $AUDIOEVAL_RUNTIME_MODEL_<NAME>): a node may lack the env
+            "worker_args": dict(self.local.worker_args),
             "max_restarts": max_restarts,
             "restart_window_s": restart_window_s,
             "name": self.name,
@@ -227,10 +264,11 @@ class RayRuntimeAdapter:
         if address is None:  # a local Ray of this machine's cores and GPUs, stopped at aclose()
             ray.init(include_dashboard=False, log_to_driver=False)
         else:
+            check_ray_address(address)
             try:
                 ray.init(address=address, log_to_driver=False)
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise AudioevalError(
+                raise EndpointUnusable(
                     f"--ray-address {address}: cannot join a Ray cluster ({exc}); start one with "
                     "`ray start --head` or leave --ray-address out to start Ray on this machine"
                 ) from None

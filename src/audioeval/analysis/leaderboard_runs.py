@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from audioeval.analysis.board_spec import BoardSpec, load_board_file
-from audioeval.analysis.leaderboard import board_score, rank_keys, score_row
-from audioeval.analysis.run_summary import all_boards, run_boards
+from audioeval.analysis.pair_identity import check_alike, pair_identity
 from audioeval.analysis.score_table import CellStats, PairCell, cell_stats, read_summary, resampled_metrics
 from audioeval.core.errors import InputError
+from audioeval.engine.board_spec import BoardSpec, load_board_file
+from audioeval.engine.leaderboard import board_score, rank_keys, score_row
+from audioeval.engine.run_summary import all_boards, run_boards
 from audioeval.metrics.bootstrap import percentile_ci
 
 METHOD = "paired bootstrap"
@@ -86,10 +87,10 @@ def board_specs(run_dirs: Sequence[Path], board_files: Iterable[Path]) -> list[B
 class _Records:
     """The per-sample statistics of (benchmark, model, metric), from each pair's records read once."""
 
-    def __init__(self, pairs: Sequence[RunPair]) -> None:
+    def __init__(self, pairs: Sequence[RunPair], latest: dict[Path, dict[str, Any]] | None = None) -> None:
         self.pairs = {p.key: p for p in pairs}
         self._plans: dict[Path, Any] = {}
-        self._latest: dict[Path, dict[str, Any]] = {}  # each pair's latest records, read once
+        self._latest = latest if latest is not None else {}  # each pair's latest records, read once
         self._stats: dict[tuple[str, str, str], CellStats | str] = {}
 
     def stats(self, bench: str, model: str, metric: str) -> CellStats | str:
@@ -118,6 +119,18 @@ def _scored_columns(board: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         for c in board["columns"]
         if c["label"] in first or (c["group"] is not None and groups[c["group"]]["name"] in first)
     ]
+
+
+def _paired_ids(members: Sequence[CellStats]) -> list[str]:
+    """The sample ids every member scored, with one content hash (`sample_sha256`) recorded by
+    all of them: a paired test pairs only the same sample."""
+    shared = set.intersection(*(set(s.ids) for s in members))
+    return sorted(
+        sid
+        for sid in shared
+        if members[0].hashes.get(sid) is not None
+        and all(s.hashes.get(sid) == members[0].hashes.get(sid) for s in members)
+    )
 
 
 def _bench_seed(seed: int, bench: str) -> int:
@@ -154,9 +167,9 @@ def resampled_scores(
     drawn: dict[tuple[str, str, str], np.ndarray] = {}
     samples: dict[str, int] = {}
     for bench, members in needed.items():
-        ids = sorted(set.intersection(*(set(s.ids) for s in members.values())))
+        ids = _paired_ids(list(members.values()))
         if not ids:
-            return f"{bench}: no sample scored for {' and '.join(models)}"
+            return f"{bench}: no sample scored for {' and '.join(models)} with the same content hash"
         samples[bench] = len(ids)
         aligned = [stats.over(ids) for stats in members.values()]
         values = resampled_metrics(aligned, len(ids), resamples=resamples, seed=_bench_seed(seed, bench))
@@ -239,7 +252,8 @@ def _score_ci(
 
 def add_tests(board: dict[str, Any], records: _Records, *, resamples: int, seed: int) -> None:
     """Give each row its board `score`, its `score_ci` (or `score_ci_reason`) and `adjacent`:
-    the test against the row ranked next below it (None for the last row)."""
+    the test against the row ranked next below it (None for the last ranked row and for an
+    unranked one)."""
     rows = board["rows"]
     for row in rows:
         row["score"] = board_score(board, row)
@@ -247,23 +261,34 @@ def add_tests(board: dict[str, Any], records: _Records, *, resamples: int, seed:
         row["score_ci"] = ci
         if why is not None:
             row["score_ci_reason"] = why
-    for above, below in zip(rows, rows[1:], strict=False):
+        row["adjacent"] = None  # the last ranked row and every unranked one
+    ranked = [row for row in rows if row.get("rank") is not None]
+    for above, below in zip(ranked, ranked[1:], strict=False):
         above["adjacent"] = adjacent_test(board, above, below, records, resamples=resamples, seed=seed)
-    if rows:
-        rows[-1]["adjacent"] = None
 
 
 def leaderboard_from_runs(
-    run_dirs: Sequence[Path], board_files: Iterable[Path] = (), *, resamples: int = 1000, seed: int = 0
+    run_dirs: Sequence[Path],
+    board_files: Iterable[Path] = (),
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    mean_of_available: bool = False,
 ) -> dict[str, Any]:
     """`leaderboard.json`: the run directories, how the tests were made, and every board with
     a pair on it (`leaderboard.build_board`'s shape, each row with `score`, `score_ci` and
-    `adjacent`)."""
+    `adjacent`; `signatures`: each benchmark's data hash and settings). Pairs of one benchmark
+    not run alike are refused (`pair_identity.check_alike`); `mean_of_available` ranks a row
+    missing a column by the mean of its available ones (UltraEval-Audio's convention)."""
     pairs = read_pairs(run_dirs)
+    latest: dict[Path, dict[str, Any]] = {}
+    runs: dict[Path, Any] = {}
+    alike = check_alike(pair_identity(p.run_dir, p.summary, runs, latest) for p in pairs)
     specs = board_specs(run_dirs, board_files)
-    boards = all_boards([p.summary for p in pairs], specs)
-    records = _Records(pairs)
+    boards = all_boards([p.summary for p in pairs], specs, mean_of_available=mean_of_available)
+    records = _Records(pairs, latest)
     for board in boards.values():
+        board["signatures"] = {b: alike[b].signature() for b in board["benchmarks"]}
         add_tests(board, records, resamples=resamples, seed=seed)
     return {
         "run_dirs": [str(r) for r in run_dirs],

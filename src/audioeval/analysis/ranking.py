@@ -4,9 +4,13 @@ UltraEval-Audio's paper (§5.4–5.5, Table 8, Figures 4–6) over a model × be
 - Every column is first put on one scale where higher is better ("flipped"): an error rate x
   (in %) enters as 100 − x, unclipped (a WER of 279.9 enters as −179.9); a 0–5 MOS as 20 × x;
   anything else as it is.
-- A model's score is the unweighted mean of its available flipped values (a missing value is
-  left out, not counted as 0). Rank 1 is the highest score; equal scores share the better
-  rank (1, 2, 2, 4); a model with no value in a variant has no rank in it.
+- A model's score is the unweighted mean of its flipped values. A model missing a column is
+  not ranked among complete ones: it is listed below them, unranked, with the columns it lacks
+  (and takes no part in any variant or in the column statistics of z-score and min-max).
+  `mean_of_available` reproduces UltraEval-Audio's published convention instead (its Table 8):
+  every model ranked by the mean of its available values (a missing value left out, not
+  counted as 0). Rank 1 is the highest score; equal scores share the better rank (1, 2, 2, 4);
+  a model with no value in a variant has no rank in it.
 - Variants: LOBO drops one column at a time; LOTGO drops one task group at a time; the
   alternative normalisations replace each column by its z-score (population standard
   deviation) or its min-max scaling, over the models that have it, then take the same
@@ -142,6 +146,8 @@ class Robustness:
     """Dropped task group -> ranks (a group holding every column is not dropped)."""
     zscore: np.ndarray
     minmax: np.ndarray
+    ranked: np.ndarray | None = None
+    """Per model, whether it is ranked (complete, or any model under `mean_of_available`)."""
 
     def to_json(
         self,
@@ -165,6 +171,13 @@ class Robustness:
             }
             if intervals is not None:
                 entry["bootstrap"] = list(intervals[i]) if intervals[i] is not None else None
+            if self.ranked is not None and not self.ranked[i]:
+                entry["ranked"] = False
+                entry["missing"] = [
+                    c.name
+                    for c, v in zip(self.table.columns, self.table.values[i], strict=True)
+                    if math.isnan(v)
+                ]
             models[self.table.models[i]] = entry
         out: dict[str, Any] = {
             "models": models,
@@ -205,9 +218,16 @@ def _by_model(models: Sequence[str], ranks: np.ndarray) -> dict[str, int | None]
     return {m: _int(r) for m, r in zip(models, ranks, strict=True)}
 
 
-def robustness(table: ScoreTable) -> Robustness:
-    """The ranks of `table` under its published rule and under every variant."""
-    flipped = table.flipped()
+def complete_rows(values: np.ndarray) -> np.ndarray:
+    """Per model (rows of a models × columns table), whether it has every column."""
+    return ~np.isnan(values).any(axis=-1)
+
+
+def robustness(table: ScoreTable, *, mean_of_available: bool = False) -> Robustness:
+    """The ranks of `table` under its published rule and under every variant; a model missing
+    a column is unranked unless `mean_of_available` (see the module doc)."""
+    ranked = np.ones(len(table.models), dtype=bool) if mean_of_available else complete_rows(table.values)
+    flipped = np.where(ranked[:, None], table.flipped(), np.nan)
 
     def ranks_of(cols: np.ndarray) -> np.ndarray:
         return competition_ranks(mean_scores(cols))
@@ -230,6 +250,7 @@ def robustness(table: ScoreTable) -> Robustness:
         lotgo=lotgo,
         zscore=ranks_of(zscore_columns(flipped)),
         minmax=ranks_of(minmax_columns(flipped)),
+        ranked=ranked,
     )
 
 
@@ -281,9 +302,15 @@ def spearman_json(table: ScoreTable) -> dict[str, Any]:
     }
 
 
-def resampled_ranks(values: np.ndarray, columns: Sequence[Column]) -> np.ndarray:
-    """(B, models) original-rule ranks of B resampled tables (B, models, columns)."""
-    return competition_ranks(mean_scores(flip(values, columns)))
+def resampled_ranks(
+    values: np.ndarray, columns: Sequence[Column], ranked: np.ndarray | None = None
+) -> np.ndarray:
+    """(B, models) original-rule ranks of B resampled tables (B, models, columns); only the
+    models `ranked` (default: all) take part."""
+    flipped = flip(values, columns)
+    if ranked is not None:
+        flipped = np.where(ranked[None, :, None], flipped, np.nan)
+    return competition_ranks(mean_scores(flipped))
 
 
 def rank_intervals(ranks: np.ndarray, *, confidence: float = 0.95) -> list[tuple[int, int] | None]:

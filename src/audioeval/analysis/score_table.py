@@ -31,6 +31,8 @@ from audioeval.analysis.ranking import Column, ScoreTable
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.suggest import unknown_spec_name
 from audioeval.engine.run_layout import IDS_FILE
+from audioeval.engine.run_summary import PairSummary, RunSummary
+from audioeval.store.csv_cells import restore_cell
 from audioeval.store.json_file import read_json_object, read_sample_ids
 from audioeval.store.text_input import read_text_input, text_lines
 from audioeval.store.yaml_file import read_yaml_mapping
@@ -56,6 +58,44 @@ def registered_task(benchmark: str) -> str | None:
 
 def default_group(benchmark: str, metric: str) -> str:
     return registered_task(benchmark) or METRIC_FAMILIES.get(metric, metric)
+
+
+BOUNDED_SCORES = frozenset({"bleu", "chrf"})
+"""Metrics of unit `score` that lie between 0 and 100 as published."""
+
+
+def bounds(metric: str) -> tuple[float, float | None] | None:
+    """The range a published value of `metric` can take (None above: unbounded), or None when
+    it has none we know: a fraction in % is at least 0 (at most 100 when higher is better: an
+    error rate can pass 100), BLEU and chrF 0–100, a MOS 0–5."""
+    from audioeval.metrics.corpus import get_metric
+
+    m = get_metric(metric)
+    if m.unit == "fraction":
+        return 0.0, (100.0 if m.higher_is_better else None)
+    if m.unit == "mos":
+        return 0.0, 5.0
+    if m.name in BOUNDED_SCORES:
+        return 0.0, 100.0
+    return None
+
+
+def _check_range(value: float, column: Column, model: str, where: str, line: int) -> None:
+    """Refuse a value its metric cannot take (a negative WER or accuracy, an accuracy over 100)."""
+    if math.isnan(value):
+        return
+    found = bounds(column.metric)
+    if found is None:
+        return
+    low, high = found
+    if value < low or (high is not None and value > high):
+        span = f"between {low:g} and {high:g}" if high is not None else f"at least {low:g}"
+        raise InputError(
+            f"model {model!r}: {value:g} is impossible for {column.metric} (as published: {span})",
+            file=where,
+            line=line,
+            field=column.name,
+        )
 
 
 def _column(name: str, where: str, line: int) -> Column:
@@ -110,8 +150,9 @@ def read_score_csv(path: Path) -> ScoreTable:
         cells = [c.strip() for c in row]
         if not any(cells):
             continue
+        cells = [restore_cell(c) for c in cells[:1]] + cells[1:]
         if columns is None:
-            columns = _header(cells, where, line)
+            columns = _header([restore_cell(c) for c in cells], where, line)
             continue
         if len(cells) != len(columns) + 1:
             raise InputError(
@@ -123,6 +164,8 @@ def read_score_csv(path: Path) -> ScoreTable:
             raise InputError(f"model {cells[0]!r} has a row already", file=where, line=line)
         models.append(cells[0])
         rows.append([_cell(c, where, line, col.name) for c, col in zip(cells[1:], columns, strict=True)])
+        for value, col in zip(rows[-1], columns, strict=True):
+            _check_range(value, col, cells[0], where, line)
     if columns is None or not models:
         raise InputError(
             "no header and model rows: `model,benchmark:metric,…` then one row per model", file=where
@@ -185,7 +228,7 @@ class RunTable:
     cells: tuple[PairCell, ...]
 
 
-def read_summary(run_dir: Path) -> list[Mapping[str, Any]]:
+def read_summary(run_dir: Path) -> list[PairSummary]:
     path = run_dir / "summary.json"
     if not path.is_file():
         raise InputError(
@@ -193,53 +236,121 @@ def read_summary(run_dir: Path) -> list[Mapping[str, Any]]:
             file=str(run_dir),
         )
     try:
-        results = json.loads(read_text_input(path, "run summary")).get("results")
-    except (json.JSONDecodeError, AttributeError):
-        results = None
-    if not isinstance(results, list):
-        raise InputError("no `results` list: not a run summary", file=str(path))
-    return [r for r in results if isinstance(r, dict)]
+        data = json.loads(read_text_input(path, "run summary"))
+    except json.JSONDecodeError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("results"), list):
+        return list(RunSummary.from_json(data).results)  # the run summary the engine wrote
+    pairs = pair_summaries(run_dir)  # a folder of an earlier audioeval: a preset's export there
+    if pairs:
+        return pairs
+    raise InputError(
+        f"not a run summary: {_folder_kind(data)}, and no pair summary"
+        " (<benchmark>/<model>/summary.json) beside it; give the folder written by `audioeval run`,"
+        " `mcq score`, `judge-eval` or `mmae score` (its top folder)",
+        file=str(path),
+    )
 
 
-def table_from_runs(run_dirs: Sequence[Path]) -> RunTable:
-    """Models × `benchmark:headline` from the pair summaries of run directories; a model
-    with the same benchmark in two of them is an error (rank one of them)."""
+def pair_summaries(run_dir: Path) -> list[PairSummary]:
+    """The pair summaries `<run>/<benchmark>/<model>/summary.json` of a run directory whose
+    own summary.json is an export (`mcq score`, `judge-eval` folders of an earlier audioeval):
+    those with a benchmark, a model and metrics, in path order."""
+    out: list[PairSummary] = []
+    if not (run_dir / "run.json").is_file():
+        return out
+    for path in sorted(run_dir.glob("*/*/summary.json")):
+        try:
+            data = json.loads(read_text_input(path, "pair summary"))
+        except (json.JSONDecodeError, InputError):
+            continue
+        if isinstance(data, dict) and all(k in data for k in ("benchmark", "model", "metrics")):
+            out.append(data)  # type: ignore[arg-type]  (a JSON object with those keys)
+    return out
+
+
+def _folder_kind(data: Any) -> str:
+    """What a summary.json without `results` looks like it is."""
+    if not isinstance(data, dict):
+        return "summary.json is not a JSON object"
+    if "robust" in data and "official" in data:
+        return "it is the export of `audioeval mcq score`"
+    if "n_scored" in data and "subsets" in data:
+        return "it is the export of `audioeval judge-eval`"
+    return "summary.json has no `results` list"
+
+
+def _one_family(found: Sequence[tuple[Path, Mapping[str, Any]]], family: str | None) -> str:
+    """The task family ranked: `family`, or the only one the pairs have."""
+    from audioeval.engine.leaderboard import family_of
+
+    by_family: dict[str, list[str]] = {}
+    for _, res in found:
+        by_family.setdefault(str(family_of(res)), []).append(str(res.get("benchmark")))
+    listed = "; ".join(f"{f} ({', '.join(dict.fromkeys(b))})" for f, b in by_family.items())
+    if family is not None:
+        if family not in by_family:
+            raise InputError(f"no pair of family {family!r}; the runs have: {listed}", field="--family")
+        return family
+    if len(by_family) > 1:
+        raise InputError(
+            f"the runs hold benchmarks of several task families: {listed}. Numbers of different"
+            " families are never averaged together: rank one family at a time (--family NAME)",
+            field="--family",
+        )
+    return next(iter(by_family))
+
+
+def table_from_runs(run_dirs: Sequence[Path], family: str | None = None) -> RunTable:
+    """Models × `benchmark:headline` of one task family (`family`, or the only one the runs
+    have) from the pair summaries of run directories; a model with the same benchmark in two of
+    them is an error (rank one of them), and so are pairs of one benchmark not run alike
+    (`pair_identity.check_alike`)."""
+    from audioeval.analysis.pair_identity import check_alike, pair_identity
+    from audioeval.engine.leaderboard import family_of
+
+    found = [(run_dir, res) for run_dir in run_dirs for res in read_summary(run_dir)]
+    if found:
+        chosen = _one_family(found, family)
+        found = [(run_dir, res) for run_dir, res in found if str(family_of(res)) == chosen]
     models: list[str] = []
     columns: dict[str, Column] = {}
     values: dict[tuple[str, str], float] = {}
     cells: dict[tuple[str, str], PairCell] = {}
-    for run_dir in run_dirs:
-        for res in read_summary(run_dir):
-            model, bench, headline = res.get("model"), res.get("benchmark"), res.get("headline")
-            if not (isinstance(model, str) and isinstance(bench, str) and isinstance(headline, str)):
-                raise InputError(
-                    "a result without model, benchmark and headline", file=str(run_dir / "summary.json")
-                )
-            block = (res.get("metrics") or {}).get(headline) or {}
-            unit = str(block.get("unit", "fraction"))
-            name = f"{bench}:{headline}"
-            col = Column(
-                name,
-                bool(block.get("higher_is_better", True)),
-                res["task"] if isinstance(res.get("task"), str) else default_group(bench, headline),
-                20.0 if unit == "mos" else 1.0,
+    runs: dict[Path, Any] = {}
+    latest: dict[Path, dict[str, Any]] = {}
+    identities = []
+    for run_dir, res in found:
+        model, bench, headline = res.get("model"), res.get("benchmark"), res.get("headline")
+        if not (isinstance(model, str) and isinstance(bench, str) and isinstance(headline, str)):
+            raise InputError(
+                "a result without model, benchmark and headline", file=str(run_dir / "summary.json")
             )
-            if columns.setdefault(name, col).higher_is_better != col.higher_is_better:
-                raise InputError(
-                    f"{name} is higher-is-better in one run and not in another", file=str(run_dir)
-                )
-            key = (model, name)
-            if key in cells:
-                raise InputError(
-                    f"model {model!r} has {name} in {cells[key].run_dir} and in {run_dir}; rank one of them",
-                    file=str(run_dir),
-                )
-            value = block.get("value")
-            scale = 100.0 if unit == "fraction" else 1.0
-            values[key] = math.nan if value is None else float(value) * scale
-            cells[key] = PairCell(model, name, run_dir, run_dir / str(res.get("folder", "")), bench, headline)
-            if model not in models:
-                models.append(model)
+        block = (res.get("metrics") or {}).get(headline) or {}
+        unit = str(block.get("unit", "fraction"))
+        name = f"{bench}:{headline}"
+        col = Column(
+            name,
+            bool(block.get("higher_is_better", True)),
+            res["task"] if isinstance(res.get("task"), str) else default_group(bench, headline),
+            20.0 if unit == "mos" else 1.0,
+        )
+        if columns.setdefault(name, col).higher_is_better != col.higher_is_better:
+            raise InputError(f"{name} is higher-is-better in one run and not in another", file=str(run_dir))
+        key = (model, name)
+        if key in cells:
+            raise InputError(
+                f"model {model!r} has {name} in {cells[key].run_dir} and in {run_dir}; rank one of them",
+                file=str(run_dir),
+            )
+        value = block.get("value")
+        scale = 100.0 if unit == "fraction" else 1.0
+        values[key] = math.nan if value is None else float(value) * scale
+        cells[key] = PairCell(model, name, run_dir, run_dir / str(res.get("folder", "")), bench, headline)
+        identities.append(pair_identity(run_dir, res, runs, latest))
+        if model not in models:
+            models.append(model)
+    check_alike(identities)
     if not models:
         raise InputError("no benchmark × model result in the run directories", field="RUN_DIR")
     grid = np.asarray([[values.get((m, c), math.nan) for c in columns] for m in models], dtype=np.float64)
@@ -263,13 +374,24 @@ class CellStats:
     ids: list[str]
     statistic: Any
     scale: float
+    hashes: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
+    """Each sample's content hash (`sample_sha256` of its record; None when not recorded)."""
 
     def over(self, ids: Sequence[str]) -> Any:
-        """The metric as a function of draw counts over `ids` (a superset of the pair's own, in
-        any order); a sample the pair lacks weighs nothing."""
+        """The metric as a function of draw counts over `ids` (in any order): a sample of `ids`
+        the pair lacks weighs nothing, and so does a sample of the pair's not in `ids` (a
+        paired test over the samples both models have)."""
         where = {sid: n for n, sid in enumerate(ids)}
-        cols = np.asarray([where[sid] for sid in self.ids], dtype=np.intp)
-        return lambda counts: self.statistic(np.asarray(counts)[:, cols])
+        cols = np.asarray([where.get(sid, -1) for sid in self.ids], dtype=np.intp)
+        kept = cols >= 0
+
+        def statistic(counts: Any) -> Any:
+            counts = np.asarray(counts)
+            own = np.zeros((counts.shape[0], len(self.ids)), dtype=counts.dtype)
+            own[:, kept] = counts[:, cols[kept]]
+            return self.statistic(own)
+
+        return statistic
 
 
 def resampled_metrics(members: Sequence[Any], n: int, *, resamples: int, seed: int) -> list[np.ndarray]:
@@ -326,9 +448,7 @@ def cell_stats(
     (failed outputs in, unless the run excluded them); or why there are none. `plans` and
     `latest_by_folder` keep each run's plans and each pair's latest records across calls (a
     board reads several metrics of one pair)."""
-    from audioeval.core.record import latest_records
     from audioeval.metrics.pair_summary import failure_stats_for, is_failed_output, stats_for
-    from audioeval.store.records import read_records
 
     path = cell.folder / "records.jsonl"
     if not path.is_file():
@@ -344,15 +464,7 @@ def cell_stats(
     metric = next((m for m in plan.metrics if m.name == cell.headline), None)
     if metric is None:
         return f"headline {cell.headline!r} is not a metric of the benchmark"
-    cache = latest_by_folder if latest_by_folder is not None else {}
-    if cell.folder not in cache:
-        latest = latest_records(read_records(path).records)
-        ids_file = cell.folder / IDS_FILE
-        if ids_file.is_file():
-            wanted = set(read_sample_ids(ids_file))
-            latest = {k: v for k, v in latest.items() if k in wanted}
-        cache[cell.folder] = latest
-    latest = cache[cell.folder]
+    latest = pair_latest(cell.folder, latest_by_folder if latest_by_folder is not None else {})
     stats: dict[str, Any] = {}
     for sid, rec in latest.items():
         found = None
@@ -368,7 +480,25 @@ def cell_stats(
         statistic = metric.statistic(list(stats.values()))
     except ValueError as exc:
         return str(exc)
-    return CellStats(list(stats), statistic, 100.0 if metric.unit == "fraction" else 1.0)
+    hashes = {sid: latest[sid].sample_sha256 for sid in stats}
+    return CellStats(list(stats), statistic, 100.0 if metric.unit == "fraction" else 1.0, hashes)
+
+
+def pair_latest(folder: Path, cache: dict[Path, dict[str, Any]]) -> dict[str, Any]:
+    """The latest record of each sample of a pair folder (those of its `sample_ids.json`, when
+    it has one), read once per folder into `cache`; none without `records.jsonl`."""
+    from audioeval.core.record import latest_records
+    from audioeval.store.records import read_records
+
+    if folder not in cache:
+        path = folder / "records.jsonl"
+        latest = latest_records(read_records(path).records) if path.is_file() else {}
+        ids_file = folder / IDS_FILE
+        if ids_file.is_file():
+            wanted = set(read_sample_ids(ids_file))
+            latest = {k: v for k, v in latest.items() if k in wanted}
+        cache[folder] = latest
+    return cache[folder]
 
 
 def _run_benchmarks(run_dir: Path) -> dict[str, Any] | str:

@@ -111,6 +111,13 @@ class ClipCache:
                 self._sources.popitem(last=False)
         return clip
 
+    def clear(self) -> None:
+        """Drop every clip held (the counts of work done stay)."""
+        with self._lock:
+            self._items.clear()
+            self._sources.clear()
+            self._bytes = 0
+
     def _store(self, key: tuple[str, float | None, float | None], item: EncodedClip) -> None:
         size = len(item.b64_wav)
         self._items[key] = item

@@ -4,20 +4,18 @@ Some benchmarks publish files of their own beside the run's summaries (MMAE:
 `results.jsonl`, `per_sample.json`, `taxonomy.json`, `skipped.json`,
 `failed_outputs.json`). They are exports of the record stream, never a second store: the
 engine writes them, whole and atomically, at the end of every run and of every rescore,
-from the pair's records. An exporter is registered by module path, under the name of the
-scorer whose records it reads (MMAE) or a name the benchmark spec gives in `exports:`
-(`mcq score`), and imported only when a pair needs it. What it returns is handed back to
+from the pair's records. A benchmark lists its exporters as function objects
+(`Benchmark.exporters`, `contract.py`), under the name of the scorer whose records it reads
+(MMAE) or a name the benchmark spec gives in `exports:` (`mcq score`). What it returns is handed back to
 the caller of the run or rescore (e.g. the figures `mcq score` prints).
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.contract import Exporter
 from audioeval.benchmarks.exporter_names import EXPORTERS
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.core.errors import InputError
@@ -48,17 +46,13 @@ class PairExport:
         return {k: v for k, v in blocks.items() if scorer in (None, k)}
 
 
-Exporter = Callable[[Path, PairExport], Any]
 
 
 def exporter_for(bench: ResolvedBenchmark) -> Exporter | None:
     """The exporter the spec names (`exports:`), else that of its first scorer that has one."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+
+    load_benchmarks()
     if bench.spec.exports is not None:
-        target: str | None = EXPORTERS.get(bench.spec.exports)
-    else:
-        target = next((t for s in bench.scorers if (t := EXPORTERS.find(s.name)) is not None), None)
-    if target is None:
-        return None
-    module, _, name = target.partition(":")
-    fn: Exporter = getattr(importlib.import_module(module), name)
-    return fn
+        return EXPORTERS.get(bench.spec.exports)
+    return next((e for s in bench.scorers if (e := EXPORTERS.find(s.name)) is not None), None)

@@ -1,12 +1,15 @@
 """Finding benchmarks: a shipped spec by name, a spec file, or an ad-hoc local manifest.
 
+A shipped spec is a YAML in the `specs/` folder of a loaded benchmark (`Benchmark.specs`:
+built in, `benchmarks/<family>/specs/<name>.yaml`, or from an installed package); its
+`where` in errors is that file's path.
+
 `my.jsonl` / `my.csv` / `my.json` (with `--task`) becomes a spec whose source is that file
 and whose everything else comes from the task's defaults.
 """
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -18,25 +21,37 @@ from audioeval.store.yaml_file import parse_yaml_mapping
 MANIFEST_SUFFIXES = {".jsonl": "jsonl", ".json": "json", ".csv": "csv"}
 
 
-def _shipped_folder():
-    return resources.files("audioeval.benchmarks").joinpath("registry")
+def _spec_entries() -> dict[str, tuple[Any, str]]:
+    """name -> (spec file, `where`: its path) of every shipped spec, from the spec folders of
+    the loaded benchmarks (`Benchmark.specs`, built-in or from a package; a name given twice
+    was refused when they were loaded)."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+
+    found = {}
+    for bench in load_benchmarks().values():
+        for name, entry in bench.spec_files().items():
+            found[name] = (entry, str(entry))
+    return dict(sorted(found.items()))
 
 
 def shipped_benchmarks() -> dict[str, str]:
-    """name -> file of every spec shipped with audioeval."""
-    out = {}
-    for entry in _shipped_folder().iterdir():
-        if entry.name.endswith((".yaml", ".yml")):
-            out[entry.name.rsplit(".", 1)[0]] = entry.name
-    return dict(sorted(out.items()))
+    """name -> path of every shipped spec (`benchmarks/<family>/specs/<name>.yaml` for a
+    built-in one)."""
+    return {name: where for name, (_, where) in _spec_entries().items()}
+
+
+def shipped_benchmark_families() -> dict[str, str]:
+    """spec name -> the name of the loaded benchmark (family) that ships it."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+
+    return {name: bench.name for bench in load_benchmarks().values() for name in bench.spec_files()}
 
 
 def load_shipped(name: str) -> tuple[BenchmarkSpec, str]:
-    files = shipped_benchmarks()
+    files = _spec_entries()
     if name not in files:
         raise InputError(unknown_name("benchmark", name, files), field="benchmark")
-    entry = _shipped_folder().joinpath(files[name])
-    where = f"audioeval:benchmarks/registry/{files[name]}"
+    entry, where = files[name]
     spec = parse_spec(parse_yaml_mapping(entry.read_text(encoding="utf-8"), where, "benchmark spec"), where)
     if spec.name != name:
         raise InputError(f"spec name {spec.name!r} differs from its file name", file=where, field="name")

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import audioeval.benchmarks.scorer_plugins  # noqa: F401  (judged scorers registered before names resolve)
 from audioeval.benchmarks.exporter_names import EXPORTERS
+from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
 from audioeval.core.errors import InputError
@@ -21,7 +21,8 @@ from audioeval.metrics.judge_reliability import judges_of
 from audioeval.metrics.pair_summary import PairMetrics
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.prompts.templates import PromptTemplate, load_template
-from audioeval.scoring.base import Scorer, build_scorer, declared_metrics
+from audioeval.scoring.base import Scorer, build_scorer, declared_metrics, scorer_factory
+from audioeval.scoring.judged import PROMPT_FILE, takes_prompt_file
 
 PROFILED_SCORERS = ("wer", "cer", "asr_wer", "asr_cer", "bleu", "accuracy")
 """The scorers a spec's `profile` (and `--profile`) sets; the others keep their conventions."""
@@ -54,6 +55,14 @@ class ResolvedBenchmark:
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def loader_checks_inputs(self) -> bool:
+        """Whether the loader of this benchmark's source already checked every input clip a
+        sample names (`sources/loader.SOURCES_CHECKING_INPUTS`): the engine then reads none again."""
+        from audioeval.benchmarks.sources.loader import SOURCES_CHECKING_INPUTS
+
+        return self.spec.source.type in SOURCES_CHECKING_INPUTS
 
     def signature(self) -> dict[str, Any]:
         """Every choice that moves this benchmark's numbers."""
@@ -106,6 +115,7 @@ class ResolvedBenchmark:
 
 
 def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
+    load_benchmarks()  # every benchmark's scorers, templates and exporters registered
     task = get_task(spec.task, where=where)
     scorers_default, metrics_default, headline_default = task.scorers, task.metrics, task.headline
     if task.name == "asr":
@@ -121,14 +131,15 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
             args = {**args, "language": spec.language}
         if name in PROFILED_SCORERS and spec.profile != "audioeval" and "profile" not in args:
             args = {**args, "profile": spec.profile}
-        args = _runtime_beside_spec(args, where)
+        args = _prompt_file_beside_spec(_runtime_beside_spec(args, where), where)
         scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
     renamed = profile_metric_names(scorers)
     if spec.metrics is not None:
         metric_names = [renamed.get(m, m) for m in spec.metrics]
     else:
         metric_names = default_metrics([renamed.get(m, m) for m in metrics_default], scorers)
-    metrics = [get_metric(m, where=f"{where} metrics") for m in metric_names]
+    units = {m: u for s in scorers for m, u in s.metric_units.items()}  # a scorer's `mean:` units
+    metrics = [get_metric(m, where=f"{where} metrics", unit=units.get(m)) for m in metric_names]
     default = renamed.get(headline_default, headline_default)
     if spec.headline:
         headline = renamed.get(spec.headline, spec.headline)
@@ -151,7 +162,7 @@ def profile_metric_names(scorers: Sequence[Scorer]) -> dict[str, str]:
     spec that names `wer` reports `mean_wer` under that profile."""
     renames: dict[str, str] = {}
     for scorer in scorers:
-        renames.update(getattr(scorer, "metric_renames", None) or {})
+        renames.update(scorer.metric_renames)
     fed = {m for s in scorers if (d := declared_metrics(s)) is not None for m in d[1]}
     return {old: new for old, new in renames.items() if old not in fed}
 
@@ -167,6 +178,50 @@ def default_metrics(task_metrics: Sequence[str], scorers: Sequence[Scorer]) -> l
     kept = [m for m in task_metrics if everything or m in fed]
     produced = [m for d in declared if d is not None for m in d[0]]
     return kept + [m for m in dict.fromkeys(produced) if m not in kept]
+
+
+def _default_scorers(spec: BenchmarkSpec, where: str) -> list[StepSpec]:
+    if spec.scorers is not None:
+        return list(spec.scorers)
+    task = get_task(spec.task, where=where)
+    return list(asr_defaults_for(spec.language)[0] if task.name == "asr" else task.scorers)
+
+
+def judges_spec(spec: BenchmarkSpec, where: str) -> bool:
+    """Whether a scorer of the spec (its own or its task's) asks a judge."""
+    return any(
+        takes_prompt_file(_factory(split_step(s, where, "scorers")[0], where))
+        for s in _default_scorers(spec, where)
+    )
+
+
+def _factory(name: str, where: str) -> Any:
+    load_benchmarks()
+    return scorer_factory(name, where=where)
+
+
+def with_judge_prompt(spec: BenchmarkSpec, prompt_file: str | Path | None, where: str) -> BenchmarkSpec:
+    """The spec with every judged scorer's prompt read from `prompt_file` (`--judge-prompt`),
+    stored in its `scorers` (so run.json keeps it and `rescore` reads the same file); None,
+    or a spec no judge scores, is kept as it is. A scorer's own `prompt_file` is replaced."""
+    if prompt_file is None or not judges_spec(spec, where):
+        return spec
+    path = str(Path(prompt_file).absolute())
+    steps: list[StepSpec] = []
+    for i, step in enumerate(_default_scorers(spec, where)):
+        name, args = split_step(step, where, f"scorers[{i}]")
+        judged = takes_prompt_file(_factory(name, where))
+        steps.append({name: {**args, PROMPT_FILE: path}} if judged else step)
+    return spec.model_copy(update={"scorers": steps})
+
+
+def _prompt_file_beside_spec(args: dict[str, Any], where: str) -> dict[str, Any]:
+    """A scorer's relative `prompt_file` is read from the benchmark spec's folder."""
+    ref = args.get(PROMPT_FILE)
+    base = Path(where)
+    if not isinstance(ref, str) or Path(ref).is_absolute() or not base.is_file():
+        return args
+    return {**args, PROMPT_FILE: str(base.parent / ref)}
 
 
 def _runtime_beside_spec(args: dict[str, Any], where: str) -> dict[str, Any]:

@@ -34,12 +34,16 @@ class DecomposeSpec(_Strict):
 
     llm: str | list[str] = Field(description="OpenAI-compatible endpoint(s) of the text LLM")
     llm_model: str
-    domain: Literal["auto", "speech", "sound", "music", "mix"] = "auto"
-    max_items: int = Field(30, ge=1)
+    domain: Literal["auto", "speech", "sound", "music", "mix"] = "mix"  # the official default
+    max_items: int | None = Field(None, ge=1, description="ours: a cap (the official has none)")
     max_attempts: int = Field(3, ge=1)
     api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = Field(0.2, ge=0, allow_inf_nan=False)
-    max_tokens: int = Field(6000, ge=1)
+    temperature: float | None = Field(
+        None, ge=0, allow_inf_nan=False, description="decomposition; default: greedy, as the official"
+    )
+    max_tokens: int | None = Field(
+        None, ge=1, description="decomposition; default: the official per-domain budget"
+    )
 
 
 class SourceSpec(_Strict):
@@ -102,10 +106,16 @@ class BenchmarkSpec(_Strict):
     homepage: str | None = None
     license: str | None = None
     limit: int | None = Field(None, ge=1, description="score only the first N samples")
-    profile: Literal["audioeval", "ultraeval"] = Field(
+    generation: dict[str, Any] | None = Field(
+        None,
+        description="sampling settings its requests carry (temperature, max_tokens, top_p, seed, …), "
+        "over the task's default (greedy for tasks with one right reply); the user's settings win",
+    )
+    profile: str = Field(
         "audioeval",
-        description="scoring conventions of the wer/cer scorers: ours, or UltraEval-Audio's "
-        "(docs/fidelity.md); `--profile` on run and rescore overrides it",
+        description="scoring conventions of the profiled scorers: a registered scoring profile, "
+        "ours (audioeval) or UltraEval-Audio's (ultraeval; docs/fidelity.md); `--profile` on run "
+        "and rescore overrides it",
     )
 
     @property
@@ -113,11 +123,27 @@ class BenchmarkSpec(_Strict):
         """The folder under the data root that a local copy of the source is read from."""
         return self.source.local_name or self.name
 
+    @field_validator("profile")
+    @classmethod
+    def _profile(cls, v: str) -> str:
+        known = profile_names()
+        if v not in known:
+            raise ValueError(f"unknown scoring profile {v!r}: one of {', '.join(known)}")
+        return v
+
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
         if not v or any(c.isspace() or c in "/,@" for c in v):
             raise ValueError("must be non-empty without spaces, '/', ',' or '@'")
+        return v
+
+    @field_validator("scorers")
+    @classmethod
+    def _scorers(cls, v: list[StepSpec] | None) -> list[StepSpec] | None:
+        if v is not None and not v:
+            raise ValueError("an empty list scores nothing: name one or more scorers, or leave "
+                             "`scorers` out for the task's default ones")
         return v
 
     @field_validator("fields")
@@ -138,17 +164,23 @@ class BenchmarkSpec(_Strict):
         return v
 
 
-PROFILES = ("audioeval", "ultraeval")
+def profile_names() -> list[str]:
+    """The registered scoring profiles (a benchmark registers its own with its scorers)."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+    from audioeval.scoring.profiles import profile_names as registered
+
+    load_benchmarks()  # registers the benchmarks' profiles
+
+    return registered()
 
 
 def with_profile(spec: BenchmarkSpec, profile: str | None) -> BenchmarkSpec:
     """The spec scored under `profile` (`--profile`); None keeps the spec's own."""
     if profile is None or profile == spec.profile:
         return spec
-    if profile not in PROFILES:
-        raise InputError(
-            f"unknown scoring profile {profile!r}: one of {', '.join(PROFILES)}", field="profile"
-        )
+    known = profile_names()
+    if profile not in known:
+        raise InputError(f"unknown scoring profile {profile!r}: one of {', '.join(known)}", field="profile")
     return spec.model_copy(update={"profile": profile})
 
 

@@ -10,7 +10,7 @@ from audioeval.core.registry import Registry
 
 CJK_LANGUAGES = {"zh", "ja", "ko", "yue", "zh-cn", "zh-tw", "cmn"}
 FAMILIES = ("understanding", "reasoning", "generation", "codec", "editing")
-"""Task families: each has its own leaderboard (`analysis/family_boards.py`); numbers of
+"""Task families: each has its own leaderboard (`engine/family_boards.py`); numbers of
 different families are never averaged together."""
 
 
@@ -75,12 +75,13 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
         ),
         TaskDefaults(
             "captioning",
-            "audio captioning: CIDEr-D (headline), METEOR, BLEU-4 and ROUGE-L against one or more "
-            "reference captions; SPICE and SPIDEr with the `spice` scorer (needs Stanford CoreNLP 3.6.0)",
+            "audio captioning: the COCO caption metrics (pycocoevalcap's Bleu_1..Bleu_4, ROUGE_L, "
+            "CIDEr-D as headline, METEOR) against one or more reference captions, in every profile; "
+            "SPICE and SPIDEr with the `spice` scorer (needs Stanford CoreNLP 3.6.0)",
             "captioning",
             ("strip_think", "strip"),
-            ("bleu", "rouge_l", "cider_d", "meteor"),
-            ("bleu", "rouge_l", "cider_d", "meteor"),
+            ("coco_bleu", "coco_rouge_l", "cider_d", "meteor"),
+            ("bleu_1", "bleu_2", "bleu_3", "bleu_4", "rouge_l", "cider_d", "meteor"),
             "cider_d",
             "understanding",
             ("audio",),
@@ -233,6 +234,17 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
     )
 }
 TASKS: Registry[TaskDefaults] = Registry("task", _TASK_DEFAULTS.items())
+
+
+ONE_RIGHT_REPLY = ("asr", "ast", "classification", "spoken_qa", "mcq")
+"""Tasks whose answer has one right reply: their requests are greedy (temperature 0) unless
+the benchmark spec's `generation:` or the user's settings say otherwise. Other tasks send no
+sampling field of their own (the server's default) unless a spec or the user sets one."""
+
+
+def default_generation(task: str) -> dict[str, Any]:
+    """The generation settings a task's requests carry by default (docs/benchmarks.md)."""
+    return {"temperature": 0.0} if task in ONE_RIGHT_REPLY else {}
 
 
 def get_task(name: str, *, where: str | None = None) -> TaskDefaults:

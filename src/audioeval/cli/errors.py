@@ -6,12 +6,14 @@ keys redacted and shown literally, never as Rich markup (`report/escaping.failur
 from __future__ import annotations
 
 import contextlib
+import errno
 from collections.abc import Iterator
 
 import typer
 from rich.console import Console
 
 from audioeval.cli import exit_codes
+from audioeval.cli.typed_flags import as_typed
 from audioeval.core.errors import AudioevalError, EndpointUnusable, InputError, RunLocked
 from audioeval.report.escaping import failure_text
 
@@ -30,7 +32,7 @@ def friendly_errors() -> Iterator[None]:
     try:
         yield
     except AudioevalError as exc:
-        text = exc.describe() if isinstance(exc, InputError) else str(exc)
+        text = as_typed(exc.describe() if isinstance(exc, InputError) else str(exc))
         err_console.print(f"[red]error:[/red] {failure_text(text)}", highlight=False)
         code = next((c for kind, c in EXIT_CODES if isinstance(exc, kind)), exit_codes.BAD_INPUT)
         raise typer.Exit(code) from None
@@ -39,6 +41,19 @@ def friendly_errors() -> Iterator[None]:
             "[yellow]interrupted: what finished is on disk; rerun the same command to resume.[/yellow]"
         )
         raise typer.Exit(exit_codes.INTERRUPTED) from None
+    except OSError as exc:
+        if exc.errno not in NO_SPACE_ERRNOS:
+            raise
+        where = exc.filename if exc.filename is not None else "a file"
+        err_console.print(
+            f"[red]error:[/red] no space left on device writing {failure_text(str(where))}; what "
+            "finished is kept, free space and rerun",
+            highlight=False,
+        )
+        raise typer.Exit(exit_codes.NO_SPACE) from None
+
+
+NO_SPACE_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
 
 
 def report_skipped(errors: list[InputError], *, limit: int = 20) -> None:

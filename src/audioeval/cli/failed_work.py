@@ -71,6 +71,8 @@ class FailedWork:
     failed: int
     scored: int
     first_failure: str | None = None
+    # Why a rerun cannot help (a fixed predictions file lacks answers); None: a rerun retries.
+    no_retry: list[str] | None = None
 
 
 def enforce_max_failed(work: FailedWork, limit: MaxFailed) -> None:
@@ -89,9 +91,13 @@ def enforce_max_failed(work: FailedWork, limit: MaxFailed) -> None:
     )
     if work.first_failure:
         err_console.print(f"  first failure: {work.first_failure}", highlight=False, markup=False)
-    err_console.print(
-        "  every output was written; rerunning the same command retries the failed work.",
-        highlight=False,
-        markup=False,
-    )
+    if work.no_retry:
+        for line in work.no_retry:
+            err_console.print(f"  {line}", highlight=False, markup=False)
+    else:
+        err_console.print(
+            "  every output was written; rerunning the same command retries the failed work.",
+            highlight=False,
+            markup=False,
+        )
     raise typer.Exit(exit_codes.TOO_MANY_FAILURES)

@@ -24,10 +24,18 @@ class JudgeMode(StrEnum):
     all_at_once = "all_at_once"
 
 
+JUDGE_EVAL_ALIASES = {
+    "--bench": "--benchmark",
+    "--judge-cache": "--cache",
+    "--max-attempts": "--judge-max-attempts",
+}
+
+
 def judge_eval(
     bench: str = typer.Option(
         ...,
-        "--bench",
+        "--benchmark",
+        "-b",
         help="The judge benchmark: a JSONL file (audio paths relative to it), a save_to_disk folder, a "
         "parquet file or folder, or a hub name such as AnyAudio-Judge-Bench/en (read from "
         "$AUDIOEVAL_DATA/AnyAudio-Judge-Bench/en when there, else through the datasets library).",
@@ -41,16 +49,24 @@ def judge_eval(
     judge_timeout: float = typer.Option(
         300.0, "--judge-timeout", help="Seconds per judge request, retries included."
     ),
-    judge_api_key_env: str = typer.Option("OPENAI_API_KEY", "--judge-api-key-env"),
-    audio_part: AudioPartStyle = typer.Option(AudioPartStyle.audio_url, "--audio-part"),
-    output_dir: Path = typer.Option(Path("outputs/judge-eval"), "--output_dir", "--output-dir", "-o"),
+    judge_api_key_env: str = typer.Option(
+        "OPENAI_API_KEY",
+        "--judge-api-key-env",
+        help="Environment variable holding the judge endpoints' API key.",
+    ),
+    audio_part: opt.AudioPart = AudioPartStyle.audio_url,
+    output_dir: Path = typer.Option(
+        Path("outputs/judge-eval"), "--output-dir", "-o", help="Where results go; rerun to resume."
+    ),
     threshold: float | None = typer.Option(
-        None, "--threshold", help="A row is judged a match when its score is at or above this (default 0.5)."
+        None, "--threshold", help="A row is judged a match when its score is at or above this (default: 0.8 with "
+        "--mode all_at_once, as the official generate mode; 0.5 with per_item, ours: the official "
+        "logits mode computes no accuracy)."
     ),
     tune_on: str | None = typer.Option(
         None,
         "--tune-on",
-        help="A dev split (same layouts as --bench): the threshold that maximises its accuracy.",
+        help="A dev split (same layouts as --benchmark): the threshold that maximises its accuracy.",
     ),
     mode: JudgeMode = typer.Option(
         JudgeMode.per_item,
@@ -62,7 +78,7 @@ def judge_eval(
         5, "--samples", min=1, help="Sampled answers per item when the judge sends no logprobs."
     ),
     max_attempts: int = typer.Option(
-        3, "--max-attempts", min=1, help="Attempts per request whose answer is unusable."
+        3, "--judge-max-attempts", min=1, help="Attempts per request whose answer is unusable."
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Judge only the first N rows."),
     resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples of the CIs."),
@@ -71,7 +87,7 @@ def judge_eval(
     no_cache: opt.NoJudgeCache = False,
     judge_cache: Path | None = typer.Option(
         None,
-        "--judge-cache",
+        "--cache",
         help="Judge response cache file, keyed by request content only: share one across output "
         "folders and runs to ask nothing twice (default: in OUTPUT_DIR).",
     ),
@@ -80,6 +96,7 @@ def judge_eval(
         "0", "--max-failed", help=MAX_FAILED_HELP + " Counts rows the judge failed."
     ),
     no_probe: opt.NoProbe = False,
+    judge_prompt: opt.JudgePrompt = None,
 ) -> None:
     """Score a judge against labelled rows: accuracy, balanced accuracy and AUROC per subset."""
     from audioeval.engine.run_judge import JudgeSettings
@@ -89,10 +106,11 @@ def judge_eval(
     with friendly_errors(), hold_run_lock(output_dir):
         failure_limit = parse_max_failed(max_failed)
         check_number("--threshold", threshold)
+        check_number("--judge-timeout", judge_timeout, inclusive=False)
         if judge_cache is not None:
             if no_cache:
-                raise InputError("give --judge-cache or --no-cache, not both", field="--judge-cache")
-            check_output_file(judge_cache, "the judge response cache (--judge-cache)")
+                raise InputError("give --cache or --no-cache, not both", field="--cache")
+            check_output_file(judge_cache, "the judge response cache (--cache)")
         settings = JudgeSettings(
             urls=parse_urls(judge, "--judge"),
             model=judge_model,
@@ -120,6 +138,7 @@ def judge_eval(
             probe=not no_probe,
             data_root=data_root,
             cache_path=judge_cache,
+            prompt=judge_prompt,
         )
         run = run_judge_eval(cfg)
         report_skipped(run.skipped)
@@ -127,7 +146,11 @@ def judge_eval(
     print_judge_eval_summary(summary, console=console)
     console.print(f"judged {run.asked} row(s) in this run. Results: {console_text(output_dir)}")
     judged = int(summary["n"]) - int(summary["unscored"]["n"])
+    skipped = len(run.skipped)  # malformed rows count as failed work (judge_eval_summary.json: `skipped`)
+    if skipped:
+        console.print(f"skipped {skipped} malformed row(s) (ids in judge_eval_summary.json, `skipped`)")
+    first = run.result.first_failure or (run.skipped[0].describe() if run.skipped else None)
     work = FailedWork(
-        "row", judged, int(summary["failed"]["n"]), int(summary["n_scored"]), run.result.first_failure
+        "row", judged + skipped, int(summary["failed"]["n"]) + skipped, int(summary["n_scored"]), first
     )
     enforce_max_failed(work, failure_limit)

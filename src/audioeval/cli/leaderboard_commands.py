@@ -19,7 +19,7 @@ def leaderboard(
     run_dirs: list[Path] = typer.Argument(
         ..., metavar="RUN_DIR", help="Run directories (of `audioeval run`)."
     ),
-    output_dir: Path = typer.Option(..., "--output_dir", "--output-dir", "-o", help="Where to write."),
+    output_dir: Path = typer.Option(..., "--output-dir", "-o", help="Where to write."),
     board: list[Path] = typer.Option(
         [],
         "--board",
@@ -30,10 +30,17 @@ def leaderboard(
         1000, "--resamples", min=0, help="Bootstrap resamples of the CIs and p-values (0: none)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    mean_of_available: bool = typer.Option(
+        False,
+        "--mean-of-available",
+        help="Rank a row missing a column by the mean of its available ones (UltraEval-Audio's "
+        "published convention). Default: such a row is listed below the complete ones, unranked.",
+    ),
 ) -> None:
     """Build every board (task families', each run's boards.yaml, --board files) from the pair
     summaries of the run directories, with each board score's CI and the paired-bootstrap
-    p-value between adjacent ranks. Writes OUT/leaderboard.json, OUT/leaderboard.md and
+    p-value between adjacent ranks. Pairs of one benchmark are merged only when run alike (same
+    data, --limit, --profile, scorers); a row missing a column is listed below, unranked. Writes OUT/leaderboard.json, OUT/leaderboard.md and
     OUT/index.html; no model or judge call."""
     from audioeval.analysis.leaderboard_runs import leaderboard_from_runs
     from audioeval.report.leaderboard_page import adjacent_table, write_leaderboard_outputs
@@ -42,7 +49,9 @@ def leaderboard(
     with friendly_errors():
         if output_dir.exists() and not output_dir.is_dir():
             raise InputError("not a folder", file=str(output_dir), field="--output_dir")
-        doc = leaderboard_from_runs(run_dirs, board, resamples=resamples, seed=seed)
+        doc = leaderboard_from_runs(
+            run_dirs, board, resamples=resamples, seed=seed, mean_of_available=mean_of_available
+        )
         written = write_leaderboard_outputs(output_dir, doc)
     for built in doc["boards"].values():
         console.print(board_table(built))

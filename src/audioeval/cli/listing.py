@@ -48,6 +48,19 @@ def _models() -> Table:
     t.add_row(
         "NAME@http://host:port/v1[+URL…]", "openai", "any OpenAI-compatible chat endpoint (vLLM, OpenAI, …)"
     )
+    for prefix, note in (
+        ("transcription", "/audio/transcriptions: asr (OpenAI Whisper, vLLM serving an ASR model)"),
+        ("translation", "/audio/translations: ast into English"),
+        ("realtime", "the Realtime API over WebSocket, one turn per sample, text or speech out"),
+        ("speech", "/audio/speech: tts"),
+    ):
+        t.add_row(f"{prefix}:NAME@URL", "openai", note)
+    t.add_row(
+        "NAME@https://RESOURCE.openai.azure.com",
+        "openai (azure)",
+        "Azure OpenAI: deployment NAME, api-key header, ?api-version= (read from the URL; docs/models.md)",
+    )
+    t.add_row("gemini:MODEL", "openai (gemini)", "Gemini's OpenAI-compatible endpoint; key in $GEMINI_API_KEY")
     for name in builtin_spec_files():
         spec = load_runtime_spec(name)
         state = "installed" if is_installed(spec) else f"not installed: audioeval runtime setup {name}"
@@ -115,8 +128,10 @@ def _steps() -> Table:
 
 
 def _scorers() -> Table:
-    import audioeval.benchmarks.scorer_plugins  # noqa: F401  (the judged scorers)
+    from audioeval.benchmarks.plugins import load_benchmarks
     from audioeval.scoring.base import SCORERS
+
+    load_benchmarks()  # every benchmark's scorers registered
 
     t = Table(title="Scorers")
     t.add_column("scorer")

@@ -1,13 +1,16 @@
-"""`audioeval` entry point: sub-command groups per benchmark family."""
+"""`audioeval` entry point: the generic commands, then every benchmark's presets and tools
+(`cli/preset_commands.py` builds them from the benchmarks' `Preset` values)."""
 
 from __future__ import annotations
 
 import typer
 
-from audioeval.cli.judge_eval_commands import judge_eval
+from audioeval.benchmarks.plugins import load_benchmarks
+from audioeval.cli.judge_eval_commands import JUDGE_EVAL_ALIASES, judge_eval
 from audioeval.cli.leaderboard_commands import leaderboard
 from audioeval.cli.mcq_commands import mcq_app
-from audioeval.cli.mmae_commands import mmae_app
+from audioeval.cli.options import aliased
+from audioeval.cli.preset_commands import add_preset_commands
 from audioeval.cli.rank_commands import rank
 from audioeval.cli.report_commands import report
 from audioeval.cli.rubric_commands import rubric_app
@@ -19,23 +22,41 @@ app = typer.Typer(
     help="Evaluate audio foundation models end to end.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.command("run")(run)
-app.command("rescore")(rescore)
-app.command("codec")(codec)
-app.command("list")(list_)
-app.command("validate")(validate)
-app.command("judge-eval")(judge_eval)
-app.command("report")(report)
-app.command("rank")(rank)
-app.command("leaderboard")(leaderboard)
-app.add_typer(mmae_app, name="mmae")
+app.command("run", cls=aliased({"--judge-cache": "--cache"}))(run)
+app.command("rescore", cls=aliased({"--bootstrap": "--resamples"}))(rescore)
+app.command("codec", cls=aliased())(codec)
+app.command("list", cls=aliased())(list_)
+app.command("validate", cls=aliased())(validate)
+app.command("judge-eval", cls=aliased(JUDGE_EVAL_ALIASES))(judge_eval)
+app.command("report", cls=aliased())(report)
+app.command("rank", cls=aliased({"--bootstrap": "--resamples"}))(rank)
+app.command("leaderboard", cls=aliased({"--bootstrap": "--resamples"}))(leaderboard)
 app.add_typer(mcq_app, name="mcq")
 app.add_typer(rubric_app, name="rubric")
 app.add_typer(runtime_app, name="runtime")
+add_preset_commands(app, load_benchmarks())
 
 
-@app.command()
+def _print_version(value: bool) -> None:
+    if value:
+        from audioeval import __version__
+
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: bool = typer.Option(
+        False, "--version", help="Print the audioeval version and exit.", callback=_print_version, is_eager=True
+    ),
+) -> None:
+    """Evaluate audio foundation models end to end."""
+
+
+@app.command(cls=aliased())
 def version() -> None:
     """Print the audioeval version."""
     from audioeval import __version__

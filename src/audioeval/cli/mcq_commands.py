@@ -22,6 +22,7 @@ from audioeval.cli.options import (
     make_console,
     parse_urls,
 )
+from audioeval.core.errors import InputError
 from audioeval.report.escaping import console_text
 from audioeval.store.run_lock import check_output_file, hold_run_lock
 
@@ -37,7 +38,14 @@ class BenchmarkName(StrEnum):
     mmau = "mmau"
 
 
-@mcq_app.command("score")
+MCQ_SCORE_ALIASES = {
+    "--bootstrap": "--resamples",
+    "--judge-base-urls": "--judge",
+    "--judge-cache": "--cache",
+}
+
+
+@mcq_app.command("score", cls=opt.aliased(MCQ_SCORE_ALIASES))
 def score(
     benchmark: BenchmarkName = typer.Option(..., "--benchmark", help="mmar or mmau."),
     predictions: Path = typer.Option(
@@ -47,14 +55,13 @@ def score(
     ),
     output_dir: Path | None = typer.Option(
         None,
-        "--output_dir",
         "--output-dir",
-        help=("Where summary.json, per_item.jsonl and disagreements.jsonl go (default outputs/<benchmark>)."),
+        "-o",
+        help=("Where mcq_summary.json, per_item.jsonl and disagreements.jsonl go (default outputs/<benchmark>)."),
     ),
     prediction_key: str | None = typer.Option(
         None,
         "--prediction-key",
-        "--prediction_key",
         help=(
             "Key holding the answer (default: answer_prediction or model_prediction for "
             "MMAR; model_output or model_prediction for MMAU)."
@@ -62,7 +69,7 @@ def score(
     ),
     bootstrap: int = typer.Option(
         1000,
-        "--bootstrap",
+        "--resamples",
         min=10,
         help="Bootstrap resamples for the 95% confidence intervals.",
     ),
@@ -84,8 +91,7 @@ def score(
     ),
     judge_base_urls: str | None = typer.Option(
         None,
-        "--judge-base-urls",
-        "--judge_base_urls",
+        "--judge",
         help="Comma-separated OpenAI-compatible judge endpoints (with --rubrics).",
     ),
     judge_model: opt.JudgeModel = "gpt-4o-2024-11-20",
@@ -118,17 +124,17 @@ def score(
     no_cache: opt.NoJudgeCache = False,
     judge_cache: Path | None = typer.Option(
         None,
-        "--judge-cache",
+        "--cache",
         help="With --rubrics: the judge response cache file, keyed by request content only: share one "
         "across output folders and runs to ask nothing twice (default: in OUTPUT_DIR).",
     ),
     progress: opt.Progress = True,
     max_failed: str = typer.Option("0", "--max-failed", help=MAX_FAILED_HELP + " Counts failed judgements."),
     no_probe: opt.NoProbe = False,
+    judge_prompt: opt.JudgePrompt = None,
 ) -> None:
     """Score predictions both ways (official token match and robust choice reading)."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
-    from audioeval.core.errors import InputError
     from audioeval.engine.run_judge import JudgeSettings
     from audioeval.presets.mcq_score import McqScoreConfig, RubricSettings, score_predictions
     from audioeval.report.mcq_table import print_mcq_summary
@@ -138,11 +144,13 @@ def score(
         failure_limit = parse_max_failed(max_failed)
         if judge_cache is not None:
             if not rubrics or no_cache:
-                raise InputError("--judge-cache needs --rubrics, and not --no-cache", field="--judge-cache")
-            check_output_file(judge_cache, "the judge response cache (--judge-cache)")
+                raise InputError("--cache needs --rubrics, and not --no-cache", field="--cache")
+            check_output_file(judge_cache, "the judge response cache (--cache)")
+        if judge_prompt is not None and not rubrics:
+            raise InputError("--judge-prompt needs --rubrics", field="--judge-prompt")
         settings = None
         if rubrics:
-            judge_urls = parse_urls(judge_base_urls, "--judge-base-urls")
+            judge_urls = parse_urls(judge_base_urls, "--judge")
             check_votes("--judge-votes", judge_votes, "--judge-max-attempts", judge_max_attempts)
             check_positive("--judge-timeout", judge_timeout)
             check_number("--judge-temperature", judge_temperature)
@@ -156,7 +164,7 @@ def score(
                 max_tokens=RUBRIC_MAX_TOKENS,
                 seed=judge_seed,
             )
-            settings = RubricSettings(judge, judge_votes, judge_max_attempts, rubric_meta)
+            settings = RubricSettings(judge, judge_votes, judge_max_attempts, rubric_meta, judge_prompt)
         bench = get_benchmark(benchmark.value)
         if rubrics and not bench.rubrics:
             raise InputError(f"--rubrics applies to MMAR only, not {bench.name}")
@@ -195,25 +203,24 @@ def _failed_judgements(summary: dict, first_failure: str | None) -> FailedWork:
     )
 
 
-@mcq_app.command("predict")
+@mcq_app.command("predict", cls=opt.aliased({"--out": "--output", "--run-dir": "--output-dir"}))
 def predict(
     benchmark: BenchmarkName = typer.Option(..., "--benchmark", help="mmar or mmau."),
     audio_root: Path = typer.Option(
         ...,
-        "--audio_root",
         "--audio-root",
         help="Folder the metadata's audio paths are relative to.",
     ),
-    base_urls: str = typer.Option(
+    base_urls: str | None = typer.Option(None, "--base-urls", hidden=True),
+    model: str = typer.Option(
         ...,
-        "--base_urls",
-        "--base-urls",
-        help="Comma-separated OpenAI-compatible endpoints serving the model under test.",
+        "--model",
+        "-m",
+        help="The model under test: NAME@URL[,URL] (served model name at OpenAI-compatible endpoints).",
     ),
-    model: str = typer.Option(..., "--model", help="Served model name."),
     out: Path = typer.Option(
         ...,
-        "--out",
+        "--output",
         help="Predictions file to write (.jsonl or .json), read by `mcq score`.",
     ),
     metadata: Path | None = typer.Option(
@@ -228,13 +235,16 @@ def predict(
     ),
     run_dir: Path | None = typer.Option(
         None,
-        "--run_dir",
-        "--run-dir",
+        "--output-dir",
+        "-o",
         help=(
-            "The `audioeval run` folder: records, cache and signatures (default: OUT.run/); rerun to resume."
+            "The `audioeval run` folder: records, cache and signatures (default: OUTPUT.run/); rerun to "
+            "resume."
         ),
     ),
-    concurrency: int = typer.Option(8, "--concurrency", min=1),
+    concurrency: int = typer.Option(
+        8, "--concurrency", min=1, help="Requests in flight, over all endpoints."
+    ),
     timeout: float = typer.Option(
         300.0,
         "--timeout",
@@ -249,8 +259,10 @@ def predict(
         "--sample-rate",
         help="Resample audio before sending (0 keeps the native rate).",
     ),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", "--api-key-env"),
-    no_cache: bool = typer.Option(False, "--no-cache"),
+    api_key_env: str = typer.Option(
+        "OPENAI_API_KEY", "--api-key-env", help="Environment variable holding the endpoints' API key."
+    ),
+    no_cache: opt.NoCache = False,
     progress: opt.Progress = True,
     max_failed: opt.MaxFailedFlag = "0",
     no_probe: opt.NoProbe = False,
@@ -262,7 +274,7 @@ def predict(
     from audioeval.presets.mcq_predict import predict as run_predict
 
     with friendly_errors():
-        urls = parse_urls(base_urls, "--base_urls")
+        model, urls = _model_and_urls(model, base_urls)
         check_positive("--timeout", timeout)
         check_number("--temperature", temperature)
         check_positive("--max-tokens", max_tokens)
@@ -298,3 +310,13 @@ def predict(
     enforce_max_failed(
         FailedWork("item", res.items, res.failed, res.answered, res.first_failure), failure_limit
     )
+
+
+def _model_and_urls(model: str, base_urls: str | None) -> tuple[str, list[str]]:
+    """`--model NAME@URL[,URL]`, or a served name with the older `--base_urls URL[,URL]`."""
+    name, at, urls = model.partition("@")
+    if at and base_urls is None:
+        return name, parse_urls(urls.replace("+", ","), "--model")
+    if base_urls is not None and not at:
+        return model, parse_urls(base_urls, "--base_urls")
+    raise InputError("give the endpoints in --model NAME@URL[,URL] (or a served name with --base_urls)", field="--model")

@@ -9,12 +9,16 @@ naming the flag (exit code 2).
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from typer._click.exceptions import BadParameter
+from typer.core import TyperCommand
 
 from audioeval.cli.failed_work import MAX_FAILED_HELP
+from audioeval.cli.typed_flags import remember
 from audioeval.core.checks import attempts_problem, number_problem, url_problem
 from audioeval.core.errors import InputError
 
@@ -30,7 +34,7 @@ Progress = Annotated[bool, typer.Option("--progress/--no-progress")]
 MaxFailedFlag = Annotated[str, typer.Option("--max-failed", help=MAX_FAILED_HELP)]
 AudioPart = Annotated[
     AudioPartStyle,
-    typer.Option("--audio-part", "--audio_part", help="audio_url (vLLM data URI) or input_audio (OpenAI)."),
+    typer.Option("--audio-part", help="audio_url (vLLM data URI) or input_audio (OpenAI)."),
 ]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
 NoJudgeCache = Annotated[
@@ -38,6 +42,30 @@ NoJudgeCache = Annotated[
 ]
 JudgeModel = Annotated[str, typer.Option("--judge-model", help="Served judge model name.")]
 JudgeConcurrency = Annotated[int, typer.Option("--judge-concurrency", min=1)]
+JUDGE_PROMPT_HELP = (
+    "A prompt template file (YAML: name, system, user, audio) for every judged scorer, in place "
+    "of its built-in prompt, e.g. the benchmark's official prompt (docs/judging.md lists the "
+    "variables each scorer passes); its digest joins the signature."
+)
+JudgePrompt = Annotated[Path | None, typer.Option("--judge-prompt", help=JUDGE_PROMPT_HELP)]
+GEN_KWARGS_HELP = (
+    "Sampling settings sent with every request, as lm-eval spells them: "
+    "temperature=0,max_tokens=512,top_p=1,seed=0 (other keys are sent as given). Default per task: "
+    "greedy (temperature=0) where the answer has one right reply (asr, ast, classification, "
+    "spoken_qa, mcq) unless the benchmark's spec says otherwise; the server's default elsewhere. "
+    "Recorded in each pair's signature."
+)
+ModelTimeout = typer.Option(
+    None, "--timeout", help="Seconds per model request, retries of transport errors included (default 300)."
+)
+ModelConcurrency = typer.Option(
+    None, "--concurrency", min=1, help="Requests in flight per model, over all its endpoints (default 8)."
+)
+ModelApiKeyEnv = typer.Option(
+    None,
+    "--api-key-env",
+    help="Environment variable holding the models' API key (default OPENAI_API_KEY).",
+)
 SampleLimit = Annotated[
     int | None, typer.Option("--limit", min=1, help="Only the first N samples of each benchmark.")
 ]
@@ -106,3 +134,54 @@ def make_console() -> Console:
     """The terminal's console, or a 120-column one when output is piped (tables stay legible)."""
     console = Console()
     return console if console.is_terminal else Console(width=120)
+
+
+class AliasedCommand(TyperCommand):
+    """A command that accepts, besides the names its help shows, the underscore form of every
+    option (`--output_dir` for `--output-dir`) and the hidden aliases of `ALIASES` (old
+    spellings, the official scripts' flags), rewritten to the canonical name before parsing."""
+
+    ALIASES: dict[str, str] = {}
+
+    def canonical_option(self, name: str) -> str | None:
+        """The canonical option a command-line `--name` stands for, or None when unknown."""
+        known = {n for p in self.params for n in (*p.opts, *getattr(p, "secondary_opts", ()))}
+        if name in known:
+            return name
+        hyphened = "--" + name[2:].replace("_", "-")
+        for candidate in (name, hyphened):
+            if candidate in known:
+                return candidate
+            target = self.ALIASES.get(candidate)
+            if target is not None:
+                return target
+        return None
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # type: ignore[override]
+        out: list[str] = []
+        typed: dict[str, str] = {}
+        for i, arg in enumerate(args):
+            if arg == "--":
+                out += args[i:]
+                break
+            if arg.startswith("--") and len(arg) > 2:
+                name, eq, value = arg.partition("=")
+                canonical = self.canonical_option(name)
+                if canonical is not None:
+                    if canonical != name:
+                        typed[canonical] = name
+                    arg = canonical + eq + value
+            out.append(arg)
+        remember(typed)
+        try:
+            return super().parse_args(ctx, out)  # type: ignore[arg-type]
+        except BadParameter as exc:  # name the flag as typed
+            names = [n for n in getattr(exc.param, "opts", ()) if n in typed]
+            if names and exc.param_hint is None:
+                exc.param_hint = f"'{typed[names[0]]}'"
+            raise
+
+
+def aliased(aliases: dict[str, str] | None = None) -> type[AliasedCommand]:
+    """A command class with these hidden aliases (alias -> canonical option name)."""
+    return type("AliasedCommand", (AliasedCommand,), {"ALIASES": dict(aliases or {})})

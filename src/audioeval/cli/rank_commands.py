@@ -34,7 +34,7 @@ def rank(
         "--groups",
         help="YAML mapping each task group to its benchmarks (default: each benchmark's task).",
     ),
-    output_dir: Path = typer.Option(..., "--output_dir", "--output-dir", "-o", help="Where to write."),
+    output_dir: Path = typer.Option(..., "--output-dir", "-o", help="Where to write."),
     resamples: int = typer.Option(
         1000,
         "--resamples",
@@ -42,10 +42,24 @@ def rank(
         help="Bootstrap resamples of the rank intervals (run directories; 0: none).",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    family: str | None = typer.Option(
+        None,
+        "--family",
+        help="Run directories: the task family to rank (needed when the runs hold several; "
+        "families are never averaged together).",
+    ),
+    mean_of_available: bool = typer.Option(
+        False,
+        "--mean-of-available",
+        help="Rank a model missing a column by the mean of its available ones (UltraEval-Audio's "
+        "published convention, its Table 8). Default: such a model is listed below, unranked.",
+    ),
 ) -> None:
     """Rank models by the mean of their flipped scores (100 − WER/CER), and how the ranks move
     when one benchmark (LOBO) or task group (LOTGO) is left out, or the columns are z-scored or
-    min-max scaled; Spearman's ρ between benchmarks. Writes OUT/robustness.json,
+    min-max scaled; Spearman's ρ between benchmarks. A model missing a column is listed below,
+    unranked (--mean-of-available: ranked by its available columns); run directories are ranked
+    one task family at a time. Writes OUT/robustness.json,
     OUT/spearman.json, OUT/spearman.svg and OUT/index.html (a page of all of them)."""
     from audioeval.analysis import score_table
     from audioeval.analysis.ranking import rank_intervals, resampled_ranks, robustness, spearman_json
@@ -58,20 +72,24 @@ def rank(
             raise InputError("not a folder", file=str(output_dir), field="--output_dir")
         runs = None
         if table is not None:
+            if family is not None:
+                raise InputError(
+                    "--family picks the pairs of run directories, not --table columns", field="--family"
+                )
             scores = score_table.read_score_csv(table)
         else:
-            runs = score_table.table_from_runs(run_dirs or [])
+            runs = score_table.table_from_runs(run_dirs or [], family)
             scores = runs.table
         if groups is not None:
             scores = score_table.read_groups(groups, scores)
             if runs is not None:
                 runs = score_table.RunTable(scores, runs.cells)
-        result = robustness(scores)
+        result = robustness(scores, mean_of_available=mean_of_available)
         intervals = info = None
         if runs is not None and resamples > 0:
             resampled = score_table.bootstrap_tables(runs, resamples=resamples, seed=seed)
             if resampled is not None:
-                intervals = rank_intervals(resampled_ranks(resampled.values, scores.columns))
+                intervals = rank_intervals(resampled_ranks(resampled.values, scores.columns, result.ranked))
                 info = {
                     "resamples": resamples,
                     "seed": seed,

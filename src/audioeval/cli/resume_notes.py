@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from audioeval.cli.errors import err_console
 from audioeval.core.errors import InputError
 
@@ -15,6 +17,23 @@ def report_ignored_lines(ignored: list[str]) -> None:
             markup=False,
             highlight=False,
         )
+
+
+def report_unusable_lines(ignored: list[str], *, limit: int = 20) -> None:
+    """Every stored line a rescore could not use (`file:line: why`); their samples count as
+    missing work."""
+    if not ignored:
+        return
+    err_console.print(
+        f"{len(ignored)} stored result line(s) could not be used; their samples count as missing "
+        "(a rerun of `audioeval run` does them again):",
+        markup=False,
+        highlight=False,
+    )
+    for line in ignored[:limit]:
+        err_console.print(f"  - {line}", markup=False, highlight=False)
+    if len(ignored) > limit:
+        err_console.print(f"  … and {len(ignored) - limit} more", markup=False, highlight=False)
 
 
 def report_failed_outputs(failed: list[InputError], *, excluded: bool) -> None:
@@ -32,3 +51,35 @@ def report_failed_outputs(failed: list[InputError], *, excluded: bool) -> None:
         markup=False,
         highlight=False,
     )
+
+
+NO_PREDICTION = "sample has no prediction"
+
+
+def missing_predictions(run_dir: Path, results: list[dict], models: list) -> list[str]:  # type: ignore[type-arg]
+    """For each predictions-file model (a fixed file: a rerun asks nothing new), the ids the
+    file has no answer for, as one line each naming the file and a few ids; [] when none."""
+    from audioeval.core.record import latest_records
+    from audioeval.engine.run_layout import pair_dir
+    from audioeval.store.records import read_records
+
+    files = {m.name: (m.slug, m.predictions) for m in models if m.type == "predictions"}
+    lines = []
+    for res in results:
+        if res.get("model") not in files or not res.get("failed"):
+            continue
+        slug, file = files[res["model"]]
+        stored = read_records(pair_dir(run_dir, res["benchmark"], slug) / "records.jsonl")
+        ids = [
+            rec.id
+            for rec in latest_records(stored.records).values()
+            if rec.error_detail and rec.error_detail.get("error") == NO_PREDICTION
+        ]
+        if ids:
+            few = ", ".join(repr(i) for i in ids[:3]) + (", …" if len(ids) > 3 else "")
+            lines.append(
+                f"{res['benchmark']} · {res['model']}: the predictions file {file} has no answer for "
+                f"{len(ids)} id(s) ({few}); rerunning will not help: add them to the file, or accept "
+                "them as failed with --max-failed."
+            )
+    return lines

@@ -11,11 +11,13 @@ from audioeval.cli import options as opt
 from audioeval.cli.errors import err_console, friendly_errors, report_skipped
 from audioeval.cli.failed_work import FailedWork, enforce_max_failed, parse_max_failed
 from audioeval.cli.options import check_number, check_positive, make_console
-from audioeval.cli.resume_notes import report_ignored_lines
+from audioeval.cli.resume_notes import missing_predictions, report_ignored_lines, report_unusable_lines
+from audioeval.core.errors import InputError
 from audioeval.report.escaping import console_text, failure_text
 
 if TYPE_CHECKING:
     from audioeval.engine.evaluate import EvalResult
+    from audioeval.engine.run_summary import RunSummary
 
 console = make_console()
 
@@ -32,16 +34,18 @@ def _models(values: list[str] | None) -> list[str]:
     return _split(values)
 
 
-def show_summary(summary: dict, run_dir: Path) -> None:
+def show_summary(summary: RunSummary | None, run_dir: Path) -> None:
     """Print the leaderboard of each task family (and user board) the run has, the reliability
-    of each judged pair's judge, and write leaderboard.md."""
+    of each judged pair's judge, and write leaderboard.md (from the summary the engine wrote)."""
     from audioeval.report.leaderboard_table import board_table, write_leaderboard
     from audioeval.report.reliability_table import print_reliability
 
-    write_leaderboard(run_dir, summary)
-    for board in (summary.get("boards") or {}).values():
+    if summary is None:
+        return
+    write_leaderboard(run_dir, summary.to_json())
+    for board in summary.boards.values():
         console.print(board_table(board))
-    for res in summary.get("results") or []:
+    for res in summary.results:
         where = f"{res.get('benchmark')} · {res.get('model')}"
         print_reliability(res.get("reliability"), console=console, where=where)
 
@@ -57,26 +61,30 @@ def show_metric_models(work: dict) -> None:
             console.print(f"  {line}", highlight=False)
 
 
-def warn_failed(results: list[dict]) -> None:
-    """How many samples failed, with the first failure of each benchmark × model that had any."""
+def warn_failed(results: list[dict], no_retry: list[str] | None = None) -> None:
+    """How many samples failed, with the first failure of each benchmark × model that had any;
+    `no_retry`: why a rerun cannot help (a predictions file without some answers)."""
     failed = sum(r.get("failed", 0) for r in results)
     if not failed:
         return
+    retry = "" if no_retry else " rerun the same command to retry them."
     no_output = sum((r.get("failed_outputs") or {}).get("n", 0) for r in results)
     excluded = any((r.get("failed_outputs") or {}).get("in_headline") == "excluded" for r in results)
     how = "left out of the metrics (--exclude-missing)" if excluded else "counted in the metrics as wrong"
     without = f" {no_output} of them without a usable output from the model: {how}." if no_output else ""
     err_console.print(
-        f"[yellow]{failed} sample(s) failed (recorded); rerun the same command to retry them.{without}[/yellow]",
+        f"[yellow]{failed} sample(s) failed (recorded);{retry}{without}[/yellow]",
     )
     for r in results:
         first = r.get("first_failure")
         if first:
             where = f"{r['benchmark']} · {r['model']}: {r['failed']} failed, first {first['id']}"
             err_console.print(f"  {failure_text(where)}: {failure_text(first['error'])}", highlight=False)
+    for line in no_retry or []:
+        err_console.print(f"  {failure_text(line)}", highlight=False)
 
 
-def failed_samples(result: EvalResult) -> FailedWork:
+def failed_samples(result: EvalResult, no_retry: list[str] | None = None) -> FailedWork:
     """Samples of every benchmark × model that failed or have no record, and unreadable rows."""
     skipped = [e for errors in result.skipped.values() for e in errors]
     pairs = result.results
@@ -94,12 +102,8 @@ def failed_samples(result: EvalResult) -> FailedWork:
         sum(int(r.get("failed", 0)) + int(r.get("missing", 0)) for r in pairs) + len(skipped),
         sum(int(r.get("scored", 0)) for r in pairs),
         first,
+        no_retry or None,
     )
-
-
-def _work(metric_models: dict) -> dict:
-    """`metric_models` for summary.json: the embedded metric models' work in this command."""
-    return {"metric_models": metric_models} if metric_models else {}
 
 
 def _with_executor(models: list, executor: str, address, actors, gpus) -> list:  # type: ignore[no-untyped-def]
@@ -115,24 +119,23 @@ def _with_executor(models: list, executor: str, address, actors, gpus) -> list: 
     return out
 
 
-def _judge_settings(urls: str | None, model: str | None, concurrency: int | None, loaded):  # type: ignore[no-untyped-def]
+def _judge_settings(urls: str | None, flags: dict, loaded):  # type: ignore[no-untyped-def]
     """The judge of the flags, over the run config's `judge:` (flags win); None when neither."""
     from audioeval.engine.run_judge import JudgeSettings, split_urls
 
+    given = {k: v for k, v in flags.items() if v is not None}
     if urls is None and loaded is None:
-        if model is not None or concurrency is not None:
+        if given:
             raise typer.BadParameter(
-                "--judge-model and --judge-concurrency need --judge URL", param_hint="--judge"
+                "--judge-model, --judge-concurrency, --judge-timeout and --judge-api-key-env need "
+                "--judge URL",
+                param_hint="--judge",
             )
         return None
     data = loaded.model_dump() if loaded is not None else {}
     if urls is not None:
         data["urls"] = split_urls(urls)
-    if model is not None:
-        data["model"] = model
-    if concurrency is not None:
-        data["concurrency"] = concurrency
-    return JudgeSettings.model_validate(data)
+    return JudgeSettings.model_validate({**data, **given})
 
 
 PROFILE_HELP = (
@@ -167,32 +170,38 @@ def run(
     ),
     output_dir: Path | None = typer.Option(
         None,
-        "--output_dir",
         "--output-dir",
         "-o",
-        help="Run directory (default runs/<benchmark>-<model>-<hash>).",
+        help="Run directory (default runs/<models>-<benchmarks>-<hash of the settings>); rerun to resume.",
     ),
     limit: opt.SampleLimit = None,
     data_root: Path | None = typer.Option(
         None, "--data-root", help="Folder holding local benchmark data (default $AUDIOEVAL_DATA)."
     ),
-    temperature: float | None = typer.Option(None, "--temperature"),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", "--max_tokens"),
-    seed: int = typer.Option(
-        0, "--seed", help="Bootstrap seed (and model seed when --model-seed is not given)."
+    gen_kwargs: str | None = typer.Option(None, "--gen-kwargs", help=opt.GEN_KWARGS_HELP),
+    system_prompt: str | None = typer.Option(
+        None, "--system-prompt", help="A system message sent first in every request to the models."
     ),
+    temperature: float | None = typer.Option(
+        None, "--temperature", help="Sampling temperature (same as --gen-kwargs temperature=…)."
+    ),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", help="Tokens per answer at most (same as --gen-kwargs max_tokens=…)."
+    ),
+    timeout: float | None = opt.ModelTimeout,
+    concurrency: int | None = opt.ModelConcurrency,
+    api_key_env: str | None = opt.ModelApiKeyEnv,
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     resamples: int | None = typer.Option(
         None, "--resamples", min=0, help="Bootstrap resamples (default 1000)."
     ),
-    cache: bool = typer.Option(
-        True, "--cache/--no-cache", help="Content-keyed response cache of model answers."
-    ),
     judge_cache: Path | None = typer.Option(
         None,
-        "--judge-cache",
+        "--cache",
         help="Response cache file (judge and model answers), keyed by request content only: share one "
         "across output folders and runs to ask nothing twice (default: RUN_DIR/response_cache.sqlite).",
     ),
+    no_cache: opt.NoCache = False,
     progress: opt.Progress = True,
     judge: str | None = typer.Option(
         None,
@@ -205,6 +214,13 @@ def run(
     judge_concurrency: int | None = typer.Option(
         None, "--judge-concurrency", min=1, help="Judge requests in flight, over all endpoints (default 16)."
     ),
+    judge_timeout: float | None = typer.Option(
+        None, "--judge-timeout", help="Seconds per judge request, retries of transport errors included."
+    ),
+    judge_api_key_env: str | None = typer.Option(
+        None, "--judge-api-key-env", help="Environment variable holding the judge endpoints' API key."
+    ),
+    judge_prompt: opt.JudgePrompt = None,
     exclude_missing: bool = typer.Option(
         False,
         "--exclude-missing",
@@ -223,21 +239,23 @@ def run(
 
     Re-running the same command resumes: finished samples are not asked again, failed ones are.
     """
-    from audioeval.adapters.base import GenerationConfig
-    from audioeval.analysis.run_summary import write_run_summary
-    from audioeval.engine.evaluate import EvalRequest, evaluate
+    from audioeval.api import run_request
+    from audioeval.engine.evaluate import EvalRequest
+    from audioeval.engine.generation_settings import generation_of, with_endpoint_settings
     from audioeval.engine.model_specs import parse_model_ref
     from audioeval.engine.run_config import load_run_config
-    from audioeval.presets.rubrics_on_the_fly import rubric_counts, with_rubrics
     from audioeval.store.run_lock import check_output_file
 
     with friendly_errors():
+        cache = not no_cache
         if judge_cache is not None and not cache:
-            raise typer.BadParameter("give --judge-cache or --no-cache, not both", param_hint="--judge-cache")
+            raise InputError("give --cache or --no-cache, not both", field="--cache")
         if judge_cache is not None:
-            check_output_file(judge_cache, "the response cache (--judge-cache)")
+            check_output_file(judge_cache, "the response cache (--cache)")
         check_number("--temperature", temperature)
         check_positive("--max-tokens", max_tokens)
+        check_positive("--timeout", timeout)
+        check_positive("--judge-timeout", judge_timeout)
         failure_limit = parse_max_failed(max_failed)
         loaded = load_run_config(config) if config else None
         benches = _split(benchmark) or (loaded.benchmarks if loaded else [])
@@ -249,11 +267,13 @@ def run(
         if not models:
             raise typer.BadParameter("no model given (--model or a config file)", param_hint="--model")
         models = _with_executor(models, executor, ray_address, ray_actors, ray_gpus_per_actor)
-        gen = loaded.generation if loaded else None
-        generation = GenerationConfig(
-            temperature=temperature if temperature is not None else (gen.temperature if gen else None),
-            max_tokens=max_tokens if max_tokens is not None else (gen.max_tokens if gen else None),
-            seed=gen.seed if gen else None,
+        models = with_endpoint_settings(models, timeout_s=timeout, concurrency=concurrency, api_key_env=api_key_env)
+        generation = generation_of(
+            loaded.generation.model_dump() if loaded else {},
+            gen_kwargs,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            system_prompt=system_prompt,
         )
         req = EvalRequest(
             benchmarks=benches,
@@ -262,6 +282,7 @@ def run(
             task=task or (loaded.task if loaded else None),
             language=language,
             profile=profile or (loaded.profile if loaded else None),
+            judge_prompt=judge_prompt,
             limit=limit or (loaded.limit if loaded else None),
             data_root=data_root or (loaded.data_root if loaded else None),
             generation=generation,
@@ -271,28 +292,32 @@ def run(
             use_cache=cache,
             cache_path=judge_cache,
             console=console,
-            judge=_judge_settings(judge, judge_model, judge_concurrency, loaded.judge if loaded else None),
+            judge=_judge_settings(
+                judge,
+                {"model": judge_model, "concurrency": judge_concurrency, "timeout_s": judge_timeout,
+                 "api_key_env": judge_api_key_env},
+                loaded.judge if loaded else None,
+            ),
             exclude_missing=exclude_missing or (loaded.exclude_missing if loaded else False),
             probe=not no_probe,
         )
-        req, decomposed = with_rubrics(req)  # rubrics of `source.decompose` benchmarks, first
-        if rubric_counts(decomposed):
-            console.print(rubric_counts(decomposed), highlight=False)
-        result = evaluate(req)
-        summary = write_run_summary(result.run_dir, result.results, extra=_work(result.metric_models))
+        # the Python API's path (`audioeval.api.run_request`): rubrics of `source.decompose`
+        # benchmarks first, then the engine, which writes the run's summary.json
+        result = run_request(req, on_rubrics=lambda line: console.print(line, highlight=False))
     report_ignored_lines(result.ignored_lines)
     for errors in [*result.skipped.values(), *result.model_skipped.values()]:
         report_skipped(errors)
-    show_summary(summary, result.run_dir)
+    show_summary(result.summary, result.run_dir)
     show_metric_models(result.metric_models)
-    warn_failed(result.results)
+    no_retry = missing_predictions(result.run_dir, result.results, models)
+    warn_failed(result.results, no_retry)
     judged = f" {result.judge_calls} judge call(s)." if result.judge_calls else ""
     console.print(
         f"asked {result.asked}, reused {result.reused} finished sample(s).{judged} "
         f"Run directory: {console_text(result.run_dir)}",
         highlight=False,
     )
-    enforce_max_failed(failed_samples(result), failure_limit)
+    enforce_max_failed(failed_samples(result, no_retry), failure_limit)
 
 
 def rescore(
@@ -312,24 +337,41 @@ def rescore(
         help="Score the stored outputs under this profile (audioeval or ultraeval) and record it in "
         "run.json and each pair's signature.json (default: as the run did).",
     ),
+    max_failed: opt.MaxFailedFlag = "0",
 ) -> None:
     """Recompute post-processing, scores, summaries and the leaderboard; no model or judge calls."""
-    from audioeval.analysis.run_summary import write_run_summary
     from audioeval.engine.rescore import rescore_run
 
     with friendly_errors():
+        failure_limit = parse_max_failed(max_failed)
         result = rescore_run(run_dir, resamples=resamples, exclude_missing=exclude_missing, profile=profile)
+    report_unusable_lines(result.ignored)
     owned = [r for r in result.exports.values() if _show_export(r)]
-    if owned:  # an `mcq score` or `judge-eval` folder: its summary.json is the export's
+    if owned:  # an `mcq score` or `judge-eval` folder: its figures are the export's
         console.print(f"rescored; no model or judge call. Results: {console_text(run_dir)}")
+        if result.ignored:
+            enforce_max_failed(rescored_work(result.results, result.ignored, result.unlisted), failure_limit)
         return
-    with friendly_errors():
-        summary = write_run_summary(run_dir, result.results, extra=_work(result.metric_models))
-    show_summary(summary, run_dir)
+    show_summary(result.summary, run_dir)
     show_metric_models(result.metric_models)
     console.print(
         f"rescored {result.rescored} sample(s); {result.changed} changed; no judge call, no model call. "
         f"Run directory: {console_text(run_dir)}"
+    )
+    if result.ignored:  # lines it could not use: missing work, counted with the failures as `run` does
+        enforce_max_failed(rescored_work(result.results, result.ignored, result.unlisted), failure_limit)
+
+
+def rescored_work(results: list[dict], ignored: list[str], unlisted: int) -> FailedWork:
+    """A rescore's samples: failed, missing (a stored line it could not use counts so), scored."""
+    first = next((f"{r['benchmark']} · {r['model']}, id {f['id']!r}: {f['error']}"
+                  for r in results if (f := r.get("first_failure"))), None)  # fmt: skip
+    return FailedWork(
+        "sample",
+        sum(int(r.get("n", 0)) for r in results) + unlisted,
+        sum(int(r.get("failed", 0)) + int(r.get("missing", 0)) for r in results) + unlisted,
+        sum(int(r.get("scored", 0)) for r in results),
+        ignored[0] if ignored else first,
     )
 
 
@@ -390,7 +432,7 @@ def codec(
         "-b",
         help="Speech benchmarks with transcripts (registered names, specs, or a manifest with audio + text).",
     ),
-    output_dir: Path | None = typer.Option(None, "--output_dir", "--output-dir", "-o", help="Run directory."),
+    output_dir: Path | None = typer.Option(None, "--output-dir", "-o", help="Run directory."),
     limit: opt.SampleLimit = None,
     data_root: Path | None = typer.Option(
         None, "--data-root", help="Local benchmark data (default $AUDIOEVAL_DATA)."
@@ -412,7 +454,6 @@ def codec(
     """
     from audioeval.adapters.base import GenerationConfig
     from audioeval.adapters.codecs.registry import is_runtime_ref, load_codec_runtime, parse_codec_spec
-    from audioeval.analysis.run_summary import write_run_summary
     from audioeval.engine.evaluate import EvalRequest, evaluate
     from audioeval.engine.model_specs import parse_model_ref
 
@@ -447,18 +488,10 @@ def codec(
             progress=progress,
             console=console,
         )
-        result = evaluate(req)
-        per_codec: dict = {}
-        for res in result.results:
-            values = {k.split(":", 1)[-1]: v.get("value") for k, v in res["metrics"].items()}
-            per_codec.setdefault(res["benchmark"], {})[res["model"]] = values
-        extra = {"codecs": next(iter(per_codec.values()))} if len(per_codec) == 1 else {"codecs": per_codec}
-        summary = write_run_summary(
-            result.run_dir, result.results, extra={**extra, **_work(result.metric_models)}
-        )
+        result = evaluate(req)  # the engine writes summary.json, with the per-codec view (`codecs`)
     for errors in result.skipped.values():
         report_skipped(errors)
-    show_summary(summary, result.run_dir)
+    show_summary(result.summary, result.run_dir)
     show_metric_models(result.metric_models)
     warn_failed(result.results)
     console.print(f"Run directory: {console_text(result.run_dir)}", highlight=False)

@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from audioeval.cli.errors import friendly_errors
-from audioeval.cli.options import make_console
+from audioeval.cli.options import aliased, make_console
 from audioeval.report.escaping import console_cell, console_text, failure_text
 
 if TYPE_CHECKING:
@@ -26,7 +26,6 @@ console = make_console()
 RUNTIMES_DIR = typer.Option(
     None,
     "--runtimes-dir",
-    "--runtimes_dir",
     help="Where runtime environments live (default: $AUDIOEVAL_RUNTIMES, else beside the active "
     "virtualenv, e.g. .venv-runtimes/ for a project's .venv; runtimes installed in any of these or in "
     "~/.cache/audioeval/runtimes are found).",
@@ -36,7 +35,7 @@ NAME = typer.Argument(
 )
 
 
-@runtime_app.command("list")
+@runtime_app.command("list", cls=aliased())
 def list_runtimes(runtimes_dir: Path | None = RUNTIMES_DIR) -> None:
     """Show the built-in runtimes and whether each one's environment is installed."""
     from audioeval.adapters.runtimes.environment import is_installed, runtime_roots
@@ -62,7 +61,7 @@ def list_runtimes(runtimes_dir: Path | None = RUNTIMES_DIR) -> None:
         console.print(table)
 
 
-@runtime_app.command("setup")
+@runtime_app.command("setup", cls=aliased())
 def setup(
     name: str = NAME,
     runtimes_dir: Path | None = RUNTIMES_DIR,
@@ -88,7 +87,7 @@ def setup(
             )
 
 
-@runtime_app.command("check")
+@runtime_app.command("check", cls=aliased())
 def check(
     name: str = NAME,
     runtimes_dir: Path | None = RUNTIMES_DIR,

@@ -44,3 +44,21 @@ def attempts_problem(votes: int, max_attempts: int) -> str | None:
     if votes > max_attempts:
         return f"{votes} valid votes can never be collected in {max_attempts} attempt(s)"
     return None
+
+
+def non_finite_field(data: object, where: str = "") -> str | None:
+    """The dotted path of the first number in `data` (nested mappings and lists) that is NaN
+    or ±inf, or None: such a value never enters a record or a mean."""
+    if isinstance(data, float):
+        return None if math.isfinite(data) else (where or "value")
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found = non_finite_field(value, f"{where}.{key}" if where else str(key))
+            if found is not None:
+                return found
+    elif isinstance(data, (list, tuple)):
+        for i, value in enumerate(data):
+            found = non_finite_field(value, f"{where}[{i}]")
+            if found is not None:
+                return found
+    return None

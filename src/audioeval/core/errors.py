@@ -91,3 +91,9 @@ class EndpointUnusable(AudioevalError):
     """No endpoint of a model or judge answered the check made before a run (refused,
     unauthorised, not an OpenAI-compatible API, model not served); the message gives each
     endpoint's reason."""
+
+
+class EndpointsUnreachable(EndpointUnusable):
+    """During a run, every endpoint of a model or judge has failed by connection (refused,
+    reset, unresolvable) for longer than the run allows (`unreachable_after_s`): the run stops,
+    keeps what it finished, and a rerun resumes. The message names each endpoint and reason."""

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+NO_CONTENT = "the model answered with no content (empty, blank or only a <think> block)"
+"""The `error` of a live model's answer that says nothing: kept with its `text`, counted as
+no output (never scored, never cached, asked again on a rerun)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ModelOutput:

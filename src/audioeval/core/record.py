@@ -29,7 +29,7 @@ class FailureKind(StrEnum):
     PROMPT = "prompt"  # the prompt could not be rendered from the sample: the input's fault
     INPUT = "input"  # one of the sample's own clips cannot be read: the input's fault
     MODEL = "model"  # the model call failed (HTTP error, timeout, worker crash, no stored output)
-    NO_OUTPUT = "no output"  # the model answered with neither text nor audio
+    NO_OUTPUT = "no output"  # the model answered with neither text nor audio, or said nothing
     CANNOT_SCORE = "cannot score"  # a scorer could not score the sample (a field, the output audio)
     JUDGE = "judge"  # the judge gave too few valid answers
 

@@ -4,7 +4,9 @@
 - every registered secret: the API keys in use, registered once per process where they are
   read from the environment (`secret_from_env`);
 - any `Bearer <token>`, `sk-…` / `sk-proj-…` shaped token, `Authorization: …` header value and
-  `api_key=…` / `"api_key": "…"` value, whoever's key it is.
+  `api_key=…` / `"api_key": "…"` value, whoever's key it is;
+- the password of a URL's user-info (`http://user:PASS@host/v1` → `http://user:[REDACTED]@host/v1`),
+  in every text and, through `redact_known`, in every line a run writes (run.json, records).
 
 It runs on remote text where it enters our records (HTTP error bodies, adapter errors) and on
 failure texts before they are printed. The writers of run files apply `redact_known_bytes`
@@ -36,6 +38,8 @@ _HEADER_RE = re.compile(r"""(?i)((?:proxy-)?authorization['"]?\s*[:=]\s*['"]?)[^
 _API_KEY_RE = re.compile(r"""(?i)(api[_\- ]?key['"]?\s*[:=]\s*['"]?)[^'"\s&,;}]+""")
 _BEARER_RE = re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=\-]+")
 _SK_RE = re.compile(r"(?<![A-Za-z0-9])sk-(?:proj-)?[A-Za-z0-9_\-]{8,}")
+_URL_PASSWORD_RE = re.compile(r"(://[^/\s:@'\"]*:)[^/\s@'\"]+(?=@)")
+_URL_PASSWORD_BYTES_RE = re.compile(_URL_PASSWORD_RE.pattern.encode("ascii"))
 
 
 def _json_escaped(value: str) -> str:
@@ -72,7 +76,14 @@ def redact(text: str) -> str:
     text = _HEADER_RE.sub(lambda m: m.group(1) + REDACTED, text)
     text = _API_KEY_RE.sub(lambda m: m.group(1) + REDACTED, text)
     text = _BEARER_RE.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _url_passwords(text)
     return _SK_RE.sub(REDACTED, text)
+
+
+def _url_passwords(text: str) -> str:
+    if "://" in text and "@" in text:
+        return _URL_PASSWORD_RE.sub(lambda m: m.group(1) + REDACTED, text)
+    return text
 
 
 def redact_optional(text: str | None) -> str | None:
@@ -92,7 +103,7 @@ def redact_known(text: str) -> str:
     for secret in _line_texts:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return text
+    return _url_passwords(text)
 
 
 def redact_known_bytes(line: bytes) -> bytes:
@@ -100,4 +111,6 @@ def redact_known_bytes(line: bytes) -> bytes:
     for secret, mark in _line_secrets:
         if secret in line:
             line = line.replace(secret, mark)
+    if b"://" in line and b"@" in line:
+        line = _URL_PASSWORD_BYTES_RE.sub(lambda m: m.group(1) + REDACTED.encode("ascii"), line)
     return line

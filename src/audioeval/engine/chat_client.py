@@ -3,7 +3,8 @@
 One attempt has one deadline (`timeout_s`). Inside it, transport errors, timeouts of a single
 request, 429 and 5xx answers are retried with exponential backoff and jitter, on whichever
 endpoint the pool offers. Other 4xx answers and malformed bodies end the attempt with a
-recorded error. The API key is sent as a bearer token and never written anywhere: error texts
+recorded error. The API key is sent as a bearer token (or an endpoint's own URL credentials as basic auth:
+`endpoint_auth.py`) and never written anywhere: error texts
 built from remote bodies pass through `core.redact` (a server may echo the key).
 """
 
@@ -19,11 +20,16 @@ from typing import Any
 import aiohttp
 
 from audioeval.adapters.openai_chat import reply_first_token, reply_text
+from audioeval.core.errors import EndpointsUnreachable
 from audioeval.core.generation import Generation
 from audioeval.core.redact import excerpt, redact
 from audioeval.engine.endpoint_pool import EndpointPool
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+CONNECTION_ERRORS = (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError)
+"""Failures with no answer from the server: refused, reset, unresolvable, closed mid-request."""
+UNREACHABLE_AFTER_S = 30.0
+"""How long every endpoint may fail by connection before the run stops (`EndpointsUnreachable`)."""
 ReplyParser = Callable[[bytes], str]
 """Turns a 2xx response body into the text a `Generation` carries; ValueError when malformed."""
 
@@ -49,15 +55,20 @@ class ChatClient:
         backoff_base_s: float = 0.25,
         backoff_max_s: float = 8.0,
         cooldown_s: float = 2.0,
+        unreachable_after_s: float = UNREACHABLE_AFTER_S,
+        role: str = "endpoint",
+        key_header: str = "Authorization",
+        query: str = "",
     ) -> None:
-        self.pool = EndpointPool(base_urls, cooldown_s=cooldown_s)
+        self.pool = EndpointPool(base_urls, cooldown_s=cooldown_s, api_key=api_key, key_header=key_header)
+        self.query = query  # appended to every request path (Azure OpenAI's `?api-version=…`)
+        self.unreachable_after_s = unreachable_after_s
+        self.role = role
         self.timeout_s = timeout_s
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
         self._sem = asyncio.Semaphore(concurrency)
-        self._headers = {"Content-Type": "application/json"}
-        if api_key:
-            self._headers["Authorization"] = f"Bearer {api_key}"
+        self._headers = {"Content-Type": "application/json"}  # + each endpoint's Authorization
         self._concurrency = concurrency
         self._http: aiohttp.ClientSession | None = None
         self._rng = random.Random()
@@ -90,11 +101,13 @@ class ChatClient:
         *,
         path: str = "/chat/completions",
         parse: ReplyParser = chat_reply_text,
+        content_type: str = "application/json",
     ) -> Generation:
         """Send one request (by default a chat completion): a JSON body as a dict, or already
         encoded as UTF-8 JSON bytes. A callable body is built only once a concurrency slot is
         free, so thousands of queued attempts never hold their encoded audio at once. `parse`
-        turns the answer into the generation's text."""
+        turns the answer into the generation's text. Bytes of another `content_type` (a
+        multipart form: `adapters/openai_transcription.py`) are sent as they are."""
         async with self._sem:
             built = body() if callable(body) else body
             if isinstance(built, bytes):
@@ -103,9 +116,11 @@ class ChatClient:
                 payload = json.dumps(built, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             del built
             self.calls += 1
-            return await self._send(payload, path, parse)
+            return await self._send(payload, path, parse, content_type)
 
-    async def _send(self, payload: bytes, path: str, parse: ReplyParser) -> Generation:
+    async def _send(
+        self, payload: bytes, path: str, parse: ReplyParser, content_type: str = "application/json"
+    ) -> Generation:
         start = time.monotonic()
         deadline = start + self.timeout_s
         tries = 0
@@ -124,15 +139,20 @@ class ChatClient:
             last_url = ep.url
             try:
                 async with self._session().post(
-                    ep.url + path,
+                    ep.url + path + self.query,
                     data=payload,
-                    headers=self._headers,
+                    headers={**self._headers, "Content-Type": content_type, **ep.headers},
                     timeout=aiohttp.ClientTimeout(total=remaining),
                 ) as resp:
                     status, raw = resp.status, await resp.read()
             except TimeoutError:
                 self.pool.release(ep, failed=True)
                 last_error = f"{ep.url}: request timed out"
+            except CONNECTION_ERRORS as exc:
+                reason = f"{type(exc).__name__}: {redact(str(exc))}"
+                self.pool.release(ep, failed=True, unreachable=True, error=reason)
+                last_error = f"{ep.url}: {reason}"
+                self._stop_when_unreachable()
             except aiohttp.ClientError as exc:
                 self.pool.release(ep, failed=True)
                 last_error = f"{ep.url}: {type(exc).__name__}: {redact(str(exc))}"
@@ -147,6 +167,15 @@ class ChatClient:
             self.retries += 1
             pause = min(self._backoff(tries - 1), max(0.0, deadline - time.monotonic()))
             await asyncio.sleep(pause)
+
+    def _stop_when_unreachable(self) -> None:
+        down = self.pool.unreachable_for()
+        if down >= self.unreachable_after_s:
+            raise EndpointsUnreachable(
+                f"{self.role}: every endpoint unreachable for {down:.0f}s "
+                f"({self.pool.unreachable_reasons()}); what finished is kept, rerun the same "
+                "command to resume"
+            )
 
     @staticmethod
     def _reply(status: int, raw: bytes, url: str, latency: float, parse: ReplyParser) -> Generation:

@@ -3,22 +3,32 @@
 An endpoint that fails (transport error, 5xx, timeout) is taken out for a cool-down that
 doubles with each consecutive failure, then tried again; one success puts it back. When
 every endpoint is cooling down, the one due first is tried, so a run never stalls.
+
+The pool also remembers since when each endpoint has failed *by connection* only (refused,
+reset, unresolvable) with no answer in between: `unreachable_for()` is how long every endpoint
+has been in that state, which the client turns into a stop (`EndpointsUnreachable`) instead of
+retrying a dead server for the whole request timeout.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from audioeval.engine.endpoint_auth import endpoint_auth
 
 
 @dataclass
 class Endpoint:
-    url: str
+    url: str  # without user-info: what records and messages name
+    headers: dict[str, str] = field(default_factory=dict)  # its Authorization (endpoint_auth.py)
     outstanding: int = 0
     consecutive_failures: int = 0
     down_until: float = 0.0
     requests: int = 0
     failures: int = 0
+    unreachable_since: float | None = None  # first connection failure with no answer since
+    last_error: str = ""
 
     def stats(self) -> dict[str, object]:
         return {
@@ -30,10 +40,18 @@ class Endpoint:
 
 
 class EndpointPool:
-    def __init__(self, urls: list[str], *, cooldown_s: float = 2.0, max_cooldown_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        urls: list[str],
+        *,
+        cooldown_s: float = 2.0,
+        max_cooldown_s: float = 60.0,
+        api_key: str | None = None,
+        key_header: str = "Authorization",
+    ) -> None:
         if not urls:
             raise ValueError("at least one endpoint URL is needed")
-        self.endpoints = [Endpoint(u.rstrip("/")) for u in urls]
+        self.endpoints = [Endpoint(*endpoint_auth(u.rstrip("/"), api_key, key_header)) for u in urls]
         self.cooldown_s = cooldown_s
         self.max_cooldown_s = max_cooldown_s
         self._turn = 0
@@ -52,8 +70,16 @@ class EndpointPool:
         ep.requests += 1
         return ep
 
-    def release(self, ep: Endpoint, *, failed: bool) -> None:
+    def release(self, ep: Endpoint, *, failed: bool, unreachable: bool = False, error: str = "") -> None:
+        """Return an endpoint after a try: `failed` cools it down; `unreachable` says the try
+        failed by connection (no answer at all), any answer clears that state."""
         ep.outstanding -= 1
+        if unreachable:
+            if ep.unreachable_since is None:
+                ep.unreachable_since = time.monotonic()
+            ep.last_error = error
+        else:
+            ep.unreachable_since = None
         if not failed:
             ep.consecutive_failures = 0
             ep.down_until = 0.0
@@ -62,3 +88,14 @@ class EndpointPool:
         ep.consecutive_failures += 1
         delay = min(self.max_cooldown_s, self.cooldown_s * 2 ** (ep.consecutive_failures - 1))
         ep.down_until = time.monotonic() + delay
+
+    def unreachable_for(self) -> float:
+        """Seconds for which every endpoint has failed by connection only (0: one answers)."""
+        now = time.monotonic()
+        since = [e.unreachable_since for e in self.endpoints]
+        if any(s is None for s in since):
+            return 0.0
+        return now - max(s for s in since if s is not None)
+
+    def unreachable_reasons(self) -> str:
+        return "; ".join(f"{e.url}: {e.last_error or 'no answer'}" for e in self.endpoints)

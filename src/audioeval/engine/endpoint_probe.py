@@ -30,6 +30,7 @@ import aiohttp
 
 from audioeval.core.errors import EndpointUnusable
 from audioeval.core.redact import excerpt, register_secret
+from audioeval.engine.endpoint_auth import endpoint_auth
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -70,16 +71,25 @@ def _served_models(body: bytes) -> list[str] | None:
 
 
 class _Prober:
-    def __init__(self, session: aiohttp.ClientSession, api_key: str | None, key_env: str) -> None:
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        api_key: str | None,
+        key_env: str,
+        key_header: str = "Authorization",
+        query: str = "",
+    ) -> None:
         self.session = session
         self.api_key = api_key
+        self.key_header = key_header
+        self.query = query
         register_secret(api_key)  # an answer echoing it is redacted (core/redact.excerpt)
         self.key_env = key_env
-        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     async def _send(self, method: str, url: str) -> _Answer:
         body = b"{}" if method == "POST" else None
-        headers = {**self.headers, "Content-Type": "application/json"} if body else self.headers
+        url, auth = endpoint_auth(url + self.query, self.api_key, self.key_header)
+        headers = {**auth, "Content-Type": "application/json"} if body else auth
         async with self.session.request(method, url, data=body, headers=headers) as resp:
             raw = await resp.read()
             html = "html" in resp.headers.get("Content-Type", "").lower() or raw.lstrip()[:1] == b"<"
@@ -110,7 +120,8 @@ class _Prober:
             if served is None:
                 kind = "an HTML page" if listing.html else f"{excerpt(listing.body, 200).strip()!r}"
                 return f"not an OpenAI-compatible API: GET /models answered {kind} (a base URL ends in /v1)"
-            if model and served and model not in served:
+            # Gemini's OpenAI-compatible API lists its models as `models/NAME`.
+            if model and served and model not in served and f"models/{model}" not in served:
                 return f"model {model!r} is not served here; served: {', '.join(served[:20])}"
             return None
         route = await self._send("POST", f"{url}{api_path}")
@@ -133,12 +144,14 @@ async def check_endpoints(
     api_key_env: str = "OPENAI_API_KEY",
     api_path: str = "/chat/completions",
     warn: Callable[[str], None] = _warn_stderr,
+    key_header: str = "Authorization",
+    query: str = "",
 ) -> list[str]:
     """The endpoints of `urls` that answer the check; warns about the others. Raises
     `EndpointUnusable`, naming each endpoint's reason, when none does."""
     timeout = aiohttp.ClientTimeout(total=PROBE_TIMEOUT_S)
     async with aiohttp.ClientSession(timeout=timeout) as session:
-        prober = _Prober(session, api_key, api_key_env)
+        prober = _Prober(session, api_key, api_key_env, key_header, query)
         checks = await asyncio.gather(*(prober.check(u, model, api_path) for u in urls))
     bad = [c for c in checks if not c.usable]
     if len(bad) == len(checks):

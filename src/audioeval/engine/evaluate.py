@@ -17,7 +17,7 @@ import gc
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,13 +29,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from audioeval import __version__
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.benchmarks.registry import resolve_benchmark
-from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
+from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge_prompt
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec, with_profile
-from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
+from audioeval.engine.generation_settings import pair_generation
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
@@ -45,6 +46,7 @@ from audioeval.engine.pair_signature import (
     sample_digests,
     without_input_files,
 )
+from audioeval.engine.realtime_model import RealtimeModel
 from audioeval.engine.run_judge import JudgeSettings, JudgeWork, RunJudge, SampleJudge
 from audioeval.engine.run_layout import (
     CACHE_FILE,
@@ -55,6 +57,7 @@ from audioeval.engine.run_layout import (
     default_run_dir,
     pair_dir,
 )
+from audioeval.engine.run_summary import PairSummary, RunSummary, write_run_summary
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
 from audioeval.metrics.pair_summary import summarise_records
 from audioeval.scoring.judged import is_judged
@@ -77,6 +80,8 @@ class EvalRequest:
     language: str | None = None  # an ad-hoc manifest's language (WER or CER, the normaliser)
     # Scoring profile of every benchmark's wer/cer scorers ("ultraeval"); None: each spec's own.
     profile: str | None = None
+    # A prompt template file for every judged scorer (`--judge-prompt`); None: each scorer's own.
+    judge_prompt: Path | None = None
     limit: int | None = None
     data_root: Path | None = None
     generation: GenerationConfig = field(default_factory=GenerationConfig)
@@ -125,7 +130,7 @@ class PairRun:
     stored: int = 0  # valid records there before this run
     records: list[SampleRecord] | None = None  # the valid records once the pair is done (read once)
     model_skipped: list[InputError] = field(default_factory=list)  # the model's items that answer no sample
-    summary: dict[str, Any] = field(default_factory=dict)  # the pair's summary.json, once written
+    summary: PairSummary = field(default_factory=lambda: PairSummary())  # the pair's summary.json, once written
 
     def final_records(self) -> list[SampleRecord]:
         """The pair's valid records, read once after its samples are done (summary, exports)."""
@@ -137,7 +142,7 @@ class PairRun:
 @dataclass
 class EvalResult:
     run_dir: Path
-    results: list[dict[str, Any]]
+    results: list[PairSummary]  # every pair's summary, as the run's summary.json holds them
     skipped: dict[str, list[InputError]]
     asked: int
     reused: int
@@ -154,19 +159,26 @@ class EvalResult:
     # Items of a model's own input that answer no sample (a predictions file's unknown ids,
     # its unreadable items), by pair: reported, not samples, so not failed work.
     model_skipped: dict[str, list[InputError]] = field(default_factory=dict)
+    summary: RunSummary | None = None  # what the run's summary.json holds
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
     out: list[ResolvedBenchmark] = []
     for ref in req.benchmarks:
         spec, where = resolve_benchmark(ref, task=req.task, as_task=req.as_task, language=req.language)
-        out.append(resolve(with_profile(spec, req.profile), where))
-    out.extend(resolve(with_profile(spec, req.profile), where) for spec, where in req.specs)
+        out.append(_resolve_one(spec, where, req))
+    out.extend(_resolve_one(spec, where, req) for spec, where in req.specs)
+    if req.judge_prompt is not None and not any(needs_judge(b) for b in out):
+        raise InputError("no benchmark of this run is scored by a judge", field="--judge-prompt")
     names = [b.name for b in out]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise InputError(f"benchmark(s) named twice: {', '.join(dupes)}", field="benchmark")
     return out
+
+
+def _resolve_one(spec: BenchmarkSpec, where: str, req: EvalRequest) -> ResolvedBenchmark:
+    return resolve(with_judge_prompt(with_profile(spec, req.profile), req.judge_prompt, where), where)
 
 
 def needs_judge(bench: ResolvedBenchmark) -> bool:
@@ -192,6 +204,16 @@ def _check_models(models: list[ModelConfig]) -> None:
         raise InputError(f"model(s) named twice: {', '.join(dupes)}", field="model")
 
 
+def _nothing_served(benches: list[ResolvedBenchmark], models: list[ModelConfig], adapters: dict) -> str:
+    """No pair: what each given model serves, and what each benchmark's task needs."""
+    served = "; ".join(
+        f"{m.name} serves {', '.join(sorted(tasks)) if (tasks := getattr(adapters[m.slug], 'tasks', None)) else 'every task'}"
+        for m in models
+    )
+    needed = "; ".join(f"{b.name} needs task {b.spec.task}" for b in benches)
+    return f"no model serves the task of any benchmark given: {served}; {needed}"
+
+
 def serves(adapter: ModelAdapter, task: str) -> bool:
     """Whether the adapter takes samples of this task (`tasks` None or absent: every task)."""
     tasks = getattr(adapter, "tasks", None)
@@ -203,6 +225,16 @@ def _template_override(model: ModelConfig, bench: ResolvedBenchmark) -> str | No
 
 
 StoredByFolder = dict[Path, StoredRecords]
+
+
+Digests = dict[int, dict[str, str]]
+
+
+def _digests(samples: SampleSet, memo: Digests) -> dict[str, str]:
+    """`sample_digests` of a sample set, computed once per run (probe, then plan)."""
+    if id(samples) not in memo:
+        memo[id(samples)] = sample_digests(samples.samples)
+    return memo[id(samples)]
 
 
 def _stored(folder: Path, cache: StoredByFolder) -> StoredRecords:
@@ -220,6 +252,7 @@ def _plan_pair(
     adapter: ModelAdapter,
     req: EvalRequest,
     cache: StoredByFolder,
+    digests: Digests | None = None,
 ) -> PairRun:
     folder = pair_dir(run_dir, bench.name, model.slug)
     folder.mkdir(parents=True, exist_ok=True)
@@ -227,7 +260,7 @@ def _plan_pair(
     signature = pair_signature(
         bench,
         adapter,
-        generation=req.generation.to_record(),
+        generation=pair_generation(bench.spec.task, bench.spec.generation, req.generation).to_record(),
         prompt_override=template,
         judge=req.judge.signature() if needs_judge(bench) and req.judge is not None else None,
         source_sha256=samples.source_sha256,
@@ -235,7 +268,7 @@ def _plan_pair(
     if req.rescore_changed_samples:
         signature = without_input_files(signature)
     check_or_write_signature(folder, signature)
-    hashes = sample_digests(samples.samples)
+    hashes = _digests(samples, {} if digests is None else digests)
     stored = _stored(folder, cache)
     latest = latest_records(stored.records)
     refusal = changed_samples(list(latest.values()), hashes, folder / RECORDS_FILE)
@@ -314,7 +347,7 @@ async def _run_pair(
         pair.bench,
         adapter,
         sem,
-        req.generation,
+        pair_generation(pair.bench.spec.task, pair.bench.spec.generation, req.generation),
         _template_override(pair.model, pair.bench),
         pair.folder / "audio",
         judge.generate if judge is not None and needs_judge(pair.bench) else None,
@@ -351,7 +384,13 @@ async def _in_workers(samples: list[Any], workers: int, ctx: PairContext, one: S
         while not queue.empty():
             await one(queue.get_nowait(), ctx)
 
-    await asyncio.gather(*(worker() for _ in range(workers)))
+    tasks = [asyncio.create_task(worker()) for _ in range(workers)]
+    try:
+        await asyncio.gather(*tasks)
+    finally:  # one worker raised (the run stops): the others stop too, nothing left running
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _planned_calls(bench: ResolvedBenchmark, sample: Any) -> int:
@@ -359,8 +398,7 @@ def _planned_calls(bench: ResolvedBenchmark, sample: Any) -> int:
     total = 0
     for scorer in bench.scorers:
         if is_judged(scorer):
-            planned = getattr(scorer, "planned_calls", None)
-            total += planned(sample) if planned is not None else 1
+            total += scorer.planned_calls(sample)
     return max(1, total)
 
 
@@ -410,7 +448,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         or load_samples(b.spec, b.where, root=req.data_root, limit=req.limit)
         for b in benches
     }
-    run_dir = req.output_dir or default_run_dir(req.benchmarks, [m.name for m in req.models])
+    run_dir = req.output_dir or default_output_dir(req)
     run_dir.mkdir(parents=True, exist_ok=True)
     cache = ResponseCache(req.cache_path or run_dir / CACHE_FILE) if req.use_cache else None
     adapters = {m.slug: build_adapter(m, config=req.generation, cache=cache) for m in req.models}
@@ -424,19 +462,21 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     metric_before = throughput_report()
     judge_settings = req.judge
     stored: StoredByFolder = {}
+    digests: Digests = {}
+    stopped: EndpointsUnreachable | None = None
     try:
         if req.probe:  # before anything is written: a corrected command may reuse the folder
             _write_run_file(run_dir, benches, req, adapters, write=False)  # another run's folder?
-            judge_settings = await _check_endpoints(run_dir, benches, sample_sets, req, adapters, stored)
+            judge_settings = await _check_endpoints(run_dir, benches, sample_sets, req, adapters, stored, digests)
         _write_run_file(run_dir, benches, req, adapters)
         pairs = [
-            _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req, stored)
+            _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req, stored, digests)
             for b in benches
             for m in req.models
             if serves(adapters[m.slug], b.spec.task)
         ]
         if not pairs:
-            raise InputError("no model serves the task of any benchmark given", field="model")
+            raise InputError(_nothing_served(benches, req.models, adapters), field="model")
         for name, ss in sample_sets.items():
             write_json_atomic(run_dir / name / "skipped.json", [e.as_record() for e in ss.skipped])
         needed = {p.model.slug for p in pairs if p.todo}
@@ -457,12 +497,13 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         gc.freeze()  # the loaded samples stay: the collector need not walk them while judging
         started_s = time.perf_counter()
         with progress:
-            await asyncio.gather(
-                *(
+            try:
+                await _gather_pairs(
                     _run_pair(p, adapters[p.model.slug], sems[p.model.slug], req, progress, judge)
                     for p in pairs
                 )
-            )
+            except EndpointsUnreachable as exc:  # summarise what finished, then stop (exit 3)
+                stopped = exc
         work_s = time.perf_counter() - started_s
     finally:
         gc.unfreeze()
@@ -476,9 +517,13 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     hits = cache.hits if cache is not None else 0
     work = judge.work() if judge is not None else None
     exports = export_pairs(run_dir, pairs, _export_settings(req, hits, work))
+    if stopped is not None:
+        raise stopped
+    metric_models = throughput_since(metric_before)
+    run_summary = write_run_summary(run_dir, results, metric_models=metric_models)  # the one writer of summary.json
     asked = sum(len(p.todo) for p in pairs)
     reused = sum(p.done for p in pairs)
-    calls = sum(a.calls for a in adapters.values() if isinstance(a, OpenAIChatModel))
+    calls = sum(a.calls for a in adapters.values() if isinstance(a, OpenAIChatModel | RealtimeModel))
     return EvalResult(
         run_dir,
         results,
@@ -488,13 +533,25 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         calls,
         hits,
         judge_calls=judge.calls if judge is not None else 0,
-        metric_models=throughput_since(metric_before),
+        metric_models=metric_models,
         ignored_lines=[line for p in pairs for line in p.ignored],
         judge_work=work,
         work_s=work_s,
         exports=exports,
         model_skipped={f"{p.bench.name} · {p.model.name}": p.model_skipped for p in pairs if p.model_skipped},
+        summary=run_summary,
     )
+
+
+async def _gather_pairs(jobs: Iterable[Coroutine[Any, Any, None]]) -> None:
+    """Run every pair; the first exception cancels the others and is raised once they stopped."""
+    tasks = [asyncio.create_task(job) for job in jobs]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _export_settings(req: EvalRequest, cache_hits: int, work: JudgeWork | None) -> ExportSettings:
@@ -523,6 +580,7 @@ async def _check_endpoints(
     req: EvalRequest,
     adapters: dict[str, ModelAdapter],
     stored: StoredByFolder,
+    digests: Digests | None = None,
 ) -> JudgeSettings | None:
     """Check the endpoints of the OpenAI-compatible models and of the judge that have samples
     left to do (a finished run checks nothing); each keeps its usable ones. Returns the judge
@@ -537,7 +595,7 @@ async def _check_endpoints(
             folder = pair_dir(run_dir, bench.name, model.slug)
             latest = latest_records(_stored(folder, stored).records)
             samples = sample_sets[bench.name]
-            hashes = sample_digests(samples.samples) if req.rescore_changed_samples else None
+            hashes = _digests(samples, {} if digests is None else digests) if req.rescore_changed_samples else None
             todo, _ = _pending(latest, bench, samples, _template_override(model, bench), hashes)
             if todo:
                 asked.add(model.slug)
@@ -561,8 +619,8 @@ async def _check_endpoints(
 
 def summarise_pairs(
     run_dir: Path, pairs: list[PairRun], resamples: int, seed: int, *, exclude_missing: bool = False
-) -> list[dict[str, Any]]:
-    """Write each pair's `summary.json`; return them (the run summary is built above)."""
+) -> list[PairSummary]:
+    """Write each pair's `summary.json`; return them (the run's summary.json is built from them)."""
     results = []
     for pair in pairs:
         s = summarise_records(
@@ -574,7 +632,7 @@ def summarise_pairs(
             exclude_failed_outputs=exclude_missing,
         )
         where = {"model": pair.model.name, "folder": str(pair.folder.relative_to(run_dir))}
-        s = {**where, **pair.bench.summary_header(), **s}
+        s = PairSummary(**where, **pair.bench.summary_header(), **s)  # type: ignore[typeddict-item]
         write_json_atomic(pair.folder / "summary.json", s)
         pair.summary = s
         results.append(s)
@@ -632,7 +690,38 @@ def _names(run: dict[str, Any]) -> tuple[set[str], set[str]]:
     return benches, models
 
 
+def default_output_dir(req: EvalRequest) -> Path:
+    """`runs/<benchmarks>-<models>-<hash>` (`run_layout.default_run_dir`), the hash taken over
+    every setting of the request that moves a number: the models' configurations (endpoints,
+    keys and concurrency left out), sampling, limit, profile, judge, judge prompt, language,
+    task, sample rate and the missing-output policy."""
+    models = [
+        m.model_dump(exclude={"urls", "api_key_env", "concurrency", "timeout_s", "workers"})
+        for m in req.models
+    ]
+    judge = (
+        req.judge.model_dump(exclude={"urls", "api_key_env", "concurrency", "timeout_s"})
+        if req.judge
+        else None
+    )
+    settings = {
+        "models": models,
+        "generation": req.generation.to_record(),
+        "limit": req.limit,
+        "profile": req.profile,
+        "judge": judge,
+        "judge_prompt": str(req.judge_prompt) if req.judge_prompt else None,
+        "language": req.language,
+        "task": req.task,
+        "as_task": req.as_task,
+        "sample_rate": req.sample_rate,
+        "exclude_missing": req.exclude_missing,
+        "specs": [where for _, where in req.specs],
+    }
+    return default_run_dir(req.benchmarks, [m.name for m in req.models], settings)
+
+
 def evaluate(req: EvalRequest) -> EvalResult:
-    run_dir = req.output_dir or default_run_dir(req.benchmarks, [m.name for m in req.models])
+    run_dir = req.output_dir or default_output_dir(req)
     with hold_run_lock(run_dir):
         return asyncio.run(evaluate_async(replace(req, output_dir=run_dir)))

@@ -11,9 +11,9 @@ from audioeval.adapters.local_runtime import LocalRuntimeAdapter
 from audioeval.adapters.predictions import PredictionsFile
 from audioeval.adapters.replay import Replay
 from audioeval.benchmarks.prediction_formats import format_of
-from audioeval.core.redact import secret_from_env
+from audioeval.core.errors import InputError
 from audioeval.engine.model_specs import ModelConfig
-from audioeval.engine.openai_model import OpenAIChatModel
+from audioeval.engine.openai_api_factory import build_openai_adapter
 from audioeval.store.response_cache import ResponseCache
 
 
@@ -21,20 +21,7 @@ def build_adapter(
     cfg: ModelConfig, *, config: GenerationConfig, cache: ResponseCache | None = None
 ) -> ModelAdapter:
     if cfg.type == "openai":
-        return OpenAIChatModel(
-            cfg.name,
-            cfg.urls,
-            cfg.served_model or cfg.name,
-            api_key=secret_from_env(cfg.api_key_env),
-            api_key_env=cfg.api_key_env,
-            max_concurrency=cfg.concurrency,
-            timeout_s=cfg.timeout_s,
-            audio_part=cfg.audio_part,
-            config=config,
-            cache=cache,
-            api=cfg.api,
-            voice=cfg.voice,
-        )
+        return build_openai_adapter(cfg, config=config, cache=cache)
     if cfg.type == "runtime" and cfg.executor == "ray":
         from audioeval.adapters.ray_runtime import RayRuntimeAdapter, RaySettings
 
@@ -50,6 +37,7 @@ def build_adapter(
         )
     if cfg.type == "predictions":
         path = Path(cfg.predictions or "").expanduser()
+        _refuse_empty(path)
         fmt = format_of(cfg.predictions_format, path)
         return PredictionsFile(
             cfg.name,
@@ -63,3 +51,13 @@ def build_adapter(
     if cfg.type == "replay":
         return Replay(cfg.name, Path(cfg.replay or "").expanduser())
     return make_baseline(cfg.baseline or cfg.name, name=cfg.name)
+
+
+def _refuse_empty(path: Path) -> None:
+    """An empty predictions file is named as such (not read as a format that serves no task)."""
+    try:
+        small = path.is_file() and path.stat().st_size < 4096
+        if small and path.read_text(errors="replace").strip() in ("", "[]", "{}"):
+            raise InputError("the predictions file is empty: it holds no answer to score", file=str(path))
+    except OSError:
+        return  # unreadable: the format's reader says why

@@ -1,18 +1,21 @@
 """Models under test, as named on the command line or in a run config.
 
-On the command line: `NAME@URL[+URL…]` (an OpenAI-compatible endpoint serving NAME), a
+On the command line: `NAME@URL[+URL…]` (an OpenAI-compatible endpoint serving NAME; `API:NAME@URL`
+picks its API: `transcription:`, `translation:`, `realtime:`, `speech:`), `gemini:MODEL` (Gemini's
+OpenAI-compatible endpoint; Azure OpenAI is read from its URL: engine/api_providers.py), a
 built-in runtime (`whisper-tiny.en`), the embedded TTS `espeak-ng[:VOICE]`, a built-in codec
 (`opus:12k`, `codec2:3200`, `mulaw`), a baseline (`constant:TEXT`, `random-choice[:SEED]`,
 `first-choice`, `longest-choice`, `echo`, `oracle`), `replay:RUN/BENCHMARK/MODEL`, or
-`predictions:FILE` (the edited audio of an MMAE predictions file, for task audio_edit; or a
-file of `{id, text}` items, the text outputs of any text task).
+`predictions:FILE` (a predictions file in one of the formats the benchmarks register,
+`benchmarks/prediction_formats.py`: edited audio, answer texts, or `{id, text}` items of any
+text task).
 In a YAML config, the same string or a mapping with every option.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -23,6 +26,19 @@ from audioeval.core.checks import url_problem
 from audioeval.core.errors import InputError
 from audioeval.core.suggest import unknown_name
 from audioeval.core.validation import describe_validation
+from audioeval.engine.api_providers import GEMINI_BASE_URL
+
+UnreachableAfterS = Annotated[
+    float,
+    Field(
+        30.0,
+        gt=0,
+        allow_inf_nan=False,
+        exclude=True,
+        description="stop the run when every endpoint has failed by connection this long (a rerun resumes)",
+    ),
+]
+"""`unreachable_after_s` of every endpoint config (a model's here, the judge's in `run_judge.py`)."""
 
 
 class ModelConfig(BaseModel):
@@ -37,11 +53,20 @@ class ModelConfig(BaseModel):
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the API key")
     concurrency: int = Field(8, ge=1)
     timeout_s: float = Field(300.0, gt=0, allow_inf_nan=False)
+    unreachable_after_s: UnreachableAfterS
     audio_part: Literal["audio_url", "input_audio"] = "audio_url"
-    api: Literal["chat", "speech"] = Field(
+    api: Literal["chat", "speech", "transcription", "translation", "realtime"] = Field(
         "chat",
-        description="type openai: chat completions (audio output via modalities) or /audio/speech (TTS)",
+        description="type openai: chat completions (audio output via modalities), /audio/speech (TTS), "
+        "/audio/transcriptions (asr), /audio/translations (ast into English) or the Realtime API "
+        "over WebSocket (docs/models.md)",
     )
+    provider: Literal["openai", "azure", "gemini"] | None = Field(
+        None,
+        description="type openai: whose API (URL, key header, audio format: engine/api_providers.py); "
+        "default: read from the URL's host",
+    )
+    api_version: str | None = Field(None, description="provider azure: the api-version query (default 2024-10-21)")
     runtime: str | None = Field(None, description="runtime name or spec file (type runtime)")
     workers: int = Field(1, ge=1, description="worker processes of a runtime")
     executor: Literal["local", "ray"] = Field(
@@ -57,10 +82,10 @@ class ModelConfig(BaseModel):
     baseline: str | None = Field(None, description="baseline kind with its argument, e.g. constant:yes")
     replay: str | None = Field(None, description="folder of a stored benchmark × model result")
     predictions: str | None = Field(None, description="predictions file (type predictions)")
-    predictions_format: Literal["auto", "mmae", "mmar", "mmau", "text"] = Field(
+    predictions_format: str = Field(
         "auto",
-        description="type predictions: MMAE edited audio, the answer text of MMAR / MMAU items, or "
-        "{id, text} items of any text task (auto: text when the first item has `text`, else mmae)",
+        description="type predictions: a format registered in benchmarks/prediction_formats.py "
+        "(`audioeval list` names them), or auto (`format_of`: read from the file)",
     )
     prediction_key: str | None = Field(
         None,
@@ -74,6 +99,22 @@ class ModelConfig(BaseModel):
         None, description="espeak-ng voice (type tts), or the voice an OpenAI-compatible model speaks with"
     )
     prompts: dict[str, str] = Field(default_factory=dict, description="task or benchmark -> template")
+
+    @field_validator("predictions_format")
+    @classmethod
+    def _predictions_format(cls, v: str) -> str:
+        from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
+
+        if v != "auto" and v not in PREDICTION_FORMATS:
+            known = ", ".join(["auto", *PREDICTION_FORMATS.names()])
+            raise ValueError(f"unknown predictions format {v!r}: one of {known}")
+        return v
+
+    @field_validator("api_version", mode="before")
+    @classmethod
+    def _api_version(cls, v: Any) -> Any:
+        """YAML reads an unquoted `2024-10-21` as a date: take it back as the version text."""
+        return v.isoformat() if hasattr(v, "isoformat") else v
 
     @field_validator("urls")
     @classmethod
@@ -109,34 +150,57 @@ def known_model_names() -> list[str]:
             "replay:PATH",
             "predictions:FILE",
             "NAME@URL",
+            "API:NAME@URL",
+            "NAME=SPEC",
+            "gemini:MODEL",
             "espeak-ng",
             *codecs,
         }
     )
 
 
+API_PREFIXES = ("chat", "speech", "transcription", "translation", "realtime")
+"""`API:NAME@URL` picks the API of an OpenAI-compatible model on the command line."""
+
+
+_SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][\w.+-]*$")
+
+
 def parse_model_ref(ref: str) -> ModelConfig:
+    """A model spec; `NAME=SPEC` gives any spec a system name (`mine=predictions:hyps.jsonl`,
+    `qwen=qwen2-audio@URL`): the name its folder, boards and leaderboards show."""
     ref = ref.strip()
     if not ref:
         raise InputError("empty model name", field="model")
+    name, eq, spec = ref.partition("=")
+    if eq and _SYSTEM_NAME.match(name.strip()):
+        base = parse_model_ref(spec)
+        served = base.served_model or (base.name if base.type == "openai" else None)
+        return base.model_copy(update={"name": name.strip(), "served_model": served})
     if "@" in ref:
         name, _, urls = ref.partition("@")
+        api, sep, rest = name.partition(":")
+        if sep and api in API_PREFIXES and rest:  # `transcription:whisper@URL`
+            return parse_model_ref(f"{rest}@{urls}").model_copy(update={"api": api})
         url_list = [u.strip().rstrip("/") for u in urls.split("+") if u.strip()]
         problem = next((p for p in map(url_problem, url_list) if p), None) if url_list else "no URL"
         if not name or problem:
             why = problem or "no name before @"
             raise InputError(f"expected NAME@http://host:port/v1, got {ref!r} ({why})", field="model")
         return ModelConfig(name=name, type="openai", urls=url_list)
+    if ref.startswith("gemini:") and ref.removeprefix("gemini:").strip():
+        name = ref.removeprefix("gemini:").strip()
+        return ModelConfig(name=name, type="openai", provider="gemini", urls=[GEMINI_BASE_URL])
     if ref.startswith("replay:"):
         return ModelConfig(name=ref, type="replay", replay=ref.removeprefix("replay:"))
     if ref.startswith("predictions:"):
         path = ref.removeprefix("predictions:").strip()
         if not path:
             raise InputError(
-                "expected predictions:FILE (an MMAE predictions file, or {id, text} items)", field="model"
+                "expected predictions:FILE (a predictions file, e.g. of {id, text} items)", field="model"
             )
         return ModelConfig(name=ref, type="predictions", predictions=path)
-    if ref in builtin_spec_files():
+    if ref.partition(":")[0] in builtin_spec_files():  # `encodec:6k`: a runtime's variant
         return ModelConfig(name=ref, type="runtime", runtime=ref)
     if ref.endswith((".yaml", ".yml")):
         return ModelConfig(name=ref.rsplit("/", 1)[-1].rsplit(".", 1)[0], type="runtime", runtime=ref)

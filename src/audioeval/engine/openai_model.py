@@ -31,16 +31,24 @@ from audioeval.adapters.openai_chat import (
 )
 from audioeval.audio.clip_cache import ClipCache
 from audioeval.audio.decode import decode_bytes
-from audioeval.core.errors import AudioevalError
+from audioeval.core.errors import AudioevalError, EndpointsUnreachable
 from audioeval.core.generation import Generation
-from audioeval.core.model_output import ModelOutput
+from audioeval.core.messages import Message, TextPart
+from audioeval.core.model_output import NO_CONTENT, ModelOutput
 from audioeval.core.redact import excerpt, redact, redact_optional
 from audioeval.engine.cached_judge import CachedJudge, through_cache
 from audioeval.engine.chat_client import ChatClient
 from audioeval.engine.endpoint_probe import check_endpoints
+from audioeval.postprocess.think_tags import strip_think
 from audioeval.store.response_cache import ResponseCache, request_key
 
-OpenAIApi = Literal["chat", "speech"]
+OpenAIApi = Literal["chat", "speech", "transcription", "translation"]
+API_PATHS = {
+    "chat": "/chat/completions",
+    "speech": "/audio/speech",
+    "transcription": "/audio/transcriptions",
+    "translation": "/audio/translations",
+}
 
 
 def _spoken_reply(raw: bytes) -> str:
@@ -68,6 +76,12 @@ def _audio_decodes(payload: str) -> bool:
     return True
 
 
+def _has_content(text: str) -> bool:
+    """Whether a text answer says something beyond reasoning (only such answers are cached:
+    an empty or think-only answer is an output failure, asked again on a rerun)."""
+    return bool(strip_think(text).strip())
+
+
 def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str | None:
     """Decode the audio of a spoken reply into the WAV at `path`; returns the reply's text."""
     import soundfile as sf
@@ -80,6 +94,36 @@ def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str
     return reply.get("text")
 
 
+def generation_meta(gen: Generation) -> dict[str, Any]:
+    """Where and how a generation was answered: endpoint, latency, cached."""
+    return {"endpoint": gen.endpoint, "latency_s": gen.latency_s, "cached": gen.cached}
+
+
+def text_output(gen: Generation) -> ModelOutput:
+    """A generation's text answer, or its failure, as the model's output."""
+    return ModelOutput(text=gen.text, error=redact_optional(gen.error), **generation_meta(gen))
+
+
+async def generation_output(gen: Generation, request: ModelRequest, *, source: str) -> ModelOutput:
+    """The model's output for a finished generation: its text (or failure); when the request
+    asks for audio, the spoken reply decoded into `request.audio_out` (undecodable audio is
+    the output's error). `source` names the model in errors when the endpoint is unknown."""
+    if not gen.ok or request.audio_out is None:
+        return text_output(gen)
+    meta = generation_meta(gen)
+    try:
+        text = await asyncio.to_thread(
+            _write_audio,
+            gen.text or "",
+            request.audio_out,
+            source=gen.endpoint or source,
+            sample_id=request.sample.id,
+        )
+    except AudioevalError as exc:
+        return ModelOutput(error=redact(str(exc)), **meta)
+    return ModelOutput(text=text, audio_path=request.audio_out, **meta)
+
+
 @dataclass
 class OpenAIChatModel:
     name: str
@@ -88,6 +132,7 @@ class OpenAIChatModel:
     api_key: str | None = None
     max_concurrency: int = 8
     timeout_s: float = 300.0
+    unreachable_after_s: float = 30.0
     audio_part: AudioPartStyle = "audio_url"
     sample_rate: int = 16000
     config: GenerationConfig = field(default_factory=GenerationConfig)
@@ -95,6 +140,9 @@ class OpenAIChatModel:
     api: OpenAIApi = "chat"
     voice: str | None = None
     api_key_env: str = "OPENAI_API_KEY"
+    provider: str = "openai"  # engine/api_providers.py: its key header and query below
+    key_header: str = "Authorization"
+    query: str = ""
     _client: ChatClient | None = None
     _call: CachedJudge | None = None
     _speak: CachedJudge | None = None
@@ -115,6 +163,8 @@ class OpenAIChatModel:
         }
         if self.api != "chat":
             sig["api"] = self.api
+        if self.provider != "openai":
+            sig["provider"] = self.provider
         if self.voice:
             sig["voice"] = self.voice
         return sig
@@ -127,17 +177,28 @@ class OpenAIChatModel:
             model=self.served_model,
             api_key=self.api_key,
             api_key_env=self.api_key_env,
-            api_path="/audio/speech" if self.api == "speech" else "/chat/completions",
+            api_path=API_PATHS[self.api],
+            key_header=self.key_header,
+            query=self.query,
         )
 
     async def start(self) -> None:
         self._client = ChatClient(
-            self.urls, api_key=self.api_key, timeout_s=self.timeout_s, concurrency=self.max_concurrency
+            self.urls,
+            api_key=self.api_key,
+            timeout_s=self.timeout_s,
+            concurrency=self.max_concurrency,
+            unreachable_after_s=self.unreachable_after_s,
+            role=f"model {self.name}",
+            key_header=self.key_header,
+            query=self.query,
         )
-        sampling = {k: v for k, v in self.config.to_record().items() if v is not None}
+        sampling = self.config.sampling()
         clips = ClipCache(target_rate=self.sample_rate)
         common = dict(model=self.served_model, style=self.audio_part, cache=self.cache)
-        self._call = CachedJudge(self._client, clips, sampling=sampling, **common)  # type: ignore[arg-type]
+        self._call = CachedJudge(
+            self._client, clips, sampling=sampling, accept=_has_content, **common  # type: ignore[arg-type]
+        )
         self._speak = CachedJudge(
             self._client,
             clips,
@@ -150,28 +211,22 @@ class OpenAIChatModel:
     async def generate(self, request: ModelRequest) -> ModelOutput:
         assert self._call is not None and self._speak is not None, "start() first"
         try:
+            # The pair's settings (task default, spec, user) are sent with every request.
+            extra = request.config.sampling() or None
+            messages = with_system_prompt(request.messages, request.config.system_prompt or self.config.system_prompt)
             if request.audio_out is None:
-                gen = await self._call(list(request.messages), 0)
+                gen = await self._call(messages, 0, extra=extra)
             elif self.api == "speech":
                 gen = await self._tts(request)
             else:
-                gen = await self._speak(list(request.messages), 0)
+                gen = await self._speak(messages, 0, extra=extra)
+        except EndpointsUnreachable:
+            raise  # the run stops (a rerun resumes); never one sample's failure
         except AudioevalError as exc:
             return ModelOutput(error=redact(str(exc)))
-        meta = dict(endpoint=gen.endpoint, latency_s=gen.latency_s, cached=gen.cached)
-        if not gen.ok or request.audio_out is None:
-            return ModelOutput(text=gen.text, error=redact_optional(gen.error), **meta)  # type: ignore[arg-type]
-        try:
-            text = await asyncio.to_thread(
-                _write_audio,
-                gen.text or "",
-                request.audio_out,
-                source=gen.endpoint or self.name,
-                sample_id=request.sample.id,
-            )
-        except AudioevalError as exc:
-            return ModelOutput(error=redact(str(exc)), **meta)  # type: ignore[arg-type]
-        return ModelOutput(text=text, audio_path=request.audio_out, **meta)  # type: ignore[arg-type]
+        if gen.ok and request.audio_out is None and not _has_content(gen.text or ""):
+            return ModelOutput(text=gen.text, error=NO_CONTENT, **generation_meta(gen))
+        return await generation_output(gen, request, source=self.name)
 
     async def _tts(self, request: ModelRequest) -> Generation:
         assert self._client is not None
@@ -194,3 +249,15 @@ class OpenAIChatModel:
     @property
     def calls(self) -> int:
         return self._client.calls if self._client else 0
+
+
+def with_system_prompt(messages: tuple[Message, ...], system: str | None) -> list[Message]:
+    """The messages with `--system-prompt` first: its own system message, or joined before the
+    template's system text when the template has one (one system message per request)."""
+    if not system:
+        return list(messages)
+    first = messages[0] if messages else None
+    if first is not None and first.role == "system" and all(isinstance(p, TextPart) for p in first.parts):
+        text = "".join(p.text for p in first.parts if isinstance(p, TextPart))
+        return [Message.text("system", f"{system}\n\n{text}"), *messages[1:]]
+    return [Message.text("system", system), *messages]

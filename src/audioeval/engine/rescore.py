@@ -7,7 +7,9 @@ content hash are those stored beside it (else it is transcribed again). Records 
 atomically with the new scores (outputs untouched); the summaries, the leaderboard and the
 benchmarks' own exports (`exports.py`, e.g. MMAE's taxonomy.json) are rebuilt. A record
 without a usable output gets its `failure_scores` again (what it counts for in the headline);
-a line that is not a valid record is kept as it is and left out, as in `audioeval run`.
+a line that is not a valid record (cut short, damaged, a NaN score, an id that is not one of
+the pair's samples) is kept as it is, left out, reported (`RescoreResult.ignored`) and its
+sample counts as missing work, as in `audioeval run`.
 
 `profile` (`rescore --profile ultraeval`) scores every benchmark under that scoring profile:
 run.json's specs and each pair's signature.json (its `benchmark.scorers`) are rewritten with
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
 from audioeval.benchmarks.spec import parse_spec, with_profile
 from audioeval.core.errors import RunConfigError
@@ -30,12 +33,12 @@ from audioeval.engine.evaluate import PairRun, summarise_pairs
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
+from audioeval.engine.run_summary import PairSummary, RunSummary, write_run_summary
 from audioeval.engine.sample_pipeline import mark_failed_output, record_unusable_output, score_output
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 from audioeval.store.json_file import read_json_object, read_sample_ids
-from audioeval.store.jsonl import read_jsonl
 from audioeval.store.records import record_problem
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import SIGNATURE_FILE
@@ -43,27 +46,32 @@ from audioeval.store.signature import SIGNATURE_FILE
 
 @dataclass
 class RescoreResult:
-    results: list[dict[str, Any]]
+    results: list[PairSummary]
     rescored: int
     changed: int
     metric_models: dict[str, dict[str, float | int]] = field(default_factory=dict)
     """Work of the embedded metric models while rescoring (as `EvalResult.metric_models`)."""
     exports: dict[Path, Any] = field(default_factory=dict)  # what each benchmark exporter returned
+    ignored: list[str] = field(default_factory=list)
+    """Stored lines that could not be used (`file:line: why`): their samples count as missing."""
+    unlisted: int = 0
+    """Of those, lines of pairs without ids.json (missing work the summaries cannot see)."""
+    summary: RunSummary | None = None
+    """What the run's summary.json now holds."""
 
 
 def _load_run(
     run_dir: Path, profile: str | None = None
 ) -> tuple[list[ResolvedBenchmark], list[ModelConfig], dict[str, Any]]:
     path = run_dir / RUN_FILE
-    if not path.is_file() and (run_dir / SIGNATURE_FILE).is_file() and (run_dir / "results.jsonl").is_file():
-        raise RunConfigError(
-            f"{run_dir} was written by an `mmae score` of an earlier audioeval, before its output "
-            "folders were run directories; score it again with `audioeval mmae score`"
-        )
     if not path.is_file():
+        for bench in load_benchmarks().values():  # a benchmark's preset folder of an earlier audioeval
+            hint = bench.old_output_hint(run_dir) if bench.old_output_hint else None
+            if hint:
+                raise RunConfigError(hint)
         raise RunConfigError(
             f"{path} not found: {run_dir} is not an audioeval output folder (audioeval run, codec, "
-            "mmae score or mcq score)"
+            "or a benchmark's own command)"
         )
     run = read_json_object(path)
     benches = [
@@ -74,22 +82,56 @@ def _load_run(
     return benches, models, run
 
 
-def _rescore_pair(bench: ResolvedBenchmark, folder: Path) -> tuple[list[SampleRecord], int, int]:
-    """The pair's records scored again (written back atomically), how many were rescored and
-    how many changed."""
+def _rescore_pair(
+    bench: ResolvedBenchmark, folder: Path, expected: set[str] | None = None
+) -> tuple[list[SampleRecord], int, int, list[str]]:
+    """The pair's records scored again (written back atomically), how many were rescored, how
+    many changed, and every stored line that could not be used (`file:line: why`): a line cut
+    short or damaged, a record that is not valid (a NaN score), or one whose id is not a sample
+    of the pair (`expected`, from ids.json). Such lines are kept as they are, left out, and
+    their samples count as missing work."""
     path = folder / RECORDS_FILE
-    out_lines, records, rescored, changed = [], [], 0, 0
-    for raw in read_jsonl(path).records:
-        line = raw
-        if record_problem(raw) is None and "sample" in raw:
-            rec = _rescored(bench, SampleRecord.from_json(raw))
-            records.append(rec)
-            line = rec.to_json()
-            rescored += int(rec.output is not None and rec.output.error is None)
-            changed += int(_outcome(raw) != _outcome(line))
+    out_lines, records, ignored, rescored, changed = [], [], [], 0, 0
+    raw_bytes = path.read_bytes()
+    for lineno, text in enumerate(raw_bytes.decode("utf-8", errors="replace").splitlines(), start=1):
+        if not text.strip():
+            continue
+        raw, why = _line_record(text)
+        if raw is not None and why is None and expected is not None and raw["id"] not in expected:
+            why = f"id {raw['id']!r} is not a sample of this pair (ids.json)"
+        if raw is None or why is not None:
+            ignored.append(f"{path}:{lineno}: {why}")
+            out_lines.append(text)  # kept as it is
+            continue
+        rec = _rescored(bench, SampleRecord.from_json(raw))
+        records.append(rec)
+        line = rec.to_json()
+        rescored += int(rec.output is not None and rec.output.error is None)
+        changed += int(_outcome(raw) != _outcome(line))
         out_lines.append(json.dumps(line, ensure_ascii=False, allow_nan=False))
     write_text_atomic(path, "".join(line + "\n" for line in out_lines))
-    return records, rescored, changed
+    return records, rescored, changed, ignored
+
+
+def _line_record(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """A stored line as a record, or why it cannot be used."""
+    if "\x00" in text or "\ufffd" in text:
+        return None, "damaged line (NUL or undecodable bytes)"
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        return None, "not a JSON object (cut short or damaged)"
+    if not isinstance(raw, dict):
+        return None, "not a JSON object"
+    why = record_problem(raw)
+    if why is None and "sample" not in raw:
+        why = f"id {raw.get('id')!r}: no stored sample to score from"
+    if why is None:
+        try:
+            SampleRecord.from_json(raw)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            why = f"id {raw.get('id')!r}: not a record ({type(exc).__name__}: {exc})"
+    return raw, why
 
 
 RESCORED_FIELDS = ("processed", "scores", "error", "error_detail", "output_failed", "failure_scores")
@@ -145,17 +187,21 @@ def _rescore(
     metric_before = throughput_report()
     pairs: list[PairRun] = []
     total = changed = 0
+    ignored: list[str] = []
+    unlisted = 0
     for bench in benches:
         for model in models:
             folder = pair_dir(run_dir, bench.name, model.slug)
             if not (folder / RECORDS_FILE).is_file():
                 continue
-            records, n, c = _rescore_pair(bench, folder)
+            expected = read_sample_ids(folder / IDS_FILE) if (folder / IDS_FILE).is_file() else None
+            records, n, c, bad = _rescore_pair(bench, folder, None if expected is None else set(expected))
+            ignored += bad
             if profile is not None:
                 _record_scorers(folder, bench)
-            ids = list(latest_records(records))
-            if (folder / IDS_FILE).is_file():
-                ids = read_sample_ids(folder / IDS_FILE)
+            ids = list(latest_records(records)) if expected is None else expected
+            if expected is None:  # no ids.json: each unusable line is a sample missing all the same
+                unlisted += len(bad)
             total, changed = total + n, changed + c
             pairs.append(PairRun(bench, model, folder, [], len(ids), ids, records=records))
     if profile is not None:
@@ -165,7 +211,9 @@ def _rescore(
         run_dir, pairs, settings.resamples, settings.seed, exclude_missing=settings.exclude_missing
     )
     exports = export_pairs(run_dir, pairs, settings)
-    return RescoreResult(results, total, changed, throughput_since(metric_before), exports)
+    metric_models = throughput_since(metric_before)
+    summary = write_run_summary(run_dir, results, metric_models=metric_models)  # the one writer of summary.json
+    return RescoreResult(results, total, changed, metric_models, exports, ignored, unlisted, summary)
 
 
 def _record_scorers(folder: Path, bench: ResolvedBenchmark) -> None:

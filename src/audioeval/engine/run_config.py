@@ -10,7 +10,7 @@ task: asr                 # for ad-hoc manifests
 output_dir: runs/understanding
 limit: 100
 data_root: ~/data
-generation: {temperature: 0, max_tokens: 512, seed: 0}
+generation: {temperature: 0, max_tokens: 512, seed: 0, top_p: 1}   # also system_prompt: TEXT
 resamples: 1000
 judge: {urls: [http://j:8001/v1], model: Qwen3Omni-Instruct, concurrency: 16}   # or judge: URL[,URL]
 exclude_missing: false    # true: samples without a usable output stay out of the metrics
@@ -23,7 +23,7 @@ from the current directory, as on the command line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -39,6 +39,8 @@ class GenerationSection(BaseModel):
     temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
     max_tokens: int | None = Field(None, ge=1)
     seed: int | None = None
+    top_p: float | None = Field(None, ge=0, allow_inf_nan=False)
+    system_prompt: str | None = None
 
 
 class RunFile(BaseModel):
@@ -53,7 +55,7 @@ class RunFile(BaseModel):
     resamples: int = Field(1000, ge=0)
     judge: str | list[str] | dict[str, Any] | None = None
     exclude_missing: bool = False
-    profile: Literal["audioeval", "ultraeval"] | None = None
+    profile: str | None = None  # a registered scoring profile, checked by `with_profile`
 
 
 class LoadedRunConfig(BaseModel):

@@ -51,6 +51,13 @@ class JudgeSettings(BaseModel):
     timeout_s: float = Field(
         300.0, gt=0, allow_inf_nan=False, description="seconds per judge request, retries included"
     )
+    unreachable_after_s: float = Field(
+        30.0,
+        gt=0,
+        allow_inf_nan=False,
+        exclude=True,
+        description="stop the run when every endpoint has failed by connection this long (a rerun resumes)",
+    )
     api_key_env: str = "OPENAI_API_KEY"
     audio_part: Literal["audio_url", "input_audio"] = "audio_url"
     sample_rate: int = Field(16000, ge=0, description="clips resampled to this rate (0: native)")
@@ -133,8 +140,10 @@ class RunJudge:
             api_key=settings.key(),
             timeout_s=settings.timeout_s,
             concurrency=settings.concurrency,
+            unreachable_after_s=settings.unreachable_after_s,
+            role=settings.role,
         )
-        self.clips = ClipCache(target_rate=settings.sample_rate)
+        self.clips = ClipCache(target_rate=settings.sample_rate, max_bytes=clip_budget(settings.concurrency))
         self.judge = CachedJudge(
             self.client,
             self.clips,
@@ -226,6 +235,18 @@ class RunJudge:
 
     async def aclose(self) -> None:
         await self.client.aclose()
+        self.clips.clear()  # judging is over: its encoded clips need not outlive it (summaries, exports)
+
+
+CLIP_BYTES_PER_SLOT = 256 * 1024
+"""Encoded clip bytes the judge keeps per concurrency slot: admission keeps about two slots'
+worth of attempts live, and a sample's attempts share its clips, so the clips of the live
+samples fit (a clip evicted while still needed is encoded again, never sent wrong)."""
+
+
+def clip_budget(concurrency: int) -> int:
+    """Bytes of encoded clips the run's judge keeps: 16–128 MiB, by concurrency."""
+    return min(128 * 1024 * 1024, max(16 * 1024 * 1024, concurrency * CLIP_BYTES_PER_SLOT))
 
 
 class SampleJudge:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
 RUN_FILE = "run.json"
@@ -32,11 +33,32 @@ def pair_dir(run_dir: Path, benchmark: str, model_slug: str) -> Path:
     return run_dir / benchmark / model_slug
 
 
-def default_run_dir(benchmarks: list[str], models: list[str], root: Path = Path("runs")) -> Path:
-    """`runs/<benchmark>-<model>-<hash>`: the same command resumes the same folder."""
-    key = json.dumps([sorted(benchmarks), sorted(models)])
+MAX_NAME_PART = 60
+"""The longest benchmarks or models part of a default folder name; past it, `a+b+3more`."""
+
+
+def _joined(names: list[str]) -> str:
+    clean = [re.sub(r"[^A-Za-z0-9._=-]+", "_", n).strip("_") or "x" for n in names]
+    out = "+".join(clean)
+    if len(out) <= MAX_NAME_PART:
+        return out
+    kept: list[str] = []
+    for i, name in enumerate(clean):
+        rest = f"+{len(clean) - i}more"
+        if len("+".join([*kept, name])) + len(rest) > MAX_NAME_PART:
+            return "+".join(kept) + rest if kept else name[:MAX_NAME_PART]
+        kept.append(name)
+    return out
+
+
+def default_run_dir(
+    benchmarks: list[str], models: list[str], settings: object = None, root: Path = Path("runs")
+) -> Path:
+    """`runs/<benchmarks>-<models>-<hash>`: every benchmark and model named (`a+b`), and a hash
+    of them and of `settings` (whatever moves a number: sampling, limit, profile, judge), so
+    the same command resumes the same folder and a changed setting gets a folder of its own."""
+    key = json.dumps([sorted(benchmarks), sorted(models), settings], sort_keys=True, default=str)
     digest = hashlib.sha256(key.encode()).hexdigest()[:8]
-    first_b = Path(benchmarks[0]).stem if benchmarks else "run"
-    first_m = models[0].split("@")[0].replace("/", "_").replace(":", "_") if models else "model"
-    more = "+" if len(benchmarks) > 1 or len(models) > 1 else ""
-    return root / f"{first_b}-{first_m}{more}-{digest}"
+    bench_names = [Path(b).stem for b in benchmarks] or ["run"]
+    model_names = [m.split("@")[0] for m in models] or ["model"]
+    return root / f"{_joined(bench_names)}-{_joined(model_names)}-{digest}"

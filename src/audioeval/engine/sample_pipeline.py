@@ -15,7 +15,8 @@ Judged scorers (`scoring/judged.py`, e.g. the MMAE rubric judge) are awaited wit
 engine's judge `generate` callable; every judge answer is stored in the record's `judge`
 (by scorer, whether the judgement succeeded or failed), and rescoring re-aggregates those
 answers without calling the judge. The same path hands other scorers the detail of their
-earlier score (`scoring/base.rescores_from_detail`): an ASR scorer reuses its stored transcript.
+earlier score (`Scorer.rescore`, `scoring/scorer_hooks.py`): an ASR scorer reuses its stored
+transcript, and any other scorer scores again.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ from typing import Any
 from audioeval.adapters.base import GenerationConfig, ModelAdapter, ModelRequest
 from audioeval.audio.decode import require_readable_file
 from audioeval.benchmarks.resolved import ResolvedBenchmark
-from audioeval.core.errors import AudioError, AudioevalError, InputError
+from audioeval.core.checks import non_finite_field
+from audioeval.core.errors import AudioError, AudioevalError, EndpointsUnreachable, InputError
 from audioeval.core.messages import AudioPart, Message, TextPart
-from audioeval.core.model_output import ModelOutput
+from audioeval.core.model_output import NO_CONTENT, ModelOutput
 from audioeval.core.record import Answer, FailureKind, SampleRecord
 from audioeval.core.sample import Sample
 from audioeval.prompts.templates import render
-from audioeval.scoring.base import Prediction, Score, Scorer, rescores_from_detail
+from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.failed_output import failed_output_scores
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate, is_judged
 
@@ -110,7 +112,7 @@ def record_unusable_output(
     bench: ResolvedBenchmark, rec: SampleRecord, output: ModelOutput, error: str | None = None
 ) -> SampleRecord:
     """`rec` as a failed output: the model call failed (`model`) or gave nothing (`no output`)."""
-    kind = FailureKind.MODEL if output.error else FailureKind.NO_OUTPUT
+    kind = FailureKind.MODEL if output.error and output.error != NO_CONTENT else FailureKind.NO_OUTPUT
     rec.failed(error or output.error or "the model returned nothing", kind, output.error_detail)
     return mark_failed_output(bench, rec)
 
@@ -139,24 +141,42 @@ def _record_failure(
     return True
 
 
-def _keep(rec: SampleRecord, scorer: Scorer, result: Score) -> None:
-    """A scorer's result in the record; a judged scorer's detail (its judge answers) in `judge`."""
+def _keep(rec: SampleRecord, scorer: Scorer, result: Score) -> bool:
+    """A scorer's result in the record; a judged scorer's detail (its judge answers) in `judge`.
+    False, and the sample failed (`cannot score`, naming the scorer and the field), when the
+    result is not a Score or one of its values or statistics is NaN or ±inf: such a number is
+    never stored as a score nor averaged."""
     assert rec.scores is not None
+    bad = (
+        "its result is not a Score"
+        if not isinstance(result, Score) or not isinstance(result.values, dict) or not isinstance(result.stats, dict)
+        else None
+    )
+    if bad is None:
+        field_name = non_finite_field({"values": result.values, "stats": result.stats})
+        bad = None if field_name is None else f"{field_name} is not a finite number"
+    if bad is not None:
+        where = InputError(bad, file=rec.sample.source or None, sample_id=rec.sample.id, field=f"scores.{scorer.name}")
+        rec.failed(f"cannot score ({scorer.name}): {where.describe()}", FailureKind.CANNOT_SCORE, where.as_record())
+        if is_judged(scorer) and isinstance(result, Score):
+            rec.judge[scorer.name] = result.detail
+        return False
     if is_judged(scorer):
         rec.judge[scorer.name] = result.detail
         result = Score(result.values, result.stats)
     rec.scores[scorer.name] = result
+    return True
 
 
 def _stored(
     scorer: Scorer, rec: SampleRecord, earlier: Mapping[str, Score] | None
 ) -> Mapping[str, Any] | None:
     """What an earlier scoring of the sample left `scorer` to score again from: a judged
-    scorer's judge answers (`rec.judge`), or the detail of its earlier score (`earlier`) for a
-    scorer that reuses it; None when nothing is stored."""
+    scorer's judge answers (`rec.judge`), or the detail of its earlier score (`earlier`), which
+    `Scorer.rescore` may reuse; None when nothing is stored."""
     if is_judged(scorer):
         return rec.judge.get(scorer.name)
-    if earlier is not None and scorer.name in earlier and rescores_from_detail(scorer):
+    if earlier is not None and scorer.name in earlier:
         return earlier[scorer.name].detail
     return None
 
@@ -180,7 +200,7 @@ def score_output(
         try:
             stored = _stored(scorer, rec, earlier)
             if stored is not None:
-                result = scorer.rescore(prediction, rec.sample, stored)  # type: ignore[attr-defined]
+                result = scorer.rescore(prediction, rec.sample, stored)
             elif is_judged(scorer):
                 raise InputError(
                     "no stored judge answers; `audioeval run` with --judge judges it", field="scorers"
@@ -191,7 +211,8 @@ def score_output(
             if not _record_failure(bench, rec, scorer.name, exc, output):
                 raise
             return rec
-        _keep(rec, scorer, result)
+        if not _keep(rec, scorer, result):
+            return rec
     return rec
 
 
@@ -200,6 +221,8 @@ async def score_output_async(
 ) -> SampleRecord:
     """As `score_output`, with judged scorers asking the judge (`judge` None: they cannot)."""
     if not any(is_judged(s) for s in bench.scorers):
+        if all(s.light for s in bench.scorers):  # microseconds of text work: a thread hop costs more
+            return score_output(bench, rec, output)
         return await asyncio.to_thread(score_output, bench, rec, output)
     prediction, rec.processed = await asyncio.to_thread(_prediction, bench, rec.sample, output)
     rec.scores = {}
@@ -208,14 +231,15 @@ async def score_output_async(
             if is_judged(scorer):
                 if judge is None:
                     raise InputError("no judge configured (--judge URL --judge-model NAME)", field="scorers")
-                result = await scorer.score_async(prediction, rec.sample, judge)  # type: ignore[attr-defined]
+                result = await scorer.score_async(prediction, rec.sample, judge)
             else:
                 result = await asyncio.to_thread(scorer.score, prediction, rec.sample)
         except Exception as exc:
             if not _record_failure(bench, rec, scorer.name, exc, output):
                 raise
             return rec
-        _keep(rec, scorer, result)
+        if not _keep(rec, scorer, result):
+            return rec
     return rec
 
 
@@ -253,11 +277,14 @@ async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
         ctx.audio_dir.mkdir(parents=True, exist_ok=True)
         audio_out = str(ctx.audio_dir / f"{hashlib.sha256(sample.id.encode()).hexdigest()[:16]}.wav")
     try:  # an unreadable input clip fails its sample before any model (a baseline too) is asked
-        if ctx.bench.spec.source.type != "mmae":  # MMAE's loader checks the clips its rubrics name
+        if sample.audio and not ctx.bench.loader_checks_inputs:  # a loader that checks its clips: not again
             await asyncio.to_thread(_require_readable_inputs, sample)
     except AudioError as exc:
         return rec.failed(f"input: {exc}", FailureKind.INPUT, exc.as_record())
-    request = ModelRequest(sample, messages, ctx.bench.spec.task, ctx.config, audio_out)
+    spec = ctx.bench.spec
+    request = ModelRequest(
+        sample, messages, spec.task, ctx.config, audio_out, {"language": spec.language, **spec.variables}
+    )
     async with ctx.semaphore:
         try:
             output = await ctx.adapter.generate(request)
@@ -266,6 +293,8 @@ async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
                 where = InputError(exc.message, file=exc.file, sample_id=sample.id, field=exc.field)
                 return rec.failed(f"input: {exc}", FailureKind.INPUT, where.as_record())
             output = ModelOutput(error=str(exc))
+        except EndpointsUnreachable:
+            raise  # the run stops and keeps what finished; not this sample's failure
         except AudioevalError as exc:
             output = ModelOutput(error=str(exc))
         except Exception as exc:  # a library failing on this one sample: its failure, not the run's

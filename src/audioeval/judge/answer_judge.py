@@ -7,7 +7,8 @@ transcript (as UltraEval-Audio and VoiceBench judge a transcript of speech answe
 the processed text answer. Each vote renders the scorer's prompt template (shipped in
 `prompts/templates/`, its `name` is the prompt version and its digest joins the signature, so
 a changed prompt never reuses old scores; a scorer whose prompt is built in code names its
-`prompt_version` instead) once per *view* (the request variants a vote needs), sends them with
+`prompt_version` instead; `prompt_file: FILE`, any judged scorer's argument, puts a template
+file in its place: `use_prompt`) once per *view* (the request variants a vote needs), sends them with
 the scorer's sampling (`extra`: part of the cache key), and reads each answer with the
 scorer's parser. A vote is valid when every view's answer parses; an invalid vote is asked
 again (a new attempt index, so a new cache key) through `collect_votes` up to `max_attempts`.
@@ -43,15 +44,15 @@ from audioeval.postprocess.think_tags import strip_think
 from audioeval.postprocess.yes_no import parse_yes_no
 from audioeval.prompts.templates import PromptTemplate, load_template, render
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
+from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate
 
 SAMPLING_KEYS = ("temperature", "top_p", "max_tokens")
 
 
-class AnswerJudge:
+class AnswerJudge(JudgedScorer):
     """Base class: subclasses set the class attributes and the hooks marked below."""
 
-    needs_judge = True
+    reports_reliability = True
     name: str
     prompt: str | None = None  # the shipped judge prompt template (None: `messages` is overridden)
     prompt_version: str | None = None  # the version of a prompt built in code (when `prompt` is None)
@@ -140,8 +141,19 @@ class AnswerJudge:
     def extra_signature(self) -> dict[str, Any]:
         return {}
 
+    def use_prompt(self, template: PromptTemplate) -> None:
+        """Judge with a prompt template file (`prompt_file`) in place of the built-in prompt:
+        rendered with `variables` per view; its name and digest join the signature."""
+        self.template = template
+
+    def prompt_examples(self) -> list[dict[str, Any]]:
+        """The variables of each view for a sample whose fields hold their own names (what a
+        prompt file is checked with at load)."""
+        probe = Sample("<sample>", fields={name: f"<{name}>" for name in self.fields})
+        return [self.variables(probe, "<response>", view) for view in self.views]
+
     def messages(self, sample: Sample, candidate: str, view: str) -> list[Message]:
-        """The judge request of one view: the shipped prompt rendered with `variables`."""
+        """The judge request of one view: the prompt template rendered with `variables`."""
         if self.template is None:
             raise NotImplementedError(f"{self.name}: no prompt template; override `messages`")
         return render(self.template, self.variables(sample, candidate, view), sample_id=sample.id)
@@ -285,7 +297,7 @@ class AnswerJudge:
         detail["votes"] = first_votes(votes, self.votes)
         return Score(dict(values), dict(values), detail)
 
-    def failed_output_score(self, sample: Sample) -> Score:
+    def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score:
         """No answer from the system under test: the worst values, with no judge call."""
         values = self.failed_output_values()
         return Score(dict(values), dict(values), {"failed_output": True})

@@ -3,9 +3,8 @@
 - `chat_rating` (SpeechAlpacaEval, as UltraEval-Audio scores it): an MT-Bench-style
   single-answer judge; the reply gets 1–10, read from "[[n]]" (`postprocess/ratings.py`); one
   vote at temperature 0 (UltraEval-Audio: GPT-4o-mini, temperature 0, max_tokens 2048).
-- `voicebench_open` (VoiceBench alpacaeval, commoneval, wildvoice): VoiceBench's 1–5 rubric;
-  the answer is the score alone (a bare number, else "[[n]]"); three votes at temperature 0.5,
-  top_p 0.95 (VoiceBench's `n=3` samples of GPT-4o-mini), averaged.
+- `RatingJudge`, the rating mechanics, is shared: a benchmark's own rating judge subclasses it in
+  its folder (VoiceBench's 1–5 judge: `benchmarks/voicebench/open_judge.py`).
 
 Votes are reduced by a named reducer of `judge/votes.py` (`mean` by default, or
 `trimmed_mean`), named in the signature. A reply the judge cannot rate on the scale is an
@@ -90,13 +89,3 @@ class ChatRatingScorer(RatingJudge):
     default_votes = 1
     default_sampling = {"temperature": 0.0, "max_tokens": 2048}
 
-
-class VoiceBenchOpenScorer(RatingJudge):
-    """VoiceBench's open-ended judge: 1–5, the score alone, three votes averaged."""
-
-    name = "voicebench_open"
-    prompt = "judge_voicebench_open"
-    value = "open_rating"
-    low, high, bare_number = 1.0, 5.0, True
-    default_votes = 3
-    default_sampling = {"temperature": 0.5, "top_p": 0.95, "max_tokens": 1024}

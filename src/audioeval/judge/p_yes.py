@@ -5,7 +5,9 @@ first token (yes, Yes, YES, with or without a leading space) and n that of the "
 When only one side is among the top tokens, the other is bounded by the smallest listed
 logprob (it can be no more likely than the least likely token listed), and the bound is
 recorded. When neither side is listed, or the server sent no logprobs, there is no value:
-the caller falls back to the share of "yes" over sampled answers, and says so.
+the caller falls back to the share of "yes" over sampled answers, and says so. A logprob that
+is not a finite number ≤ 0 (NaN, inf, +5) makes the whole answer unreadable: a failed
+attempt, never cached (`has_first_token`), never a P(yes).
 """
 
 from __future__ import annotations
@@ -42,10 +44,27 @@ def read_first_token(answer: str | None) -> FirstToken | None:
     if top is None:
         return FirstToken(data["text"], None)
     try:
-        pairs = [(str(t), float(lp)) for t, lp in top]
+        pairs = [(str(t), _logprob(lp)) for t, lp in top]
     except (TypeError, ValueError):
         return None
     return FirstToken(data["text"], pairs)
+
+
+LOGPROB_ROUNDING = 1e-4
+"""How far above 0 a server's rounding may put a logprob (log of 1): above it, the answer is
+impossible and refused."""
+
+
+def _logprob(value: object) -> float:
+    """A logprob as sent: a finite number ≤ 0 (a bool, NaN, ±inf or +5 is refused:
+    ValueError), so that an impossible answer is an unreadable one: recorded as a failed vote,
+    never cached, never averaged."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise TypeError(f"logprob {value!r} is not a number")
+    lp = float(value)
+    if not math.isfinite(lp) or lp > LOGPROB_ROUNDING:
+        raise ValueError(f"logprob {value!r} is not a finite number ≤ 0")
+    return min(lp, 0.0)
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ stored answers with no judge call.
 change the majority (`judge/votes.py`); `votes_not_asked` is kept in the detail, and the
 setting joins the signature only when on.
 
-The prompt is built here (`judge_messages`, version `qa-judge-v1`), with no sampling of its
-own, and each attempt is stored as one `answer`, `error` and `verdict`: stored run folders and
+The prompt is built here (`judge_messages`, version `qa-judge-v1`; a `prompt_file` template
+gets `question`, `reference` and `response`), with no sampling of its own, and each attempt is stored as one `answer`, `error` and `verdict`: stored run folders and
 response caches keep their keys.
 
 Value: `judge_correct` (1.0 or 0.0), aggregated by the metric `mean:judge_correct`.
@@ -90,7 +90,13 @@ class QaJudgeScorer(YesNoVotes, AnswerJudge):
             raise InputError(f"qa_judge needs the field {name!r}", sample_id=sample.id, field=name)
         return str(value)
 
+    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, Any]:
+        question, reference = (self.field(sample, name) for name in self.fields)
+        return {"question": question, "reference": reference, "response": candidate}
+
     def messages(self, sample: Sample, candidate: str, view: str) -> list[Message]:
+        if self.template is not None:  # a prompt file (`prompt_file`)
+            return super().messages(sample, candidate, view)
         question, reference = (self.field(sample, name) for name in self.fields)
         return judge_messages(question, reference, candidate)
 

@@ -14,8 +14,12 @@ always means "the audio matches the caption". The judged audio is the model's ou
   straight to the sampled answers (`judge/logprobs_support.py`), recording
   `logprobs_skipped` with why: the value is the same, as the item is sampled either way.
 - `all_at_once`: one request listing every item; the judge answers a JSON array of
-  `{id, answer: yes|no, evidence}` covering each item once; an answer that does not is asked
-  again (up to `max_attempts`). An item's P(yes) is then 1 or 0.
+  `{id, answer: yes|no, evidence}`. The answer is read by the scorer's `all_at_once_reader`
+  (an `AllAtOnceReader`: the id of the first listed item, a reader, a name for the
+  signature). Ours (`STRICT_READER`): ids from 1, each item covered exactly once with yes or
+  no, else the answer is asked again (up to `max_attempts`). A benchmark may hook its own
+  (a subclass setting `all_at_once_reader`): one that leaves items unparsed (None) gives them
+  no value. An item's P(yes) is then 1 or 0.
 
 Sample score `rubric_score` = mean P(yes) over the items with a value (metric
 `mean:rubric_score`); an item the judge gave no value for is counted in the detail. No item
@@ -27,7 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from audioeval.core.errors import InputError
@@ -40,8 +45,9 @@ from audioeval.judge.votes import collect_votes
 from audioeval.postprocess.json_in_text import fenced_blocks, json_values
 from audioeval.postprocess.think_tags import strip_think
 from audioeval.postprocess.yes_no import read_label, yes_no_answer
+from audioeval.prompts.templates import PromptTemplate, render
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
+from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
 
 SCORER_NAME = "rubric_items"
 PROMPT_VERSION = "rubric-items-v1"
@@ -65,8 +71,9 @@ SYSTEM_ALL = (
 )
 
 
-def rubric_of(sample: Sample, field: str) -> list[dict[str, str]]:
-    """The sample's items, checked: a non-empty list of objects with a non-empty question."""
+def rubric_of(sample: Sample, field: str, *, empty_questions: bool = False) -> list[dict[str, str]]:
+    """The sample's items, checked: a non-empty list of objects with a non-empty question
+    (`empty_questions`: a string question, possibly empty, as a benchmark's own code keeps it)."""
     raw = sample.get(field)
     if isinstance(raw, str):
         try:
@@ -78,7 +85,9 @@ def rubric_of(sample: Sample, field: str) -> list[dict[str, str]]:
     items = []
     for i, item in enumerate(raw):
         question = item.get("question") if isinstance(item, dict) else None
-        if not isinstance(question, str) or not question.strip():
+        if empty_questions and isinstance(item, dict) and question is None:
+            question = ""
+        if not isinstance(question, str) or not (question.strip() or empty_questions):
             raise InputError("item without a question", sample_id=sample.id, field=f"{field}[{i}].question")
         kept = {
             "dimension": str(item.get("dimension") or ""),
@@ -96,18 +105,42 @@ def item_text(item: Mapping[str, str]) -> str:
     return f"Please judge: {dimension}{item['question']}"
 
 
-def item_messages(audio: AudioRef, item: Mapping[str, str]) -> list[Message]:
-    """System, then the user turn: the audio first (same bytes for every item), then the item."""
+def item_variables(item: Mapping[str, str]) -> dict[str, str]:
+    """What a prompt template file (`prompt_file`) gets per item in `per_item` mode."""
+    return {k: str(item.get(k) or "") for k in ("dimension", "question", "basis")}
+
+
+def all_items_variables(items: Sequence[Mapping[str, str]], first_id: int = 1) -> dict[str, Any]:
+    """What it gets in `all_at_once` mode: `items`, each with its `id` (`first_id`, then on:
+    1, 2, … with our reader; the ids the answer must give) and the per-item variables."""
+    return {"items": [{"id": i + first_id, **item_variables(item)} for i, item in enumerate(items)]}
+
+
+def item_messages(
+    audio: AudioRef, item: Mapping[str, str], template: PromptTemplate | None = None
+) -> list[Message]:
+    """System, then the user turn: the audio first (same bytes for every item), then the item;
+    or a prompt template file rendered with `item_variables`, the audio where it says."""
+    if template is not None:
+        return render(template, item_variables(item), audio)
     user = Message("user", (AudioPart(audio), TextPart(item_text(item))))
     return [Message.text("system", SYSTEM), user]
 
 
-def all_items_messages(audio: AudioRef, items: Sequence[Mapping[str, str]]) -> list[Message]:
+def all_items_messages(
+    audio: AudioRef,
+    items: Sequence[Mapping[str, str]],
+    template: PromptTemplate | None = None,
+    first_id: int = 1,
+) -> list[Message]:
+    if template is not None:
+        return render(template, all_items_variables(items, first_id), audio)
     listed = "\n".join(
-        f"{i + 1}. {item_text(item).removeprefix('Please judge: ')}" for i, item in enumerate(items)
+        f"{i + first_id}. {item_text(item).removeprefix('Please judge: ')}" for i, item in enumerate(items)
     )
     user = Message("user", (AudioPart(audio), TextPart(f"Questions:\n{listed}")))
-    return [Message.text("system", SYSTEM_ALL), user]
+    system = SYSTEM_ALL.replace('"id": 1,', f'"id": {first_id},')
+    return [Message.text("system", system), user]
 
 
 def _sampled_ok(answer: str) -> bool:
@@ -146,11 +179,31 @@ def _items_answers(value: Any, n: int) -> list[str] | None:
     return [answers[i] for i in range(1, n + 1)]
 
 
-class RubricItemsScorer:
+@dataclass(frozen=True)
+class AllAtOnceReader:
+    """How an `all_at_once` answer is read: `read(answer, n)` gives yes / no / None
+    (unparsed) per item, or None when the answer is unusable (asked again); `first_id` is the
+    id the prompt gives the first item; `name` goes into the signature."""
+
+    name: str
+    first_id: int
+    read: Callable[[str | None, int], Sequence[str | None] | None]
+
+
+STRICT_READER = AllAtOnceReader("ours: ids from 1, every item exactly once", 1, read_all_at_once)
+
+
+class RubricItemsScorer(JudgedScorer):
     """Mean P(yes) over a sample's rubric items, by an audio judge."""
 
-    needs_judge = True
+    reports_reliability = True
     metrics = (f"mean:{VALUE}",)
+    scorer_name = SCORER_NAME  # a benchmark's subclass registers under its own
+    all_at_once_reader: AllAtOnceReader = STRICT_READER
+    """The hook a benchmark's subclass sets to read `all_at_once` answers as its code does."""
+    empty_questions = False
+    """Whether an item with an empty question is judged (a benchmark that keeps them) or
+    refused as bad input (ours)."""
 
     def __init__(
         self,
@@ -166,12 +219,29 @@ class RubricItemsScorer:
             )
         if samples < 1 or max_attempts < 1:
             raise InputError("samples and max_attempts must be ≥ 1", field="scorers.rubric_items")
-        self.name = SCORER_NAME
+        self.name = self.scorer_name
         self.mode = mode
         self.rubric_field = rubric_field
         self.samples = samples
         self.max_attempts = max_attempts
         self._logprobs: LogprobsSupport | None = None  # what this run's judge sends
+        self.template: PromptTemplate | None = None  # a prompt file (`prompt_file`), else ours
+
+    def use_prompt(self, template: PromptTemplate) -> None:
+        """Judge with a prompt template file: `item_variables` per item, or `all_items_variables`."""
+        if template.audio == "none":
+            raise InputError(
+                "rubric_items: the judge must hear the clip: set `audio: before` or `after`",
+                file=template.source,
+                field="audio",
+            )
+        self.template = template
+
+    def prompt_examples(self) -> list[dict[str, Any]]:
+        item = {"dimension": "<dimension>", "question": "<question>", "basis": "<basis>"}
+        if self.mode == "all_at_once":
+            return [all_items_variables([item, item], self.all_at_once_reader.first_id)]
+        return [item_variables(item)]
 
     def _logprobs_support(self) -> LogprobsSupport:
         """The run's knowledge of whether the judge sends logprobs (a new event loop: a new run)."""
@@ -182,7 +252,7 @@ class RubricItemsScorer:
     def signature(self) -> dict[str, Any]:
         sig: dict[str, Any] = {
             "name": self.name,
-            "prompt_version": PROMPT_VERSION,
+            **prompt_signature(self.template, PROMPT_VERSION),
             "mode": self.mode,
             "rubric_field": self.rubric_field,
             "max_attempts": self.max_attempts,
@@ -194,6 +264,10 @@ class RubricItemsScorer:
             )
         else:
             sig["p_yes"] = "yes (1) or no (0) per item from one JSON answer listing every item"
+            if self.all_at_once_reader is not STRICT_READER:  # ours: not named (older runs)
+                sig["reader"] = self.all_at_once_reader.name
+        if self.empty_questions:
+            sig["empty_questions"] = "judged"
         return sig
 
     def planned_calls(self, sample: Sample) -> int:
@@ -211,7 +285,7 @@ class RubricItemsScorer:
             field="scorers",
         )
 
-    def failed_output_score(self, sample: Sample) -> Score:
+    def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score:
         """No audio from the system under test: it matches nothing, with no judge call."""
         return Score({VALUE: 0.0}, {VALUE: 0.0}, {"failed_output": True})
 
@@ -221,7 +295,7 @@ class RubricItemsScorer:
         return AudioRef(prediction.audio_path)
 
     async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
-        items = rubric_of(sample, self.rubric_field)
+        items = rubric_of(sample, self.rubric_field, empty_questions=self.empty_questions)
         audio = self._audio(prediction, sample)
         if self.mode == "all_at_once":
             return self._all_result(items, await self._ask_all(audio, items, generate))
@@ -234,7 +308,7 @@ class RubricItemsScorer:
     ) -> dict[str, Any]:
         """The item's logprobs answer and, when it gives no P(yes), the sampled answers; no
         logprobs request once the judge answered one without logprobs."""
-        messages = item_messages(audio, item)
+        messages = item_messages(audio, item, self.template)
         stored: dict[str, Any] = {"attempts": []}
 
         async def ask(attempt: int) -> bool:
@@ -272,11 +346,12 @@ class RubricItemsScorer:
     async def _ask_all(
         self, audio: AudioRef, items: Sequence[Mapping[str, str]], generate: JudgeGenerate
     ) -> list[dict[str, Any]]:
-        messages = all_items_messages(audio, items)
+        reader = self.all_at_once_reader
+        messages = all_items_messages(audio, items, self.template, reader.first_id)
         attempts: list[dict[str, Any]] = []
 
         def usable(text: str) -> bool:
-            return read_all_at_once(text, len(items)) is not None
+            return reader.read(text, len(items)) is not None
 
         async def ask(attempt: int) -> bool:
             gen = await generate(messages, attempt, usable)
@@ -306,18 +381,21 @@ class RubricItemsScorer:
         return self._score(rows, {"mode": "per_item"})
 
     def _all_result(self, items: Sequence[Mapping[str, str]], attempts: list[dict[str, Any]]) -> Score:
+        read = self.all_at_once_reader.read
         answers = next(
-            (got for a in attempts if (got := read_all_at_once(a.get("answer"), len(items))) is not None),
-            None,
+            (got for a in attempts if (got := read(a.get("answer"), len(items))) is not None), None
         )
-        rows = [
-            {
+        rows: list[dict[str, Any]] = []
+        for i, item in enumerate(items):
+            got = None if answers is None else answers[i]
+            row: dict[str, Any] = {
                 **item,
-                "p_yes": None if answers is None else float(answers[i] == "yes"),
+                "p_yes": None if got is None else float(got == "yes"),
                 "method": "all_at_once",
             }
-            for i, item in enumerate(items)
-        ]
+            if answers is not None and got is None:  # the answer left this item unparsed
+                row["why"] = "no yes/no for this item in the answer"
+            rows.append(row)
         return self._score(rows, {"mode": "all_at_once", "attempts": attempts})
 
     def _score(self, rows: list[dict[str, Any]], detail: dict[str, Any]) -> Score:
@@ -354,7 +432,9 @@ class RubricItemsScorer:
         rows = [r for r in stored.get("items") or [] if isinstance(r, Mapping)]
         if stored.get("mode") == "all_at_once":
             return _all_at_once_items(
-                rows, [a for a in stored.get("attempts") or [] if isinstance(a, Mapping)]
+                rows,
+                [a for a in stored.get("attempts") or [] if isinstance(a, Mapping)],
+                self.all_at_once_reader,
             )
         return [JudgedItem(_item_votes(r), read_label(r.get("label"), loose=True)) for r in rows]
 
@@ -375,14 +455,14 @@ def _item_votes(row: Mapping[str, Any]) -> list[JudgeVote]:
 
 
 def _all_at_once_items(
-    rows: Sequence[Mapping[str, Any]], attempts: Sequence[Mapping[str, Any]]
+    rows: Sequence[Mapping[str, Any]], attempts: Sequence[Mapping[str, Any]], reader: AllAtOnceReader
 ) -> list[JudgedItem]:
-    answers = [(object(), read_all_at_once(a.get("answer"), len(rows))) for a in attempts]
+    answers = [(object(), reader.read(a.get("answer"), len(rows))) for a in attempts]
     return [
         JudgedItem(
             [
                 JudgeVote(False, request=request)
-                if got is None
+                if got is None or got[i] is None
                 else JudgeVote(True, got[i], p_yes=float(got[i] == "yes"), request=request)
                 for request, got in answers
             ],

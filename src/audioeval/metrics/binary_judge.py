@@ -137,24 +137,27 @@ def calibration_bins(
 
 def tune_threshold(scores: Scores, labels: Labels) -> TunedThreshold:
     """The candidate threshold with the highest accuracy; candidates are the midpoints
-    between consecutive distinct scores (each splits the sorted scores once); equal
-    accuracy goes to the candidate closest to 0.5, then to the lower. With fewer than two
-    distinct scores there is no candidate: 0.5."""
+    between consecutive distinct scores (each splits the sorted scores once) and the two
+    extremes: the lowest score (every row yes) and a value above the highest (every row no),
+    so a one-class or single-score dev split reaches what it can; equal accuracy goes to the
+    candidate closest to 0.5, then to the lower."""
     s, y = _arrays(scores, labels)
     if not s.size:
         raise ValueError("no scored sample to tune the threshold on")
     levels, inverse = np.unique(s, return_inverse=True)
-    if levels.size < 2:
-        return TunedThreshold(
-            DEFAULT_THRESHOLD, float(np.mean(predict_yes(s, DEFAULT_THRESHOLD) == y)), s.size
-        )
     yes_at = np.bincount(inverse, weights=y.astype(np.float64), minlength=levels.size)
     no_at = np.bincount(inverse, weights=(~y).astype(np.float64), minlength=levels.size)
-    # a midpoint after level l: levels 0..l predict no, levels l+1.. predict yes
-    no_right = np.cumsum(no_at)[:-1]
-    yes_right = yes_at.sum() - np.cumsum(yes_at)[:-1]
+    # the candidate after level l (l = -1: before every level): levels ..l say no, l+1.. yes
+    no_right = np.concatenate([[0.0], np.cumsum(no_at)])
+    yes_right = yes_at.sum() - np.concatenate([[0.0], np.cumsum(yes_at)])
     correct = (no_right + yes_right).round().astype(np.int64)
-    candidates = np.array([_short_between(lo, hi) for lo, hi in zip(levels[:-1], levels[1:], strict=True)])
+    top = float(levels[-1])
+    above = _short_between(top, 1.0) if top < 1.0 else _short_between(top, top + 0.1)
+    candidates = np.array(
+        [float(levels[0])]
+        + [_short_between(lo, hi) for lo, hi in zip(levels[:-1], levels[1:], strict=True)]
+        + [above]
+    )
     best = np.flatnonzero(correct == correct.max())
     pick = min(best, key=lambda i: (abs(candidates[i] - DEFAULT_THRESHOLD), candidates[i]))
     return TunedThreshold(float(candidates[pick]), float(correct[pick] / s.size), s.size)

@@ -26,20 +26,41 @@ def bootstrap_mean_ci(
     (their group membership is random too) and ignored in each resample's mean. Returns
     (None, None) when no value is defined.
     """
-    arr = np.asarray(values, dtype=np.float64)
-    defined = ~np.isnan(arr)
-    if not defined.any():
-        return None, None
-    if defined.sum() == 1 or np.nanmin(arr) == np.nanmax(arr):
-        m = float(np.nanmean(arr))
-        return m, m
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, arr.size, size=(n_resamples, arr.size))
-    picked = arr[idx]
-    counts = (~np.isnan(picked)).sum(axis=1)
-    sums = np.nansum(picked, axis=1)
-    means = sums[counts > 0] / counts[counts > 0]
-    return percentile_ci(means, confidence)
+    return bootstrap_means_ci([values], confidence=confidence, n_resamples=n_resamples, seed=seed)[0]
+
+
+def bootstrap_means_ci(
+    columns: list[np.ndarray] | list[list[float]],
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> list[tuple[float | None, float | None]]:
+    """`bootstrap_mean_ci` of each column (same length) of one set of samples, the resample
+    indices drawn once for all of them: each column's CI is exactly its own call's."""
+    out: list[tuple[float | None, float | None]] = []
+    idx: np.ndarray | None = None
+    for values in columns:
+        arr = np.asarray(values, dtype=np.float64)
+        defined = ~np.isnan(arr)
+        if not defined.any():
+            out.append((None, None))
+            continue
+        if defined.sum() == 1 or np.nanmin(arr) == np.nanmax(arr):
+            m = float(np.nanmean(arr))
+            out.append((m, m))
+            continue
+        if idx is None or idx.shape[1] != arr.size:
+            idx = np.random.default_rng(seed).integers(0, arr.size, size=(n_resamples, arr.size))
+        picked = arr[idx]
+        if defined.all():
+            means = picked.sum(axis=1) / arr.size  # as below, without the NaN passes
+        else:
+            counts = (~np.isnan(picked)).sum(axis=1)
+            sums = np.nansum(picked, axis=1)
+            means = sums[counts > 0] / counts[counts > 0]
+        out.append(percentile_ci(means, confidence))
+    return out
 
 
 def binary_mean_ci(
@@ -73,11 +94,13 @@ def resample_counts(
     chunk = max(1, min(n_resamples, max_cells // max(n, 1)))
     index_type = np.int32 if n < 2**31 else np.int64
     counts = np.empty((chunk, n), dtype=np.float64)
+    offsets = np.arange(chunk, dtype=np.int64)[:, None] * n
     for start in range(0, n_resamples, chunk):
         c = min(chunk, n_resamples - start)
         idx = rng.integers(0, n, size=(c, n), dtype=index_type)
-        for i, row in enumerate(idx):
-            counts[i] = np.bincount(row, minlength=n)
+        # One bincount over the chunk: row i's draws shifted by i × n count into row i.
+        flat = np.add(idx, offsets[:c], dtype=np.int64).ravel()
+        counts[:c] = np.bincount(flat, minlength=c * n).reshape(c, n)
         yield counts[:c]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from audioeval.metrics.bootstrap import bootstrap_mean_ci
+from audioeval.metrics.bootstrap import bootstrap_means_ci
 from audioeval.metrics.grouping import group_by
 
 Row = Mapping[str, Any]
@@ -29,11 +29,15 @@ def summarise(
     A metric value of None is undefined for that sample and left out of that metric's mean.
     """
     out: dict[str, Any] = {"n": len(rows)}
-    for name in metrics:
-        vals = np.array([np.nan if r.get(name) is None else float(r[name]) for r in rows], dtype=np.float64)
+    columns = [
+        np.array([np.nan if r.get(name) is None else float(r[name]) for r in rows], dtype=np.float64)
+        for name in metrics
+    ]
+    # One draw of resample indices for the group, shared by its metrics (each CI is its own call's).
+    cis = bootstrap_means_ci(columns, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    for name, vals, (lo, hi) in zip(metrics, columns, cis, strict=True):
         defined = int((~np.isnan(vals)).sum())
         mean = float(np.nanmean(vals)) if defined else None
-        lo, hi = bootstrap_mean_ci(vals, confidence=confidence, n_resamples=n_resamples, seed=seed)
         out[name] = None if mean is None else round(mean * scale, digits)
         out[f"{name}_n"] = defined
         out[f"{name}_ci"] = (

@@ -8,15 +8,18 @@
 | `accuracy`    | correct (accuracy, includes, mcq_match)                    | fraction | higher |
 | `includes`    | correct (includes)                                         | fraction | higher |
 | `macro_f1`    | pred, gold (accuracy, includes)                            | fraction | higher |
-| `rouge_l`     | rouge_l (rouge_l): the mean                                | fraction | higher |
+| `rouge_l`     | rouge_l (rouge_l, coco_rouge_l): the mean                  | fraction | higher |
 | `mean_wer`, `mean_cer` | wer, cer (asr_wer, asr_cer under `profile: ultraeval`): the mean of per-sample rates | fraction | lower |
+| `bleu_1`…`bleu_4` | bleu_testlen, bleu_reflen, bleu_guess, bleu_correct (coco_bleu): pycocoevalcap's Bleu_n of the sums | fraction | higher |
 | `cider_d`     | candidate_tokens, reference_tokens (cider_d, spice)²       | score    | higher |
 | `meteor`      | meteor_stats (meteor): the jar's METEOR of the sums        | fraction | higher |
 | `spice`       | spice (spice): the mean of defined F                       | fraction | higher |
 | `spider`      | spice, candidate_tokens, reference_tokens (spice)²         | score    | higher |
 | `mean:<key>`  | <key> (any scorer): the mean of defined values             | score¹   | higher |
 
-¹ "mos" when the key contains "mos". ² A metric of the whole set (`of_counts`): CIDEr-D's
+¹ "mos" when the key contains "mos"; a scorer may declare another (`Scorer.metric_units`,
+e.g. `percent` for a per-sample rate it stores × 100).
+² A metric of the whole set (`of_counts`): CIDEr-D's
 document frequencies come from the evaluated set's references, so each bootstrap resample
 recomputes them from its own draws (`metrics/cider_d.py`); SPIDEr = (CIDEr-D + SPICE) / 2.
 WER is total edits over total reference words, not
@@ -37,6 +40,7 @@ import numpy as np
 from audioeval.core.registry import Registry
 from audioeval.metrics.bootstrap import percentile_ci, resampled_statistic, resampled_sums
 from audioeval.metrics.cider_d import cider_d_of_counts, spider_of_counts
+from audioeval.metrics.coco_bleu import coco_bleu_table
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.macro_f1 import macro_f1_table
 from audioeval.metrics.meteor_sums import meteor_table
@@ -134,6 +138,10 @@ METRICS: Registry[CorpusMetric] = Registry(
             CorpusMetric("mean_wer", False, "fraction", partial(defined_mean, key="wer", metric="mean_wer")),
             CorpusMetric("mean_cer", False, "fraction", partial(defined_mean, key="cer", metric="mean_cer")),
             # Audio captioning (COCO caption metrics): docs/benchmarks.md, "Caption metrics"
+            *(
+                CorpusMetric(f"bleu_{k}", True, "fraction", partial(coco_bleu_table, order=k))
+                for k in range(1, 5)
+            ),
             whole_set_metric("cider_d", True, "score", cider_d_of_counts),
             CorpusMetric("meteor", True, "fraction", meteor_table),
             CorpusMetric("spice", True, "fraction", partial(defined_mean, key="spice", metric="spice")),
@@ -156,10 +164,13 @@ def mean_metric(key: str, *, higher_is_better: bool = True, unit: str | None = N
     )
 
 
-def get_metric(name: str, *, where: str = "", field: str = "metrics") -> CorpusMetric:
-    """The registered metric, or `mean:<key>`; unknown names raise InputError with suggestions."""
+def get_metric(name: str, *, where: str = "", field: str = "metrics", unit: str | None = None) -> CorpusMetric:
+    """The registered metric, or `mean:<key>` (in `unit` when given: a scorer's
+    `metric_units`); unknown names raise InputError with suggestions."""
     if isinstance(name, str) and name.startswith(MEAN_PREFIX) and len(name) > len(MEAN_PREFIX):
-        return mean_metric(name[len(MEAN_PREFIX) :])
+        if unit is not None and unit not in UNITS:
+            raise ValueError(f"metric {name!r}: unit {unit!r} is not one of {UNITS}")
+        return mean_metric(name[len(MEAN_PREFIX) :], unit=unit)
     return METRICS.get(name, where=where, field=field)
 
 

@@ -38,6 +38,8 @@ from audioeval.core.record import SampleRecord
 from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.metrics import binary_judge
 from audioeval.metrics.binary_judge import ECE_BINS
+from audioeval.scoring.judged import is_judged
+from audioeval.scoring.scorer_hooks import Scorer
 
 SMALL_EXPECTED = 5.0  # below this expected count per cell, χ² is only a rough approximation
 
@@ -258,9 +260,10 @@ def stored_reliability(
     return reliability([item for detail in stored if detail is not None for item in items_of(detail)])
 
 
-def judges_of(scorers: Iterable[Any]) -> list[ReliabilitySource]:
-    """The scorers that read their stored judge answers into judged items."""
-    return [s for s in scorers if callable(getattr(s, "reliability_items", None))]
+def judges_of(scorers: Iterable[Scorer]) -> list[ReliabilitySource]:
+    """The judged scorers that read their stored judge answers into judged items
+    (`JudgedScorer.reports_reliability`)."""
+    return [s for s in scorers if is_judged(s) and s.reports_reliability]
 
 
 def records_reliability(

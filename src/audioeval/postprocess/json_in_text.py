@@ -22,14 +22,62 @@ def fenced_blocks(text: str) -> list[str]:
     return [m.group(1) for m in _FENCE_RE.finditer(text)]
 
 
+MAX_JSON_DEPTH = 64
+"""The deepest nesting of brackets a value read from a model's answer may hold: no answer we
+read nests deeper, and trying to decode from every bracket of a deeper one (20,000 brackets)
+would make the scans below quadratic. A value nested deeper is passed over, unread."""
+
+
+def too_deep_openers(text: str, limit: int = MAX_JSON_DEPTH) -> set[int]:
+    """The positions of the brackets (outside double-quoted strings) whose value nests deeper
+    than `limit`, closed or not: one linear pass, so a scan skips them instead of decoding."""
+    if text.count("{") + text.count("[") <= limit:  # no value can nest deeper than its brackets
+        return set()
+    open_: list[tuple[int, int, int]] = []  # open brackets: (position, depth, deepest inside)
+    deep: set[int] = set()
+    in_string = escaped = False
+    for i, c in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in _OPENERS:
+            depth = len(open_) + 1
+            open_.append((i, depth, depth))
+        elif c in "}]" and open_:
+            pos, depth, inner = open_.pop()
+            if inner - depth + 1 > limit:
+                deep.add(pos)
+            if open_:
+                p2, d2, m2 = open_[-1]
+                open_[-1] = (p2, d2, max(m2, inner))
+    # brackets never closed: their value runs to the end, as deep as the deepest bracket after
+    deepest = 0
+    for pos, depth, inner in reversed(open_):
+        deepest = max(deepest, inner)
+        if deepest - depth + 1 > limit:
+            deep.add(pos)
+    return deep
+
+
 def json_values(text: str, opener: str = "{", *, nested: bool = True) -> Iterator[Any]:
     """Every JSON value that decodes from an `opener` character ('{' or '['), in text order.
 
     With `nested`, the scan goes on inside a decoded value (its inner objects come too);
-    without, it goes on after the value's end (top-level values only).
+    without, it goes on after the value's end (top-level values only). A value nested
+    deeper than MAX_JSON_DEPTH is passed over (the scan stays linear).
     """
+    deep = too_deep_openers(text)
     i = text.find(opener)
     while i != -1:
+        if i in deep:
+            i = text.find(opener, i + 1)
+            continue
         try:
             value, end = _DECODER.raw_decode(text, i)
         except (ValueError, RecursionError):
@@ -210,10 +258,12 @@ def _ordered(repairs: set[str]) -> tuple[str, ...]:
 
 def _values_in_order(text: str) -> Iterator[tuple[Any, tuple[str, ...]]]:
     """Each top-level object or list of `text` in order: as written, else repaired (a value
-    that cannot be either is passed over, and the scan goes on at its next '{' or '[')."""
+    that cannot be either is passed over, and the scan goes on at its next '{' or '['); so is
+    a value nested deeper than MAX_JSON_DEPTH."""
+    deep = too_deep_openers(text)
     pos = repairs_tried = 0
     for i, c in enumerate(text):
-        if c not in _OPENERS or i < pos:
+        if c not in _OPENERS or i < pos or i in deep:
             continue
         try:
             value, pos = _DECODER.raw_decode(text, i)

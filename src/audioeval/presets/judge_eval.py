@@ -4,11 +4,13 @@ the run engine.
 The bench rows (`benchmarks/anyaudio_bench/loading.py`: AnyAudio-Judge-Bench as JSONL, a
 saved dataset, parquet or a hub name) are the samples of an `audio_instruct` benchmark; the
 model is the `echo` baseline (each row's own audio is the audio judged); the scorer is
-`rubric_items` on the run's judge: each rubric item gets a P(yes), a row's score is their
-mean. Rows with an empty rubric are left out of the run and counted as unscored. With
+`anyaudio_items` on the run's judge (`rubric_items` as AnyAudio-Judge's code reads its
+generate-mode answers, `benchmarks/anyaudio_bench/items_scorer.py`): each rubric item gets
+a P(yes), a row's score is their mean. Rows with an empty rubric are left out of the run
+and counted as unscored. With
 `--tune-on DEV`, the dev rows are a second benchmark of the same run and the threshold is the
 one that maximises accuracy on them. The engine records every row (resume, cache, rescore)
-and exports `summary.json` and `per_row.jsonl` (`benchmarks/anyaudio_bench/export.py`).
+and exports `judge_eval_summary.json` and `per_row.jsonl` (`benchmarks/anyaudio_bench/export.py`).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ class JudgeEvalConfig:
     judge: JudgeSettings
     output_dir: Path
     config: str | None = None  # en | zh of a hub name or a folder with one per configuration
-    threshold: float | None = None  # --threshold (default 0.5)
+    threshold: float | None = None  # --threshold (default by mode: 0.8 all_at_once, 0.5 per_item)
     tune_on: str | None = None  # a dev split the threshold is tuned on
     mode: Literal["per_item", "all_at_once"] = "per_item"
     samples: int = 5  # sampled answers per item when the judge sends no logprobs
@@ -54,6 +56,7 @@ class JudgeEvalConfig:
     probe: bool = True
     data_root: Path | None = None
     cache_path: Path | None = None  # the judge response cache (default: in the output folder)
+    prompt: Path | None = None  # a prompt template file for `rubric_items` (`--judge-prompt`)
 
 
 @dataclass
@@ -69,7 +72,7 @@ def _spec(name: str, location: str, scorer: dict[str, Any], exports: bool) -> Be
         task="audio_instruct",
         source=SourceSpec(type="jsonl", path=location),
         taxonomy=["subset", "type"],
-        scorers=[{"rubric_items": scorer}],
+        scorers=[{"anyaudio_items": scorer}],
         metrics=["mean:rubric_score"],
         exports="judge_eval" if exports else None,
     )
@@ -99,6 +102,7 @@ async def run_judge_eval_async(cfg: JudgeEvalConfig) -> JudgeEvalRun:
         "threshold_source": "default" if cfg.threshold is None else "--threshold",
         "dev_records": None,
         "dev_ids": None,
+        "mode": cfg.mode,
     }
     if cfg.tune_on is not None:
         dev_loaded = load_bench(cfg.tune_on, config=cfg.config, data_root_dir=cfg.data_root)
@@ -113,6 +117,7 @@ async def run_judge_eval_async(cfg: JudgeEvalConfig) -> JudgeEvalRun:
             dev_ids=str((records.parent / IDS_FILE).relative_to(cfg.output_dir)),
         )
     info["unscored_rows"] = [r._asdict() for r in unscored]
+    info["skipped_rows"] = [e.as_record() for e in skipped]  # judge_eval_summary.json's `skipped`
     request = EvalRequest(
         benchmarks=[],
         specs=specs,
@@ -124,6 +129,7 @@ async def run_judge_eval_async(cfg: JudgeEvalConfig) -> JudgeEvalRun:
         use_cache=cfg.use_cache,
         cache_path=cfg.cache_path,
         judge=cfg.judge,
+        judge_prompt=cfg.prompt,
         probe=cfg.probe,
         sample_sets=sets,
         exports_dir=cfg.output_dir,

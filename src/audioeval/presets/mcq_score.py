@@ -7,7 +7,7 @@ official match and the robust reading, and with `--rubrics` the MMAR-Rubrics jud
 on the run's judge (`JudgeSettings` / `RunJudge`: client, endpoint pool, response cache).
 The engine records every item in `<out>/<benchmark>/predictions/records.jsonl`; a rerun
 keeps the records of items whose contents (answer, reasoning, rubric, …) are unchanged and
-scores the others again (their new records supersede the old). `summary.json`,
+scores the others again (their new records supersede the old). `mcq_summary.json`,
 `per_item.jsonl`, `disagreements.jsonl` and `rubrics/results.jsonl` are exports of the
 records (`benchmarks/mcq/export.py`, named by the spec's `exports:`), written by the engine
 after the run and by `audioeval rescore OUT` alone.
@@ -47,13 +47,15 @@ class RubricSettings:
     votes: int = 5
     max_attempts: int = 20
     meta: Path | None = None
+    prompt: Path | None = None  # a prompt template file in place of ours (`--judge-prompt`)
 
     def info(self) -> dict[str, Any]:
-        """The settings part of `summary.json`'s `rubrics`."""
+        """The settings part of `mcq_summary.json`'s `rubrics`."""
         return {
             "benchmark": "mmar-rubrics",
             "judge_model": self.judge.model,
-            "prompt_version": PROMPT_VERSION,
+            "prompt_version": PROMPT_VERSION if self.prompt is None else None,
+            **({} if self.prompt is None else {"prompt_file": str(self.prompt)}),
             "votes": self.votes,
             "max_attempts": self.max_attempts,
             "item_score": f"{REDUCER.replace('_', ' ')} (drop max and min)",
@@ -112,6 +114,7 @@ def _request(cfg: McqScoreConfig, file: McqFile, plan: RubricPlan | None) -> Eva
         use_cache=cfg.use_cache,
         cache_path=cfg.cache_path,
         judge=cfg.rubrics.judge if cfg.rubrics else None,
+        judge_prompt=cfg.rubrics.prompt if cfg.rubrics else None,
         probe=cfg.probe,
         sample_sets={cfg.bench.name: samples},
         rescore_changed_samples=True,

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.rubric_items.decompose_export import RUN_INFO_KEY, DecomposeResult
-from audioeval.benchmarks.rubric_items.decompose_prompts import AUTO, PROMPT_VERSION
+from audioeval.benchmarks.rubric_items.decompose_prompts import PROMPT_VERSION
 from audioeval.benchmarks.rubric_items.decompose_source import (
     BENCHMARK,
     Caption,
@@ -45,14 +45,18 @@ class DecomposeConfig:
     captions: Path
     output: Path
     llm: JudgeSettings
-    domain: str = AUTO
-    max_items: int = 30
+    domain: str = "mix"  # the official default
+    max_items: int | None = None  # ours: a cap (the official has none)
     max_attempts: int = 3
+    dedupe: bool = False  # ours: drop repeated questions (the official does not)
+    temperature: float | None = None  # decomposition; None: the official greedy decoding
+    max_tokens: int | None = None  # decomposition; None: the official per-domain budget
     run_dir: Path | None = None
     use_cache: bool = True
     progress: bool = True
     probe: bool = True
     cache_path: Path | None = None  # the LLM response cache (default: in the run directory)
+    prompt: Path | None = None  # a prompt template file for both steps (`--judge-prompt`)
 
     @property
     def folder(self) -> Path:
@@ -60,7 +64,14 @@ class DecomposeConfig:
         return self.run_dir or self.output.parent / f"{self.output.name}.run"
 
     def scorer_args(self) -> dict[str, Any]:
-        return {"domain": self.domain, "max_items": self.max_items, "max_attempts": self.max_attempts}
+        return {
+            "domain": self.domain,
+            "max_items": self.max_items,
+            "max_attempts": self.max_attempts,
+            "dedupe": self.dedupe,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
 
     def info(self) -> dict[str, Any]:
         """The settings part of the summary (the exporter's `run_info`)."""
@@ -69,10 +80,9 @@ class DecomposeConfig:
             "captions_sha256": file_sha256(self.captions),
             "output": str(self.output.expanduser().resolve()),
             "llm_model": self.llm.model,
-            "prompt_version": PROMPT_VERSION,
+            "prompt_version": PROMPT_VERSION if self.prompt is None else None,
+            **({} if self.prompt is None else {"prompt_file": str(self.prompt)}),
             **self.scorer_args(),
-            "temperature": self.llm.temperature,
-            "max_tokens": self.llm.max_tokens,
             "seed": self.llm.seed,
         }
 
@@ -88,6 +98,7 @@ def _request(cfg: DecomposeConfig, samples: SampleSet) -> EvalRequest:
         use_cache=cfg.use_cache,
         cache_path=cfg.cache_path,
         judge=cfg.llm,
+        judge_prompt=cfg.prompt,
         probe=cfg.probe,
         sample_sets={BENCHMARK: samples},
         rescore_changed_samples=True,

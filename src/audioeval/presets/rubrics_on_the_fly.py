@@ -21,9 +21,8 @@ from audioeval.benchmarks.rubric_items.decompose_export import DecomposeResult
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec, DecomposeSpec
 from audioeval.core.sample import Sample
-from audioeval.engine.evaluate import EvalRequest
+from audioeval.engine.evaluate import EvalRequest, default_output_dir
 from audioeval.engine.run_judge import JudgeSettings, split_urls
-from audioeval.engine.run_layout import default_run_dir
 from audioeval.presets.rubric_decompose import DecomposeConfig, decompose_async
 from audioeval.store.atomic import write_jsonl_atomic
 from audioeval.store.jsonl import read_jsonl
@@ -44,8 +43,6 @@ def _llm(spec: DecomposeSpec) -> JudgeSettings:
         urls=split_urls(spec.llm),
         model=spec.llm_model,
         api_key_env=spec.api_key_env,
-        temperature=spec.temperature,
-        max_tokens=spec.max_tokens,
         role="LLM",
     )
 
@@ -68,6 +65,8 @@ async def _decomposed(
         domain=decompose.domain,
         max_items=decompose.max_items,
         max_attempts=decompose.max_attempts,
+        temperature=decompose.temperature,
+        max_tokens=decompose.max_tokens,
         run_dir=folder / RUN_FOLDER,
         use_cache=req.use_cache,
         cache_path=req.cache_path,
@@ -87,7 +86,7 @@ async def _decomposed(
 async def with_rubrics_async(req: EvalRequest) -> tuple[EvalRequest, list[DecomposeResult]]:
     """The request with the samples of every benchmark with `source.decompose` loaded and
     given their rubrics (`sample_sets`), and the decompositions made; unchanged otherwise."""
-    run_dir = req.output_dir or default_run_dir(req.benchmarks, [m.name for m in req.models])
+    run_dir = req.output_dir or default_output_dir(req)
     sets = dict(req.sample_sets)
     results = []
     for ref in req.benchmarks:

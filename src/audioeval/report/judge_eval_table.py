@@ -1,6 +1,7 @@
 """The `audioeval judge-eval` summary as rich tables.
 
-First the paper's view (accuracy per subset in columns, then the average over subsets), then
+First the paper's view (accuracy per subset in columns, then our macro average over subsets,
+which the official script does not compute: its overall accuracy is pooled over rows), then
 one row per subset with n, accuracy, balanced accuracy and AUROC with their 95 % CIs, the
 pooled overall and the macro average, accuracy per row type, and a last line with the
 unscored and failed counts, the threshold and where it came from, and the ECE. Subset and
@@ -37,13 +38,13 @@ def _auroc(group: dict[str, Any]) -> str:
 
 
 def paper_table(summary: dict[str, Any], title: str = "AnyAudio-Judge Bench") -> Table:
-    """Accuracy (%) per subset in columns, then the average over subsets, as the paper
-    reports it."""
+    """Accuracy (%) per subset in columns, then the macro average over subsets (ours; the
+    official overall is pooled, shown in the subset table)."""
     table = Table(title=console_cell(f"{title}: accuracy %"), title_justify="left")
     subsets = summary["subsets"]
     for name in subsets:
         table.add_column(console_cell(name), justify="right")
-    table.add_column("avg", justify="right", style="bold")
+    table.add_column("macro avg", justify="right", style="bold")
     cells = [NONE if g["accuracy"] is None else f"{g['accuracy']:.2f}" for g in subsets.values()]
     macro = summary["overall"].get("accuracy_macro")
     table.add_row(*cells, NONE if macro is None else f"{macro:.2f}")

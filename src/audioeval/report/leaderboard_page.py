@@ -26,8 +26,10 @@ from audioeval.report.leaderboard_table import (
     board_notes,
     board_rows,
     column_headers,
+    rank_text,
 )
 from audioeval.report.plots import bars_with_ci
+from audioeval.report.portable import model_label
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 
 JSON_FILE = "leaderboard.json"
@@ -61,7 +63,7 @@ def adjacent_rows(board: Mapping[str, Any]) -> list[list[str]]:
             note = "; ".join(x for x in (f"no CI: {row['score_ci_reason']}", note) if x)
         out.append(
             [
-                str(row["rank"]),
+                rank_text(row),
                 row["model"],
                 _number(row.get("score")),
                 f"[{ci[0]:.1f}, {ci[1]:.1f}]" if ci else "–",
@@ -139,7 +141,7 @@ def board_section(board: Mapping[str, Any], anchor: str) -> Section:
         figures.append(
             bars_with_ci(
                 f"{board['title']}: board score (95 % CI)",
-                [str(r["model"]) for r in scored],
+                [model_label(str(r["model"])) for r in scored],
                 [float(r["score"]) for r in scored],
                 [tuple(r["score_ci"]) if r.get("score_ci") else None for r in scored],
             )

@@ -1,4 +1,4 @@
-"""Leaderboards (`analysis/leaderboard.py` boards) as terminal tables and as Markdown
+"""Leaderboards (`engine/leaderboard.py` boards) as terminal tables and as Markdown
 (`leaderboard.md`): one table per board, never one across task families.
 
 A column shows the raw value on the metric's display scale (fractions and SIM as %, MOS 0–5,
@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from audioeval.report.escaping import console_cell, escape_markdown_cell, one_line
+from audioeval.report.units import show_value
 
 NEGATIVE_MARK = "⚠"
 NEGATIVE_NOTE = (
@@ -58,11 +59,13 @@ def _arrow(column: Mapping[str, Any]) -> str:
     return "↑" if column["direction"] == "higher" else "↓"
 
 
-def _number(value: float | None, column: Mapping[str, Any], digits: int = 2) -> str:
-    if value is None:
-        return "–"
-    scale = 100.0 if column["transform"] == "percent" else 1.0
-    return f"{value * scale:.{digits}f}"
+def _number(value: float | None, column: Mapping[str, Any], digits: int = 2, *, sign: bool = True) -> str:
+    """A column's value in its unit (`report/units.py`): a fraction as `2.47 %`, a metric in
+    percent (its `unit`, shown as it is) as `71.43 %`."""
+    unit = "fraction" if column["transform"] == "percent" else None
+    if column["transform"] == "as_is" and column.get("unit") == "percent":
+        unit = "percent"
+    return show_value(value, unit, digits, sign=sign)
 
 
 def column_headers(item: Item) -> list[str]:
@@ -99,7 +102,7 @@ def _cell_text(item: Item, row: Mapping[str, Any], failed_here: set[str], sep: s
     more = ""
     ci = cell.get("ci")
     if cell["value"] is not None and ci and ci[0] is not None:
-        more += f"[{_number(ci[0], what, 1)}, {_number(ci[1], what, 1)}]"
+        more += f"[{_number(ci[0], what, 1, sign=False)}, {_number(ci[1], what, 1, sign=False)}]"
     if what["key"] in failed_here:
         more += _failed_note(row["pairs"].get(what["benchmark"]))
     if not more:
@@ -132,6 +135,11 @@ def _average(row: Mapping[str, Any]) -> str:
     return f"{text} ({row['averaged_over']}/{row['entries']})" if partial else text
 
 
+def rank_text(row: Mapping[str, Any]) -> str:
+    """A row's rank as shown: `–` for an unranked (incomplete) row."""
+    return "–" if row.get("rank") is None else str(row["rank"])
+
+
 def board_rows(board: Mapping[str, Any], sep: str = " ") -> list[tuple[str, str, list[str], str]]:
     """(rank, model, cells, average) of every row, as text."""
     first = _first_columns(board)
@@ -139,7 +147,7 @@ def board_rows(board: Mapping[str, Any], sep: str = " ") -> list[tuple[str, str,
     items = board_layout(board)
     return [
         (
-            str(row["rank"]),
+            rank_text(row),
             _model_text(row, first),
             [_cell_text(item, row, failed_here, sep) for item in items],
             _average(row) if board["average"] else "",
@@ -157,7 +165,13 @@ def board_notes(board: Mapping[str, Any], quote: Callable[[str], str] = str) -> 
     if not board["average"] and board["rank_by"]:
         notes.append(f"Ranked by {', then '.join(map(quote, board['rank_by']))}.")
     for row in board["rows"]:
-        if row["missing"]:
+        if row.get("rank") is None and row.get("ranked") is False:
+            notes.append(
+                f"{quote(row['model'])} lacks {', '.join(map(quote, row['missing']))}: listed below the"
+                " complete rows, unranked (--mean-of-available ranks it by the mean of its available"
+                " columns, UltraEval-Audio's convention)."
+            )
+        elif row["missing"]:
             notes.append(f"{quote(row['model'])} lacks {', '.join(map(quote, row['missing']))}.")
     if board["not_applicable"]:
         notes.append(f"No model has a value for: {', '.join(map(quote, board['not_applicable']))}.")

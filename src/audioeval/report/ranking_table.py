@@ -23,6 +23,7 @@ from audioeval.report.html_page import Section, render_page
 from audioeval.report.html_page import Table as PageTable
 from audioeval.report.plots import heatmap
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
+from audioeval.store.csv_cells import neutralise_cell
 
 ROBUSTNESS_FILE = "robustness.json"
 SPEARMAN_FILE = "spearman.json"
@@ -108,7 +109,8 @@ def rank_page(robustness: Mapping[str, Any], spearman_svg: str) -> str:
             "Spearman correlation",
             "spearman",
             [
-                "ρ between every two columns, the models as observations (spearman.json: how many each is over)."
+                "ρ between every two columns, the models as observations; each cell shows n, how many"
+                f" models it is over (spearman.json `n`), and is greyed below {SPEARMAN_MIN_MODELS}."
             ],
             figures=[spearman_svg],
         ),
@@ -118,9 +120,15 @@ def rank_page(robustness: Mapping[str, Any], spearman_svg: str) -> str:
     return render_page("audioeval rank", subtitle, sections, {"pairs": []})
 
 
+SPEARMAN_MIN_MODELS = 5
+"""Below this many models a Spearman cell is greyed: ρ over so few ranks says little."""
+
+
 def heatmap_svg(spearman: Mapping[str, Any]) -> str:
-    """The Spearman matrix as an SVG heatmap (−1 … 1)."""
+    """The Spearman matrix as an SVG heatmap (−1 … 1); each cell shows its n (how many models
+    the ρ is over) and is greyed below `SPEARMAN_MIN_MODELS`."""
     cols = [str(c) for c in spearman["columns"]]
+    counts = spearman.get("n") or [[SPEARMAN_MIN_MODELS] * len(cols) for _ in cols]
     return heatmap(
         "Spearman correlation between benchmarks (models as observations)",
         cols,
@@ -130,19 +138,22 @@ def heatmap_svg(spearman: Mapping[str, Any]) -> str:
         cmap="RdBu_r",
         limits=(-1.0, 1.0),
         label="Spearman's ρ",
+        notes=[[f"n={n}" for n in row] for row in counts],
+        grey=[[n < SPEARMAN_MIN_MODELS for n in row] for row in counts],
     )
 
 
 def scores_csv(table: ScoreTable) -> str:
-    """The table as a scores CSV that `audioeval rank --table` reads back (empty = missing)."""
+    """The table as a scores CSV that `audioeval rank --table` reads back (empty = missing);
+    names that a spreadsheet would read as a formula are quoted (`store/csv_cells.py`)."""
     import csv
     import math
 
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["model", *(c.name for c in table.columns)])
+    writer.writerow(["model", *(neutralise_cell(c.name) for c in table.columns)])
     for model, row in zip(table.models, table.values.tolist(), strict=True):
-        writer.writerow([model, *("" if math.isnan(v) else repr(v) for v in row)])
+        writer.writerow([neutralise_cell(model), *("" if math.isnan(v) else repr(v) for v in row)])
     return buf.getvalue()
 
 

@@ -7,8 +7,8 @@ judge answer, the failure). The page shows the settings; the run's boards by tas
 (`summary.json`); a table and a bar chart with CI whiskers of every metric; for benchmarks broken down by modality and complexity (MMAE) a
 heatmap of the headline per cell; the reliability of each judge; the failures; each pair's signature; and a sample
 browser (search, filter by failure or score) with players for the input, output and
-reference clips. Clips are linked by relative path, so the page and the run directory move
-together.
+reference clips. Clips are copied into the report folder (`report/clips.py`) and no path of the
+machine is written (`report/portable.py`), so the folder can be copied or served.
 """
 
 from __future__ import annotations
@@ -16,19 +16,23 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audioeval.core.errors import RunConfigError
+from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.redact import redact
+from audioeval.metrics.corpus import get_metric
+from audioeval.metrics.pair_summary import is_failed_output
 from audioeval.report.html_page import Section, Table, render_page
 from audioeval.report.leaderboard_page import board_table
 from audioeval.report.plots import bars_with_ci, heatmap, short_label
+from audioeval.report.portable import machine_prefixes, scrub
 from audioeval.report.reliability_table import HEADERS, RIGHT_ALIGNED, reliability_rows, reliability_title
+from audioeval.report.sample_chunks import CHUNK_DIR, write_samples
+from audioeval.report.units import axis_limits, show_span, show_value, shown, unit_label
 from audioeval.store.atomic import write_text_atomic
 from audioeval.store.json_file import read_json_object
 from audioeval.store.records import read_records
@@ -38,7 +42,6 @@ SUMMARY_FILE = "summary.json"
 SIGNATURE_FILE = "signature.json"
 RECORDS_FILE = "records.jsonl"
 REPORT_DIR = "report"
-MAX_SAMPLES = 5000  # per pair, in the page (the browser draws at most 300 at a time)
 MAX_FAILURES = 200
 HEATMAP_KEYS = ("modality", "complexity")
 
@@ -85,7 +88,7 @@ def _ci(ci: Any) -> tuple[float, float] | None:
 
 
 def settings_section(run_dir: Path, run: dict[str, Any]) -> Section:
-    rows: list[list[Any]] = [["run directory", str(run_dir)]]
+    rows: list[list[Any]] = [["run directory", run_dir.name]]
     rows.append(["audioeval", run.get("audioeval", "")])
     for b in run.get("benchmarks") or []:
         spec = b.get("spec") or {}
@@ -136,7 +139,8 @@ def signatures_section(pairs: list[Pair]) -> Section | None:
     if not rows:
         return None
     note = "A rerun with any other value here is refused, naming the field (docs/reliability.md)."
-    return Section("Signatures", "signatures", [note], [Table(["pair", "signature", "part", "value"], rows)])
+    table = Table(["pair", "signature", "part", "value"], rows, nowrap=("signature",))
+    return Section("Signatures", "signatures", [note], [table])
 
 
 def metrics_section(pairs: list[Pair]) -> Section:
@@ -152,8 +156,8 @@ def metrics_section(pairs: list[Pair]) -> Section:
                     p.benchmark,
                     p.model,
                     name + (" (headline)" if name == s.get("headline") else ""),
-                    _num(m.get("value")),
-                    "–" if ci is None else f"{_num(ci[0])} – {_num(ci[1])}",
+                    show_value(m.get("value"), m.get("unit")),
+                    show_span(ci, m.get("unit")),
                     "higher" if m.get("higher_is_better", True) else "lower",
                     _num(s.get("n")),
                     _num(s.get("scored")),
@@ -168,21 +172,33 @@ def metrics_section(pairs: list[Pair]) -> Section:
             (m, v) for m, v in points if isinstance(v, dict) and isinstance(v.get("value"), int | float)
         ]
         if points:
+            unit = points[0][1].get("unit")
+            label = unit_label(unit)
             figures.append(
                 bars_with_ci(
-                    f"{short_label(bench)}: {headline} (95 % CI)",
+                    f"{short_label(bench)}: {headline}{f' ({label})' if label else ''}, 95 % CI",
                     [short_label(m) for m, _ in points],
-                    [float(v["value"]) for _, v in points],
-                    [_ci(v.get("ci")) for _, v in points],
+                    [float(v["value"]) * (100.0 if unit == "fraction" else 1.0) for _, v in points],
+                    [_scaled(_ci(v.get("ci")), unit) for _, v in points],
+                    limits=axis_limits(unit),
                 )
             )
     headers = ["benchmark", "model", "metric", "value", "95 % CI", "better", "samples", "scored", "failed"]
-    return Section("Metrics", "metrics", tables=[Table(headers, rows)], figures=figures)
+    note = "Values in each metric's unit: fractions (WER, CER, accuracy) as %, the CI on the same scale."
+    right = ("value", "95 % CI")
+    return Section("Metrics", "metrics", [note], [Table(headers, rows, right_aligned=right)], figures)
 
 
-def boards_section(summary: dict[str, Any]) -> Section | None:
+def _scaled(ci: tuple[float, float] | None, unit: Any) -> tuple[float, float] | None:
+    factor = 100.0 if unit == "fraction" else 1.0
+    return None if ci is None else (ci[0] * factor, ci[1] * factor)
+
+
+def boards_section(summary: dict[str, Any], prefixes: list[str] | None = None) -> Section | None:
     """The run's boards by task family (and the user's), as `summary.json` has them, in the
-    cells of `leaderboard.md` (`report/leaderboard_page.board_table`)."""
+    cells of `leaderboard.md` (`report/leaderboard_page.board_table`); a model named by a path
+    is drawn with the machine's folders hidden (`prefixes`: a chart's text is not scrubbed
+    after it is drawn)."""
     boards = [b for b in (summary.get("boards") or {}).values() if isinstance(b, dict) and b.get("rows")]
     if not boards:
         return None
@@ -193,9 +209,10 @@ def boards_section(summary: dict[str, Any]) -> Section | None:
             figures.append(
                 bars_with_ci(
                     f"{board.get('title') or board.get('name')}: average",
-                    [short_label(str(r.get("model"))) for r in scored],
+                    [short_label(scrub(str(r.get("model")), prefixes or [])) for r in scored],
                     [float(r["average"]) for r in scored],
                     [None] * len(scored),
+                    limits=(0.0, 100.0),
                 )
             )
     note = "Boards by task family: numbers of different families are never averaged together."
@@ -214,45 +231,89 @@ def breakdowns_section(pairs: list[Pair]) -> Section | None:
                 block = (metrics or {}).get(headline) if isinstance(metrics, dict) else None
                 if not isinstance(block, dict):
                     continue
-                ci = _ci(block.get("ci"))
-                span = "–" if ci is None else f"{_num(ci[0])} – {_num(ci[1])}"
-                rows.append([group, _num(block.get("value")), span, _num(block.get("n"))])
+                unit = block.get("unit") or ((p.summary.get("metrics") or {}).get(headline or "") or {}).get(
+                    "unit"
+                )
+                rows.append(
+                    [
+                        group,
+                        show_value(block.get("value"), unit),
+                        show_span(block.get("ci"), unit),
+                        _num(block.get("n")),
+                    ]
+                )
             if rows:
+                caption = f"{p.name}: {headline} by {key}"
                 tables.append(
-                    Table([key, headline or "", "95 % CI", "n"], rows, f"{p.name}: {headline} by {key}")
+                    Table(
+                        [key, headline or "", "95 % CI", "n"],
+                        rows,
+                        caption,
+                        right_aligned=(headline or "", "95 % CI"),
+                    )
                 )
     return Section("Breakdowns", "breakdowns", tables=tables) if tables else None
 
 
-def _value_key(headline: str | None) -> str | None:
-    return headline.split(":", 1)[1] if headline and headline.startswith("mean:") else headline
+def _cell_stats(rec: SampleRecord, counted: bool) -> dict[str, Any] | None:
+    """The statistics a sample adds to its pair's metrics (as `metrics/pair_summary.py` reads
+    them): a scored sample's, or a failed output's `failure_scores` when the pair counts them."""
+    if rec.ok and rec.scores:
+        scores = rec.scores.values()
+    elif counted and is_failed_output(rec) and rec.failure_scores:
+        scores = rec.failure_scores.values()
+    else:
+        return None
+    merged: dict[str, Any] = {}
+    for score in scores:
+        merged.update(score.stats)
+    return merged or None
 
 
 def heatmap_section(pairs: list[Pair]) -> Section | None:
-    """Mean headline value per (modality, complexity) cell, for pairs broken down by both."""
+    """The headline metric per (modality, complexity) cell, for pairs broken down by both:
+    computed by the headline's own metric from the cell's samples, in its unit (a percentage
+    on a 0–100 colour scale), so the cells read on the scale of the metrics table."""
     figures = []
     for p in pairs:
-        key = _value_key(p.summary.get("headline"))
-        cells: dict[tuple[str, str], list[float]] = defaultdict(list)
+        headline = p.summary.get("headline")
+        block = (p.summary.get("metrics") or {}).get(headline or "")
+        if not headline or not isinstance(block, dict):
+            continue
+        unit = block.get("unit")
+        counted = (p.summary.get("failed_outputs") or {}).get("in_headline") != "excluded"
+        cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         for rec in p.records:
             tax = rec.sample.taxonomy
-            if not all(k in tax for k in HEATMAP_KEYS) or not rec.scores:
-                continue
-            values = [
-                v
-                for s in rec.scores.values()
-                for k, v in s.values.items()
-                if k.lower() == (key or "").lower()
-            ]
-            if values and isinstance(values[0], int | float):
-                cells[(str(tax[HEATMAP_KEYS[0]]), str(tax[HEATMAP_KEYS[1]]))].append(float(values[0]))
-        if not cells:
+            stats = _cell_stats(rec, counted) if all(k in tax for k in HEATMAP_KEYS) else None
+            if stats is not None:
+                cells[(str(tax[HEATMAP_KEYS[0]]), str(tax[HEATMAP_KEYS[1]]))].append(stats)
+        try:
+            metric = get_metric(headline, unit=unit)
+            values = {cell: shown(metric.compute(members), unit) for cell, members in cells.items()}
+        except (InputError, KeyError, ValueError):
+            continue  # a metric of another set of statistics: no cell values to show
+        if not any(v is not None for v in values.values()):
             continue
         rows = sorted({r for r, _ in cells})
         cols = sorted({c for _, c in cells})
-        grid = [[sum(v) / len(v) if (v := cells.get((r, c))) else None for c in cols] for r in rows]
-        title = f"{short_label(p.name)}: mean per-sample {key} (0–1) by modality × complexity"
-        figures.append(heatmap(title, rows, cols, grid, fmt="{:.2f}"))
+        grid = [[values.get((r, c)) for c in cols] for r in rows]
+        notes = [[f"n={len(cells[(r, c)])}" if (r, c) in cells else "" for c in cols] for r in rows]
+        label = unit_label(unit)
+        title = f"{short_label(p.name)}: {headline}{f' ({label})' if label else ''} by modality × complexity"
+        figures.append(
+            heatmap(
+                title,
+                rows,
+                cols,
+                grid,
+                fmt="{:.1f}",
+                limits=axis_limits(unit),
+                label=label or None,
+                notes=notes,
+                wide=True,
+            )
+        )
     return Section("Modality × complexity", "heatmap", figures=figures) if figures else None
 
 
@@ -294,61 +355,6 @@ def failures_section(pairs: list[Pair]) -> Section | None:
     return Section("Failures", "failures", paragraphs=paragraphs, tables=[table])
 
 
-def _link(path: str | None, report_dir: Path, base: Path) -> str | None:
-    """The clip's path relative to the report folder (a relative stored path is taken from
-    the working directory, else from the run directory's parent)."""
-    if not path:
-        return None
-    p = Path(path)
-    if not p.is_absolute():
-        p = base / p if (base / p).exists() else report_dir.parent.parent / p
-    return Path(os.path.relpath(p.resolve(), report_dir.resolve())).as_posix()
-
-
-def _sample_row(rec: SampleRecord, report_dir: Path, base: Path) -> dict[str, Any]:
-    audio = []
-    for name, ref in rec.sample.audio.items():
-        link = _link(ref.path, report_dir, base)
-        if link:
-            audio.append([name if not ref.is_slice else f"{name} [{ref.start}:{ref.end}]", link])
-    out = rec.output
-    if out is not None and out.audio_path:
-        audio.append(["output", _link(out.audio_path, report_dir, base)])
-    scores = {name: s.values for name, s in (rec.scores or {}).items()}
-    answer = None if out is None else (out.text if out.error is None else redact(out.error))
-    processed = None if rec.processed is None else rec.processed.text
-    row = {
-        "id": rec.id,
-        "error": None if rec.error is None else f"{rec.failure or ''}: {redact(rec.error)}",
-        "score": ", ".join(
-            f"{k} {_num(v)}" for s in scores.values() for k, v in s.items() if isinstance(v, int | float)
-        ),
-        "answer": answer,
-        "processed": processed,
-        "prompt": rec.prompt,
-        "scores": scores or None,
-        "judge": rec.judge or {},
-        "audio": audio,
-    }
-    row["search"] = " ".join(str(x) for x in (rec.id, answer, processed, row["error"]) if x).lower()
-    return row
-
-
-def samples_data(pairs: list[Pair], report_dir: Path, base: Path) -> dict[str, Any]:
-    out = []
-    for p in pairs:
-        rows = [_sample_row(r, report_dir, base) for r in p.records[:MAX_SAMPLES]]
-        out.append(
-            {
-                "name": p.name,
-                "samples": rows,
-                "total": len(p.records),
-                "truncated": len(p.records) > MAX_SAMPLES,
-            }
-        )
-    return {"pairs": out}
-
-
 def write_run_report(run_dir: Path) -> Path:
     """Write `RUN_DIR/report/index.html`; its path. RunConfigError when the folder is not a
     run directory or holds no summarised pair."""
@@ -359,10 +365,14 @@ def write_run_report(run_dir: Path) -> Path:
     if not pairs:
         raise RunConfigError(f"{run_dir}: no benchmark × model folder with a summary.json yet; run it first")
     report_dir = run_dir / REPORT_DIR
+    wheres = [str(b.get("where") or "") for b in run.get("benchmarks") or []]
+    prefixes = machine_prefixes(run_dir, [*_named_paths(pairs), *wheres])
+    for p in pairs:  # a name holding a path (predictions:/…/file.json) is drawn in charts too
+        p.model = scrub(p.model, prefixes)
     summary_path = run_dir / SUMMARY_FILE
     summary = read_json_object(summary_path) if summary_path.is_file() else {}
     sections = [settings_section(run_dir, run)]
-    boards = boards_section(summary)
+    boards = boards_section(summary, prefixes)
     if boards is not None:
         sections.append(boards)
     sections.append(metrics_section(pairs))
@@ -379,11 +389,25 @@ def write_run_report(run_dir: Path) -> Path:
     benches = sorted({p.benchmark for p in pairs})
     models = sorted({p.model for p in pairs})
     subtitle = f"{len(benches)} benchmark(s) × {len(models)} model(s); from the run directory, no model or judge call"
-    page = render_page(
-        f"audioeval report: {run_dir.name}", subtitle, sections, samples_data(pairs, report_dir, Path.cwd())
-    )
-    path = report_dir / "index.html"
     report_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, page)
+    samples = write_samples(pairs, report_dir, Path.cwd())
+    page = render_page(f"audioeval report: {run_dir.name}", subtitle, sections, samples)
+    for chunk in (report_dir / CHUNK_DIR).glob("*.js"):
+        chunk.write_text(scrub(chunk.read_text(encoding="utf-8"), prefixes), encoding="utf-8")
+    path = report_dir / "index.html"
+    write_text_atomic(path, scrub(page, prefixes))
     path.chmod(0o644)  # a page others may open or serve
     return path
+
+
+def _named_paths(pairs: list[Pair]) -> list[str | None]:
+    """Every file path the run's records and model names hold (their folders are hidden)."""
+    out: list[str | None] = []
+    for p in pairs:
+        out.append(p.model.split(":", 1)[-1])
+        for rec in p.records:
+            out += [ref.path for ref in rec.sample.audio.values()]
+            out.append(rec.sample.source)
+            if rec.output is not None:
+                out.append(rec.output.audio_path)
+    return out

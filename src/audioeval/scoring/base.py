@@ -1,23 +1,25 @@
 """What a scorer receives (`Prediction`) and returns (`core/record.Score`), the `Scorer`
-protocol, and the registry of scorers.
+base class (its hooks and defaults: `scoring/scorer_hooks.py`), and the registry of scorers.
 
 A scorer looks at one sample and returns display values plus the sufficient statistics a
 corpus metric sums (edit counts, n-gram counts, a 0/1 correct flag); it never averages.
-The registry is lazy: a scorer module (and jiwer or sacrebleu) is imported when built.
+The registry holds factory objects; a heavy scorer module (jiwer, sacrebleu, a metric model)
+is imported when first built, through a `DeferredFactory` whose loader imports it.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from audioeval.core.record import Score
+from audioeval.core.errors import InputError
+from audioeval.core.record import Score as Score  # re-exported: what a scorer returns
 from audioeval.core.registry import Registry
-from audioeval.core.sample import Sample
 from audioeval.postprocess.spec_args import build, check_args
 from audioeval.postprocess.steps import PostprocessChain, SpecItem, build_normaliser
+from audioeval.scoring.judged import PROMPT_FILE, JudgedScorer, load_judge_prompt, takes_prompt_file
+from audioeval.scoring.scorer_hooks import Scorer
 
 UNPARSEABLE = "unparseable"
 
@@ -42,114 +44,125 @@ class Prediction:
         return self.text is None
 
 
-@runtime_checkable
-class Scorer(Protocol):
-    """Scores one prediction against one sample.
-
-    A scorer declares the corpus metrics its statistics feed: `metrics`, those a benchmark
-    gets by default when it lists the scorer, and `extra_metrics`, those it can ask for
-    (`accuracy` feeds `macro_f1`). See `declared_metrics`.
-    A scorer that keeps costly work in its score's detail may also offer `rescore`: see
-    `rescores_from_detail`.
-    """
-
-    name: str
-
-    def signature(self) -> dict[str, Any]:
-        """Every choice that moves this scorer's numbers (normaliser, tokenizer, versions)."""
-        ...
-
-    def score(self, prediction: Prediction, sample: Sample) -> Score: ...
-
-
 ScorerFactory = Callable[..., Scorer]
+"""A registered scorer: a `Scorer` subclass, or a function that returns a `Scorer` instance."""
 
 
-def declared_metrics(scorer: object) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+def declared_metrics(scorer: Scorer) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """(default metrics, every metric) a scorer's statistics feed; None when it declares none
-    (a scorer of a user's that predates declarations: every task metric stays)."""
-    default = getattr(scorer, "metrics", None)
-    if default is None:
+    (`Scorer.metrics` left None: every task metric stays)."""
+    if scorer.metrics is None:
         return None
-    return tuple(default), (*default, *getattr(scorer, "extra_metrics", ()))
+    return tuple(scorer.metrics), (*scorer.metrics, *scorer.extra_metrics)
 
 
-def rescores_from_detail(scorer: object) -> bool:
-    """Whether a scorer scores again from the detail of its earlier score with
-    `rescore(prediction, sample, stored)`, as a judged scorer does from its stored judge answers:
-    rescoring hands it that detail, and it reuses the work kept there while still valid (an ASR
-    transcript: `speech_scorers.AsrThenText`) instead of asking its metric model again."""
-    return callable(getattr(scorer, "rescore", None))
+class DeferredFactory:
+    """A scorer factory imported when first built: `load` is a function that imports the
+    scorer's module inside its body and returns the factory (so jiwer, sacrebleu and metric
+    models stay out of import time). The factory is an object, never a module path in a string."""
 
-
-class _Lazy:
-    """A factory named by module and attribute, imported on first use."""
-
-    def __init__(self, module: str, attr: str) -> None:
-        self.module = module
-        self.attr = attr
+    def __init__(self, load: Callable[[], ScorerFactory]) -> None:
+        self.load = load
 
     def resolve(self) -> ScorerFactory:
-        factory: ScorerFactory = getattr(importlib.import_module(self.module), self.attr)
-        return factory
+        return self.load()
 
     def __call__(self, **kwargs: Any) -> Scorer:
         return self.resolve()(**kwargs)
 
 
-def _lazy(module: str, attr: str) -> _Lazy:
-    return _Lazy(f"audioeval.scoring.{module}", attr)
+def _error_rate() -> Any:
+    from audioeval.scoring import error_rate
+
+    return error_rate
+
+
+def _sacrebleu() -> Any:
+    from audioeval.scoring import sacrebleu_scores
+
+    return sacrebleu_scores
+
+
+def _match() -> Any:
+    from audioeval.scoring import match
+
+    return match
+
+
+def _captions() -> Any:
+    from audioeval.scoring import caption_scorers
+
+    return caption_scorers
+
+
+def _mcq() -> Any:
+    from audioeval.scoring import mcq_match, mcq_robust
+
+    return mcq_match, mcq_robust
+
+
+def _speech() -> Any:
+    from audioeval.scoring import speech_scorers
+
+    return speech_scorers
+
+
+def _rouge() -> Any:
+    from audioeval.scoring import rouge
+
+    return rouge
 
 
 SCORERS: Registry[ScorerFactory] = Registry(
     "scorer",
     [
-        ("wer", _lazy("error_rate", "wer_scorer")),
-        ("cer", _lazy("error_rate", "cer_scorer")),
-        ("bleu", _lazy("sacrebleu_scores", "BleuScorer")),
-        ("chrf", _lazy("sacrebleu_scores", "ChrfScorer")),
-        ("accuracy", _lazy("match", "AccuracyScorer")),
-        ("includes", _lazy("match", "IncludesScorer")),
-        ("rouge_l", _lazy("rouge", "RougeLScorer")),
+        ("wer", DeferredFactory(lambda: _error_rate().wer_scorer)),
+        ("cer", DeferredFactory(lambda: _error_rate().cer_scorer)),
+        ("bleu", DeferredFactory(lambda: _sacrebleu().BleuScorer)),
+        ("chrf", DeferredFactory(lambda: _sacrebleu().ChrfScorer)),
+        ("accuracy", DeferredFactory(lambda: _match().AccuracyScorer)),
+        ("includes", DeferredFactory(lambda: _match().IncludesScorer)),
+        ("rouge_l", DeferredFactory(lambda: _rouge().RougeLScorer)),
         # Audio captioning: the COCO caption metrics (pycocoevalcap's tokenizer and jars, Java).
-        ("cider_d", _lazy("caption_scorers", "CiderDScorer")),
-        ("meteor", _lazy("caption_scorers", "MeteorScorer")),
-        ("spice", _lazy("caption_scorers", "SpiceScorer")),
-        ("mcq_match", _lazy("mcq_match", "McqMatchScorer")),
-        ("mcq_robust", _lazy("mcq_robust", "McqRobustScorer")),
-        ("bbh_match", _lazy("bbh_match", "BbhMatchScorer")),
-        ("refusal", _lazy("refusal", "RefusalScorer")),
+        ("coco_bleu", DeferredFactory(lambda: _captions().CocoBleuScorer)),
+        ("coco_rouge_l", DeferredFactory(lambda: _captions().CocoRougeLScorer)),
+        ("cider_d", DeferredFactory(lambda: _captions().CiderDScorer)),
+        ("meteor", DeferredFactory(lambda: _captions().MeteorScorer)),
+        ("spice", DeferredFactory(lambda: _captions().SpiceScorer)),
+        ("mcq_match", DeferredFactory(lambda: _mcq()[0].McqMatchScorer)),
+        ("mcq_robust", DeferredFactory(lambda: _mcq()[1].McqRobustScorer)),
         # Speech output (TTS, voice conversion, spoken answers, codecs): embedded metric models.
-        ("asr_wer", _lazy("speech_scorers", "asr_wer")),
-        ("asr_cer", _lazy("speech_scorers", "asr_cer")),
-        ("asr_includes", _lazy("speech_scorers", "asr_includes")),
-        ("asr_accuracy", _lazy("speech_scorers", "asr_accuracy")),
-        ("sim", _lazy("speech_scorers", "SimScorer")),
-        ("dnsmos", _lazy("speech_scorers", "DnsmosScorer")),
-        ("pesq_stoi", _lazy("speech_scorers", "PesqStoiScorer")),
-        ("utmos", _lazy("speech_scorers", "utmos")),
+        ("asr_wer", DeferredFactory(lambda: _speech().asr_wer)),
+        ("asr_cer", DeferredFactory(lambda: _speech().asr_cer)),
+        ("asr_includes", DeferredFactory(lambda: _speech().asr_includes)),
+        ("asr_accuracy", DeferredFactory(lambda: _speech().asr_accuracy)),
+        ("sim", DeferredFactory(lambda: _speech().SimScorer)),
+        ("dnsmos", DeferredFactory(lambda: _speech().DnsmosScorer)),
+        ("pesq_stoi", DeferredFactory(lambda: _speech().PesqStoiScorer)),
+        ("utmos", DeferredFactory(lambda: _speech().utmos)),
     ],
     spec_names=True,
 )
-"""Judged scorers (async, given a judge generate() by the engine) register from their own
-layers: `qa_judge` (judge/) and `mmae_rubrics` (benchmarks/mmae/), both through
-`benchmarks/scorer_plugins.py`, which whatever resolves scorer names imports first."""
+"""Judged scorers (async, given a judge generate() by the engine) and a benchmark's own scorers
+register from their own layers, when `benchmarks/plugins.load_benchmarks()` runs: whatever
+resolves scorer names calls it first."""
 
 
-def register_scorer(name: str, factory: ScorerFactory | str) -> None:
-    """Add a scorer to `SCORERS`; a "package.module:attr" string is imported when first built.
-
-    Scorers that need heavy models (SIM, MOS, judges) register lazily this way. A name that
-    is already registered is an error, never silently replaced.
-    """
+def register_scorer(name: str, factory: ScorerFactory) -> None:
+    """Add a scorer factory (a class, a function, or a `DeferredFactory` whose loader imports
+    a heavy module when first built) to `SCORERS`. A name that is already registered is an
+    error, never silently replaced; a "module:attr" string is refused (pass the object)."""
     if name in SCORERS:
         raise ValueError(f"scorer {name!r} is already registered")
-    if isinstance(factory, str):
-        module, _, attr = factory.partition(":")
-        if not module or not attr:
-            raise ValueError(f"expected 'package.module:attr', got {factory!r}")
-        factory = _Lazy(module, attr)
+    if isinstance(factory, str) or not callable(factory):
+        raise TypeError(f"register scorer {name!r} with its factory object, not {factory!r}")
     SCORERS.register(name, factory)
+
+
+def scorer_factory(name: str, *, where: str, field: str = "scorers") -> ScorerFactory:
+    """The registered factory of a scorer name (a deferred one imported now)."""
+    factory = SCORERS.get(name, where=where, field=field)
+    return factory.resolve() if isinstance(factory, DeferredFactory) else factory
 
 
 def build_scorer(
@@ -157,12 +170,23 @@ def build_scorer(
 ) -> Scorer:
     """A scorer from its registered name and spec arguments; errors name `where` and `field`."""
     factory = SCORERS.get(name, where=where, field=field)
-    target = factory.resolve() if isinstance(factory, _Lazy) else factory
+    target = factory.resolve() if isinstance(factory, DeferredFactory) else factory
     args = dict(args or {})
     if args.get("normaliser") is not None and not isinstance(args["normaliser"], PostprocessChain):
         check_args("scorer", name, target, args, where=where, field=field)
         args["normaliser"] = build_normaliser(args["normaliser"], where=where, field=f"{field}.normaliser")
-    scorer: Scorer = build("scorer", name, target, args, where=where, field=field)
+    prompt_file = args.pop(PROMPT_FILE, None) if takes_prompt_file(target) else None
+    scorer = build("scorer", name, target, args, where=where, field=field)
+    if not isinstance(scorer, Scorer):
+        raise InputError(
+            f"scorer {name!r} built a {type(scorer).__name__}, not a Scorer: its class must derive "
+            "from audioeval.scoring.base.Scorer (or audioeval.scoring.judged.JudgedScorer for a "
+            "scorer that asks a judge), whose hooks it then overrides",
+            file=where or None,
+            field=field,
+        )
+    if prompt_file is not None and isinstance(scorer, JudgedScorer):  # its prompt from a file
+        scorer.use_prompt(load_judge_prompt(prompt_file, scorer))
     return scorer
 
 

@@ -20,15 +20,15 @@ the corpus numerator, and the per-sample value is 0.0 for an empty hypothesis, e
 reference token is a deletion, and `detail["missing"]` is True. With several references
 (a list in the reference field) the one with the fewest edits counts.
 
-`profile="ultraeval"` replaces the chain and the tokens with UltraEval-Audio's
-(`ultraeval_text.py`: Whisper English normaliser, SpeechIO-style Chinese normalisation,
-sacrebleu `13a`/`zh` tokens); the statistics and the corpus rate stay the same, and a sample
-whose reference is empty after normalisation is not scored (an InputError: their evaluator
-fails on it). With `tts=True` (set by `asr_wer`/`asr_cer`, a transcript of generated speech)
-it is their Seed-TTS-eval chain instead, `stats` also hold the per-sample rate under the
-scorer's name, and the scorer feeds `mean_wer` / `mean_cer` (the mean of those rates) in
-place of the corpus rate. The profile is in the signature only when it is not the default,
-so existing run folders stay valid.
+A scoring `profile` other than the default (`scoring/profiles.py`; `ultraeval` is registered
+by benchmarks/ultraeval/) replaces the chain and the tokens with the profile's `wer_tokens`;
+the statistics and the corpus rate stay the same, and a sample whose reference is empty
+after normalisation is not scored (an InputError: their evaluator fails on it). With
+`tts=True` (set by `asr_wer`/`asr_cer`, a transcript of generated speech) it is the profile's
+`tts_text` instead, `stats` also hold the per-sample rate under the scorer's name, and the
+scorer feeds `mean_wer` / `mean_cer` (the mean of those rates) in place of the corpus rate.
+The profile is in the signature only when it is not the default, so existing run folders
+stay valid.
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ from typing import Any
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
-from audioeval.scoring.base import Prediction, Score, as_normaliser
+from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
 from audioeval.scoring.fields import text_list
-from audioeval.scoring.ultraeval_text import DEFAULT_PROFILE, PROFILES, SEED_TTS_LANGUAGES
+from audioeval.scoring.profiles import DEFAULT_PROFILE, profile_hook
 
 CJK_LANGUAGES = frozenset({"zh", "ja", "ko", "yue"})
 _ALIASES = {"jp": "ja", "kr": "ko", "cmn": "zh", "cn": "zh"}
@@ -147,7 +147,7 @@ def rate(stats: dict[str, int]) -> float:
     return edits / stats["ref_len"]
 
 
-class ErrorRateScorer:
+class ErrorRateScorer(Scorer):
     """Error rate over words (`unit="word"`) or characters (`unit="char"`)."""
 
     def __init__(
@@ -162,16 +162,18 @@ class ErrorRateScorer:
     ) -> None:
         if unit not in ("word", "char"):
             raise ValueError(f"unit must be 'word' or 'char', got {unit!r}")
-        if profile not in PROFILES:
-            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        self.name = "wer" if unit == "word" else "cer"
+        self._tts_text: Any = None
+        self._tokens: Any = None
+        if tts:
+            self._tts_text = profile_hook(profile, "tts_text", f"{self.name} of generated speech")
+        else:
+            self._tokens = profile_hook(profile, "wer_tokens", self.name)
         if profile != DEFAULT_PROFILE and normaliser is not None:
             raise ValueError(f"profile {profile!r} sets the normaliser itself: drop `normaliser`")
         self.profile = profile
-        self.name = "wer" if unit == "word" else "cer"
-        self.seed_tts = tts and profile == "ultraeval"
-        if self.seed_tts and language_code(language) not in SEED_TTS_LANGUAGES:
-            raise ValueError(f"profile ultraeval scores generated speech in en or zh only, not {language!r}")
-        # Seed-TTS-eval's corpus value is the mean of per-sample rates (`mean_wer`), not Σ edits / Σ words;
+        self.seed_tts = self._tts_text is not None
+        # a profile's TTS value is the mean of per-sample rates (`mean_wer`), not Σ edits / Σ words;
         # a benchmark's `wer` is then that mean (`benchmarks/resolved.profile_metric_names`)
         self.metrics = (f"mean_{self.name}",) if self.seed_tts else (self.name,)
         self.metric_renames = {self.name: f"mean_{self.name}"} if self.seed_tts else {}
@@ -198,20 +200,12 @@ class ErrorRateScorer:
             "jiwer": version("jiwer"),
             "whisper_normalizer": version("whisper-normalizer"),
         }
-        if self.seed_tts:
-            from audioeval.scoring.ultraeval_text import describe_seed_tts
-
-            sig["profile"] = self.profile
-            sig["tts"] = "seed-tts-eval"
-            sig["normaliser"] = {lang: describe_seed_tts(lang) for lang in SEED_TTS_LANGUAGES}
-            return sig
         if self.profile != DEFAULT_PROFILE:
-            from audioeval.scoring.ultraeval_text import chain_language, describe
-
+            hooks = profile_hook(self.profile, "tts_signature" if self.seed_tts else "wer_signature", self.name)
             sig["profile"] = self.profile
-            sig["normaliser"] = {
-                lang: describe(chain_language(self.unit, lang)) for lang in ("en", "zh", "yue", "other")
-            }
+            if self.seed_tts:
+                sig["tts"] = "mean of per-utterance rates"
+            sig["normaliser"] = hooks() if self.seed_tts else hooks(self.unit)
             return sig
         if self._fixed is not None:
             sig["normaliser"] = self._fixed.describe()
@@ -221,7 +215,7 @@ class ErrorRateScorer:
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         if self.profile != DEFAULT_PROFILE:
-            return self._score_ultraeval(prediction, sample)
+            return self._score_profile(prediction, sample)
         chain = self.normaliser_for(sample)
         hypothesis = chain.normalise(prediction.text or "")
         candidates = []
@@ -230,39 +224,27 @@ class ErrorRateScorer:
             candidates.append((edit_stats(normalised, hypothesis, self.unit), normalised))
         return self._best(candidates, hypothesis, prediction)
 
-    def _score_ultraeval(self, prediction: Prediction, sample: Sample) -> Score:
+    def _score_profile(self, prediction: Prediction, sample: Sample) -> Score:
         """Their tokens, compared as words (tokens hold no spaces), so the stats are the same.
         A reference with no tokens is left out; a sample with none left is not scored."""
-        from audioeval.scoring.ultraeval_text import chain_language, ultraeval_tokens
-
         lang = sample_language(sample, self.language)
         if self.seed_tts:
             return self._score_seed_tts(prediction, sample, lang)
-        chain = chain_language(self.unit, lang)
-        hypothesis = " ".join(ultraeval_tokens(prediction.text or "", chain))
+        hypothesis = " ".join(self._tokens(prediction.text or "", self.unit, lang))
         candidates = []
         for ref in text_list(sample, self.reference_field, self.name):
-            reference = " ".join(ultraeval_tokens(ref, chain))
+            reference = " ".join(self._tokens(ref, self.unit, lang))
             if reference:
                 candidates.append((edit_stats(reference, hypothesis, "word"), reference))
         return self._best(self._scorable(candidates, sample), hypothesis, prediction)
 
     def _score_seed_tts(self, prediction: Prediction, sample: Sample, lang: str) -> Score:
-        """Seed-TTS-eval: jiwer's WER of one utterance over their text; the rate goes into `stats`
-        too, for the corpus mean of rates."""
-        from audioeval.scoring.ultraeval_text import seed_tts_text, seed_tts_transcript
-
-        if lang not in SEED_TTS_LANGUAGES:
-            raise InputError(
-                f"profile ultraeval scores generated speech in en or zh only (Seed-TTS-eval), not {lang!r}",
-                file=getattr(sample, "source", None) or None,
-                sample_id=getattr(sample, "id", None),
-                field="language",
-            )
-        hypothesis = seed_tts_transcript(prediction.text or "", lang)
+        """The profile's TTS text: jiwer's WER of one utterance over the whitespace words of the
+        two texts; the rate goes into `stats` too, for the corpus mean of rates."""
+        hypothesis = self._tts_text(prediction.text or "", lang, True)
         candidates = []
         for ref in text_list(sample, self.reference_field, self.name):
-            reference = seed_tts_text(ref, lang)
+            reference = self._tts_text(ref, lang, False)
             if reference.split():
                 candidates.append((edit_stats(reference, hypothesis, "word"), reference))
         score = self._best(self._scorable(candidates, sample), hypothesis, prediction)
@@ -272,7 +254,7 @@ class ErrorRateScorer:
         self, candidates: list[tuple[dict[str, int], str]], sample: Sample
     ) -> list[tuple[dict[str, int], str]]:
         """The candidates, or an InputError when every reference is empty after normalisation:
-        under profile ultraeval such a sample is not scored (their evaluator fails on it)."""
+        under a profile such a sample is not scored (their evaluator fails on it)."""
         if not candidates:
             raise InputError(
                 f"the reference is empty after normalisation; under profile {self.profile} the "

@@ -7,8 +7,8 @@ sample; the headline counts it (the run's `failed_outputs`, shown beside the hea
   deleted, accuracy-type scorers (accuracy, includes, MCQ match) count it wrong, BLEU and
   chrF score an empty hypothesis, ROUGE-L 0;
 - a scorer of a transcript (`asr_wer`, `asr_cer`, `asr_includes`) scores an empty transcript;
-- a scorer with its own rule (`failed_output_score(sample)`, e.g. the MMAE rubric judge:
-  every rubric 0) applies it;
+- a scorer with its own rule (its `failed_output_score` hook, e.g. the MMAE rubric judge:
+  every rubric 0) applies it; a judged scorer without one is not scored (counted);
 - other scorers of audio (SIM, DNSMOS, PESQ/STOI, UTMOS) have no honest value for a missing
   clip: the sample stays out of their means, and is counted.
 """
@@ -18,27 +18,17 @@ from __future__ import annotations
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
-from audioeval.scoring.judged import is_judged
 
 NO_OUTPUT = Prediction(text=None, raw=None, audio_path=None, outcome="no output")
 
 
 def failed_output_score(scorer: Scorer, sample: Sample, output_kind: str) -> Score | None:
-    """The score of a sample without a usable output, or None when the scorer has none."""
-    own = getattr(scorer, "failed_output_score", None)
-    transcript_scorer = getattr(scorer, "text_scorer", None)
+    """The score of a sample without a usable output (the scorer's `failed_output_score`
+    hook), or None when the scorer has none or the sample itself cannot be scored."""
     try:
-        if callable(own):
-            result: Score | None = own(sample)
-            return result
-        if transcript_scorer is not None:
-            score: Score = transcript_scorer.score(NO_OUTPUT, sample)
-            return score
-        if output_kind == "text" and not is_judged(scorer):
-            return scorer.score(NO_OUTPUT, sample)
+        return scorer.failed_output_score(sample, output_kind)
     except InputError:  # the sample itself cannot be scored (e.g. no reference): not counted
         return None
-    return None
 
 
 def failed_output_scores(scorers: list[Scorer], sample: Sample, output_kind: str) -> dict[str, Score]:

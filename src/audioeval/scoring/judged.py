@@ -1,4 +1,4 @@
-"""Scorers that ask a judge model: the async side of the `Scorer` protocol.
+"""Scorers that ask a judge model: the `JudgedScorer` base class (the async side of `Scorer`).
 
 A judged scorer is handed a judge `generate(messages, attempt) -> Generation` callable by
 the engine (it never builds or imports a client itself). Every judge answer it relies on is
@@ -9,12 +9,18 @@ judge call: the engine passes them back as `stored` (see `JudgedScorer.rescore`)
 from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeGuard
 
-from audioeval.core.errors import AudioevalError
+from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import Message
+from audioeval.core.record import Score
 from audioeval.core.sample import Sample
+from audioeval.scoring.scorer_hooks import Scorer
+
+if TYPE_CHECKING:
+    from audioeval.scoring.base import Prediction
 
 
 class JudgeGenerate(Protocol):
@@ -44,23 +50,108 @@ class JudgeFailed(AudioevalError):
         self.detail = dict(detail or {})
 
 
-@runtime_checkable
-class JudgedScorer(Protocol):
-    """A scorer whose `score_async` asks a judge; `rescore` re-aggregates stored answers."""
+class JudgedScorer(Scorer):
+    """A scorer that asks a judge: `score_async` is handed the engine's judge `generate`,
+    keeps every judge answer it relied on in its score's `detail`, and `rescore`
+    re-aggregates those stored answers with no judge call. The judged hooks and their
+    defaults are listed in `scoring/scorer_hooks.py`."""
 
-    name: str
-    needs_judge: bool
+    needs_judge: ClassVar[bool] = True
+    reports_reliability: ClassVar[bool] = False
+    """Whether `reliability_items` reads the stored answers (the summary then holds a
+    reliability block for this scorer: `metrics/judge_reliability.py`)."""
+    early_stop: bool = False
+    """Whether a sample stops once the votes still missing could not change its verdict."""
 
-    def signature(self) -> dict[str, Any]: ...
+    def score(self, prediction: Prediction, sample: Sample) -> Score:
+        """Without a judge the sample cannot be scored."""
+        raise InputError(
+            f"{self.name} needs a judge (--judge URL --judge-model NAME)",
+            sample_id=sample.id,
+            field="scorers",
+        )
 
-    async def score_async(self, prediction: Any, sample: Sample, generate: JudgeGenerate) -> Any:
-        """A `Score`, or JudgeFailed; InputError when the sample cannot be judged."""
-        ...
+    async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
+        """A `Score` whose detail holds the judge answers; JudgeFailed when the judge gave too
+        few usable answers; InputError when the sample cannot be judged."""
+        raise NotImplementedError(f"{type(self).__name__} defines no score_async()")
 
-    def rescore(self, prediction: Any, sample: Sample, stored: Mapping[str, Any]) -> Any:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """A `Score` from the `detail` of an earlier score (or failure); no judge call."""
-        ...
+        raise NotImplementedError(f"{type(self).__name__} defines no rescore()")
+
+    def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score | None:
+        """No usable output: by default not judged and not scored (counted)."""
+        return None
+
+    def planned_calls(self, sample: Sample) -> int:
+        """Judge calls the sample's first round needs (what it reserves of the judge's load)."""
+        return 1
+
+    def reliability_items(self, stored: Mapping[str, Any]) -> list[Any]:
+        """The `judge/judged_items.JudgedItem`s of a sample's stored judge answers (read when
+        `reports_reliability`)."""
+        return []
+
+    def use_prompt(self, template: Any) -> None:
+        """Judge with a prompt template file (`prompt_file`, a `PromptTemplate`) in place of
+        the built-in prompt; by default a scorer takes none."""
+        raise InputError(
+            f"{self.name} takes no judge prompt file", field=f"scorers.{self.name}.{PROMPT_FILE}"
+        )
+
+    def prompt_examples(self) -> list[dict[str, Any]]:
+        """The variables the scorer passes its prompt, one mapping per kind of request (what
+        a prompt file is checked with when loaded)."""
+        return []
 
 
-def is_judged(scorer: object) -> bool:
-    return bool(getattr(scorer, "needs_judge", False)) and hasattr(scorer, "score_async")
+def is_judged(scorer: Scorer) -> TypeGuard[JudgedScorer]:
+    """Whether the scorer asks a judge."""
+    return isinstance(scorer, JudgedScorer)
+
+
+PROMPT_FILE = "prompt_file"
+"""The scorer argument of every judged scorer that puts its judge prompt in a template file
+(`--judge-prompt FILE` sets it on every judged scorer of a run)."""
+
+
+def takes_prompt_file(factory: object) -> bool:
+    """Whether a registered scorer factory is a judged scorer class (each takes `prompt_file`)."""
+    return isinstance(factory, type) and issubclass(factory, JudgedScorer)
+
+
+def load_judge_prompt(path: str, scorer: JudgedScorer) -> Any:
+    """The template of `path` checked against what the scorer passes: rendered once with each
+    of its `prompt_examples()`; a variable it does not pass is an error naming the file, the
+    field (`system` or `user`) and the variable. Returns the `PromptTemplate`."""
+    from audioeval.prompts.templates import parse_template, render_text
+    from audioeval.store.text_input import read_text_input
+
+    if not isinstance(path, str) or not path.strip():
+        raise InputError("give the path of a prompt template file", field=f"{scorer.name}.{PROMPT_FILE}")
+    template = parse_template(read_text_input(Path(path), "prompt template"), path)
+    examples: list[dict[str, Any]] = scorer.prompt_examples()
+    passed = sorted({k for e in examples for k in e})
+    for name in ("system", "user"):
+        text = getattr(template, name)
+        if not text:
+            continue
+        for variables in examples:
+            problem = render_text(text, variables)
+            if problem is not None:
+                raise InputError(
+                    f"{scorer.name}: the prompt template cannot be rendered with the variables "
+                    f"this scorer passes ({problem}); it passes: {', '.join(passed)}",
+                    file=template.source,
+                    field=name,
+                ) from None
+    return template
+
+
+def prompt_signature(template: Any, built_in: str | None) -> dict[str, Any]:
+    """The prompt keys of a judged scorer's signature: the built-in prompt's version, or the
+    template file's name and digest (so scores made with another prompt are never reused)."""
+    if template is None:
+        return {"prompt_version": built_in}
+    return {"prompt_version": template.name, "prompt_digest": template.digest}

@@ -11,17 +11,11 @@ when post-processing found no answer.
 
 `accuracy` compares by `match`: "exact" (the default), "prefix" (the prediction starts with
 the gold) or "exist" (the gold occurs in the prediction); an empty gold label matches nothing
-but an empty prediction under "exact". `profile="ultraeval"` compares as UltraEval-Audio's
-evaluators do (`EM`, `PrefixMatch`, `ExistMatch`), each rewriting the prediction before their
-`accuracy_score`, which then counts prediction == label:
-
-| match    | their evaluator | texts                          | hit                      | prediction becomes       |
-|----------|-----------------|--------------------------------|--------------------------|--------------------------|
-| `exact`  | `em`            | stripped, case kept; a numeric gold compares as float | equal | itself (stripped)  |
-| `prefix` | `prefix-match`  | lower-cased, stripped          | its first len(gold) chars equal the gold | those characters |
-| `exist`  | `exist-match`   | stripped, lower-cased          | gold in prediction (an empty gold too) | the gold on a hit |
-
-`stats["pred"]` holds the rewritten prediction, so macro-F1 sees their labels too.
+but an empty prediction under "exact". A scoring `profile` other than the default
+(`scoring/profiles.py`) compares by the profile's `accuracy_match` hook instead, which may
+rewrite the prediction (`ultraeval`: UltraEval-Audio's `EM` / `PrefixMatch` / `ExistMatch`,
+benchmarks/ultraeval/label_rules.py); `stats["pred"]` holds the rewritten prediction, so
+macro-F1 sees the profile's labels too.
 """
 
 from __future__ import annotations
@@ -32,16 +26,17 @@ from typing import Any
 
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
-from audioeval.scoring.base import Prediction, Score, as_normaliser
+from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
 from audioeval.scoring.fields import text_list
-from audioeval.scoring.ultraeval_text import DEFAULT_PROFILE, PROFILES
+from audioeval.scoring.profiles import DEFAULT_PROFILE, get_profile, profile_hook
 
 Normaliser = PostprocessChain | Sequence[SpecItem] | None
 MATCHES = ("exact", "prefix", "exist")
 
 
-class _LabelScorer:
+class _LabelScorer(Scorer):
     name = ""
+    light = True  # a string match: scored on the event loop (`Scorer.light`)
 
     def __init__(self, field: str, normaliser: Normaliser, ignore_case: bool) -> None:
         self.field = field
@@ -92,8 +87,7 @@ class AccuracyScorer(_LabelScorer):
     ) -> None:
         if match not in MATCHES:
             raise ValueError(f"match must be one of {', '.join(MATCHES)}, got {match!r}")
-        if profile not in PROFILES:
-            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        self._their_match = profile_hook(profile, "accuracy_match", "accuracy")
         if profile != DEFAULT_PROFILE and (normaliser is not None or ignore_case is not None):
             raise ValueError(
                 f"profile {profile!r} compares labels by its `match` rule: drop `normaliser` and `ignore_case`"
@@ -107,7 +101,8 @@ class AccuracyScorer(_LabelScorer):
         if self.match != "exact":
             sig["match"] = self.match
         if self.profile != DEFAULT_PROFILE:
-            sig.update(profile=self.profile, match=self.match, normaliser=_THEIR_TEXTS[self.match])
+            texts = get_profile(self.profile).accuracy_texts or {}
+            sig.update(profile=self.profile, match=self.match, normaliser=texts.get(self.match, self.match))
             del sig["ignore_case"]
         return sig
 
@@ -125,37 +120,12 @@ class AccuracyScorer(_LabelScorer):
         numeric = isinstance(raw, int | float) and not isinstance(raw, bool)
         golds = text_list(sample, self.field, self.name)
         if prediction.text is None:
-            stats = {"correct": 0, "pred": None, "gold": their_match(self.match, "", golds[0], numeric)[2]}
+            stats = {"correct": 0, "pred": None, "gold": self._their_match(self.match, "", golds[0], numeric)[2]}
             return Score({self.name: 0.0}, stats, {"missing": True, "outcome": prediction.outcome})
-        results = [their_match(self.match, prediction.text, g, numeric) for g in golds]
+        results = [self._their_match(self.match, prediction.text, g, numeric) for g in golds]
         hit, pred, gold = next((r for r in results if r[0]), results[0])
         stats = {"correct": int(hit), "pred": pred, "gold": gold}
         return Score({self.name: float(hit)}, stats, {"golds": golds})
-
-
-_THEIR_TEXTS = {
-    "exact": "strip (case kept; a numeric gold compares as float)",
-    "prefix": "lower, strip; the prediction cut to the gold's length",
-    "exist": "strip, lower; the prediction becomes the gold on a hit",
-}
-
-
-def their_match(match: str, pred: str, gold: str, numeric: bool = False) -> tuple[bool, str, str]:
-    """UltraEval-Audio's `EM` / `PrefixMatch` / `ExistMatch`: (hit, the prediction as rewritten,
-    the gold as compared). A prediction that is no number against a numeric gold is a miss."""
-    if match == "prefix":
-        p, g = pred.lower().strip(), gold.lower().strip()
-        return p[: len(g)] == g, p[: len(g)], g
-    if match == "exist":
-        p, g = pred.strip().lower(), gold.strip().lower()
-        return g in p, g if g in p else p, g
-    p, g = pred.strip(), gold.strip()
-    if numeric:
-        try:
-            return float(p) == float(g), g if float(p) == float(g) else p, g
-        except ValueError:
-            return False, p, g
-    return p == g, p, g
 
 
 class IncludesScorer(_LabelScorer):

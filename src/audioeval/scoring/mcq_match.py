@@ -10,15 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, Score
+from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.fields import text_list
 from audioeval.scoring.mcq_official import official_match
 
 
-class McqMatchScorer:
+class McqMatchScorer(Scorer):
     """The official token-set match against the sample's answer and choices."""
 
     name = "mcq_match"
+    light = True  # a string match: scored on the event loop (`Scorer.light`)
     metrics = ("accuracy",)
 
     def __init__(self, *, answer_field: str = "answer", choices_field: str = "choices") -> None:

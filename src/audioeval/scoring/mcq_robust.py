@@ -16,7 +16,7 @@ from typing import Any
 from audioeval.core.sample import Sample
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.postprocess.options import words
-from audioeval.scoring.base import Prediction, Score
+from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.fields import text_list
 
 
@@ -41,10 +41,11 @@ def is_answer(choice: str, answer: str, answer_at: int | None) -> bool:
     return words(choice) == words(answer)
 
 
-class McqRobustScorer:
+class McqRobustScorer(Scorer):
     """One choice read from the raw answer; correct iff it is the answer."""
 
     name = "mcq_robust"
+    light = True  # a string match: scored on the event loop (`Scorer.light`)
     metrics = ("mean:robust_correct",)
 
     def __init__(self, *, answer_field: str = "answer", choices_field: str = "choices") -> None:

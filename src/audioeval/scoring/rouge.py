@@ -7,6 +7,12 @@
 Both sides pass through the same normaliser (default: lower case, no punctuation); with
 several references the best F counts. `stats = {"rouge_l": F}`; the corpus metric is the
 mean. An empty hypothesis or reference scores 0.
+
+`coco_rouge_l` is the COCO caption evaluation's ROUGE-L (pycocoevalcap's `Rouge`, `ROUGE_L`),
+which differs: tokens split on single spaces (an empty caption is one empty token), β = 1.2,
+and with several references the best precision and the best recall are taken separately (not
+the best F) before the F-measure; the `coco_rouge_l` scorer (`caption_scorers`) feeds it PTB
+tokens.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import Any
 
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
-from audioeval.scoring.base import Prediction, Score, as_normaliser
+from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
 from audioeval.scoring.fields import references
 
 
@@ -44,7 +50,22 @@ def rouge_l(
     return p, r, (1 + beta**2) * p * r / (r + beta**2 * p)
 
 
-class RougeLScorer:
+def coco_rouge_l(candidate: str, references: Sequence[str], beta: float = 1.2) -> float:
+    """pycocoevalcap's ROUGE-L of a tokenised caption against its tokenised references."""
+    if not references:
+        raise ValueError("ROUGE-L needs at least one reference")
+    cand = candidate.split(" ")
+    best_p = best_r = 0.0
+    for ref in references:
+        tokens = ref.split(" ")
+        lcs = lcs_length(tokens, cand)
+        best_p, best_r = max(best_p, lcs / len(cand)), max(best_r, lcs / len(tokens))
+    if best_p == 0 or best_r == 0:
+        return 0.0
+    return ((1 + beta**2) * best_p * best_r) / float(best_r + beta**2 * best_p)
+
+
+class RougeLScorer(Scorer):
     """`rouge_l`: sentence ROUGE-L F-measure, best over references."""
 
     name = "rouge_l"

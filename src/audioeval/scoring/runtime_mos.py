@@ -15,7 +15,7 @@ from typing import Any
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, Score
+from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.runtime_metric import RuntimeMetricModel, metric_runtime
 
 MOS_TASK = "mos"
@@ -31,7 +31,7 @@ def parse_mos(text: str | None) -> float | None:
 
 
 @dataclass
-class RuntimeMosScorer:
+class RuntimeMosScorer(Scorer):
     """The MOS of each output clip from a runtime's worker; the value is named after the scorer."""
 
     name: str

@@ -6,11 +6,11 @@ scores. References come from the `references` field (a list) or `reference`; sev
 references per sample are supported. The per-sample value shown is a sentence score
 (BLEU with effective order, as `sacrebleu.sentence_bleu`).
 
-`profile="ultraeval"` (BLEU only) follows UltraEval-Audio's `corpus_bleu` call: the
-tokenizer follows the direction, `zh` when the sample's `target_language` is Chinese and
-`13a` when it is another language (the `tokenize` argument when the sample names none; a
-value that is neither a language code nor a known name is an InputError); no
-normaliser and no lower-casing; and a pair whose reference is the empty string is dropped,
+A scoring `profile` other than the default (BLEU only; `scoring/profiles.py`) follows the
+profile's `bleu_tokenizer` hook (`ultraeval`: UltraEval-Audio's `corpus_bleu` call, `zh` when
+the sample's `target_language` is Chinese and `13a` for another language): the tokenizer
+follows the direction (the `tokenize` argument when the sample names none; a value that is
+neither a language code nor a known name is an InputError); no normaliser and no lower-casing; and a pair whose reference is the empty string is dropped,
 here an InputError, so the sample is recorded as not scored, never as a wrong answer.
 """
 
@@ -23,10 +23,10 @@ from typing import Any
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
-from audioeval.scoring.base import Prediction, Score, as_normaliser
+from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
 from audioeval.scoring.error_rate import sample_language
 from audioeval.scoring.fields import references
-from audioeval.scoring.ultraeval_text import DEFAULT_PROFILE, PROFILES
+from audioeval.scoring.profiles import DEFAULT_PROFILE, profile_hook
 
 _EXTRAS = {"ja-mecab": "ja", "ko-mecab": "ko", "spm": "", "flores101": "", "flores200": "", "spBLEU-1K": ""}
 
@@ -46,7 +46,7 @@ def _make_bleu(tokenize: str, lowercase: bool, effective_order: bool) -> Any:
         ) from exc
 
 
-class _References:
+class _References(Scorer):
     """Shared handling of references, normaliser and missing predictions."""
 
     name = ""
@@ -88,8 +88,7 @@ class BleuScorer(_References):
         normaliser: PostprocessChain | Sequence[SpecItem] | None = None,
         profile: str = DEFAULT_PROFILE,
     ) -> None:
-        if profile not in PROFILES:
-            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        self._direction = profile_hook(profile, "bleu_tokenizer", "bleu")
         if profile != DEFAULT_PROFILE and (normaliser is not None or lowercase):
             raise ValueError(
                 f"profile {profile!r} compares the texts as given: drop `normaliser` and `lowercase`"
@@ -121,18 +120,19 @@ class BleuScorer(_References):
         }
         if self.profile != DEFAULT_PROFILE:
             sig["profile"] = self.profile
-            sig["tokenize"] = f"zh when target_language is Chinese, else 13a (none given: {self.tokenize})"
+            by = {lang: self._direction(lang) for lang in ("zh", "en", "other")}
+            sig["tokenize"] = f"by target_language {by} (none given: {self.tokenize})"
             sig["empty_reference"] = "not scored"
         return sig
 
     def tokenizer_for(self, sample: Sample) -> str:
         """The tokenizer of a sample: the `tokenize` argument, or under profile ultraeval the one
-        of its translation direction."""
+        of its translation direction (the profile's hook)."""
         target = sample.get("target_language")
         if self.profile == DEFAULT_PROFILE or target is None or target == "":
             return self.tokenize
         # a name it cannot read is an InputError, never 13a by default (Chinese as 13a words)
-        return "zh" if sample_language(sample, None, "target_language") == "zh" else "13a"
+        return str(self._direction(sample_language(sample, None, "target_language")))
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         hypothesis, refs, detail = self.texts(prediction, sample)

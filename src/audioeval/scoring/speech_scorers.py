@@ -3,8 +3,9 @@
 - `asr_wer` / `asr_cer`: transcribe the output audio (Whisper tiny.en by default, or a
   configured local model), then WER/CER against the sample's reference text, exactly as the
   `wer`/`cer` scorers compute it (same normaliser, same sufficient statistics); under
-  `profile: ultraeval` with Seed-TTS-eval's text chain, feeding the mean of per-sample rates
-  (`mean_wer` / `mean_cer`, see `error_rate.py`);
+  a scoring profile with the profile's TTS text chain (`ultraeval`: UltraEval-Audio's port of
+  Seed-TTS-eval's, every language of CV3-Eval and MiniMax), feeding the mean of per-sample
+  rates (`mean_wer` / `mean_cer`, see `error_rate.py`);
 - `asr_includes`: transcribe a spoken answer, then the `includes` match against the answer;
 - `asr_accuracy`: transcribe a spoken answer, read it with a `postprocess` chain of named steps
   (e.g. `extract_letter` for a spoken option letter), then the `accuracy` match; every `asr_*`
@@ -33,7 +34,7 @@ from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.scoring.base import Prediction, Score, Scorer, build_scorer
-from audioeval.scoring.ultraeval_text import DEFAULT_PROFILE
+from audioeval.scoring.profiles import DEFAULT_PROFILE
 from audioeval.store.file_digest import MISSING, file_sha256, json_digest
 
 
@@ -60,7 +61,7 @@ def _sample_clip(sample: Sample, name: str) -> Clip | None:
 
 
 @dataclass
-class AsrThenText:
+class AsrThenText(Scorer):
     """Transcribe the output audio, read the transcript with `postprocess` (empty: as it is),
     then score what it read with a text scorer.
 
@@ -83,18 +84,18 @@ class AsrThenText:
     @property
     def metrics(self) -> tuple[str, ...]:
         """Those of the text scorer of the transcript (asr_wer: wer)."""
-        return tuple(getattr(self.text_scorer, "metrics", ()))
+        return tuple(self.text_scorer.metrics or ())
 
     @property
     def extra_metrics(self) -> tuple[str, ...]:
         """Those of the text scorer, and the share of unreadable transcripts under a chain."""
-        extra = tuple(getattr(self.text_scorer, "extra_metrics", ()))
+        extra = tuple(self.text_scorer.extra_metrics)
         return (*extra, "mean:unparseable") if self.postprocess.steps else extra
 
     @property
     def metric_renames(self) -> dict[str, str]:
         """Those of the text scorer (under profile ultraeval: wer is the mean of rates, `mean_wer`)."""
-        return dict(getattr(self.text_scorer, "metric_renames", None) or {})
+        return dict(self.text_scorer.metric_renames)
 
     def __post_init__(self) -> None:
         if self.runtime is not None:
@@ -133,6 +134,12 @@ class AsrThenText:
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         made_by = self._made_by(_output_path(prediction, sample))
         return self._scored(self._transcript(prediction, sample), made_by, prediction, sample)
+
+    def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score | None:
+        """No usable output: the text scorer's score of an empty transcript."""
+        from audioeval.scoring.failed_output import NO_OUTPUT
+
+        return self.text_scorer.score(NO_OUTPUT, sample)
 
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """The score from the transcript in an earlier score's detail (`stored`), with no ASR
@@ -179,7 +186,7 @@ def _asr_factory(text_name: str, name: str):
         if normaliser is not None:
             text_args["normaliser"] = normaliser
         if text_name in ("wer", "cer"):
-            text_args["tts"] = True  # under profile ultraeval: Seed-TTS-eval's convention
+            text_args["tts"] = True  # under a profile: its TTS text chain
             text_args["profile"] = profile
             if language is not None:
                 text_args["language"] = language
@@ -215,7 +222,7 @@ asr_accuracy = _asr_factory("accuracy", "asr_accuracy")
 
 
 @dataclass
-class SimScorer:
+class SimScorer(Scorer):
     """Speaker similarity of the output to `against` (`reference_voice`, falling back to `audio`).
 
     Embeddings come from a built-in backend (`dvector`, `resemblyzer`) or from a metric runtime
@@ -297,7 +304,7 @@ class SimScorer:
 
 
 @dataclass
-class DnsmosScorer:
+class DnsmosScorer(Scorer):
     name: str = "dnsmos"
     metrics = ("mean:dnsmos_ovrl", "mean:dnsmos_p808")
 
@@ -316,7 +323,7 @@ class DnsmosScorer:
 
 
 @dataclass
-class PesqStoiScorer:
+class PesqStoiScorer(Scorer):
     """PESQ-WB and STOI of the output against the sample's input audio (reference-based)."""
 
     against: str = "audio"

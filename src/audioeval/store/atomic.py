@@ -4,6 +4,7 @@ The API keys in use never reach such a file (`core.redact.redact_known`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -12,6 +13,16 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.redact import redact_known
+
+
+@functools.cache
+def _file_mode() -> int:
+    """The mode a new file gets under this process's umask (0o666 less the umask): a summary is
+    as readable by a lab's colleagues as any other file the user writes. `mkstemp` alone would
+    make it 0600 whatever the umask."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def write_json_atomic(path: str | Path, obj: Any) -> None:
@@ -24,11 +35,18 @@ def write_text_atomic(path: str | Path, text: str) -> None:
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=str(p.parent))
     try:
+        os.fchmod(fd, _file_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(redact_known(text))
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, p)
+    except OSError as exc:  # a full disk: the file keeps its old content; the message names it
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        if exc.filename is None:
+            raise type(exc)(exc.errno, exc.strerror or str(exc), str(p)) from None
+        raise
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)

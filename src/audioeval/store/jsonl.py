@@ -9,9 +9,11 @@ The API keys in use are cut from every line (`core.redact`: one substring test p
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,27 +34,42 @@ class JsonlReadReport:
 def read_jsonl(path: str | Path) -> JsonlReadReport:
     """Read every complete, valid JSON object line; report partial or corrupt lines."""
     report = JsonlReadReport()
-    p = Path(path)
-    if not p.exists():
-        return report
-    raw = p.read_bytes()
-    if raw and not raw.endswith(b"\n"):
-        report.truncated_tail = True
-        raw = raw[: raw.rfind(b"\n") + 1]
-    for lineno, line in enumerate(raw.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
+    for lineno, obj in iter_jsonl(path, report):
+        if obj is None:
             report.bad_lines.append(lineno)
-            continue
-        if isinstance(obj, dict):
+        else:
             report.records.append(obj)
             report.line_numbers.append(lineno)
-        else:
-            report.bad_lines.append(lineno)
     return report
+
+
+def iter_jsonl(
+    path: str | Path, report: JsonlReadReport | None = None
+) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """(line number from 1, the JSON object or None when the line is not one) of each
+    non-blank complete line, read one line at a time (a file is never held whole); a last
+    line cut short is left out and noted in `report.truncated_tail`. Lines are numbered as
+    `bytes.splitlines` numbers them."""
+    p = Path(path)
+    if not p.exists():
+        return
+    lineno = 0
+    with open(p, "rb") as fh:
+        for chunk in fh:
+            if not chunk.endswith(b"\n"):
+                if report is not None:
+                    report.truncated_tail = True
+                return
+            for line in chunk.splitlines():  # a bare CR splits too, as in the whole file
+                lineno += 1
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError:
+                    yield lineno, None
+                    continue
+                yield lineno, obj if isinstance(obj, dict) else None
 
 
 def _cut_partial_tail(path: Path) -> None:
@@ -81,6 +98,13 @@ def _cut_partial_tail(path: Path) -> None:
         fh.truncate(0)
 
 
+def naming(exc: OSError, path: Path) -> OSError:
+    """`exc` with the file it was writing (a failed write names none)."""
+    if exc.filename is not None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
+
+
 class JsonlAppender:
     """Append records to a JSONL file, one flushed line each."""
 
@@ -100,13 +124,17 @@ class JsonlAppender:
         while not self._closing.wait(self._fsync_interval_s):
             if self._dirty.is_set():
                 self._dirty.clear()
-                os.fsync(self._fh.fileno())
+                with contextlib.suppress(OSError, ValueError):  # a full disk: close() reports it
+                    os.fsync(self._fh.fileno())
 
     def append(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         line = redact_known_bytes(line)  # the API keys in use never reach a file
-        self._fh.write(line + b"\n")
-        self._fh.flush()
+        try:
+            self._fh.write(line + b"\n")
+            self._fh.flush()
+        except OSError as exc:  # a full disk: the message names the file (a resume cuts the part)
+            raise naming(exc, self.path) from None
         self._dirty.set()
         self.written += 1
 
@@ -115,9 +143,14 @@ class JsonlAppender:
             return
         self._closing.set()
         self._syncer.join()
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
+        try:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            raise naming(exc, self.path) from None
+        finally:
+            with contextlib.suppress(OSError):  # what could not be written is dropped
+                self._fh.close()
 
     def __enter__(self) -> JsonlAppender:
         return self

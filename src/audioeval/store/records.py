@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.record import SampleRecord
-from audioeval.store.jsonl import read_jsonl
+from audioeval.store.jsonl import iter_jsonl
 
 BOUNDED_STATS: dict[str, tuple[float, float]] = {
     "correct": (0.0, 1.0),
@@ -87,13 +87,13 @@ def record_problem(rec: Mapping[str, Any]) -> str | None:
 
 
 def read_records(path: Path) -> StoredRecords:
-    """Every valid record of a `records.jsonl` in file order, and the ignored lines."""
-    report = read_jsonl(path)
+    """Every valid record of a `records.jsonl` in file order, and the ignored lines (read a
+    line at a time: only the typed records are held)."""
     out = StoredRecords()
-    ignored = [(n, "not a JSON object") for n in report.bad_lines]
-    for rec, lineno in zip(report.records, report.line_numbers, strict=True):
-        problem = record_problem(rec)
-        if problem is None:
+    ignored: list[tuple[int, str]] = []
+    for lineno, rec in iter_jsonl(path):
+        problem = "not a JSON object" if rec is None else record_problem(rec)
+        if problem is None and rec is not None:
             problem = _typed(rec, out.records)
         if problem is not None:
             ignored.append((lineno, problem))

@@ -3,7 +3,9 @@
 Every YAML audioeval reads (benchmark and runtime specs, run configs, prompt templates) is
 loaded here, with PyYAML's safe loader (no tag builds a Python object) and a bound on alias
 expansion: anchors that refer to anchors ("billion laughs") make a few hundred bytes stand
-for millions of values, which a run would then write out in full.
+for millions of values, which a run would then write out in full. A key written twice in one
+mapping is an error naming the key and both lines (PyYAML would keep the last one silently);
+keys brought in by a merge (`<<: *base`) may still be overridden, as YAML intends.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ def load_yaml(text: str, where: str) -> Any:
         return yaml.load(text, Loader=_bounded_loader())  # noqa: S506 - a SafeLoader subclass
     except _AliasBomb as exc:
         raise InputError(f"YAML refused: {exc}", file=where) from None
+    except _DuplicateKey as exc:
+        raise InputError(str(exc), file=where, field=exc.key) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -53,6 +57,17 @@ def load_yaml(text: str, where: str) -> Any:
 
 class _AliasBomb(ValueError):
     """A document whose aliases stand for too many values, or for themselves."""
+
+
+class _DuplicateKey(ValueError):
+    """A mapping that writes the same key twice."""
+
+    def __init__(self, key: str, first_line: int, line: int) -> None:
+        super().__init__(
+            f"duplicate key {key!r} at line {line} (first at line {first_line}): "
+            "YAML keeps only one value; remove one of them"
+        )
+        self.key = key
 
 
 def _expanded_size(root: Any) -> int:
@@ -95,6 +110,19 @@ def _bounded_loader() -> type:
             if self.check_event(yaml.AliasEvent):
                 self.aliases_seen = True
             return super().compose_node(parent, index)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            if isinstance(node, yaml.MappingNode):
+                seen: dict[Any, int] = {}
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge" or not isinstance(key_node, yaml.ScalarNode):
+                        continue
+                    key = self.construct_object(key_node)
+                    line = key_node.start_mark.line + 1
+                    if key in seen:
+                        raise _DuplicateKey(str(key), seen[key], line)
+                    seen[key] = line
+            return super().construct_mapping(node, deep=deep)
 
         def construct_document(self, node: Any) -> Any:
             if self.aliases_seen and _expanded_size(node) > MAX_EXPANDED_NODES:

@@ -1,8 +1,9 @@
 """Codec spec strings (`opus:12k`, `codec2:3200`, `mulaw`) → codec objects; codec runtimes.
 
 Besides the built-in codecs, `audioeval codec --codec` takes an isolated runtime (a spec file
-`my-encodec.yaml` or a built-in runtime name) whose spec declares task `codec` and produces
-audio: that is how neural codecs run, with a worker and weights the user provides.
+`my-encodec.yaml` or a built-in runtime name with its variant, `encodec:6k`, `mimi:8q`) whose
+spec declares task `codec` and produces audio: that is how neural codecs run, in their own venv
+(`audioeval runtime setup encodec`), with weights from the hub or a local folder.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ NEURAL_CODECS = (
     "l3ac",
     "bicodec",
 )
+SHIPPED_CODEC_RUNTIMES = ("encodec:<kbps>k", "mimi:<N>q")
+"""The shipped Transformers codec recipes (`adapters/runtimes/specs/`), as `--codec` takes them."""
 CODEC_RUNTIME_DOCS = 'docs/runtimes.md, section "Codec runtimes"'
 AUDIO_OUTPUTS = ("audio", "text+audio")
 _BITRATE_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*(k)?(?:bps|b/s)?$", re.I)
@@ -112,8 +115,10 @@ def parse_codec_spec(spec: str) -> AudioCodec:
     if name in NEURAL_CODECS:
         raise NeuralCodecUnavailable(
             f"{text!r}: neural codecs such as {name} are not built in. They run through an isolated "
-            "runtime with weights you provide; none ship offline and audioeval never downloads "
-            "weights. Write a runtime spec that lists codec under `tasks` and sets `output: audio`, "
+            "runtime with their weights; none ship offline. Shipped recipes: "
+            f"{', '.join(SHIPPED_CODEC_RUNTIMES)} (`audioeval runtime setup encodec`; weights from "
+            "the hub when online or a local folder). For another codec, write a runtime spec that "
+            "lists codec under `tasks` and sets `output: audio`, "
             f"with a worker that loads your weights, then pass its file: --codec my-{name}.yaml "
             f"({CODEC_RUNTIME_DOCS}). "
             f"Built-in codecs: {', '.join(BUILTIN_CODECS)}."
@@ -137,11 +142,12 @@ def _unknown(text: str, name: str) -> str:
 
 
 def is_runtime_ref(ref: str) -> bool:
-    """Whether a `--codec` entry names a runtime: a spec file (.yaml/.yml) or a built-in runtime."""
+    """Whether a `--codec` entry names a runtime: a spec file (.yaml/.yml) or a built-in runtime,
+    with its variant (`encodec:6k`, `mimi:8q`: the shipped Transformers codec recipes)."""
     from audioeval.adapters.runtimes.spec import builtin_spec_files
 
     ref = ref.strip()
-    return ref.endswith((".yaml", ".yml")) or ref in builtin_spec_files()
+    return ref.endswith((".yaml", ".yml")) or ref.partition(":")[0] in builtin_spec_files()
 
 
 def check_codec_runtime(spec: RuntimeSpec) -> RuntimeSpec:

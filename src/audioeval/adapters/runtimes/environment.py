@@ -36,6 +36,8 @@ from audioeval.core.errors import AudioevalError, OptionalDependencyError
 
 MARKER = ".audioeval-runtime.json"
 ENV_DIR_VAR = "AUDIOEVAL_RUNTIMES"
+INHERIT_VAR = "AUDIOEVAL_RUNTIME_INHERIT"
+"""Set to 1: a new runtime venv sees this interpreter's site-packages (tests, development)."""
 
 
 class RuntimeNotInstalledError(OptionalDependencyError):
@@ -189,6 +191,25 @@ def _run(cmd: list[str], what: str, spec: RuntimeSpec, *, tail_lines: int = 25) 
         )
 
 
+def inherit_packages() -> bool:
+    """Whether new venvs inherit this interpreter's packages (`$AUDIOEVAL_RUNTIME_INHERIT=1`)."""
+    return os.environ.get(INHERIT_VAR, "").strip().lower() in ("1", "true", "yes")
+
+
+def _inherit_site_packages(venv: Path) -> list[str]:
+    """Point the venv at this interpreter's site-packages with a .pth file (after its own, so a
+    package pip installs into the venv wins); pip then finds pinned requirements that are already
+    installed here satisfied, and setup takes seconds, offline. Returns the inherited folders."""
+    import site
+    import sysconfig
+
+    parents = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    own = Path(sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)}))
+    own.mkdir(parents=True, exist_ok=True)
+    (own / "_audioeval_inherit.pth").write_text("".join(p + "\n" for p in parents), encoding="utf-8")
+    return parents
+
+
 def pip_install_command(python: Path, requirements: tuple[str, ...]) -> list[str]:
     return [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input", *requirements]
 
@@ -202,8 +223,11 @@ def setup_environment(
 ) -> SetupResult:
     """Create (or reuse) the runtime's venv and install its requirements; idempotent.
 
-    A runtime already installed in any of `runtime_roots` is reused there (unless `force`)."""
+    A runtime already installed in any of `runtime_roots` is reused there (unless `force`).
+    With `$AUDIOEVAL_RUNTIME_INHERIT=1` a new venv inherits this interpreter's packages (and
+    pip): for tests and development, in a runtimes folder of their own; the marker says so."""
     say = log or (lambda _msg: None)
+    inherit = inherit_packages()
     t0 = time.perf_counter()
     found = None if force else installed_env(spec, runtimes_dir)
     if found is not None:
@@ -215,14 +239,17 @@ def setup_environment(
         if _complete(spec, venv):  # another process finished it while this one waited
             return SetupResult(spec.name, venv, True, time.perf_counter() - t0)
         (venv / MARKER).unlink(missing_ok=True)
+        inherited: list[str] = []
         if not venv_python(venv).exists():
             say(f"creating {venv}")
             cmd = [sys.executable, "-m", "venv", str(venv)]
             _run(
-                cmd if spec.requirements else [*cmd, "--without-pip"],
+                cmd if spec.requirements and not inherit else [*cmd, "--without-pip"],
                 "creating the virtual environment",
                 spec,
             )
+        if inherit:
+            inherited = _inherit_site_packages(venv)
         if spec.requirements:
             say(f"installing {len(spec.requirements)} requirement(s): {' '.join(spec.requirements)}")
             _run(pip_install_command(venv_python(venv), spec.requirements), "pip install", spec)
@@ -233,6 +260,7 @@ def setup_environment(
             "requirements_hash": spec.requirements_hash,
             "python": sys.version.split()[0],
             "setup_seconds": round(seconds, 2),
+            "inherits_site_packages": inherited,
             "installed_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
         tmp = venv / (MARKER + ".tmp")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import os
 import re
 import sys
 from importlib import resources
@@ -28,6 +30,19 @@ _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 # "name==1.2.3" (extras and markers allowed) or "name @ file:///… / https://…".
 _PINNED_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[^\]]*\])?\s*(==\s*[^\s,;=<>!~]+|@\s*\S+)\s*(;.*)?$")
 WorkerArg = str | int | float | bool | None
+MODEL_ARG = "model"
+
+
+class SpecVariant(BaseModel):
+    """How `NAME:PARAM` picks a variant of a built-in runtime: `encodec:6k` sets the worker arg
+    `bandwidth` to 6.0 (`suffix: k`), `mimi:8q` sets `num_quantizers` to 8 (`suffix: q`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    worker_arg: str = Field(description="the worker argument the parameter sets")
+    suffix: str = Field("", description="unit letter after the number (k: kbit/s, q: quantizers)")
+    kind: Literal["float", "int"] = "float"
+    example: str = Field(description="an example parameter, for messages (e.g. 6k)")
 
 
 class RuntimeSpec(BaseModel):
@@ -47,6 +62,7 @@ class RuntimeSpec(BaseModel):
     env: dict[str, str] = Field(default_factory=dict, description="extra environment variables of the worker")
     startup_timeout_s: float = Field(120.0, gt=0, description="how long the worker may take to print ready")
     request_timeout_s: float = Field(300.0, gt=0, description="default time limit of one request")
+    variant: SpecVariant | None = Field(None, description="what `NAME:PARAM` sets (built-in runtimes)")
     source: str = Field("", description="the spec file it was read from (set by the loader)")
 
     @field_validator("name")
@@ -100,7 +116,16 @@ class RuntimeSpec(BaseModel):
     @property
     def env_var_name(self) -> str:
         """`AUDIOEVAL_RUNTIME_PYTHON_<NAME>`: an interpreter to use instead of the runtime's venv."""
-        return "AUDIOEVAL_RUNTIME_PYTHON_" + re.sub(r"[^A-Za-z0-9]", "_", self.name).upper()
+        return "AUDIOEVAL_RUNTIME_PYTHON_" + self._env_suffix
+
+    @property
+    def model_env_var(self) -> str:
+        """`AUDIOEVAL_RUNTIME_MODEL_<NAME>`: the worker arg `model` (a hub id or a local folder)."""
+        return "AUDIOEVAL_RUNTIME_MODEL_" + self._env_suffix
+
+    @property
+    def _env_suffix(self) -> str:
+        return re.sub(r"[^A-Za-z0-9]", "_", self.name).upper()
 
 
 def _shipped_dir(kind: str) -> Path:
@@ -149,15 +174,42 @@ def builtin_spec_files() -> dict[str, Path]:
 
 
 def load_runtime_spec(name_or_path: str) -> RuntimeSpec:
-    """A built-in runtime by name, or a spec file by path (ending in .yaml or .yml)."""
+    """A built-in runtime by name (`NAME:PARAM` picks a variant: `encodec:6k`), or a spec file by
+    path (ending in .yaml or .yml). `$AUDIOEVAL_RUNTIME_MODEL_<NAME>`, when set, replaces the
+    worker arg `model` (a hub id or a local folder), so the signature records it."""
     if name_or_path.endswith((".yaml", ".yml")):
-        return load_runtime_spec_file(Path(name_or_path))
+        return _model_from_env(load_runtime_spec_file(Path(name_or_path)))
     files = builtin_spec_files()
-    if name_or_path not in files:
+    name, sep, param = name_or_path.partition(":")
+    if name not in files:
         raise InputError(unknown_name("runtime", name_or_path, files))
-    spec = load_runtime_spec_file(files[name_or_path])
-    if spec.name != name_or_path:
+    spec = load_runtime_spec_file(files[name])
+    if spec.name != name:
+        raise InputError(f"name {spec.name!r} differs from the file name", file=str(files[name]), field="name")
+    return _model_from_env(with_variant(spec, param.strip()) if sep else spec)
+
+
+def with_variant(spec: RuntimeSpec, param: str) -> RuntimeSpec:
+    """The spec with `NAME:PARAM`'s worker argument set (`encodec` + `6k` → bandwidth 6.0)."""
+    v = spec.variant
+    if v is None:
+        raise InputError(f"{spec.described} takes no parameter: write {spec.name!r}", field="model")
+    text = param.lower().removesuffix(v.suffix.lower()) if v.suffix else param
+    try:
+        value: float | int = int(text) if v.kind == "int" else float(text)
+    except ValueError:
+        value = -1
+    if not (math.isfinite(value) and value > 0):
         raise InputError(
-            f"name {spec.name!r} differs from the file name", file=str(files[name_or_path]), field="name"
+            f"{spec.name}:{param}: expected a positive number{' followed by ' + repr(v.suffix) if v.suffix else ''},"
+            f" e.g. {spec.name}:{v.example} (sets the worker's {v.worker_arg})",
+            field="model",
         )
-    return spec
+    return spec.model_copy(update={"worker_args": {**spec.worker_args, v.worker_arg: value}})
+
+
+def _model_from_env(spec: RuntimeSpec) -> RuntimeSpec:
+    model = os.environ.get(spec.model_env_var)
+    if not model or MODEL_ARG not in spec.worker_args:
+        return spec
+    return spec.model_copy(update={"worker_args": {**spec.worker_args, MODEL_ARG: model}})

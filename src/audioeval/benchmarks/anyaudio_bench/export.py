@@ -2,13 +2,17 @@
 
 After every run and every `audioeval rescore`, from the latest record of each bench row:
 `per_row.jsonl` (uuid, subset, type, label, the judge's score, every item's P(yes), whether
-the judge failed) and, last, `summary.json` (`summary.py`, with the judge's `reliability`
-block), each replaced whole, atomically.
+the judge failed) and, last, `judge_eval_summary.json` (`SUMMARY_FILE`; `summary.py`, with the
+judge's `reliability` block), each replaced whole, atomically. (`summary.json` beside it is the
+run's summary, written by the engine, as in every run directory; a folder scored before the
+export had its own name kept it in `summary.json`, where a rescore still reads its settings.)
 Rows with an empty rubric were never judged: the preset hands them over and the export
 writes them to `unscored.jsonl`, which a rescore reads back, so they are counted per subset
 then too.
 
-The threshold is the preset's (`--threshold`, default 0.5) or tuned on a dev split
+The threshold is the preset's (`--threshold`; default by mode, `summary.default_threshold`:
+the official 0.8 in `all_at_once`, the official generate mode; ours, 0.5, in `per_item`) or
+tuned on a dev split
 (`--tune-on`): the dev rows are a second benchmark of the same run, whose records the export
 reads from the pair folder the preset names, so a rescore tunes again from them.
 """
@@ -21,6 +25,7 @@ from typing import Any
 
 from audioeval.benchmarks.anyaudio_bench.summary import (
     JudgeEvalRow,
+    default_threshold,
     judge_eval_row,
     judge_eval_summary,
     tuned_threshold,
@@ -28,18 +33,20 @@ from audioeval.benchmarks.anyaudio_bench.summary import (
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, in_order
-from audioeval.metrics.binary_judge import DEFAULT_THRESHOLD
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
 from audioeval.store.json_file import read_json_object, read_sample_ids
 from audioeval.store.jsonl import read_jsonl
 from audioeval.store.records import read_records
 
 RUN_INFO_KEY = "judge_eval"
-SCORER = "rubric_items"
+SCORER = "anyaudio_items"
+EARLIER_SCORER = "rubric_items"  # what judge-eval recorded under before `anyaudio_items`
 VALUE = "rubric_score"
 UNSCORED_FILE = "unscored.jsonl"
 ROWS_FILE = "per_row.jsonl"
-SETTINGS = ("bench", "judge_model", "threshold", "threshold_source", "dev_records", "dev_ids")
+SUMMARY_FILE = "judge_eval_summary.json"
+"""The judge-eval summary at the top of its folder (`summary.json` there is the run's)."""
+SETTINGS = ("bench", "judge_model", "threshold", "threshold_source", "dev_records", "dev_ids", "mode")
 """What the preset tells the export (and the summary keeps, for a rescore)."""
 
 
@@ -51,15 +58,22 @@ class JudgeEvalResult:
     first_failure: str | None = None
 
 
+def _scorer(rec: SampleRecord) -> str:
+    """The scorer a record was judged by (an earlier run's: `rubric_items`)."""
+    if SCORER in rec.scores or SCORER in rec.judge:
+        return SCORER
+    return EARLIER_SCORER if EARLIER_SCORER in rec.scores or EARLIER_SCORER in rec.judge else SCORER
+
+
 def record_row(rec: SampleRecord) -> JudgeEvalRow:
     """The summary row of a record: its score, or failed when the judge gave none."""
-    score = rec.scores.get(SCORER)
+    score = rec.scores.get(_scorer(rec))
     value = None if score is None else score.values.get(VALUE)
     return judge_eval_row(rec.sample, value, failed=value is None)
 
 
 def _row_line(rec: SampleRecord, row: JudgeEvalRow) -> dict[str, Any]:
-    items = (rec.judge.get(SCORER) or {}).get("items") or []
+    items = (rec.judge.get(_scorer(rec)) or {}).get("items") or []
     return {
         **row._asdict(),
         "items": [{k: i.get(k) for k in ("dimension", "question", "p_yes", "method")} for i in items],
@@ -71,15 +85,18 @@ def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
     """The exporter of a judge-eval pair (registered as `judge_eval`)."""
     settings = export.run_info.get(RUN_INFO_KEY)
     if settings is None:  # a rescore: the settings the summary being replaced was made with
-        settings = _as_scored(folder / "summary.json")
+        settings = _as_scored(scored_summary(folder))
     records = in_order(export.records, export.expected_ids)
     rows = [record_row(r) for r in records]
     if "unscored_rows" in settings:  # a run: the preset's rows, kept for every later rescore
         write_jsonl_atomic(folder / UNSCORED_FILE, settings["unscored_rows"])
     unscored = [JudgeEvalRow(**line) for line in read_jsonl(folder / UNSCORED_FILE).records]
     given = settings.get("threshold")
-    threshold = DEFAULT_THRESHOLD if given is None else float(given)
-    source = str(settings.get("threshold_source", "default"))
+    mode = str(settings.get("mode") or "per_item")
+    threshold, source = default_threshold(mode)
+    if given is not None or settings.get("threshold_source") not in (None, "default"):
+        threshold = threshold if given is None else float(given)
+        source = str(settings.get("threshold_source"))
     tuning = None
     dev = settings.get("dev_records")
     if dev:
@@ -100,22 +117,33 @@ def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
         n_resamples=export.resamples,
         seed=export.seed,
         tuning=tuning,
+        mode=mode,
     )
     summary["bench"] = settings.get("bench")
     summary["judge_model"] = export.judge_model or settings.get("judge_model")
     summary["settings"] = {k: settings.get(k) for k in SETTINGS}
     summary["reliability"] = export.reliability()
+    skipped = [r for r in settings.get("skipped_rows") or [] if isinstance(r, dict)]
+    summary["skipped"] = {"n": len(skipped), "rows": skipped}  # rows that could not be read
     write_jsonl_atomic(
         folder / ROWS_FILE, [_row_line(rec, row) for rec, row in zip(records, rows, strict=True)]
     )
-    write_json_atomic(folder / "summary.json", summary)
+    write_json_atomic(folder / SUMMARY_FILE, summary)
     failed = next((rec for rec, row in zip(records, rows, strict=True) if row.failed), None)
     first = None if failed is None else f"id {failed.id!r}: {failed.error or 'no score'}"
     return JudgeEvalResult(summary, first)
+
+
+def scored_summary(folder: Path) -> Path:
+    """The judge-eval summary a rescore replaces: `judge_eval_summary.json`, or the
+    `summary.json` of a folder scored before the export had its own name."""
+    path = folder / SUMMARY_FILE
+    return path if path.is_file() or not (folder / "summary.json").is_file() else folder / "summary.json"
 
 
 def _as_scored(path: Path) -> dict[str, Any]:
     settings = read_json_object(path).get("settings")
     if not isinstance(settings, dict):
         raise RunConfigError(f"{path}: no judge-eval settings to rescore with")
-    return settings
+    skipped = read_json_object(path).get("skipped")
+    return {**settings, "skipped_rows": skipped.get("rows") if isinstance(skipped, dict) else []}

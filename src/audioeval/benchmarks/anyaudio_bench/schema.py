@@ -4,6 +4,9 @@ A row is `uuid, audio, caption, label (yes|no), type, subset, rubric [{dimension
 basis}]`. A bad row is an InputError naming the file, the row (JSONL line, or dataset row
 when it has no usable uuid), the uuid and the field; the loader skips and counts it. A row
 whose rubric is empty (or null) is kept, marked `unscored`: it is counted, never judged.
+An item's field is the first non-empty of its English and Chinese keys (`dimension`|`维度`,
+`question`|`题目`, `basis`|`依据`), else empty; an item with an empty question is kept and
+judged, as the official `evaluate_benchmark.py` keeps it (official-rules.md §3.7).
 
 Sample:
 - `audio["audio"]`: the clip (an AudioRef of a file on disk);
@@ -104,16 +107,12 @@ def _item(item: Any, k: int, place: RowPlace, uuid: str) -> dict[str, str]:
         raise place.error(f"item is a {type(item).__name__}, not an object", uuid=uuid, field=where)
     out: dict[str, str] = {}
     for name, keys in ITEM_KEYS.items():  # a rubric item may still carry the decomposer's own keys
-        value = next((item[key] for key in keys if item.get(key) is not None), None)
-        if value is None:
-            value = ""
+        value = next((item[key] for key in keys if item.get(key)), "")  # the official's `or`
         if not isinstance(value, str):
             raise place.error(
                 f"expected a string, got {type(value).__name__}", uuid=uuid, field=f"{where}.{name}"
             )
         out[name] = value.strip()
-    if not out["question"]:
-        raise place.error("the item has no question", uuid=uuid, field=f"{where}.question")
     return out
 
 

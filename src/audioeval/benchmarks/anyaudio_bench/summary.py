@@ -10,8 +10,15 @@ wrong answer).
   (0–1, null with `auroc_reason` without both labels), each with a 95 % percentile
   bootstrap CI, the yes rate of the predictions, and its unscored and failed counts; the
   paper's subsets first, in its order, then the others;
-- `overall`: the same pooled over all scored rows, plus `accuracy_macro` (the mean of the
-  subsets' accuracies, the paper's "average accuracy") with its CI;
+- `overall`: the same pooled over all scored rows (`accuracy` and its name `accuracy_pooled`:
+  the official `overall_acc` is pooled over rows), plus `accuracy_macro` (ours: the mean of
+  the subsets' accuracies, which the official code never computes) with its CI; every group
+  also has `mean_score`, the mean score of its rows, labels mixed (official
+  `per_subset_mean_score` / `overall_mean_score`, pooled);
+- `official`: the figures of AnyAudio-Judge's `evaluate_benchmark.py` (AAJ@5cd0eb0, §3.7 of
+  official-rules.md), unrounded: `per_subset_acc` and `overall_acc` (100 × pooled share
+  correct, generate mode only: null in `per_item` mode, where the official computes no
+  accuracy), `per_subset_mean_score`, `overall_mean_score`, `n_samples` (every row);
 - `types.<type>`: n and accuracy (with CI) per row type (pos, neg_swap, …);
 - `unscored`, `failed`: {n, ids}; `threshold`: {value, source}; `ece`: calibration error of
   the scores (10 bins, 0–1); `bootstrap`: resamples, seed, confidence.
@@ -31,6 +38,18 @@ from audioeval.metrics.bootstrap import binary_mean_ci
 from audioeval.postprocess.yes_no import read_label
 
 CONFIDENCE = 0.95
+OFFICIAL_GENERATE_THRESHOLD = 0.8
+"""`--yes_threshold` of the official generate mode (`evaluate_benchmark.py` L43-67)."""
+OFFICIAL_ACCURACY_MODE = "all_at_once"  # our name of the official generate mode
+
+
+def default_threshold(mode: str) -> tuple[float, str]:
+    """The threshold a judge-eval uses without `--threshold`, and where it comes from: the
+    official 0.8 in the generate mode (`all_at_once`); in `per_item` (the official logits
+    mode, which computes no accuracy) ours, 0.5."""
+    if mode == OFFICIAL_ACCURACY_MODE:
+        return OFFICIAL_GENERATE_THRESHOLD, "default (official generate mode)"
+    return bj.DEFAULT_THRESHOLD, "default (ours: the official logits mode computes no accuracy)"
 UNITS = {"accuracy": "%", "balanced_accuracy": "%", "yes_rate": "%", "auroc": "0-1", "ece": "0-1"}
 
 
@@ -95,6 +114,7 @@ def _group(rows: Sequence[JudgeEvalRow], threshold: float, n_resamples: int, see
         "auroc_ci": _unit_ci(cis.auroc),
         "auroc_reason": roc.reason,
         "yes_rate": _pct(float(np.mean(bj.predict_yes(scores, threshold)))) if len(rows) else None,
+        "mean_score": round(float(scores.mean()), 4) if len(rows) else None,
     }
 
 
@@ -110,10 +130,12 @@ def judge_eval_summary(
     n_resamples: int = 1000,
     seed: int = 0,
     tuning: bj.TunedThreshold | None = None,
+    mode: str | None = None,
 ) -> dict[str, Any]:
     """The `summary.json` of a judge evaluation (see the module doc). `threshold_source` is
     "default", "--threshold" or "tuned on FILE"; `tuning` adds the dev split's n and
-    accuracy at the tuned threshold. ValueError for a label other than yes/no."""
+    accuracy at the tuned threshold; `mode` the judge's (official accuracy in `all_at_once`
+    only). ValueError for a label other than yes/no."""
     all_rows = [JudgeEvalRow(*r) for r in rows]
     scored = [r for r in all_rows if _scored(r)]
     failed = [r.uuid for r in all_rows if r.failed]
@@ -134,6 +156,7 @@ def judge_eval_summary(
         "types": _types(scored, threshold, n_resamples, seed),
         "unscored": {"n": len(unscored), "ids": unscored},
         "failed": {"n": len(failed), "ids": failed},
+        "official": official_figures(all_rows, scored, names, threshold, mode),
         "threshold": _threshold(threshold, threshold_source, tuning),
         "ece": _ece(scored),
         "ece_bins": bj.ECE_BINS,
@@ -150,6 +173,7 @@ def _overall(
     seed: int,
 ) -> dict[str, Any]:
     out = _group(scored, threshold, n_resamples, seed)
+    out["accuracy_pooled"], out["accuracy_pooled_ci"] = out["accuracy"], out["accuracy_ci"]
     index = {name: k for k, name in enumerate(subsets)}
     correct = np.array([_correct(r, threshold) for r in scored], dtype=bool)
     groups = np.array([index[r.subset] for r in scored], dtype=np.int64)
@@ -160,6 +184,31 @@ def _overall(
     )
     out["accuracy_macro_ci"] = _pct_ci(ci)
     return out
+
+
+def official_figures(
+    rows: list[JudgeEvalRow], scored: list[JudgeEvalRow], names: list[str], threshold: float, mode: str | None
+) -> dict[str, Any]:
+    """What the official script reports for these rows (module doc), unrounded."""
+    generate = mode == OFFICIAL_ACCURACY_MODE
+
+    def acc(group: list[JudgeEvalRow]) -> float | None:
+        return 100 * sum(_correct(r, threshold) for r in group) / len(group) if generate and group else None
+
+    def mean(group: list[JudgeEvalRow]) -> float | None:
+        return sum(float(r.score or 0.0) for r in group) / len(group) if group else None
+
+    groups = {name: [r for r in scored if r.subset == name] for name in names}
+    return {
+        "source": "CuCl-2/AnyAudio-Judge@5cd0eb0 evaluate_benchmark.py",
+        "mode": mode,
+        "threshold": threshold,
+        "per_subset_acc": {name: acc(g) for name, g in groups.items()},
+        "overall_acc": acc(scored),
+        "per_subset_mean_score": {name: mean(g) for name, g in groups.items()},
+        "overall_mean_score": mean(scored),
+        "n_samples": len(rows),
+    }
 
 
 def _correct(row: JudgeEvalRow, threshold: float) -> bool:

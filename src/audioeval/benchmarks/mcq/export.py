@@ -5,8 +5,11 @@
 and, with `--rubrics`, `mmar_rubrics`. Its spec names this module's exporter (`exports:
 mcq_score`), so the engine, after every run and every `audioeval rescore`, writes from the
 latest record of each item `per_item.jsonl`, `disagreements.jsonl`, `rubrics/results.jsonl`
-(the rubric judgements) and, last, `summary.json` (with the rubric judge's `reliability` as the pair
-summary computed it, when rubrics were judged), each replaced whole, atomically. An item
+(the rubric judgements) and, last, `mcq_summary.json` (`SUMMARY_FILE`, with the rubric judge's
+`reliability` as the pair summary computed it, when rubrics were judged), each replaced whole,
+atomically. (`summary.json` beside it is the run's summary, written by the engine, as in every
+run directory; before that was so, an `mcq score` folder's `summary.json` was this file, and a
+rescore of such a folder still reads its settings there.) An item
 without a prediction is counted, never scored; a record whose rubric judgement failed keeps
 its official and robust scores (the rule scorers are run again on its stored answer: they
 need no model or judge).
@@ -41,6 +44,8 @@ from audioeval.store.json_file import read_json_object
 
 Row = dict[str, Any]
 RESULTS_FILE = "rubrics/results.jsonl"
+SUMMARY_FILE = "mcq_summary.json"
+"""The `mcq score` summary at the top of its folder (`summary.json` there is the run's)."""
 COMPUTED_RUBRIC_COUNTS = ("eligible", "scored", "failed", "zero_unmatched")
 RUN_INFO_KEY = "mcq"  # the preset's part of `PairExport.run_info`
 
@@ -197,7 +202,7 @@ def export_folder(
     seed: int,
 ) -> McqScoreResult:
     """Write per_item.jsonl, disagreements.jsonl, rubrics/results.jsonl and (last)
-    summary.json from the items' latest records (in item order)."""
+    mcq_summary.json from the items' latest records (in item order)."""
     rows = [item_row(rec) for rec in records]
     rubrics = None
     failure = None
@@ -212,7 +217,7 @@ def export_folder(
     diffs = disagreements(rows)
     write_jsonl_atomic(out / "per_item.jsonl", rows)
     write_jsonl_atomic(out / "disagreements.jsonl", diffs)
-    write_json_atomic(out / "summary.json", summary)
+    write_json_atomic(out / SUMMARY_FILE, summary)
     return McqScoreResult(bench, rows, summary, diffs, failure)
 
 
@@ -235,7 +240,7 @@ def write_exports(folder: Path, export: PairExport) -> McqScoreResult:
                 "cache_hits": export.run_info.get("cache_hits", 0),
             }
     else:
-        source, info = _as_scored(folder / "summary.json")
+        source, info = _as_scored(scored_summary(folder))
     return export_folder(
         folder,
         get_benchmark(export.bench.name),
@@ -246,6 +251,13 @@ def write_exports(folder: Path, export: PairExport) -> McqScoreResult:
         n_resamples=export.resamples,
         seed=export.seed,
     )
+
+
+def scored_summary(folder: Path) -> Path:
+    """The `mcq score` summary a rescore replaces: `mcq_summary.json`, or the `summary.json`
+    of a folder scored before the export had its own name."""
+    path = folder / SUMMARY_FILE
+    return path if path.is_file() or not (folder / "summary.json").is_file() else folder / "summary.json"
 
 
 def _as_scored(path: Path) -> tuple[Provenance, dict[str, Any] | None]:

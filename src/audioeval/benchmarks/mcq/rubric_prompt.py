@@ -18,6 +18,7 @@ from audioeval.core.messages import Message
 from audioeval.judge.votes import reduce_votes, trimmed_mean  # noqa: F401 (trimmed_mean: re-exported)
 from audioeval.postprocess.json_in_text import json_values
 from audioeval.postprocess.think_tags import strip_think
+from audioeval.prompts.templates import PromptTemplate, render
 
 PROMPT_VERSION = "mmar-rubrics-v1"
 
@@ -59,6 +60,42 @@ def _fmt(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
+def output_format(rubric: Sequence[RubricItem]) -> str:
+    """The JSON list the judge is asked to fill, one entry per rubric item (one line)."""
+    template = [
+        {"name": item.name, "score": "<allowed score>", "justification": "<one sentence>"} for item in rubric
+    ]
+    return json.dumps(template, ensure_ascii=False)
+
+
+def rubric_variables(
+    *,
+    question: str,
+    answer: str,
+    reference: str,
+    rubric: Sequence[RubricItem],
+    thinking: str | None,
+    prediction: str,
+) -> dict[str, Any]:
+    """What a prompt template file (`prompt_file`) is rendered with: the ground truth
+    (`question`, `answer`, `reference`: the ideal reasoning), the `rubric` items (`name`,
+    `scoring_point`, `choices` as written), `output_format` (the JSON list to fill), and the
+    submission (`thinking`: the model's reasoning, "" when none; `prediction`: its answer)."""
+    items = [
+        {"name": i.name, "scoring_point": i.scoring_point, "choices": [_fmt(c) for c in i.choices]}
+        for i in rubric
+    ]
+    return {
+        "question": question,
+        "answer": answer,
+        "reference": reference,
+        "rubric": items,
+        "output_format": output_format(rubric),
+        "thinking": (thinking or "").strip(),
+        "prediction": prediction.strip(),
+    }
+
+
 def build_rubric_messages(
     *,
     question: str,
@@ -67,8 +104,16 @@ def build_rubric_messages(
     rubric: Sequence[RubricItem],
     thinking: str | None,
     prediction: str,
+    template: PromptTemplate | None = None,
 ) -> list[Message]:
-    """The judge's system and user messages for one item (identical for every call)."""
+    """The judge's system and user messages for one item (identical for every call): ours,
+    or a prompt template file rendered with `rubric_variables`."""
+    if template is not None:
+        variables = rubric_variables(
+            question=question, answer=answer, reference=reference, rubric=rubric,
+            thinking=thinking, prediction=prediction,
+        )  # fmt: skip
+        return render(template, variables)
     lines = [
         "## Ground truth",
         f"Question: {question}",
@@ -84,14 +129,11 @@ def build_rubric_messages(
             f"   Scoring rule: {item.scoring_point}",
             f"   Allowed scores: {options}",
         ]
-    template = [
-        {"name": item.name, "score": "<allowed score>", "justification": "<one sentence>"} for item in rubric
-    ]
     lines += [
         "",
         "## Required output",
         "Return only a JSON list with one object per rubric item, in this order:",
-        json.dumps(template, ensure_ascii=False),
+        output_format(rubric),
         "",
         "## Submission to evaluate",
     ]

@@ -3,7 +3,7 @@
 An item with a prediction and a valid rubric (fields `rubric`, `question`, `reference`,
 put on the sample by `source.py`) is eligible. Its answer is matched officially first: an
 answer that fails the official match scores 0 with no judge call. A matched answer is put
-to the judge (`benchmarks/mcq/rubric_prompt.py`) until `votes` valid answers, at most
+to the judge (`benchmarks/mcq/rubric_prompt.py`, or a `prompt_file`) until `votes` valid answers, at most
 `max_attempts` calls (`judge/votes.collect_votes`); only answers that parse against the
 rubric are cached. The item score is the `trimmed_mean` of the valid call scores. Too few
 valid answers: the item fails (`JudgeFailed`: recorded with every call, counted, judged
@@ -25,13 +25,15 @@ from audioeval.benchmarks.mcq.rubric_prompt import (
     item_outcome,
     parse_rubric,
     parse_rubric_answer,
+    rubric_variables,
 )
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.judge.votes import check_early_stop, collect_votes
+from audioeval.prompts.templates import PromptTemplate
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
+from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
 from audioeval.scoring.mcq_official import official_match
 
 SCORER_NAME = "mmar_rubrics"
@@ -39,10 +41,10 @@ VALUE = "rubric_score"
 REDUCER = "trimmed_mean"
 
 
-class McqRubricScorer:
+class McqRubricScorer(JudgedScorer):
     """The reasoning of a matched MMAR answer, judged against the item's rubric."""
 
-    needs_judge = True
+    reports_reliability = True
     metrics = ()  # eligible items only: summarised by the `mcq score` export, not a corpus metric
 
     def __init__(self, *, votes: int = 5, max_attempts: int = 20, early_stop: bool = False) -> None:
@@ -56,11 +58,24 @@ class McqRubricScorer:
         self.name = SCORER_NAME
         self.votes = votes
         self.max_attempts = max_attempts
+        self.template: PromptTemplate | None = None  # a prompt file (`prompt_file`), else ours
+
+    def use_prompt(self, template: PromptTemplate) -> None:
+        """Judge with a prompt template file (`rubric_prompt.rubric_variables` says what it gets)."""
+        self.template = template
+
+    def prompt_examples(self) -> list[dict[str, Any]]:
+        rubric = (RubricItem("<name>", "<scoring point>", (0.0, 1.0)),)
+        return [
+            rubric_variables(question="<question>", answer="<answer>", reference="<reference>",
+                             rubric=rubric, thinking=thinking, prediction="<prediction>")
+            for thinking in ("<thinking>", None)
+        ]  # fmt: skip
 
     def signature(self) -> dict[str, Any]:
         return {
             "name": self.name,
-            "prompt_version": PROMPT_VERSION,
+            **prompt_signature(self.template, PROMPT_VERSION),
             "votes_needed": self.votes,
             "max_attempts": self.max_attempts,
             "reducer": REDUCER,
@@ -70,7 +85,7 @@ class McqRubricScorer:
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         raise InputError("mmar_rubrics needs a judge", sample_id=sample.id, field="scorers")
 
-    def failed_output_score(self, sample: Sample) -> Score:
+    def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score:
         """No prediction: not eligible, nothing to count."""
         return Score({}, {}, {"eligible": False})
 
@@ -97,6 +112,7 @@ class McqRubricScorer:
             rubric=rubric,
             thinking=sample.get("thinking"),
             prediction=prediction.raw or "",
+            template=self.template,
         )
         attempts: list[dict[str, Any]] = []
 

@@ -28,19 +28,21 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row, public_row, taxonomy
+from audioeval.benchmarks.mmae.preset import (  # the file names, stated once
+    FAILED_OUTPUTS_FILE,
+    PER_SAMPLE_FILE,
+    RESULTS_FILE,
+    SKIPPED_FILE,
+    TAXONOMY_FILE,
+)
 from audioeval.benchmarks.mmae.records import MmaeSample
 from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME
 from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord, in_order
+from audioeval.scoring.judged import JudgedScorer
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
-
-RESULTS_FILE = "results.jsonl"
-PER_SAMPLE_FILE = "per_sample.json"
-TAXONOMY_FILE = "taxonomy.json"
-SKIPPED_FILE = "skipped.json"
-FAILED_OUTPUTS_FILE = "failed_outputs.json"
 
 
 def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
@@ -161,7 +163,7 @@ def early_stop_info(ex: PairExport, latest: list[SampleRecord]) -> dict[str, Any
     have cost at least one judge call, so it is a lower bound on the calls saved);
     `rubrics_stopped_early`. Read from the records, so a rescore gives the same figures."""
     scorer = next((s for s in ex.bench.scorers if s.name == SCORER_NAME), None)
-    if not getattr(scorer, "early_stop", False):
+    if not (isinstance(scorer, JudgedScorer) and scorer.early_stop):
         return {}
     stopped = [int(o.get("votes_not_asked") or 0) for rec in latest for o in rubric_outcomes(rec)]
     return {

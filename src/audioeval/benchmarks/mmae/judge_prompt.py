@@ -1,12 +1,19 @@
-"""The multiple-choice rubric judge prompt (our wording of the MMAE paper's Appendix C)."""
+"""The multiple-choice rubric judge prompt (our wording of the MMAE paper's Appendix C), or a
+prompt template file (`prompt_file`) rendered with the same pieces: `question` (the rubric
+question as written, `<audio …>` references included), `choices` (the shuffled options as
+"A. text" lines), `options` and `letters` (the same as lists, in the order shown) and `labels`
+(the clip labels attached, e.g. `<audio output>`). The clips go, each as a `LABEL: ` line with
+its audio, where the template's `audio` says (`before` or `after` its user text)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from audioeval.core.messages import AudioPart, AudioRef, ContentPart, Message, TextPart
 from audioeval.judge.audio_refs import ClipMention
 from audioeval.judge.option_shuffle import ShuffledOptions
+from audioeval.prompts.templates import PromptTemplate, render
 
 PROMPT_VERSION = "mcq-judge-v1"
 
@@ -61,12 +68,36 @@ def attachments(
     return out
 
 
-def build_judge_messages(
-    question: str, options: ShuffledOptions, clips: list[tuple[str, AudioRef]]
-) -> list[Message]:
+def prompt_variables(question: str, options: ShuffledOptions, labels: list[str]) -> dict[str, Any]:
+    """What a prompt template file is rendered with."""
+    return {
+        "question": question,
+        "choices": options.render(),
+        "options": list(options.texts),
+        "letters": list(options.letters),
+        "labels": labels,
+    }
+
+
+def _clip_parts(clips: list[tuple[str, AudioRef]]) -> list[ContentPart]:
     parts: list[ContentPart] = []
     for i, (label, ref) in enumerate(clips):
         parts.append(TextPart(("\n" if i else "") + f"{label}: "))
         parts.append(AudioPart(ref))
+    return parts
+
+
+def build_judge_messages(
+    question: str,
+    options: ShuffledOptions,
+    clips: list[tuple[str, AudioRef]],
+    template: PromptTemplate | None = None,
+) -> list[Message]:
+    parts = _clip_parts(clips)
+    if template is not None:
+        rendered = render(template, prompt_variables(question, options, [label for label, _ in clips]))
+        text = rendered[-1].parts[0]
+        user = [text, *parts] if template.audio == "after" else [*parts, text]
+        return [*rendered[:-1], Message(role="user", parts=tuple(user))]
     parts.append(TextPart(f"\n\n{INSTRUCTIONS}\n\nQuestion: {question}\n\nChoices:\n{options.render()}"))
     return [Message.text("system", SYSTEM_PROMPT), Message(role="user", parts=tuple(parts))]

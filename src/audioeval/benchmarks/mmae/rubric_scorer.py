@@ -2,7 +2,7 @@
 
 The same judging as `audioeval mmae score`: for each rubric, `RubricVoting` (3 valid votes,
 at most 10 attempts, strict majority), options shuffled per (seed, id, rubric, attempt),
-the `mcq-judge-v1` prompt (`benchmarks/mmae/judge_prompt.py`) with each referenced clip attached under
+the `mcq-judge-v1` prompt (`benchmarks/mmae/judge_prompt.py`; or a `prompt_file`) with each referenced clip attached under
 its label, and per-sample IFR / CR / EM from `aggregate.per_sample_row`. The engine injects
 the judge `generate(messages, attempt)`; every attempt is kept in the score's detail, so
 rescoring re-parses and re-aggregates the stored answers without a judge call.
@@ -21,10 +21,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row
-from audioeval.benchmarks.mmae.judge_prompt import PROMPT_VERSION, attachments, build_judge_messages
+from audioeval.benchmarks.mmae.judge_prompt import (
+    PROMPT_VERSION,
+    attachments,
+    build_judge_messages,
+    prompt_variables,
+)
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
 from audioeval.benchmarks.mmae.rubric_votes import RubricVoting, rescore_attempts
 from audioeval.benchmarks.mmae.source import mmae_from_fields
@@ -35,18 +41,22 @@ from audioeval.core.sample import Sample
 from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
 from audioeval.judge.judged_items import JudgedItem, JudgeVote
+from audioeval.judge.option_shuffle import shuffle_options
 from audioeval.judge.votes import EARLY_STOP_NAME, collect_votes, majority_to_decide
+from audioeval.prompts.templates import PromptTemplate
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
+from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
 
 SCORER_NAME = "mmae_rubrics"
 
 
-class MmaeRubricScorer:
+class MmaeRubricScorer(JudgedScorer):
     """IFR / CR / EM of one edited clip, judged rubric by rubric."""
 
-    needs_judge = True
+    reports_reliability = True
     metrics = ("mean:ifr", "mean:cr", "mean:em")
+    # each sample's rate × 100 (`_row_score`): the means are percentages, shown as `71.43 %`
+    metric_units = MappingProxyType(dict.fromkeys(metrics, "percent"))
 
     def __init__(
         self,
@@ -67,11 +77,26 @@ class MmaeRubricScorer:
         self.max_attempts = max_attempts
         self.slice_clips = slice_clips
         self.early_stop = early_stop
+        self.template: PromptTemplate | None = None  # a prompt file (`prompt_file`), else ours
+
+    def use_prompt(self, template: PromptTemplate) -> None:
+        """Judge with a prompt template file (`judge_prompt.py` says what it is given)."""
+        if template.audio == "none":
+            raise InputError(
+                "mmae_rubrics: the judge must hear the clips: set `audio: before` or `after`",
+                file=template.source,
+                field="audio",
+            )
+        self.template = template
+
+    def prompt_examples(self) -> list[dict[str, Any]]:
+        options = shuffle_options("<right option>", ["<wrong option>", "<other option>"], seed=0)
+        return [prompt_variables("<question>", options, ["<audio output>", "<audio input1>"])]
 
     def signature(self) -> dict[str, Any]:
         sig: dict[str, Any] = {
             "name": self.name,
-            "prompt_version": PROMPT_VERSION,
+            **prompt_signature(self.template, PROMPT_VERSION),
             "votes_needed": self.votes,
             "max_attempts": self.max_attempts,
             "majority": "strict majority of valid votes",
@@ -151,7 +176,7 @@ class MmaeRubricScorer:
 
         async def attempt(a: int) -> bool:
             options = voting.options_for(a)
-            messages = build_judge_messages(rubric.question, options, clips)
+            messages = build_judge_messages(rubric.question, options, clips, self.template)
             gen = await generate(messages, a, voting.accepts(options))
             return voting.record(a, options, gen).valid
 
@@ -183,7 +208,7 @@ class MmaeRubricScorer:
             )
         return _row_score(row, detail)
 
-    def failed_output_score(self, sample: Sample) -> Score:
+    def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score:
         """No usable edited audio: every rubric 0 (IFR = CR = EM = 0), as `mmae score` counts it."""
         row = failed_output_row(mmae_from_fields(sample), "no usable output")
         return _row_score(row, {"rubric_scores": row["rubric_scores"], "failed_output": True})

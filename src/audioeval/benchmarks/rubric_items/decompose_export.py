@@ -7,8 +7,9 @@ the captions file's order, each file replaced whole and atomically:
   rubric: [{dimension, question, basis}], fallback, prompt_version}` (`domain`: the one
   used, the model's choice under `auto`); a caption whose decomposition failed has no line;
 - `decompose_summary.json` in the run directory: counts, the failed captions with the
-  reason, the fallback ids, the settings and where the rubrics file is (a rescore, which
-  is not told, writes it there again).
+  reason, the fallback ids, the ids whose decomposition answer had no decodable JSON
+  (`unparsed`: no item, as the official reads it, so the caption stood in), the settings and
+  where the rubrics file is (a rescore, which is not told, writes it there again).
 """
 
 from __future__ import annotations
@@ -74,7 +75,10 @@ def _failure(sid: str, rec: SampleRecord | None) -> dict[str, Any]:
 
 
 def build_summary(
-    settings: Mapping[str, Any], lines: Sequence[Mapping[str, Any]], failed: Sequence[Mapping[str, Any]]
+    settings: Mapping[str, Any],
+    lines: Sequence[Mapping[str, Any]],
+    failed: Sequence[Mapping[str, Any]],
+    unparsed: Sequence[str] = (),
 ) -> dict[str, Any]:
     fallback = [str(line["id"]) for line in lines if line["fallback"]]
     items = [len(line["rubric"]) for line in lines]
@@ -87,12 +91,14 @@ def build_summary(
             "captions": len(lines) + len(failed),
             "decomposed": len(lines),
             "fallback": len(fallback),
+            "unparsed": len(unparsed),
             "failed": len(failed),
             "items": sum(items),
         },
         "mean_items": sum(items) / len(items) if items else None,
         "domains": domains,
         "fallback_ids": fallback,
+        "unparsed_ids": list(unparsed),
         "failed": list(failed),
         "audioeval_version": __version__,
     }
@@ -111,6 +117,7 @@ def write_exports(folder: Path, export: PairExport) -> DecomposeResult:
     latest = latest_records(export.records)
     lines: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
+    unparsed: list[str] = []
     for sid in export.expected_ids:
         rec = latest.get(sid)
         line = rubric_line(rec) if rec is not None else None
@@ -118,14 +125,16 @@ def write_exports(folder: Path, export: PairExport) -> DecomposeResult:
             failed.append(_failure(sid, rec))
         else:
             lines.append(line)
+            if rec is not None and (rec.judge.get(SCORER_NAME) or {}).get("unparsed"):
+                unparsed.append(str(line["id"]))
     output = Path(settings["output"])
-    summary = build_summary(settings, lines, failed)
+    summary = build_summary(settings, lines, failed, unparsed)
     write_jsonl_atomic(output, lines)
     write_json_atomic(folder / SUMMARY_FILE, summary)
     return DecomposeResult(output, folder / SUMMARY_FILE, summary, failed)
 
 
-COMPUTED = ("counts", "mean_items", "domains", "fallback_ids", "failed", "audioeval_version")
+COMPUTED = ("counts", "mean_items", "domains", "fallback_ids", "unparsed_ids", "failed", "audioeval_version")
 
 
 def _as_written(path: Path) -> dict[str, Any]:

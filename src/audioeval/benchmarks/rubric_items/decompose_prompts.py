@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from audioeval.core.messages import Message
+from audioeval.prompts.templates import PromptTemplate, render
 
-PROMPT_VERSION = "rubric-decompose-v1"
+PROMPT_VERSION = "rubric-decompose-v2"
 DOMAINS = ("speech", "sound", "music", "mix")
 AUTO = "auto"
 
@@ -123,9 +125,9 @@ LANGUAGE_RULE = (
     "caption gets Chinese items, an English caption English items). The JSON keys stay in "
     "English."
 )
-ITEM_FORMAT = (
-    '{"dimension": "<the dimension checked>", "question": "<a yes/no question ending with a '
-    'question mark>", "basis": "<the words of the caption the item checks>"}'
+ITEM_FORMAT = (  # the English keys the official reader accepts (official-rules.md §3.2)
+    '{"Dimension": "<the dimension checked>", "Question": "<a yes/no question ending with a '
+    'question mark>", "Basis": "<the words of the caption the item checks>"}'
 )
 
 
@@ -147,7 +149,7 @@ def _domain_system(domain: str) -> str:
         f"Dimensions to consider (only those the caption mentions; others may be added when "
         f"the caption describes them): {', '.join(spec.dimensions)}.\n\n"
         "Reply with JSON only, no other text:\n"
-        f'{{"items": [{ITEM_FORMAT}, ...]}}'
+        f'{{"Question_List": [{ITEM_FORMAT}, ...]}}'
     )
 
 
@@ -164,7 +166,7 @@ def _auto_system() -> str:
         f"{_shared_rules(())}\n\n"
         f"Dimensions to consider per domain (only those the caption mentions):\n{menus}\n\n"
         "Reply with JSON only, no other text:\n"
-        f'{{"domain": "speech|sound|music|mix", "items": [{ITEM_FORMAT}, ...]}}'
+        f'{{"domain": "speech|sound|music|mix", "Question_List": [{ITEM_FORMAT}, ...]}}'
     )
 
 
@@ -173,8 +175,25 @@ def decompose_system(domain: str) -> str:
     return _auto_system() if domain == AUTO else _domain_system(domain)
 
 
-def decompose_messages(caption: str, domain: str) -> list[Message]:
-    """The decomposition request of one caption."""
+def decompose_variables(caption: str, domain: str) -> dict[str, Any]:
+    """What a prompt template file (`prompt_file`) gets for the decomposition: `step`
+    ("decompose"), `caption`, `domain` (speech, sound, music, mix or auto)."""
+    return {"step": "decompose", "caption": caption, "domain": domain, "items": []}
+
+
+def clean_variables(caption: str, items: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """... and for the cleaning pass: `step` ("clean"), `caption`, `domain` (""), and `items`,
+    each with `id` (0, 1, …: the ids the answer must give, from 0 as the official reader
+    reads them), `dimension` and `question`."""
+    listed = [{"id": i, "dimension": d, "question": q} for i, (d, q) in enumerate(items)]
+    return {"step": "clean", "caption": caption, "domain": "", "items": listed}
+
+
+def decompose_messages(caption: str, domain: str, template: PromptTemplate | None = None) -> list[Message]:
+    """The decomposition request of one caption (a template file: one for both steps, which
+    tells them apart by `step`)."""
+    if template is not None:
+        return render(template, decompose_variables(caption, domain))
     return [Message.text("system", decompose_system(domain)), Message.text("user", f"Caption:\n{caption}")]
 
 
@@ -185,15 +204,19 @@ CLEAN_SYSTEM = (
     "rephrasing, a translation or a negated form of what the caption says is keep.\n"
     "- remove: it introduces a concept, attribute or detail that the caption never mentions.\n\n"
     "Reply with JSON only, no other text, one entry per question:\n"
-    '{"results": [{"id": 1, "judgment": "keep"}, {"id": 2, "judgment": "remove"}, ...]}'
+    '{"results": [{"id": 0, "judgment": "keep"}, {"id": 1, "judgment": "remove"}, ...]}'
 )
 
 
-def clean_messages(caption: str, items: Sequence[tuple[str, str]]) -> list[Message]:
+def clean_messages(
+    caption: str, items: Sequence[tuple[str, str]], template: PromptTemplate | None = None
+) -> list[Message]:
     """The cleaning request: the caption and the numbered (dimension, question) items."""
+    if template is not None:
+        return render(template, clean_variables(caption, items))
     listed = "\n".join(
         f"{i}. " + (f"[{dimension}] " if dimension else "") + question
-        for i, (dimension, question) in enumerate(items, start=1)
+        for i, (dimension, question) in enumerate(items)  # ids from 0: the official reader's
     )
     user = f"Caption:\n{caption}\n\nQuestions:\n{listed}"
     return [Message.text("system", CLEAN_SYSTEM), Message.text("user", user)]

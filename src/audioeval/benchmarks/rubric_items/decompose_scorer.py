@@ -4,15 +4,20 @@ The text to decompose is the model's answer: in `rubric decompose` the `caption`
 echoes each caption (`decompose_source.py`); in a run spec it may be any model's caption.
 The run's judge is the text LLM:
 
-1. decomposition (`decompose_prompts.py`): asked until one answer gives a usable item list,
-   at most `max_attempts` calls (`judge/votes.collect_votes` with one vote needed; each
-   retry has a new attempt index, so its own cache key). None usable: the sample fails
-   (`JudgeFailed`: recorded with every answer, counted, asked again by a rerun);
-2. duplicate questions removed (`decompose.dedupe`);
-3. cleaning: the same LLM marks each item keep or remove, asked the same way (an answer that
-   does not judge every item exactly once is not usable);
-4. the kept items capped at `max_items`; none left: the caption itself is the single item
-   (`fallback: true`).
+1. decomposition (`decompose_prompts.py`, or a `prompt_file` template for both steps),
+   decoded as the AnyAudio-Judge decomposer does (`OFFICIAL_DECODING`: greedy, the domain's
+   token budget; `temperature` / `max_tokens` override, named in the signature) and read by
+   its reader (`decompose.read_decomposition`): an answer with no decodable JSON gives no
+   item (`unparsed`), as there; a failed call or a JSON value that is not an object is
+   asked again, at most `max_attempts` calls (`judge/votes.collect_votes`, one vote; each
+   retry its own cache key). None usable: the sample fails (`JudgeFailed`: recorded with
+   every answer, counted, asked again by a rerun);
+2. duplicate questions removed (`decompose.dedupe`) only with `dedupe: true` (ours);
+3. cleaning: the same LLM marks each item (ids from 0) keep or remove at temperature 0.2,
+   1024 tokens, as the official; read as the official reads it (a missing id keeps, an
+   unknown verdict removes); an answer with no `results` list is asked again;
+4. the kept items capped at `max_items` only when set (ours); none left: the official's
+   holistic item, the caption itself (`fallback: true`).
 
 Only usable answers are cached. Every answer is kept in the score's detail, so `rescore`
 reads the stored answers again with no call. Values: `rubric_items` (the rubric's length)
@@ -37,49 +42,93 @@ from audioeval.benchmarks.rubric_items.decompose_prompts import (
     DOMAINS,
     PROMPT_VERSION,
     clean_messages,
+    clean_variables,
     decompose_messages,
+    decompose_variables,
 )
 from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
 from audioeval.core.sample import Sample
 from audioeval.judge.votes import collect_votes
+from audioeval.prompts.templates import PromptTemplate
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgeFailed, JudgeGenerate
+from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
 
 SCORER_NAME = "rubric_decompose"
 ITEMS = "rubric_items"
 FALLBACK = "fallback"
 Reader = Callable[[str | None], Any]  # an answer -> something with `usable`, `error`, `repairs`
+DOMAIN_MAX_TOKENS = {"speech": 2048, "sound": 4096, "music": 4096, "mix": 6000, AUTO: 6000}
+"""The official per-domain budgets (official-rules.md §3.1); `auto` (ours) gets mix's."""
+CLEAN_DECODING = {"temperature": 0.2, "max_tokens": 1024}  # the official cleaning pass (§3.3)
 
 
-class RubricDecomposeScorer:
+class RubricDecomposeScorer(JudgedScorer):
     """A caption's atomic yes/no items, by a text LLM (the run's judge)."""
 
-    needs_judge = True
     metrics = (f"mean:{ITEMS}", f"mean:{FALLBACK}")
 
-    def __init__(self, *, domain: str = AUTO, max_items: int = 30, max_attempts: int = 3) -> None:
+    def __init__(
+        self,
+        *,
+        domain: str = "mix",
+        max_items: int | None = None,
+        max_attempts: int = 3,
+        dedupe: bool = False,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
         if domain not in (AUTO, *DOMAINS):
             raise InputError(
                 f"domain must be one of {', '.join((AUTO, *DOMAINS))}, not {domain!r}", field="scorers"
             )
-        if max_items < 1 or max_attempts < 1:
+        if (max_items is not None and max_items < 1) or max_attempts < 1:
             raise InputError("rubric_decompose: max_items and max_attempts must be ≥ 1", field="scorers")
+        if (temperature is not None and temperature < 0) or (max_tokens is not None and max_tokens < 1):
+            raise InputError("rubric_decompose: temperature ≥ 0 and max_tokens ≥ 1", field="scorers")
         self.name = SCORER_NAME
         self.domain = domain
         self.max_items = max_items
         self.max_attempts = max_attempts
+        self.dedupe = dedupe
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.template: PromptTemplate | None = None  # a prompt file (`prompt_file`), else ours
+
+    def use_prompt(self, template: PromptTemplate) -> None:
+        """Ask with a prompt template file, one for both steps (`decompose_prompts.py`)."""
+        self.template = template
+
+    def prompt_examples(self) -> list[dict[str, Any]]:
+        return [
+            *(decompose_variables("<caption>", d) for d in (AUTO, *DOMAINS)),
+            clean_variables("<caption>", [("<dimension>", "<question>"), ("", "<question>")]),
+        ]
+
+    @property
+    def prompt_version(self) -> str:
+        return PROMPT_VERSION if self.template is None else self.template.name
 
     def signature(self) -> dict[str, Any]:
         return {
             "name": self.name,
-            "prompt_version": PROMPT_VERSION,
+            **prompt_signature(self.template, PROMPT_VERSION),
             "domain": self.domain,
             "max_items": self.max_items,
             "max_attempts": self.max_attempts,
-            "dedupe": "normalised question text",
+            "dedupe": "normalised question text" if self.dedupe else None,
             "fallback": "the caption as the single item",
+            "reader": "anyaudio-judge-official",
+            "decompose_decoding": {"temperature": self.temperature, "max_tokens": self.max_tokens}
+            if self.temperature is not None or self.max_tokens is not None
+            else "official (greedy, the domain's budget)",
+            "clean_decoding": CLEAN_DECODING,
         }
+
+    def decoding(self, domain: str) -> dict[str, Any]:
+        """The decomposition request's sampling: the official's unless overridden."""
+        temperature = 0.0 if self.temperature is None else self.temperature
+        return {"temperature": temperature, "max_tokens": self.max_tokens or DOMAIN_MAX_TOKENS[domain]}
 
     def planned_calls(self, sample: Sample) -> int:
         """Decomposition and cleaning: what a sample reserves of the judge's load."""
@@ -110,19 +159,22 @@ class RubricDecomposeScorer:
     async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
         caption = self._caption(prediction, sample)
         domain = self._domain(sample)
-        detail: dict[str, Any] = {"prompt_version": PROMPT_VERSION, "requested_domain": domain}
+        detail: dict[str, Any] = {"prompt_version": self.prompt_version, "requested_domain": domain}
         detail["decompose"] = await self._ask(
-            generate, decompose_messages(caption, domain), lambda t: read_decomposition(t, domain)
+            generate,
+            decompose_messages(caption, domain, self.template),
+            lambda t: read_decomposition(t, domain),
+            self.decoding(domain),
         )
         items = self._items(detail, domain)
         if items:
             n = len(items)
-            asked = clean_messages(caption, [(i.dimension, i.question) for i in items])
-            detail["clean"] = await self._ask(generate, asked, lambda t: read_cleaning(t, n))
+            asked = clean_messages(caption, [(i.dimension, i.question) for i in items], self.template)
+            detail["clean"] = await self._ask(generate, asked, lambda t: read_cleaning(t, n), CLEAN_DECODING)
         return self._result(caption, detail)
 
     async def _ask(
-        self, generate: JudgeGenerate, messages: list[Message], read: Reader
+        self, generate: JudgeGenerate, messages: list[Message], read: Reader, decoding: dict[str, Any]
     ) -> list[dict[str, Any]]:
         """Calls until one usable answer (or `max_attempts`): every call, in attempt order."""
         attempts: list[dict[str, Any]] = []
@@ -131,7 +183,7 @@ class RubricDecomposeScorer:
             return bool(read(text).usable)
 
         async def call(index: int) -> bool:
-            gen = await generate(messages, index, usable)
+            gen = await generate(messages, index, usable, decoding)
             entry = {"attempt": index, "raw": gen.text if gen.ok else None, "endpoint": gen.endpoint,
                      "cached": gen.cached, **_reading(read, gen.text if gen.ok else None, gen.error)}  # fmt: skip
             attempts.append(entry)
@@ -141,15 +193,16 @@ class RubricDecomposeScorer:
         return sorted(attempts, key=lambda a: a["attempt"])
 
     def _items(self, detail: dict[str, Any], domain: str) -> list[RubricItem]:
-        """The first usable decomposition's items without duplicates (JudgeFailed: none usable)."""
+        """The first usable decomposition's items, without duplicates with `dedupe` (JudgeFailed:
+        none usable)."""
         read = _first_usable(detail["decompose"], lambda t: read_decomposition(t, domain))
         if read is None:
             raise JudgeFailed(f"decomposition: {failure_reason(detail['decompose'])}", detail)
-        items, duplicates = dedupe(read.items)
+        items, duplicates = dedupe(read.items) if self.dedupe else (list(read.items), 0)
         detail.update(
             domain=read.domain,
             parsed=len(read.items),
-            dropped_without_question=read.dropped,
+            unparsed=read.unparsed,
             duplicates=duplicates,
             repairs=list(read.repairs),
             items=[i.to_json() for i in items],
@@ -165,8 +218,8 @@ class RubricDecomposeScorer:
                 why = failure_reason(detail.get("clean") or [])
                 raise JudgeFailed(f"cleaning: {why}", detail)
             kept = [item for item, keep in zip(items, cleaning.keep, strict=True) if keep]
-            detail["removed"] = [i + 1 for i, keep in enumerate(cleaning.keep) if not keep]
-        rubric, capped = cap(kept, self.max_items)
+            detail["removed"] = [i for i, keep in enumerate(cleaning.keep) if not keep]  # ids from 0
+        rubric, capped = (kept, 0) if self.max_items is None else cap(kept, self.max_items)
         fallback = not rubric
         if fallback:
             rubric = [fallback_item(caption)]
@@ -178,7 +231,7 @@ class RubricDecomposeScorer:
         """The stored answers read again (decomposition, then cleaning); no call."""
         caption = self._caption(prediction, sample)
         domain = str(stored.get("requested_domain") or self._domain(sample))
-        detail: dict[str, Any] = {"prompt_version": stored.get("prompt_version", PROMPT_VERSION)}
+        detail: dict[str, Any] = {"prompt_version": stored.get("prompt_version", self.prompt_version)}
         detail["requested_domain"] = domain
         detail["decompose"] = _reread(stored.get("decompose"), lambda t: read_decomposition(t, domain))
         items = self._items(detail, domain)

@@ -56,6 +56,7 @@ def open_dataset(
             files = [str(f) for f in parquet_files(Path(path))]
             ds = datasets.load_dataset("parquet", data_files=files, split="train", streaming=True)
         else:
+            _refuse_unreachable_hub(path, where, local_name)
             ds = datasets.load_dataset(path, name, split=split, revision=revision)
     except InputError:
         raise
@@ -78,6 +79,24 @@ def open_dataset(
             raise InputError(f"no split {split!r}; has {', '.join(ds)}", file=where, field="source.split")
         ds = ds[split]
     return _undecoded(ds, datasets)
+
+
+def _refuse_unreachable_hub(path: str, where: str, local_name: str) -> None:
+    """A hub name on a machine that cannot reach the hub: one line now, not ~30 s of retries."""
+    from audioeval.benchmarks.sources.hub_reach import declared_offline, hub_unreachable
+
+    if Path(path).exists() or declared_offline():
+        return  # a local folder or script; or offline declared: the datasets cache is read
+    why = hub_unreachable()
+    if why is not None:
+        raise InputError(
+            f"offline: the Hugging Face hub cannot be reached ({why}), so {path!r} cannot be "
+            f"downloaded. Put a local copy at <data root>/{local_name}/ (--data-root or "
+            "AUDIOEVAL_DATA), point the spec's source at one, or set HF_HUB_OFFLINE=1 to read "
+            "the datasets cache",
+            file=where,
+            field="source",
+        )
 
 
 def parquet_files(path: Path) -> list[Path]:

@@ -21,6 +21,11 @@ from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.store.file_digest import file_sha256
 
+SOURCES_CHECKING_INPUTS = frozenset({"mmae"})
+"""Source types whose loader checks the clips of each sample itself (MMAE's loader checks the
+clips its rubrics name and skips a sample with a missing one), so the engine does not read
+them again before asking the model."""
+
 
 @dataclass
 class SampleSet:
@@ -65,11 +70,8 @@ def _local_copy(spec: BenchmarkSpec, root: Path | None, spec_file: str) -> Sourc
 
 
 def _spec_dir(spec_file: str) -> Path | None:
-    """The folder a spec's relative paths start from; shipped specs use the package's."""
-    if spec_file.startswith("audioeval:"):
-        from importlib import resources
-
-        return Path(str(resources.files("audioeval.benchmarks").joinpath("registry")))
+    """The folder a spec's relative paths start from: the spec file's own (a shipped spec's
+    `where` is its path in its benchmark's `specs/` folder)."""
     return Path(spec_file).parent if spec_file else None
 
 

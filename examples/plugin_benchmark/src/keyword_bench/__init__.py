@@ -1,0 +1,15 @@
+"""An example audioeval benchmark plugin: the `Benchmark` that the entry point names."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+from audioeval.benchmarks.contract import Benchmark
+from keyword_bench.scorer import KeywordHitScorer
+
+BENCHMARK = Benchmark(
+    name="keyword_demo",
+    description="captions of three tiny clips, scored by the keywords they contain",
+    specs=resources.files(__name__).joinpath("specs"),
+    scorers={"keyword_hit": KeywordHitScorer},
+)

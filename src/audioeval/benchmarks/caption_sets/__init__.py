@@ -1,0 +1,1 @@
+"""The audio captioning sets: spec YAMLs only (`specs/`), no code of their own."""

@@ -1,0 +1,129 @@
+"""The `Benchmark` contract: everything a benchmark provides, stated in one typed object.
+
+A benchmark, built in (a folder under `benchmarks/`) or from an installed package, is one
+`Benchmark` value. `benchmarks/plugins.load_benchmarks()` collects them (the built-in ones
+listed there, then every entry point of the group `audioeval.benchmarks`, each naming a
+`Benchmark` object) and registers what they provide: scorers with the scorer registry,
+template folders with the prompt loader, text profiles with the profile registry, exporters
+with the exporter registry; spec folders are searched by `benchmarks/registry.py` for shipped
+benchmark names. Nothing is found by a module path in a string: every field holds the
+object itself. A heavy module stays out of import time behind a factory whose body imports
+it (`scoring.base.DeferredFactory`, or a small function that imports and calls).
+
+A package adds a benchmark with, in its `pyproject.toml`:
+
+    [project.entry-points."audioeval.benchmarks"]
+    keyword_demo = "keyword_bench:BENCHMARK"
+
+(see `examples/plugin_benchmark/` and docs/architecture.md, "Adding a benchmark").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from audioeval.core.errors import RunConfigError
+from audioeval.scoring.base import ScorerFactory
+from audioeval.scoring.profiles import TextProfile
+
+if TYPE_CHECKING:
+    from audioeval.benchmarks.pair_exports import PairExport
+    from audioeval.benchmarks.preset import Preset, PresetTool
+
+Exporter = Callable[[Path, "PairExport"], Any]
+"""Writes a benchmark's own files into a pair folder from the pair's records
+(`benchmarks/pair_exports.py`); what it returns goes back to the caller of the run."""
+
+
+class BenchmarkPluginError(RunConfigError):
+    """A benchmark that cannot be loaded or registered: a broken entry point, an object that
+    is not a `Benchmark`, or a name (benchmark, scorer, spec, exporter) taken twice."""
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """What one benchmark (or family of benchmarks) provides. Every field but `name` is optional."""
+
+    name: str
+    """The benchmark's (or family's) name, unique among every loaded benchmark: `mmae`,
+    `keyword_demo`. Lower case letters, digits, `_` and `-`."""
+
+    description: str = ""
+    """One line for `audioeval list benchmarks` and the docs."""
+
+    specs: Traversable | None = None
+    """A folder of spec YAMLs (`importlib.resources.files("pkg").joinpath("specs")`); each
+    file's stem is a benchmark name that `audioeval run --benchmark NAME` finds, exactly as a
+    built-in spec (`benchmarks/<family>/specs/`). A name given twice is an error."""
+
+    scorers: Mapping[str, ScorerFactory] = field(default_factory=dict)
+    """Scorer name -> factory object (a scorer class, a function returning a scorer, or a
+    `DeferredFactory`), registered explicitly with `scoring.base.register_scorer`."""
+
+    template_folders: tuple[tuple[str, str], ...] = ()
+    """(package, folder) pairs of prompt templates (e.g. a judge prompt) that `load_template`
+    then finds by name (`prompts.templates.add_template_folder`)."""
+
+    profiles: tuple[TextProfile, ...] = ()
+    """Scoring profiles (text conventions of the profiled scorers) this benchmark defines,
+    registered with `scoring.profiles.register_profile` under their own names."""
+
+    exporters: Mapping[str, Exporter] = field(default_factory=dict)
+    """Exporter name -> function writing the benchmark's own files beside a pair's summary,
+    at the end of every run and rescore. The name is either a scorer's (its records are
+    exported whenever a spec lists it) or one a spec names in `exports:`."""
+
+    presets: tuple[Preset, ...] = ()
+    """The commands this benchmark offers beside `audioeval run`, as data (`benchmarks/preset.py`:
+    its options, the shared CLI options it exposes, its defaults); `cli/preset_commands.py`
+    builds each command, `presets/preset_run.py` runs it through the engine. None: the
+    benchmark runs through `audioeval run` only."""
+
+    tools: tuple[PresetTool, ...] = ()
+    """Helper commands beside its presets (a baseline's predictions, a synthetic set)."""
+
+    console_table: Callable[[Mapping[str, Any]], Any] | None = None
+    """Optional hook: a pair summary (for a preset: its `PresetOutcome.figures`) -> what is
+    printed for it (a `rich` renderable, or a list of them). Default None: the generic table
+    of headline metrics."""
+
+    report_section: Callable[[Mapping[str, Any]], str] | None = None
+    """Optional hook: a pair summary -> an HTML fragment for the report. Default None: the
+    generic section of metrics and breakdowns."""
+
+    old_output_hint: Callable[[Path], str | None] | None = None
+    """Optional hook: a folder without `run.json` -> what to do with it when this benchmark's
+    preset wrote it in an earlier audioeval (before output folders were run directories), or
+    None when it is not such a folder. `rescore` and `report` ask every benchmark."""
+
+    def __post_init__(self) -> None:
+        if (
+            not isinstance(self.name, str)
+            or not self.name
+            or not all(c.islower() or c.isdigit() or c in "_-" for c in self.name)
+        ):
+            raise ValueError(f"benchmark name {self.name!r}: use lower case letters, digits, _ and -")
+        for name, factory in self.scorers.items():
+            if isinstance(factory, str) or not callable(factory):
+                raise TypeError(
+                    f"benchmark {self.name!r}: scorer {name!r} must be a factory object, not {factory!r}"
+                )
+        for name, exporter in self.exporters.items():
+            if isinstance(exporter, str) or not callable(exporter):
+                raise TypeError(
+                    f"benchmark {self.name!r}: exporter {name!r} must be a function, not {exporter!r}"
+                )
+
+    def spec_files(self) -> dict[str, Traversable]:
+        """Benchmark name -> spec file of every YAML in `specs` (none when it has no folder)."""
+        if self.specs is None:
+            return {}
+        found = {}
+        for entry in self.specs.iterdir():
+            if entry.name.endswith((".yaml", ".yml")):
+                found[entry.name.rsplit(".", 1)[0]] = entry
+        return dict(sorted(found.items()))

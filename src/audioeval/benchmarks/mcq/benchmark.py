@@ -1,0 +1,35 @@
+"""MMAR and MMAU as one `Benchmark` family (`benchmarks/contract.py`), named `mmar_mmau` (not
+`mcq`: that is the generic multiple-choice task): its specs (`specs/mmar.yaml`, `specs/mmau-*.yaml`),
+the MMAR-Rubrics judge (`mmar_rubrics`, `mcq score --rubrics`, loaded when first built), its
+exporter; its command (`mcq score`, `mcq predict`) is still a CLI module of its own
+(cli/mcq_commands.py) until it becomes a `Preset` (benchmarks/preset.py) as `mmae score` is."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.contract import Benchmark
+from audioeval.scoring.base import DeferredFactory
+
+
+def _write_exports(folder: Path, export: Any) -> Any:
+    from audioeval.benchmarks.mcq.export import write_exports
+
+    return write_exports(folder, export)
+
+
+def _rubric_scorer() -> Any:
+    from audioeval.benchmarks.mcq.rubric_scorer import McqRubricScorer
+
+    return McqRubricScorer
+
+
+BENCHMARK = Benchmark(
+    name="mmar_mmau",
+    description="MMAR and MMAU: multiple-choice audio reasoning, official-exact and robust",
+    specs=resources.files("audioeval.benchmarks.mcq").joinpath("specs"),
+    scorers={"mmar_rubrics": DeferredFactory(_rubric_scorer)},
+    exporters={"mcq_score": _write_exports},
+)

@@ -1,0 +1,75 @@
+"""MMAE's `Benchmark.console_table`: its taxonomy (`taxonomy.json`) as rich tables: overall,
+single vs multiple, complexity, modality, and the counts line.
+
+Group labels come from the metadata and are shown literally (a `Text`, never markup, on one
+line). The judge reliability block of the figures is printed by the caller, as for every
+benchmark (`report/reliability_table.py`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+_LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
+
+
+def _label(text: object) -> Text:
+    return Text(_LINE_BREAKS.sub(" ", str(text)))
+
+
+def _cell(group: Mapping[str, Any], metric: str) -> str:
+    value = group.get(metric)
+    if value is None:
+        return "–"
+    ci = group.get(f"{metric}_ci")
+    return f"{value:.2f}" + (f" [dim]({ci[0]:.1f}–{ci[1]:.1f})[/dim]" if ci else "")
+
+
+def _table(title: str, groups: Mapping[str, Mapping[str, Any]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("group")
+    table.add_column("n", justify="right")
+    for metric in ("IFR", "CR", "EMR"):
+        table.add_column(f"{metric} % (95% CI)", justify="right")
+    for name, group in groups.items():
+        table.add_row(
+            _label(name), str(group["n"]), _cell(group, "IFR"), _cell(group, "CR"), _cell(group, "EMR")
+        )
+    return table
+
+
+def _overall_label(tax: Mapping[str, Any]) -> str:
+    """`overall`, with the samples without a usable output and how the headline treats them."""
+    failed = tax.get("failed_outputs") or {}
+    if not failed.get("n"):
+        return "overall"
+    how = "excluded" if failed.get("in_headline") == "excluded" else "scored 0"  # "counted" as 0
+    return f"overall ({failed['n']} without output: {how})"
+
+
+def mmae_tables(tax: Mapping[str, Any], title: str = "MMAE") -> list[Any]:
+    """The tables and the counts line of an MMAE taxonomy, in print order."""
+    overall = tax["overall"]
+    groups = {_overall_label(tax): overall, **tax.get("complexity_group", {})}
+    counts = (
+        f"samples scored {overall['n']} · skipped {overall['n_skipped']} · unscored "
+        f"{overall['n_unscored']} · without usable output {overall.get('n_failed_outputs', 0)} · rubrics "
+        f"{overall['n_rubrics']} · failed rubrics {overall['n_rubrics_failed']} · samples without "
+        f"consistency rubric {overall['n_no_consistency_rubric']} (excluded from CR) · EMR undetermined "
+        f"{overall['n'] - overall['EMR_n']}"
+    )
+    return [
+        _table(f"{title}: Instruction Following, Consistency and Exact Match rates", groups),
+        _table("by complexity", tax.get("complexity", {})),
+        _table("by modality", tax.get("modality", {})),
+        counts,
+    ]
+
+
+def console_table(figures: Mapping[str, Any]) -> list[Any]:
+    """The hook: MMAE's taxonomy as printed after `mmae score` and `mmae rescore`."""
+    return mmae_tables(figures)

@@ -1,0 +1,2 @@
+"""The spoken question and chat sets of UltraEval-Audio: spec YAMLs only (`specs/`), no code of
+their own."""

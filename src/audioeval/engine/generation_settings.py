@@ -1,0 +1,106 @@
+"""Generation settings of a run: `--gen-kwargs`, `--system-prompt` and the sampling flags over
+a run config's `generation:`, each task family's default and a spec's own `generation:`, and
+the endpoint flags (`--timeout`, `--concurrency`, `--api-key-env`) applied to the models.
+
+Precedence, per benchmark × model pair (later wins): the task's default
+(`benchmarks/tasks.py`: greedy, temperature 0, for tasks with one right reply), the spec's
+`generation:`, the user's settings. The result is sent with every request and written into
+the pair's signature, so a changed setting never reuses records made under another.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from audioeval.adapters.base import GenerationConfig
+from audioeval.benchmarks.tasks import default_generation
+from audioeval.core.errors import InputError
+from audioeval.engine.model_specs import ModelConfig
+
+NAMED = ("temperature", "max_tokens", "seed", "top_p", "system_prompt")
+
+
+def _value(text: str) -> Any:
+    """A `--gen-kwargs` value: a JSON number, true/false/null, else the text itself."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
+    """`temperature=0,max_tokens=512,top_p=1,seed=0` as a dict (lm-eval's spelling)."""
+    out: dict[str, Any] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise InputError(f"{item.strip()!r} is not KEY=VALUE", field="--gen-kwargs")
+        out[key] = _value(value.strip())
+    return out
+
+
+def to_config(values: dict[str, Any], *, field: str = "--gen-kwargs") -> GenerationConfig:
+    """A GenerationConfig from a flat dict; keys other than the named ones are sent as given."""
+    for key, kind in (("temperature", float), ("top_p", float), ("max_tokens", int), ("seed", int)):
+        v = values.get(key)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), -float("inf")):
+            raise InputError(f"{key} must be a finite number, got {v!r}", field=field)
+        if kind is int and int(v) != v:
+            raise InputError(f"{key} must be a whole number, got {v!r}", field=field)
+        if key != "seed" and v < (1 if key == "max_tokens" else 0):
+            raise InputError(f"{key} must be {'≥ 1' if key == 'max_tokens' else '≥ 0'}, got {v!r}", field=field)
+    named = {k: values.get(k) for k in NAMED}
+    for key in ("max_tokens", "seed"):
+        if named[key] is not None:
+            named[key] = int(named[key])
+    extra = {k: v for k, v in values.items() if k not in NAMED}
+    return GenerationConfig(**named, extra=extra)
+
+
+def generation_of(
+    section: dict[str, Any],
+    gen_kwargs: str | None,
+    *,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+    system_prompt: str | None = None,
+) -> GenerationConfig:
+    """The user's settings: the run config's `generation:`, then `--gen-kwargs`, then the flags."""
+    values = {k: v for k, v in section.items() if v is not None}
+    values.update(parse_gen_kwargs(gen_kwargs))
+    flags = {"temperature": temperature, "max_tokens": max_tokens, "system_prompt": system_prompt}
+    values.update({k: v for k, v in flags.items() if v is not None})
+    return to_config(values)
+
+
+def _set(config: GenerationConfig) -> dict[str, Any]:
+    rec = config.to_record()
+    return {k: v for k, v in rec.items() if v is not None}
+
+
+def pair_generation(task: str, spec_generation: dict[str, Any] | None, user: GenerationConfig) -> GenerationConfig:
+    """The settings one benchmark's requests carry: task default < spec < user."""
+    values = {**default_generation(task), **(spec_generation or {}), **_set(user)}
+    return to_config(values, field="generation")
+
+
+def with_endpoint_settings(
+    models: list[ModelConfig],
+    *,
+    timeout_s: float | None = None,
+    concurrency: int | None = None,
+    api_key_env: str | None = None,
+) -> list[ModelConfig]:
+    """The models with `--timeout`, `--concurrency` and `--api-key-env` applied (flags win over
+    each model's own settings); models that call no endpoint keep theirs, unused."""
+    update = {"timeout_s": timeout_s, "concurrency": concurrency, "api_key_env": api_key_env}
+    update = {k: v for k, v in update.items() if v is not None}
+    if not update:
+        return models
+    return [m.model_validate({**m.model_dump(), **update}) for m in models]

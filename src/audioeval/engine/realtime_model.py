@@ -1,0 +1,248 @@
+"""A model behind the Realtime API over WebSocket (gpt-4o-realtime on OpenAI or Azure OpenAI):
+one connection and one turn per sample, server VAD off (`adapters/realtime_events.py`).
+
+Text tasks ask for `["text"]`; tasks with audio output (spoken answers, TTS) for
+`["audio", "text"]`: the PCM16 deltas become a 24 kHz WAV at the path the engine gives, the
+audio transcript the output text. Input clips go out as PCM16 at 24 kHz; the prompt's
+system text becomes the session's `instructions`, its other text and audio one user message.
+
+Like `ChatClient` (aiohttp's `ws_connect`, no extra package): one deadline per sample
+(`timeout_s`); inside it a refused or dropped connection, a handshake answered 429/5xx or a
+socket closed before `response.done` is retried with backoff on whichever endpoint the pool
+offers, and when every endpoint has failed by connection for `unreachable_after_s` the run
+stops (a rerun resumes). An `error` event, a response not `completed`, a handshake refused
+otherwise (401, 404) or a malformed event is a recorded failure. Answers go through the
+response cache (audio only when it decodes), so a rerun asks nothing twice. The Realtime
+beta takes temperatures from 0.6 to 1.2 only: a lower `--temperature` is sent as set and the
+server's refusal recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+
+from audioeval.adapters.base import GenerationConfig, ModelRequest
+from audioeval.adapters.realtime_events import (
+    RATE,
+    RealtimeError,
+    TurnReply,
+    response_create,
+    session_update,
+    user_item,
+    wav_to_pcm16,
+)
+from audioeval.audio.clip_cache import ClipCache
+from audioeval.core.errors import AudioevalError, EndpointsUnreachable
+from audioeval.core.generation import Generation
+from audioeval.core.messages import AudioPart, TextPart
+from audioeval.core.model_output import ModelOutput
+from audioeval.core.redact import redact
+from audioeval.engine.api_providers import ProviderWire
+from audioeval.engine.cached_judge import through_cache
+from audioeval.engine.chat_client import CONNECTION_ERRORS, RETRYABLE_STATUS
+from audioeval.engine.endpoint_pool import Endpoint, EndpointPool
+from audioeval.engine.openai_model import _audio_decodes, generation_output
+from audioeval.store.response_cache import ResponseCache, request_key
+
+
+class _Dropped(Exception):
+    """The socket closed before `response.done` (retried)."""
+
+
+@dataclass
+class RealtimeModel:
+    name: str
+    wire: ProviderWire
+    served_model: str
+    api_key: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    max_concurrency: int = 8
+    timeout_s: float = 300.0
+    unreachable_after_s: float = 30.0
+    config: GenerationConfig = field(default_factory=GenerationConfig)
+    cache: ResponseCache | None = None
+    voice: str | None = None
+    backoff_base_s: float = 0.25
+    backoff_max_s: float = 8.0
+    calls: int = 0
+    _pool: EndpointPool | None = None
+    _http: aiohttp.ClientSession | None = None
+    _clips: ClipCache | None = None
+    _sem: asyncio.Semaphore | None = None
+
+    def signature(self) -> dict[str, Any]:
+        sig: dict[str, Any] = {
+            "model": self.name,
+            "type": "openai",
+            "api": "realtime",
+            "served_model": self.served_model,
+            "sample_rate": RATE,
+        }
+        if self.wire.provider != "openai":
+            sig["provider"] = self.wire.provider
+        if self.voice:
+            sig["voice"] = self.voice
+        return sig
+
+    async def start(self) -> None:
+        self._pool = EndpointPool(self.wire.urls, api_key=self.api_key, key_header=self.wire.key_header)
+        self._http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None))
+        self._clips = ClipCache(target_rate=RATE)
+        self._sem = asyncio.Semaphore(self.max_concurrency)
+
+    async def aclose(self) -> None:
+        if self._http is not None:
+            await self._http.close()
+
+    def _turn_events(
+        self, request: ModelRequest, audio_out: bool
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """(the client events of one turn, their identity with audio as content hashes)."""
+        assert self._clips is not None
+        system = request.config.system_prompt or self.config.system_prompt
+        instructions = [system] if system else []
+        parts: list[tuple[str, str]] = []
+        ident_parts: list[list[str]] = []
+        for message in request.messages:
+            for part in message.parts:
+                if isinstance(part, TextPart) and message.role == "system":
+                    instructions.append(part.text)
+                elif isinstance(part, TextPart):
+                    parts.append(("text", part.text))
+                    ident_parts.append(["text", part.text])
+                elif isinstance(part, AudioPart):
+                    clip = self._clips.get(part.audio, sample_id=request.sample.id, field="audio")
+                    pcm = wav_to_pcm16(base64.b64decode(clip.b64_wav))
+                    parts.append(("audio", base64.b64encode(pcm).decode("ascii")))
+                    ident_parts.append(["audio", clip.sha256])
+        modalities = ["audio", "text"] if audio_out else ["text"]
+        temperature = request.config.sampling().get("temperature")
+        update = session_update(
+            modalities=modalities,
+            instructions="\n\n".join(instructions) or None,
+            voice=self.voice,
+            temperature=temperature,
+        )
+        events = [update, user_item(parts), response_create(modalities)]
+        ident = {"model": self.served_model, "session": update["session"], "parts": ident_parts}
+        return events, ident
+
+    async def generate(self, request: ModelRequest) -> ModelOutput:
+        audio = request.audio_out is not None
+        try:
+            events, ident = self._turn_events(request, audio)
+            key = request_key({"realtime": ident, "attempt": 0})
+            gen = await through_cache(
+                self.cache, key, lambda: self._ask(events, audio), _audio_decodes if audio else None
+            )
+        except EndpointsUnreachable:
+            raise
+        except (AudioevalError, ValueError) as exc:
+            return ModelOutput(error=redact(str(exc)))
+        return await generation_output(gen, request, source=self.name)
+
+    async def _ask(self, events: list[dict[str, Any]], audio: bool) -> Generation:
+        assert self._sem is not None and self._pool is not None
+        async with self._sem:
+            self.calls += 1
+            return await self._with_retries(events, audio)
+
+    async def _with_retries(self, events: list[dict[str, Any]], audio: bool) -> Generation:
+        pool = self._pool
+        assert pool is not None
+        start = time.monotonic()
+        deadline = start + self.timeout_s
+        last_error, last_url, tries = "no request sent", None, 0
+        while (remaining := deadline - time.monotonic()) > 0:
+            ep = pool.acquire()
+            last_url = ep.url
+            try:
+                reply = await asyncio.wait_for(self._turn(ep, events), remaining)
+            except TimeoutError:
+                pool.release(ep, failed=True)
+                last_error = f"{ep.url}: no response.done in time"
+            except aiohttp.WSServerHandshakeError as exc:
+                pool.release(ep, failed=exc.status >= 500)
+                last_error = f"{ep.url}: WebSocket handshake answered HTTP {exc.status}"
+                if exc.status not in RETRYABLE_STATUS:
+                    return Generation(
+                        None, error=last_error, endpoint=ep.url, latency_s=time.monotonic() - start
+                    )
+            except CONNECTION_ERRORS as exc:
+                reason = f"{type(exc).__name__}: {redact(str(exc))}"
+                pool.release(ep, failed=True, unreachable=True, error=reason)
+                last_error = f"{ep.url}: {reason}"
+                self._stop_when_unreachable()
+            except (_Dropped, aiohttp.ClientError) as exc:
+                pool.release(ep, failed=True)
+                last_error = f"{ep.url}: {type(exc).__name__}: {redact(str(exc))}"
+            except RealtimeError as exc:
+                pool.release(ep, failed=False)
+                return Generation(
+                    None,
+                    error=f"{ep.url}: {redact(str(exc))}",
+                    endpoint=ep.url,
+                    latency_s=time.monotonic() - start,
+                )
+            except ValueError as exc:
+                pool.release(ep, failed=False)
+                error = f"{ep.url}: malformed event: {redact(str(exc))}"
+                return Generation(None, error=error, endpoint=ep.url, latency_s=time.monotonic() - start)
+            else:
+                pool.release(ep, failed=False)
+                return self._generation(reply, audio, ep.url, time.monotonic() - start)
+            tries += 1
+            pause = min(self.backoff_max_s, self.backoff_base_s * 2 ** (tries - 1)) * random.uniform(0.5, 1.5)
+            await asyncio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        error = f"timed out after {self.timeout_s:g}s (last: {last_error})"
+        return Generation(None, error=error, endpoint=last_url, latency_s=time.monotonic() - start)
+
+    @staticmethod
+    def _generation(reply: TurnReply, audio: bool, url: str, latency: float) -> Generation:
+        text, wav = reply.answer(audio=audio)
+        if not audio:
+            if text is None:
+                return Generation(
+                    None, error=f"{url}: the response holds no text", endpoint=url, latency_s=latency
+                )
+            return Generation(text, endpoint=url, latency_s=latency)
+        if wav is None:
+            return Generation(
+                None, error=f"{url}: the response holds no audio", endpoint=url, latency_s=latency
+            )
+        payload = json.dumps({"text": text, "audio": base64.b64encode(wav).decode("ascii")})
+        return Generation(payload, endpoint=url, latency_s=latency)
+
+    async def _turn(self, ep: Endpoint, events: list[dict[str, Any]]) -> TurnReply:
+        assert self._http is not None
+        url = self.wire.realtime_url(ep.url, self.served_model)
+        headers = {**ep.headers, **self.wire.realtime_headers()}
+        async with self._http.ws_connect(url, headers=headers, max_msg_size=0, autoping=True) as ws:
+            for event in events:
+                await ws.send_str(json.dumps(event, ensure_ascii=False))
+            reply = TurnReply()
+            async for msg in ws:
+                if msg.type == aiohttp.WSMsgType.TEXT:
+                    reply.feed(json.loads(msg.data))
+                    if reply.done:
+                        return reply
+                elif msg.type == aiohttp.WSMsgType.ERROR:
+                    break
+        raise _Dropped("the WebSocket closed before response.done")
+
+    def _stop_when_unreachable(self) -> None:
+        assert self._pool is not None
+        down = self._pool.unreachable_for()
+        if down >= self.unreachable_after_s:
+            raise EndpointsUnreachable(
+                f"model {self.name}: every endpoint unreachable for {down:.0f}s "
+                f"({self._pool.unreachable_reasons()}); what finished is kept, rerun the same command to resume"
+            )

@@ -1,0 +1,209 @@
+"""The run-level `summary.json`, one typed value (`RunSummary`) written by the engine alone:
+at the end of every `evaluate` (`audioeval run`, `codec`, every preset) and every
+`rescore_run`. `summary.json` at the top of a run directory is always this; a benchmark's own
+summary at the top of a preset's folder has its own name (`mcq_summary.json`,
+`judge_eval_summary.json`, `decompose_summary.json`).
+
+It holds every pair's summary (`PairSummary`, as `<run>/<benchmark>/<model>/summary.json`
+has it), a compact score table, the judge reliability of each judged pair, the leaderboards
+(one per task family the run has, then the user's boards) and the embedded metric models'
+work. `read_run_summary` is how report, leaderboard and rank read it back.
+
+A user's boards are YAML board definitions (`engine/board_spec.py`) in `<run>/boards.yaml`
+(one board, or `boards: [...]`): every run and rescore builds them too, so adding the file
+and rescoring gives them without a model call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypedDict
+
+from audioeval.engine.board_spec import BoardSpec, display_name, load_board_file
+from audioeval.engine.family_boards import family_boards
+from audioeval.engine.leaderboard import build_boards
+from audioeval.engine.run_layout import SUMMARY_FILE
+from audioeval.store.atomic import write_json_atomic
+
+BOARDS_FILE = "boards.yaml"
+"""The user's boards of a run, beside its summary."""
+
+
+class MetricBlock(TypedDict, total=False):
+    """One corpus metric of a pair (`metrics/pair_summary.py`)."""
+
+    value: float | None
+    ci: list[float] | None
+    n: int
+    unit: str | None
+
+
+ReliabilityBlock = Mapping[str, Any]
+"""One judged scorer's reliability figures (`metrics/judge_reliability.py`), by figure name."""
+
+
+class PairSummary(TypedDict, total=False):
+    """One benchmark × model: counts, metrics with CIs, breakdowns, failures, reliability."""
+
+    benchmark: str
+    model: str
+    folder: str
+    task: str
+    headline: str | None
+    output: str
+    family: str
+    n: int
+    scored: int
+    failed: int
+    missing: int
+    unparseable: int
+    failed_outputs: Mapping[str, Any]
+    failure_kinds: Mapping[str, int]
+    first_failure: Mapping[str, Any] | None
+    metrics: Mapping[str, MetricBlock]
+    breakdowns: Mapping[str, Any]
+    reliability: Mapping[str, ReliabilityBlock]
+
+
+class Board(TypedDict, total=False):
+    """One leaderboard (`engine/leaderboard.build_board`)."""
+
+    name: str
+    title: str
+    description: str
+    benchmarks: list[str]
+    columns: list[Mapping[str, Any]]
+    groups: list[Mapping[str, Any]]
+    average: str
+    rank_by: str
+    not_applicable: list[Any]
+    incomplete_rows: str
+    rows: list[Mapping[str, Any]]
+
+
+MetricModelWork = Mapping[str, float | int]
+"""An embedded metric model's work in one command: calls, audio seconds, busy seconds, × real time."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What `<run>/summary.json` holds (see the module doc)."""
+
+    run_dir: str
+    results: tuple[PairSummary, ...]
+    boards: Mapping[str, Board]
+    metric_models: Mapping[str, MetricModelWork] = field(default_factory=dict)
+
+    @property
+    def scores(self) -> dict[str, dict[str, dict[str, float | None]]]:
+        """`scores[benchmark][model][metric]`: each pair's corpus values."""
+        out: dict[str, dict[str, dict[str, float | None]]] = {}
+        for res in self.results:
+            metrics = {display_name(n): b.get("value") for n, b in (res.get("metrics") or {}).items()}
+            out.setdefault(res["benchmark"], {})[res["model"]] = metrics
+        return out
+
+    @property
+    def reliability(self) -> dict[str, dict[str, Mapping[str, ReliabilityBlock]]]:
+        """`reliability[benchmark][model]`: the judge reliability of each judged pair."""
+        out: dict[str, dict[str, Mapping[str, ReliabilityBlock]]] = {}
+        for res in self.results:
+            if res.get("reliability"):
+                out.setdefault(res["benchmark"], {})[res["model"]] = res["reliability"]
+        return out
+
+    @property
+    def codecs(self) -> dict[str, Any] | None:
+        """A codec run's view: per codec (per benchmark, with several), each metric's value
+        under its short name (`wer`, `sim`, `pesq`, …); None unless every pair is a codec's."""
+        if not self.results or any(r.get("task") != "codec" for r in self.results):
+            return None
+        per: dict[str, dict[str, dict[str, Any]]] = {}
+        for res in self.results:
+            values = {k.split(":", 1)[-1]: b.get("value") for k, b in (res.get("metrics") or {}).items()}
+            per.setdefault(res["benchmark"], {})[res["model"]] = values
+        return next(iter(per.values())) if len(per) == 1 else per
+
+    def to_json(self) -> dict[str, Any]:
+        """The file's layout. With one pair its metrics also sit at the top level
+        (`summary["wer"]`, `summary["wer_ci"]`, `n`, `scored`, `failed`): what a quick ad-hoc
+        run wants to read."""
+        data: dict[str, Any] = {"run_dir": self.run_dir, "scores": self.scores, "results": list(self.results)}
+        if self.reliability:
+            data["reliability"] = self.reliability
+        data["boards"] = dict(self.boards)
+        if len(self.results) == 1:
+            only = self.results[0]
+            for name, block in (only.get("metrics") or {}).items():
+                data[display_name(name)] = block.get("value")
+                data[f"{display_name(name)}_ci"] = block.get("ci")
+            data.update(n=only.get("n"), scored=only.get("scored"), failed=only.get("failed"))
+        if self.codecs is not None:
+            data["codecs"] = self.codecs
+        if self.metric_models:
+            data["metric_models"] = dict(self.metric_models)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
+        results = data.get("results")
+        if not isinstance(results, list):
+            raise ValueError("not a run summary: no `results` list")
+        return cls(
+            run_dir=str(data.get("run_dir", "")),
+            results=tuple(r for r in results if isinstance(r, dict)),  # type: ignore[misc]
+            boards=dict(data.get("boards") or {}),
+            metric_models=dict(data.get("metric_models") or {}),
+        )
+
+
+def run_boards(run_dir: Path) -> list[BoardSpec]:
+    """The user's boards of a run (`<run>/boards.yaml`); none without the file."""
+    path = run_dir / BOARDS_FILE
+    return load_board_file(path) if path.is_file() else []
+
+
+def all_boards(
+    results: Sequence[Mapping[str, Any]], user_boards: Iterable[BoardSpec], *, mean_of_available: bool = False
+) -> dict[str, Board]:
+    """The boards of these pair summaries: every task family's, then the user's (a user board
+    named like an earlier one replaces it); what a run summary and `audioeval leaderboard` hold.
+    `mean_of_available`: rank incomplete rows too (`leaderboard.build_board`)."""
+    boards = build_boards(results, [*family_boards(), *user_boards], mean_of_available=mean_of_available)
+    return boards  # type: ignore[return-value]
+
+
+def write_run_summary(
+    run_dir: Path,
+    results: Sequence[PairSummary],
+    *,
+    metric_models: Mapping[str, MetricModelWork] | None = None,
+    boards: Iterable[BoardSpec] = (),
+) -> RunSummary:
+    """Write `<run>/summary.json` and return it: the engine calls it at the end of every run
+    and rescore. `boards` come before those of `<run>/boards.yaml`."""
+    user_boards = [*boards, *run_boards(run_dir)]
+    summary = RunSummary(
+        run_dir=str(run_dir),
+        results=tuple(results),
+        boards=all_boards(results, user_boards),
+        metric_models=dict(metric_models or {}),
+    )
+    write_json_atomic(run_dir / SUMMARY_FILE, summary.to_json())
+    return summary
+
+
+def read_run_summary(run_dir: Path) -> RunSummary | None:
+    """A run directory's `summary.json` as a `RunSummary`; None when it has none, or when it is
+    not one (a folder of an earlier audioeval whose `summary.json` was a preset's export)."""
+    path = run_dir / SUMMARY_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return RunSummary.from_json(data) if isinstance(data, dict) else None
+    except (ValueError, UnicodeDecodeError):
+        return None

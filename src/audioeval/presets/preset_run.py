@@ -1,0 +1,153 @@
+"""The one runner of every data preset (`benchmarks/preset.py`): its values -> one run of the
+engine into its output folder, then the benchmark's own figures read back.
+
+`preset_values` fills what was not given: the shared options' defaults (`SHARED_DEFAULTS`),
+then the preset's own defaults for them, then its options' defaults. `run_preset` asks the
+preset for its plan (a bad value is refused before anything is written), holds the folder,
+lets the preset check its inputs, runs the engine with the run judge (the shared `judge`
+options) and the response cache (default `OUTPUT_DIR/judge_cache.sqlite`), the benchmark's
+exports at the folder's top. `rescore_preset` scores a preset's folder again from its stored
+outputs (no model or judge call), refusing a source file (`Preset.source_option`) other than
+the one it was scored with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOutcome
+from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.redact import secret_from_env
+from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
+from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.rescore import rescore_run
+from audioeval.engine.run_judge import JudgeSettings
+from audioeval.engine.run_layout import pair_dir
+from audioeval.store.file_digest import file_sha256
+from audioeval.store.run_lock import hold_run_lock
+from audioeval.store.signature import read_signature
+
+SHARED_DEFAULTS: dict[str, Any] = {
+    # judge
+    "judge": REQUIRED,  # endpoint URLs (a list)
+    "judge_model": REQUIRED,
+    "judge_concurrency": 16,
+    "judge_timeout": 300.0,
+    "judge_api_key_env": "OPENAI_API_KEY",
+    "audio_part": "audio_url",
+    "judge_sample_rate": 16000,
+    "judge_temperature": None,
+    "judge_max_tokens": None,
+    "judge_prompt": None,
+    "judge_api_key": None,  # a key given in code; otherwise read from judge_api_key_env
+    # run
+    "output_dir": REQUIRED,
+    "seed": 0,
+    "resamples": 1000,
+    "cache": None,
+    "no_cache": False,
+    "progress": True,
+    "exclude_missing": False,
+    "max_failed": "0",
+    "no_probe": False,
+}
+SHARED_GROUP_OF = {
+    name: ("judge" if name.startswith(("judge", "audio_part")) else "run") for name in SHARED_DEFAULTS
+}
+
+
+@dataclass
+class PresetRun:
+    """A finished preset run: its folder, the benchmark's figures and the engine's account."""
+
+    output_dir: Path
+    outcome: PresetOutcome
+    engine: EvalResult
+
+
+def preset_values(preset: Preset, given: Mapping[str, Any], *, run: bool = True) -> dict[str, Any]:
+    """Every value the preset's plan and the runner read; a required one missing is an error
+    for a run (`run`), not for a rescore, which reads only what its folder holds."""
+    values: dict[str, Any] = {n: v for n, v in SHARED_DEFAULTS.items() if SHARED_GROUP_OF[n] in preset.shared}
+    values.update({n: v for n, v in preset.defaults.items()})
+    values.update({o.name: o.default for o in preset.options})
+    values.update(given)
+    missing = sorted(n for n, v in values.items() if v is REQUIRED)
+    if missing and run:
+        raise InputError(f"{' '.join(preset.command)}: no value for {', '.join(missing)}", field=missing[0])
+    return values
+
+
+def judge_settings(values: Mapping[str, Any]) -> JudgeSettings:
+    key = values.get("judge_api_key") or secret_from_env(values["judge_api_key_env"])
+    return JudgeSettings(
+        urls=list(values["judge"]),
+        model=values["judge_model"],
+        concurrency=values["judge_concurrency"],
+        timeout_s=values["judge_timeout"],
+        api_key_env=values["judge_api_key_env"],
+        audio_part=values["audio_part"],
+        sample_rate=values["judge_sample_rate"],
+        temperature=values["judge_temperature"],
+        max_tokens=values["judge_max_tokens"],
+        api_key=key,
+    )
+
+
+def preset_request(preset: Preset, values: Mapping[str, Any]) -> EvalRequest:
+    """The engine request of one preset run (the preset's plan, the shared options)."""
+    plan = preset.plan(values)
+    out = Path(values["output_dir"])
+    return EvalRequest(
+        benchmarks=[],
+        models=[ModelConfig(**plan.model)],
+        output_dir=out,
+        specs=[(plan.spec, plan.where)],
+        resamples=values["resamples"],
+        seed=values["seed"],
+        progress=values["progress"],
+        use_cache=not values["no_cache"],
+        judge=judge_settings(values) if "judge" in preset.shared else None,
+        exclude_missing=values["exclude_missing"],
+        probe=not values["no_probe"],
+        judge_prompt=values.get("judge_prompt"),
+        cache_path=values["cache"] or out / "judge_cache.sqlite",
+        exports_dir=out,
+    )
+
+
+def run_preset(preset: Preset, given: Mapping[str, Any]) -> PresetRun:
+    """Run a preset: one run of the engine, then the benchmark's figures read back."""
+    values = preset_values(preset, given)
+    req = preset_request(preset, values)  # a bad value is refused here, before anything is written
+    out = Path(values["output_dir"])
+    with hold_run_lock(out):
+        if preset.check is not None:
+            preset.check(values)
+        run = asyncio.run(evaluate_async(req))  # the engine writes summary.json, as in every run directory
+    return PresetRun(out, preset.outcome(out, values), run)
+
+
+def rescore_preset(preset: Preset, output_dir: Path, given: Mapping[str, Any]) -> PresetOutcome:
+    """Score a preset's folder again from its stored outputs (no model or judge call)."""
+    values = preset_values(preset, given, run=False)
+    group = preset.command[0]
+    with hold_run_lock(output_dir, create=False):
+        source = values.get(preset.source_option) if preset.source_option else None
+        if source is not None:
+            named = sorted(p.parent for p in (output_dir / group).glob("*/signature.json"))
+            folder = named[0] if len(named) == 1 else pair_dir(output_dir, group, "predictions")
+            stored = read_signature(folder).get("source_sha256")
+            if stored is not None and stored != file_sha256(source):
+                flag = preset.source_option
+                raise RunConfigError(
+                    f"{source} is not the {flag} {output_dir} was scored with ({flag}_sha256 differs)"
+                )
+        rescore_run(
+            output_dir, resamples=values["resamples"], exclude_missing=values["exclude_missing"], locked=True
+        )
+    return preset.outcome(output_dir, values)

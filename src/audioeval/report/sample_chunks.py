@@ -1,0 +1,73 @@
+"""The sample browser's data: a small index of every sample in the page, and each sample's
+details in chunk files beside it, `report/samples/p<pair>-c<chunk>.js`, loaded on demand.
+
+Why chunks of script: a full MMAE run (2,000 samples, ~54,000 judge votes) is tens of MB of
+details, too much to parse when the page opens; `fetch()` cannot read a file next to a page
+opened from disk (`file://`), but a `<script src>` can, so each chunk is a script that hands
+its samples to the page (`aeChunk(pair, chunk, [...])`). The page loads a chunk when one of
+its samples is opened. The chunks are escaped as the page's inline data is
+(`html_page.script_json`). Served over HTTP, the same files load the same way.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from audioeval.report.clips import AUDIO_DIR, ClipCopier
+from audioeval.report.html_page import script_json
+from audioeval.report.sample_rows import details, index_entry, primary_score
+
+CHUNK = 50  # samples per chunk file
+CHUNK_DIR = "samples"
+MAX_SAMPLES = 100_000  # per pair, in the page
+
+
+def _value_key(headline: str | None) -> str | None:
+    return headline.split(":", 1)[1] if headline and headline.startswith("mean:") else headline
+
+
+def _wrong_flags(scores: list[float | None], higher: bool) -> list[bool | None]:
+    """Not perfect: below the best possible (1, or the pair's best) / above 0 for an error rate."""
+    finite = [s for s in scores if s is not None]
+    best = 1.0 if finite and max(finite) <= 1.0 else max(finite, default=1.0)
+    return [None if s is None else (s < best if higher else s > 0) for s in scores]
+
+
+def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, Any]:
+    """Write the chunk files and copy the clips; the page's inline data: per pair its name,
+    key, unit and direction of the per-sample score, the index and the chunk size."""
+    for sub in (CHUNK_DIR, AUDIO_DIR):
+        shutil.rmtree(report_dir / sub, ignore_errors=True)
+    (report_dir / CHUNK_DIR).mkdir(parents=True, exist_ok=True)
+    clips = ClipCopier(report_dir, base, report_dir.parent.parent)
+    out = []
+    for pi, p in enumerate(pairs):
+        records = p.records[:MAX_SAMPLES]
+        headline = p.summary.get("headline")
+        block = (p.summary.get("metrics") or {}).get(headline or "") or {}
+        higher = bool(block.get("higher_is_better", True))
+        key = _value_key(headline)
+        scores = [primary_score(r, key) for r in records]
+        wrong = _wrong_flags(scores, higher)
+        index = [index_entry(r, s, w) for r, s, w in zip(records, scores, wrong, strict=True)]
+        for ci in range(0, len(records), CHUNK):
+            rows = [details(r, clips) for r in records[ci : ci + CHUNK]]
+            text = f"aeChunk({pi},{ci // CHUNK},{script_json(rows)});\n"
+            path = report_dir / CHUNK_DIR / f"p{pi}-c{ci // CHUNK}.js"
+            path.write_text(text, encoding="utf-8")
+            path.chmod(0o644)
+        out.append(
+            {
+                "name": p.name,
+                "key": f"{p.benchmark}/{p.model}",
+                "score_key": key,
+                "higher": higher,
+                "samples": index,
+                "chunk": CHUNK,
+                "total": len(p.records),
+                "truncated": len(p.records) > MAX_SAMPLES,
+            }
+        )
+    return {"pairs": out, "chunk_dir": CHUNK_DIR}

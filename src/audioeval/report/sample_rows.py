@@ -1,0 +1,181 @@
+"""What the sample browser shows of one record: a small index entry (drawn in the list, searched
+and filtered) and the sample's details (loaded only when the sample is opened:
+`report/sample_chunks.py`).
+
+Details: the input (question, instruction, text), the reference or gold answer (for multiple
+choice the gold letter and text), the model's raw and processed answer, the word-level diff
+of reference and hypothesis after the scorer's normaliser (`report/word_diff.py`), the scores,
+the clips (copied into the report folder: `report/clips.py`), and for a judged sample each
+rubric's question and options as the judge saw them with one compact vote per row: the order
+the options were shown in (their numbers in the rubric's own list), the judge's letter, the
+verdict and its reason. No path of the machine that made the page is written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from audioeval.core.record import SampleRecord
+from audioeval.core.redact import redact
+from audioeval.report.clips import ClipCopier
+from audioeval.report.word_diff import diff_of_scores
+
+REASON_CHARS = 400
+SHOWN_FIELDS = ("question", "instruction", "text", "context", "language")
+REFERENCE_FIELDS = ("reference", "references", "target", "caption", "captions")
+
+
+def _finite(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        return None
+    return float(v)
+
+
+def primary_score(rec: SampleRecord, key: str | None) -> float | None:
+    """The per-sample value the pair's headline is made of (else the first number scored)."""
+    if not rec.scores:
+        return None
+    values = [(k, v) for s in rec.scores.values() for k, v in s.values.items() if _finite(v) is not None]
+    for k, v in values:
+        if key and k.lower() == key.lower():
+            return float(v)
+    return float(values[0][1]) if values else None
+
+
+def _gold(fields: dict[str, Any]) -> dict[str, Any] | None:
+    choices, answer = fields.get("choices"), fields.get("answer")
+    if not isinstance(choices, list) or answer is None:
+        return None
+    text = str(answer)
+    letter = next((chr(65 + i) for i, c in enumerate(choices) if str(c) == text), None)
+    if letter is None and len(text) == 1 and text.isalpha() and ord(text.upper()) - 65 < len(choices):
+        letter, text = text.upper(), str(choices[ord(text.upper()) - 65])
+    return {"letter": letter, "text": text, "choices": [str(c) for c in choices]}
+
+
+def _reason(raw: Any) -> str:
+    text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, default=str)
+    try:
+        parsed = json.loads(text)
+    except (ValueError, TypeError):
+        parsed = None
+    if isinstance(parsed, dict) and isinstance(parsed.get("reason"), str):
+        text = parsed["reason"]
+    text = redact(text)
+    return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1] + "…"
+
+
+def _rubric_options(entry: dict[str, Any], source: dict[str, Any]) -> list[str]:
+    right, wrong = source.get("right_choice"), source.get("wrong_choices")
+    if isinstance(right, str) and isinstance(wrong, list):
+        return [right, *map(str, wrong)]
+    first = next((a.get("options") for a in entry.get("attempts") or [] if a.get("options")), None)
+    return [str(o) for o in first or []]
+
+
+def _verdict(attempt: dict[str, Any]) -> str:
+    if attempt.get("error") or attempt.get("valid") is False:
+        return "invalid"
+    correct = attempt.get("correct", attempt.get("verdict"))
+    return "right" if correct is True else "wrong" if correct is False else str(correct)
+
+
+def rubric_rows(judge: dict[str, Any], fields: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each rubric of a judged sample: question, options (the rubric's own order, the right one
+    marked), score, and its votes as [order, letter, verdict, reason]."""
+    sources = fields.get("rubrics") if isinstance(fields.get("rubrics"), list) else []
+    out = []
+    for scorer, block in judge.items():
+        rubrics = block.get("rubrics") if isinstance(block, dict) else None
+        if not isinstance(rubrics, list):
+            continue
+        for i, entry in enumerate(r for r in rubrics if isinstance(r, dict)):
+            index = entry.get("rubric_index", i)
+            src = sources[index] if isinstance(index, int) and 0 <= index < len(sources) else {}
+            src = src if isinstance(src, dict) else {}
+            options = _rubric_options(entry, src)
+            votes = []
+            for a in entry.get("attempts") or []:
+                shown = [str(o) for o in a.get("options") or []]
+                order = " ".join(str(options.index(o) + 1) if o in options else "?" for o in shown)
+                votes.append([order, a.get("letter") or "–", _verdict(a), _reason(a.get("raw") or a.get("error") or "")])
+            out.append(
+                {
+                    "scorer": scorer,
+                    "category": entry.get("category") or src.get("category"),
+                    "question": entry.get("question") or src.get("question") or f"rubric {index}",
+                    "options": options,
+                    "right": 1 if src.get("right_choice") else None,
+                    "score": entry.get("score"),
+                    "failed": entry.get("failure") if entry.get("failed") else None,
+                    "votes": votes,
+                }
+            )
+    return out
+
+
+def other_judge(judge: dict[str, Any]) -> list[list[str]]:
+    """A judge answer that is not rubric votes: [scorer, its JSON, shown on demand]."""
+    out = []
+    for scorer, block in judge.items():
+        if isinstance(block, dict) and isinstance(block.get("rubrics"), list):
+            continue
+        text = json.dumps(block, ensure_ascii=False, indent=1, default=str)
+        out.append([scorer, redact(text[:20000])])
+    return out
+
+
+def index_entry(rec: SampleRecord, score: float | None, wrong: bool | None) -> dict[str, Any]:
+    """What the list draws and filters on: id, status, the headline value, groups, search text."""
+    out = rec.output
+    answer = None if out is None else out.text
+    groups = []
+    for k, v in rec.sample.taxonomy.items():
+        for item in v if isinstance(v, list) else [v]:
+            groups.append(f"{k}={item}")
+    status = "failed" if rec.error else ("wrong" if wrong else "ok")
+    words = [rec.id, answer or "", rec.error or "", str(rec.sample.fields.get("reference") or "")]
+    return {"id": rec.id, "st": status, "sc": score, "g": groups, "q": " ".join(words).lower()[:400]}
+
+
+def details(rec: SampleRecord, clips: ClipCopier) -> dict[str, Any]:
+    """Everything the browser shows of an opened sample (see the module doc)."""
+    fields = dict(rec.sample.fields)
+    out = rec.output
+    scores = {n: s.to_json() for n, s in (rec.scores or {}).items()}
+    shown_inputs = [[k, str(fields[k])] for k in SHOWN_FIELDS if isinstance(fields.get(k), str | int | float)]
+    reference = next((fields[k] for k in REFERENCE_FIELDS if fields.get(k) not in (None, "", [])), None)
+    audio = []
+    for name, ref in rec.sample.audio.items():
+        if name == "audio" and any(r.path == ref.path and n != name for n, r in rec.sample.audio.items()):
+            continue  # the same clip under a second name
+        link = clips.link(ref.path)
+        label = name if not ref.is_slice else f"{name} [{ref.start}:{ref.end}]"
+        if link and ref.is_slice:
+            link += f"#t={ref.start or 0},{ref.end if ref.end is not None else ''}".rstrip(",")
+        audio.append([label, link])
+    if out is not None and out.audio_path:
+        audio.append(["output", clips.link(out.audio_path)])
+    for key in ("reference_audio", "reference_voice"):
+        if isinstance(fields.get(key), str):
+            audio.append([key.replace("_", " "), clips.link(fields[key])])
+    return {
+        "id": rec.id,
+        "inputs": shown_inputs,
+        "prompt": rec.prompt,
+        "reference": reference,
+        "gold": _gold(fields),
+        "answer": None if out is None else out.text,
+        "output_error": None if out is None or out.error is None else redact(out.error),
+        "processed": None if rec.processed is None else rec.processed.text,
+        "outcome": None if rec.processed is None else rec.processed.outcome,
+        "error": None if rec.error is None else f"{rec.failure or ''}: {redact(rec.error)}",
+        "scores": [[n, k, v] for n, s in scores.items() for k, v in s["values"].items()],
+        "diff": diff_of_scores(scores),
+        "rubrics": rubric_rows(rec.judge or {}, fields),
+        "judge_other": other_judge(rec.judge or {}),
+        "taxonomy": [[k, ", ".join(map(str, v)) if isinstance(v, list) else str(v)] for k, v in rec.sample.taxonomy.items()],
+        "audio": audio,
+    }

@@ -1,0 +1,362 @@
+"""The bad-input corpus, second pass (issue 27): the surfaces added since the first pass
+(judge-eval, rescore, model answers, templates, disk, Ray, JSON repair) under bad input and
+faults. Each case goes through the real CLI where it is a CLI case and says what must happen:
+the documented exit code (docs/reliability.md), a message naming file, id and field, and
+never a silently wrong number (a NaN stored, a failure scored, a malformed row dropped).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from audioeval.cli import exit_codes
+from audioeval.cli.main import app
+from tests.fakes.yes_no_judge import YesNoJudgeConfig, YesNoJudgeServer
+from tests.test_judge_eval import JUDGE, judge_bench, judge_eval, summary
+
+runner = CliRunner()
+
+
+# --- 1. numbers a judge or scorer returns are checked where they enter -----------------------
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 5.0])
+def test_impossible_logprobs_are_unreadable_never_a_p_yes(bad: float) -> None:
+    from audioeval.adapters.openai_chat import reply_first_token
+    from audioeval.judge.p_yes import has_first_token, read_first_token
+
+    stored = json.dumps({"text": "Yes", "top_logprobs": [["Yes", bad], ["No", min(bad, 3.0)]]})
+    assert read_first_token(stored) is None and not has_first_token(stored)  # never cached
+    body = {"choices": [{"message": {"content": "Yes"}, "logprobs": {"content": [
+        {"token": "Yes", "logprob": bad, "top_logprobs": [{"token": "Yes", "logprob": bad}]}]}}]}  # fmt: skip
+    with pytest.raises(ValueError, match="logprob"):
+        reply_first_token(body)
+
+
+def test_a_judge_sending_nan_logprobs_fails_those_answers_and_never_caches_them(tmp_path: Path) -> None:
+    bench = judge_bench(tmp_path / "data", n=8)
+    cache = tmp_path / "judge-cache.sqlite"
+    out = tmp_path / "out"
+    config = YesNoJudgeConfig(model=JUDGE, bad_logprobs_every=4)
+    with YesNoJudgeServer(config) as server:
+        res = judge_eval(bench, server.base_url, out, "--cache", str(cache), "--max-failed", "1.0")
+    assert res.exit_code == exit_codes.OK, res.output
+    records = "".join(p.read_text() for p in out.rglob("records.jsonl"))
+    assert "NaN" not in records and "Infinity" not in records
+    s = summary(out)
+    assert s["n_scored"] + s["failed"]["n"] == 8  # every row scored or failed, none dropped
+    assert "NaN" not in cache.read_bytes().decode("utf-8", "replace")
+    # a new folder sharing the cache with a good judge scores every row
+    with YesNoJudgeServer(YesNoJudgeConfig(model=JUDGE)) as good:
+        res = judge_eval(bench, good.base_url, tmp_path / "again", "--cache", str(cache))
+    assert res.exit_code == exit_codes.OK, res.output
+    assert summary(tmp_path / "again")["n_scored"] == 8
+    assert summary(tmp_path / "again")["overall"]["accuracy"] == 100.0
+
+
+def test_a_non_finite_score_value_is_a_recorded_failure_never_stored() -> None:
+    from audioeval.core.record import FailureKind, SampleRecord, Score
+    from audioeval.core.sample import Sample
+    from audioeval.engine.sample_pipeline import _keep
+
+    class Nan:
+        name = "nan_scorer"
+
+    rec = SampleRecord("s1", Sample(id="s1", fields={}, audio={}, source="m.jsonl"), None)
+    rec.scores = {}
+    assert not _keep(rec, Nan(), Score({"wer": float("nan")}, {"edits": 1}))  # type: ignore[arg-type]
+    assert rec.failure == FailureKind.CANNOT_SCORE and rec.scores is None
+    assert "nan_scorer" in (rec.error or "") and "values.wer" in (rec.error or "") and "s1" in (rec.error or "")
+
+
+# --- 4. judge-eval: malformed rows, one-class tuning, impossible numbers ---------------------
+
+
+def _malformed_rows(bench: Path, n_bad: int) -> list[str]:
+    rows = [json.loads(x) for x in bench.read_text().splitlines()]
+    ids = []
+    for i in range(n_bad):
+        row = rows[i]
+        del row["label"]
+        ids.append(row["uuid"])
+    bench.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return ids
+
+
+def test_judge_eval_reports_malformed_rows_and_counts_them_as_failed_work(tmp_path: Path) -> None:
+    bench = judge_bench(tmp_path / "data", n=8)
+    bad = _malformed_rows(bench, 5)
+    with YesNoJudgeServer(YesNoJudgeConfig(model=JUDGE)) as server:
+        res = judge_eval(bench, server.base_url, tmp_path / "out")
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+        s = summary(tmp_path / "out")
+        assert s["skipped"]["n"] == 5 and {r["id"] for r in s["skipped"]["rows"]} == set(bad)
+        assert "skipped 5" in res.output and bad[0] in res.output
+        allowed = judge_eval(bench, server.base_url, tmp_path / "out2", "--max-failed", "5")
+        assert allowed.exit_code == exit_codes.OK, allowed.output
+    res = runner.invoke(app, ["rescore", str(tmp_path / "out")])
+    assert summary(tmp_path / "out")["skipped"]["n"] == 5  # kept by a rescore
+
+
+def test_threshold_tuning_searches_the_extremes() -> None:
+    from audioeval.metrics.binary_judge import tune_threshold
+
+    every_no = tune_threshold([0.9, 0.8, 0.7], [False, False, False])
+    assert every_no.accuracy == 1.0 and every_no.value > 0.9
+    every_yes = tune_threshold([0.2, 0.3], [True, True])
+    assert every_yes.accuracy == 1.0 and every_yes.value <= 0.2
+    assert tune_threshold([0.6], [False]).accuracy == 1.0
+    assert tune_threshold([0.2, 0.8], [False, True]).value == 0.5  # a split inside is kept
+
+
+@pytest.mark.parametrize("value", ["nan", "-5", "inf", "0"])
+def test_judge_eval_refuses_an_impossible_judge_timeout(tmp_path: Path, value: str) -> None:
+    bench = judge_bench(tmp_path / "data", n=2)
+    res = runner.invoke(app, ["judge-eval", "--bench", str(bench), "--judge", "http://127.0.0.1:9/v1",
+                              "--judge-model", JUDGE, "-o", str(tmp_path / "o"), "--judge-timeout", value])  # fmt: skip
+    assert res.exit_code == exit_codes.BAD_INPUT, res.output
+    assert "--judge-timeout" in res.output and res.exception is None or isinstance(res.exception, SystemExit)
+    assert "Traceback" not in res.output
+
+
+# --- 3. a model answering 200 with empty, blank or think-only content -----------------------
+
+
+class _EmptyModel:
+    """Chat completions answering `answers[sample]` (keyed by a word of the prompt's audio
+    order): empty, blank, think-only, or a transcript."""
+
+    served_models = ["fake-asr"]
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers = answers
+        self.requests = 0
+
+
+def _empty_model_server(answers: list[str]) -> Any:
+    from tests.fakes.openai_http import FakeServer, JsonHandler, completion
+
+    class Handler(JsonHandler):
+        def do_POST(self) -> None:
+            app_ = self.server.app  # type: ignore[attr-defined]
+            body = self.read_json()
+            if body is None:
+                return
+            i = app_.requests
+            app_.requests += 1
+            self.send_json(200, completion(i, "fake-asr", app_.answers[min(i, len(app_.answers) - 1)]))
+
+    return FakeServer(Handler, _EmptyModel(answers))
+
+
+@pytest.mark.parametrize("answer", ["", "   \n", "<think>the tone is steady</think>", "<think>cut off"])
+def test_an_empty_or_think_only_answer_is_an_output_failure_asked_again(tmp_path: Path, answer: str) -> None:
+    from tests.fakes.mcq_server import tone_wav
+    from tests.run_helpers import write_jsonl
+
+    tone_wav(tmp_path / "a.wav", 440, seconds=0.2)
+    manifest = write_jsonl(tmp_path / "m.jsonl", [{"id": "a", "audio": "a.wav", "text": "red green"}])
+    out = tmp_path / "o"
+    args = ["run", "-b", str(manifest), "--task", "asr", "-o", str(out), "--no-progress", "--resamples", "0"]
+    with _empty_model_server([answer]) as server:
+        res = runner.invoke(app, [*args, "-m", f"fake-asr@{server.base_url}"])
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+        assert server.app.requests == 1
+        rec = json.loads(next(out.rglob("records.jsonl")).read_text().splitlines()[-1])
+        assert rec["failure"] == "no output" and rec["output_failed"] is True and not rec.get("scores")
+        assert "no content" in rec["error"]
+        server.app.answers = ["red green"]  # the rerun asks again (nothing was cached) and scores
+        again = runner.invoke(app, [*args, "-m", f"fake-asr@{server.base_url}"])
+        assert again.exit_code == exit_codes.OK, again.output
+        assert server.app.requests == 2
+
+
+# --- 5. a spec scoring nothing; templates that would render gigabytes ------------------------
+
+
+def _asr_spec(tmp_path: Path, extra: str) -> Path:
+    from tests.fakes.mcq_server import tone_wav
+    from tests.run_helpers import write_jsonl
+
+    tone_wav(tmp_path / "a.wav", 440, seconds=0.2)
+    write_jsonl(tmp_path / "m.jsonl", [{"id": "a", "audio": "a.wav", "text": "red green"}])
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"name: tiny\ntask: asr\nsource: {{type: jsonl, path: m.jsonl}}\n{extra}")
+    return spec
+
+
+def _run_spec(spec: Path, out: Path) -> Any:
+    return runner.invoke(app, ["run", "-b", str(spec), "-m", "oracle", "-o", str(out), "--no-progress",
+                               "--resamples", "0"])  # fmt: skip
+
+
+def test_a_spec_with_no_scorers_is_refused_naming_file_and_field(tmp_path: Path) -> None:
+    spec = _asr_spec(tmp_path, "scorers: []\n")
+    res = _run_spec(spec, tmp_path / "o")
+    assert res.exit_code == exit_codes.BAD_INPUT, res.output
+    assert "spec.yaml" in res.output and "scorers" in res.output and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "{% for i in range(100000000) %}x{% endfor %}",
+        "{{ 'a' * 1000000000 }}",
+        "{% for i in range(100000) %}{{ 'a' * 1000 }}{% endfor %}",
+        "{{ 10 ** 100000000 }}",
+    ],
+)
+def test_a_template_that_would_render_gigabytes_is_refused(tmp_path: Path, user: str) -> None:
+    import resource
+
+    template = tmp_path / "huge.yaml"
+    template.write_text(json.dumps({"name": "huge", "user": user}))
+    spec = _asr_spec(tmp_path, f"prompt: {template}\n")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    res = _run_spec(spec, tmp_path / "o")
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 500_000  # KB: < 0.5 GB more
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+    rec = json.loads(next((tmp_path / "o").rglob("records.jsonl")).read_text().splitlines()[-1])
+    assert rec["failure"] == "prompt" and "huge" in rec["error"] and "Traceback" not in res.output
+
+
+# --- 2. rescore after stored lines were cut, damaged or edited -------------------------------
+
+
+def _asr_run(tmp_path: Path, n: int = 10) -> tuple[Path, Path]:
+    from tests.run_helpers import tone_asr_manifest
+
+    manifest = tone_asr_manifest(tmp_path / "set", n=n)
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", "-b", str(manifest), "--task", "asr", "-m", "oracle", "-o", str(out),
+                              "--no-progress", "--resamples", "0"])  # fmt: skip
+    assert res.exit_code == exit_codes.OK, res.output
+    return out, next(out.rglob("records.jsonl"))
+
+
+def test_rescore_reports_every_unusable_line_and_counts_its_sample_missing(tmp_path: Path) -> None:
+    out, records = _asr_run(tmp_path)
+    lines = records.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2][:40] + b"\n"  # cut short
+    lines[4] = lines[4][:30] + b"\x00\x00\x00" + lines[4][33:]  # NUL-damaged
+    edited = json.loads(lines[6])
+    edited["id"] = "c6-edited"
+    lines[6] = (json.dumps(edited) + "\n").encode()
+    records.write_bytes(b"".join(lines))
+    res = runner.invoke(app, ["rescore", str(out)])
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+    assert "3 stored result line(s) could not be used" in res.output
+    for n in (3, 5, 7):
+        assert f"records.jsonl:{n}:" in res.output
+    assert "c6-edited" in res.output
+    pair = json.loads((records.parent / "summary.json").read_text())
+    assert pair["missing"] == 3 and pair["scored"] == 7
+    assert records.read_bytes().count(b"\n") == 10  # the damaged lines are kept as they were
+    allowed = runner.invoke(app, ["rescore", str(out), "--max-failed", "3"])
+    assert allowed.exit_code == exit_codes.OK, allowed.output
+
+
+def test_rescore_of_a_record_with_a_nan_score_reports_it_without_a_traceback(tmp_path: Path) -> None:
+    out, records = _asr_run(tmp_path, n=3)
+    lines = records.read_text().splitlines()
+    rec = json.loads(lines[1])
+    name = next(iter(rec["scores"]))
+    key = next(iter(rec["scores"][name]["values"]))
+    rec["scores"][name]["values"][key] = float("nan")
+    lines[1] = json.dumps(rec)  # writes NaN
+    records.write_text("\n".join(lines) + "\n")
+    res = runner.invoke(app, ["rescore", str(out)])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+    assert "records.jsonl:2:" in res.output and "not a finite number" in res.output
+
+
+# --- 7. a Ray address where nothing listens ---------------------------------------------------
+
+
+def test_a_ray_address_where_nothing_listens_stops_within_seconds(tmp_path: Path) -> None:
+    import time
+
+    pytest.importorskip("ray")
+    from tests.run_helpers import demo_speech_as_wavs
+    from tests.test_ray_executor import write_spec
+
+    manifest = demo_speech_as_wavs(tmp_path, n=1, name="clips.jsonl")
+    codec = write_spec(tmp_path, "codec-q6", "worker_codec.py", "[codec]", "audio", {"bits": 6})
+    bench = tmp_path / "clips.yaml"
+    bench.write_text(f"name: clips\ntask: codec\nsource: {{type: jsonl, path: {manifest}}}\n")
+    started = time.monotonic()
+    res = runner.invoke(app, ["run", "-m", str(codec), "-b", str(bench), "-o", str(tmp_path / "o"),
+                              "--no-progress", "--resamples", "0", "--executor", "ray",
+                              "--ray-address", "127.0.0.1:1"])  # fmt: skip
+    assert time.monotonic() - started < 30
+    assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE, res.output
+    assert "--ray-address 127.0.0.1:1" in res.output and "ray start --head" in res.output
+
+
+# --- 6. a full disk -----------------------------------------------------------------------
+
+
+def test_a_full_disk_stops_with_a_message_keeps_what_finished_and_the_rerun_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    import audioeval.store.jsonl as jsonl_module
+    from tests.run_helpers import tone_asr_manifest
+
+    class FullAfter:
+        """A records file on a disk that fills after two lines."""
+
+        def __init__(self, path: Any, mode: str) -> None:
+            self.fh = open(path, mode)  # noqa: SIM115
+            self.lines = 0
+
+        def write(self, data: bytes) -> int:
+            if self.lines >= 2:
+                raise OSError(errno.ENOSPC, "No space left on device")
+            self.lines += 1
+            return self.fh.write(data)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.fh, name)
+
+    manifest = tone_asr_manifest(tmp_path / "set", n=5)
+    out = tmp_path / "o"
+    args = ["run", "-b", str(manifest), "--task", "asr", "-m", "oracle", "-o", str(out), "--no-progress",
+            "--resamples", "0", "--concurrency", "1"]  # fmt: skip
+    monkeypatch.setattr(jsonl_module, "open", FullAfter, raising=False)
+    res = runner.invoke(app, args)
+    monkeypatch.undo()
+    assert res.exit_code == exit_codes.NO_SPACE, res.output
+    assert "no space left on device writing" in res.output and "records.jsonl" in res.output
+    assert "what finished is kept, free space and rerun" in res.output
+    records = next(out.rglob("records.jsonl"))
+    assert len(records.read_text().splitlines()) == 2  # intact
+    again = runner.invoke(app, args)
+    assert again.exit_code == exit_codes.OK, again.output
+    assert "reused 2" in again.output
+    assert len({json.loads(x)["id"] for x in records.read_text().splitlines()}) == 5
+
+
+# --- 8. a decomposition answer of 20,000 nested brackets ------------------------------------
+
+
+@pytest.mark.parametrize("n", [20_000, 100_000])
+def test_deeply_nested_brackets_are_rejected_in_linear_time(n: int) -> None:
+    import time
+
+    from audioeval.benchmarks.anyaudio_bench.decomposition_reader import read_items
+    from audioeval.postprocess.json_in_text import json_values, repaired_json_values
+
+    for text in ("[" * n, "{" * n, '{"a": ' * n):
+        started = time.monotonic()
+        assert list(repaired_json_values(text)) == [] and list(json_values(text, "[")) == []
+        assert read_items(text).items == ()  # the official reader decodes nothing either
+        assert time.monotonic() - started < 1.0
+    assert list(json_values('x {"a": [1, {"b": 2}]} y')) == [{"a": [1, {"b": 2}]}, {"b": 2}]

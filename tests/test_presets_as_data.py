@@ -1,0 +1,156 @@
+"""Presets are data (`benchmarks/preset.py`), built into commands by one mechanism
+(`cli/preset_commands.py`) and run by one runner (`presets/preset_run.py`); `summary.json` is
+one typed `RunSummary`, written by the engine alone (issue 23)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from audioeval.benchmarks.contract import Benchmark
+from audioeval.benchmarks.plugins import load_benchmarks
+from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan, PresetTool
+from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
+from audioeval.cli.main import app
+from audioeval.cli.preset_commands import add_preset_commands
+from audioeval.core.errors import InputError
+from audioeval.engine.run_summary import RunSummary, read_run_summary, write_run_summary
+from audioeval.presets.preset_run import preset_request, preset_values
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "audioeval"
+
+
+def _plan(values):  # type: ignore[no-untyped-def]
+    if values["level"] > 3:
+        raise InputError("--level must be at most 3", field="--level")
+    spec = BenchmarkSpec(name="toy", task="asr", source=SourceSpec(type="jsonl", path=str(values["data"])))
+    return PresetPlan(
+        spec, str(values["data"]), {"name": "echo", "type": "predictions", "predictions": str(values["data"])}
+    )
+
+
+def _outcome(folder, values):  # type: ignore[no-untyped-def]
+    return PresetOutcome(figures={}, total=0, failed=0, scored=0)
+
+
+TOY = Preset(
+    command=("toy", "score"),
+    help="Score a toy set.",
+    plan=_plan,
+    outcome=_outcome,
+    options=(
+        PresetOption("data", "--data", Path, help="The toy manifest."),
+        PresetOption("level", "--level", int, 1, minimum=0, help="A toy level."),
+        PresetOption("fast", "--fast", bool, False, off_flag="--slow", help="Go fast."),
+    ),
+    shared=("run",),
+    defaults={"output_dir": Path("outputs/toy"), "resamples": 50},
+    aliases={"--lvl": "--level"},
+)
+SAID: list[dict] = []
+TOOL = PresetTool(
+    command=("toy", "say"),
+    help="Say a word.",
+    run=lambda values: (SAID.append(dict(values)) or [f"said {values['word']}"], []),
+    options=(PresetOption("word", "WORD", str, choices=("hi", "bye"), argument=True),),
+)
+
+
+def _toy_app() -> typer.Typer:
+    toy_app = typer.Typer()
+
+    @toy_app.command("noop")
+    def noop() -> None:  # a second command, so that the groups stay groups
+        """Nothing."""
+
+    add_preset_commands(toy_app, {"toy": Benchmark(name="toy", presets=(TOY,), tools=(TOOL,))})
+    return toy_app
+
+
+def _flags(command: object) -> set[str]:
+    return {o for p in command.params for o in (*p.opts, *getattr(p, "secondary_opts", ()))}  # type: ignore[attr-defined]
+
+
+def test_a_preset_is_built_into_its_command_with_the_shared_options_it_exposes() -> None:
+    group = typer.main.get_command(_toy_app()).commands["toy"]  # type: ignore[attr-defined]
+    assert set(group.commands) == {"score", "rescore", "say"}
+    flags = _flags(group.commands["score"])
+    assert {
+        "--data",
+        "--level",
+        "--fast",
+        "--slow",
+        "--output-dir",
+        "-o",
+        "--resamples",
+        "--max-failed",
+    } <= flags
+    assert not any(f.startswith("--judge") for f in flags)  # the judge group is not exposed
+    res = CliRunner().invoke(_toy_app(), ["toy", "score", "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0 and "A toy level." in res.output and "outputs/toy" in res.output
+
+
+def test_a_tool_runs_with_its_options_and_aliases_are_accepted() -> None:
+    res = CliRunner().invoke(_toy_app(), ["toy", "say", "bye"])
+    assert res.exit_code == 0, res.output
+    assert "said bye" in res.output and SAID[-1] == {"word": "bye"}  # a choice arrives as its text
+    bad = CliRunner().invoke(_toy_app(), ["toy", "score", "--data", "x.jsonl", "--lvl", "9"])
+    assert bad.exit_code == 2 and "--lvl must be at most 3" in bad.output  # refused by its plan, as typed
+
+
+def test_preset_values_fill_the_defaults_and_refuse_a_missing_value(tmp_path: Path) -> None:
+    values = preset_values(TOY, {"data": tmp_path / "d.jsonl"})
+    assert values["level"] == 1 and values["resamples"] == 50 and values["output_dir"] == Path("outputs/toy")
+    assert "judge" not in values  # only the groups the preset exposes
+    req = preset_request(TOY, values)
+    assert req.judge is None and req.resamples == 50 and req.specs[0][0].name == "toy"
+    with pytest.raises(InputError, match="no value for data"):
+        preset_values(TOY, {})
+
+
+def test_mmae_score_is_a_preset_of_the_mmae_benchmark() -> None:
+    mmae = load_benchmarks()["mmae"]
+    assert [p.command for p in mmae.presets] == [("mmae", "score")]
+    assert {t.command[1] for t in mmae.tools} == {"baseline", "synth"}
+    assert mmae.console_table is not None
+    group = typer.main.get_command(app).commands["mmae"]  # type: ignore[attr-defined]
+    assert set(group.commands) == {"score", "rescore", "baseline", "synth"}
+    assert (
+        not (SRC / "cli" / "mmae_commands.py").exists() and not (SRC / "presets" / "mmae_score.py").exists()
+    )
+
+
+def test_only_the_engine_writes_the_run_summary() -> None:
+    writers = sorted(
+        str(p.relative_to(SRC))
+        for p in SRC.rglob("*.py")
+        if re.search(r"\bwrite_run_summary\(", p.read_text(encoding="utf-8"))
+    )
+    assert writers == ["engine/evaluate.py", "engine/rescore.py", "engine/run_summary.py"]
+    for path in SRC.rglob("*.py"):  # no exporter or preset writes a summary.json of its own
+        if path.parent.name == "engine":  # the run's, and each pair's in its folder
+            continue
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"""write_json_atomic\([^)]*["']summary\.json["']""", text), path
+
+
+def test_the_run_summary_round_trips(tmp_path: Path) -> None:
+    pair = {
+        "benchmark": "b", "model": "m", "task": "codec", "n": 2, "scored": 2, "failed": 0,
+        "metrics": {"codec:wer": {"value": 0.1, "ci": [0.0, 0.2]}},
+        "reliability": {"judge": {"valid": {"value": 1.0}}},
+    }  # fmt: skip
+    written = write_run_summary(tmp_path, [pair], metric_models={"asr": {"calls": 2}})
+    data = json.loads((tmp_path / "summary.json").read_text())
+    assert data["results"] == [pair] and data["scores"] == {"b": {"m": {"codec:wer": 0.1}}}
+    assert data["reliability"] == {"b": {"m": pair["reliability"]}} and data["codecs"] == {"m": {"wer": 0.1}}
+    assert data["metric_models"] == {"asr": {"calls": 2}} and data["n"] == 2
+    back = read_run_summary(tmp_path)
+    assert isinstance(back, RunSummary) and back.results == written.results and back.to_json() == data
+    (tmp_path / "summary.json").write_text(json.dumps({"robust": {}, "official": {}}))  # an old export
+    assert read_run_summary(tmp_path) is None

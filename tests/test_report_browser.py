@@ -1,0 +1,222 @@
+"""The report page in a real browser: Selenium driving Debian's Chromium (chromedriver from the
+`chromium-driver` package; `make browser-deps` installs both). Against a run of the demo's
+benchmarks and a synthetic MMAE run: deep links to a sample of another pair, its reference and
+gold answer, the failure filter, the clips' players, a malformed link, and the folder copied
+elsewhere and served over HTTP. Set AUDIOEVAL_SCREENSHOTS=DIR to keep 1400 px screenshots."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from audioeval.cli.main import app
+
+runner = CliRunner()
+WIDTH = 1400
+
+
+def _browser_paths() -> tuple[str, str]:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if browser is None or driver is None:
+        pytest.skip("chromium or chromedriver is not installed (`make browser-deps` installs both)")
+    return browser, driver
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    browser, chromedriver = _browser_paths()
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the dev extra")
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = browser
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={WIDTH},1000",
+                "--autoplay-policy=no-user-gesture-required", "--allow-file-access-from-files"):  # fmt: skip
+        opts.add_argument(arg)
+    drv = webdriver.Chrome(options=opts, service=Service(chromedriver))
+    drv.set_page_load_timeout(30)
+    yield drv
+    drv.quit()
+
+
+def demo_run(root: Path) -> Path:
+    """The demo's ASR and MCQ benchmarks with the oracle, an empty and a text-only baseline."""
+    out = root / "run"
+    res = runner.invoke(
+        app,
+        ["run", "--benchmark", "demo-speech-en", "--benchmark", "demo-mcq", "--model", "oracle",
+         "--model", "constant", "--model", "longest-choice", "-o", str(out), "--no-progress",
+         "--resamples", "50", "--max-failed", "100%"],
+        catch_exceptions=False,
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    return out / "report"
+
+
+def open_page(drv: Any, url: str) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    drv.get("about:blank")
+    drv.get(url)
+    WebDriverWait(drv, 10).until(lambda d: d.find_element("tag name", "body").get_attribute("data-ready") == "1")
+    assert drv.find_element("id", "script-errors").text == ""
+
+
+def opened_sample(drv: Any, sid: str) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    css = f'details.sample[data-id="{sid}"][data-filled="1"]'
+    WebDriverWait(drv, 10).until(lambda d: d.find_elements("css selector", css))
+    return drv.find_element("css selector", css)
+
+
+def clips_load(drv: Any, sample: Any) -> int:
+    """Every player of the opened sample loads its clip (readyState > 0, no error); how many."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    players = sample.find_elements("tag name", "audio")
+    for a in players:
+        WebDriverWait(drv, 10).until(
+            lambda d, a=a: d.execute_script("return arguments[0].readyState > 0 || arguments[0].error", a)
+        )
+        assert drv.execute_script("return arguments[0].error === null && arguments[0].readyState > 0", a), (
+            a.get_attribute("src")
+        )
+    return len(players)
+
+
+def screenshot(drv: Any, name: str, element: Any = None) -> None:
+    folder = os.environ.get("AUDIOEVAL_SCREENSHOTS")
+    if not folder:
+        return
+    height = drv.execute_script("return document.body.scrollHeight")
+    drv.set_window_size(WIDTH, min(max(height, 800), 4000))
+    target = str(Path(folder) / f"{name}.png")
+    element.screenshot(target) if element is not None else drv.save_screenshot(target)
+    drv.set_window_size(WIDTH, 1000)
+
+
+@pytest.fixture(scope="module")
+def demo_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return demo_run(tmp_path_factory.mktemp("demo"))
+
+
+def test_deep_link_opens_a_sample_of_the_second_pair_with_its_gold_answer(driver: Any, demo_report: Path) -> None:
+    page = demo_report / "index.html"
+    open_page(driver, page.as_uri() + "#pair=demo-mcq/longest-choice&sample=q02")
+    assert driver.find_element("id", "pair").get_attribute("value") == "1"  # the second pair
+    sample = opened_sample(driver, "q02")
+    text = sample.text
+    assert "gold answer" in text and "answer (raw)" in text and "✓ right" in text
+    assert clips_load(driver, sample) == 1
+    screenshot(driver, "report-sample-mcq", driver.find_element("id", "samples"))
+
+
+def test_an_asr_sample_shows_its_reference_and_word_diff(driver: Any, demo_report: Path) -> None:
+    open_page(driver, demo_report.joinpath("index.html").as_uri() + "#pair=demo-speech-en/constant&sample=h03")
+    sample = opened_sample(driver, "h03")
+    assert "reference" in sample.text and "word diff" in sample.text
+    assert sample.find_elements("css selector", ".diff .d")  # every reference word missing
+    open_page(driver, demo_report.joinpath("index.html").as_uri() + "#pair=demo-speech-en/oracle&sample=h03")
+    assert "word diff" in opened_sample(driver, "h03").text
+
+
+def test_the_failure_filter_shows_only_failed_samples(driver: Any, demo_report: Path) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    open_page(driver, demo_report.joinpath("index.html").as_uri() + "#pair=demo-mcq/constant")
+    data = driver.execute_script("return JSON.parse(document.getElementById('samples-data').textContent)")
+    statuses = [s["st"] for s in data["pairs"][0]["samples"]]
+
+    def badges() -> list[str]:
+        return [b.get_attribute("textContent") for b in driver.find_elements("css selector", "#sample-list .badge")]
+
+    Select(driver.find_element("id", "filter")).select_by_value("failed")
+    assert badges() == ["failed"] * statuses.count("failed")
+    Select(driver.find_element("id", "filter")).select_by_value("not-ok")
+    assert badges() and set(badges()) <= {"failed", "wrong"}  # the empty answer: failed or wrong
+    assert len(badges()) == len(statuses) - statuses.count("ok")
+    Select(driver.find_element("id", "pair")).select_by_index(2)  # the oracle: nothing wrong
+    assert driver.find_elements("css selector", "#sample-list details") == []
+    assert driver.find_element("id", "shown").text.startswith("0 of")
+
+
+def test_a_malformed_link_opens_the_first_pair_and_says_so(driver: Any, demo_report: Path) -> None:
+    for bad in ("#pair=no-such/pair&sample=x", "#pair=%E0%A4%A&sample=1", "#sample=nope", "#??"):
+        open_page(driver, demo_report.joinpath("index.html").as_uri() + bad)
+        assert "was not understood" in driver.find_element("id", "link-note").text, bad
+        assert driver.find_element("id", "pair").get_attribute("value") == "0"
+    open_page(driver, demo_report.joinpath("index.html").as_uri() + "#metrics")  # a section: fine
+    assert driver.find_element("id", "link-note").text == ""
+
+
+def test_a_copied_report_folder_plays_its_clips_from_disk_and_over_http(
+    driver: Any, demo_report: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "elsewhere" / "report"
+    shutil.copytree(demo_report, copy)
+    open_page(driver, copy.joinpath("index.html").as_uri() + "#pair=demo-speech-en/oracle&sample=h01")
+    assert clips_load(driver, opened_sample(driver, "h01")) == 1
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(copy))
+    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+            open_page(driver, url + "#pair=demo-mcq/oracle&sample=q03")
+            assert clips_load(driver, opened_sample(driver, "q03")) == 1
+        finally:
+            server.shutdown()
+
+
+def test_no_page_names_a_path_of_the_machine_that_made_it(demo_report: Path) -> None:
+    root = str(demo_report.parent.parent)
+    written = [demo_report / "index.html", *sorted((demo_report / "samples").glob("*.js"))]
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        assert root not in text and str(Path.cwd()) not in text, path
+    assert len(list((demo_report / "audio").iterdir())) >= 10  # each distinct clip once
+
+
+def test_an_mmae_sample_shows_rubric_questions_and_one_row_per_vote(
+    driver: Any, tmp_path: Path, synthetic_set: Any
+) -> None:
+    from audioeval.benchmarks.mmae.baselines import write_baseline
+    from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+    from tests.test_run_mmae import run_predictions, write_spec
+
+    preds, _ = write_baseline(
+        "identity", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / "preds"
+    )
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    out = tmp_path / "run"
+    with FakeJudgeServer(FakeJudgeConfig(model="fake-judge")) as judge:
+        assert run_predictions(spec, preds, judge.base_url, out).exit_code == 0
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    page = out / "report" / "index.html"
+    assert str(tmp_path) not in page.read_text(encoding="utf-8")
+    open_page(driver, page.as_uri())
+    first = driver.find_element("css selector", "#sample-list details.sample").get_attribute("data-id")
+    driver.find_element("css selector", "#sample-list details.sample > summary").click()
+    sample = opened_sample(driver, first)
+    rubrics = sample.find_elements("css selector", ".rubric")
+    assert rubrics and "can a steady tone" in rubrics[0].find_element("css selector", ".q").text
+    votes = rubrics[0].find_elements("css selector", "table.votes tr")
+    assert len(votes) == 1 + 3  # a header and one row per vote
+    assert sample.find_elements("css selector", "table table") == []  # never nested tables
+    assert clips_load(driver, sample) >= 2  # the input and the edited output
+    assert "#pair=mmae-syn/" in driver.current_url and f"&sample={first}" in driver.current_url
+    screenshot(driver, "report-sample-mmae", driver.find_element("id", "samples"))
+    driver.execute_script("window.scrollTo(0, 0)")
+    screenshot(driver, "report-mmae")
