@@ -21,14 +21,14 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $@ $(VENV)/.installed
 
-# Optional, for `make test`: torch (CPU) and resemblyzer, the SIM backend that papers report, so
-# that its tests run. Only where pip can install a torch 2.13.0 wheel without an index (a local
-# CPU build on its find-links); never downloaded (PyPI's torch is a multi-GB CUDA build).
-# Elsewhere its tests are skipped, saying why.
+# Optional, for `make test`: torch (CPU), resemblyzer, the SIM backend that papers report, and
+# snac (its tiny model tests the snac runtime recipe), so that their tests run. Only where pip
+# can install a torch 2.13.0 wheel without an index (a local CPU build on its find-links); never
+# downloaded (PyPI's torch is a multi-GB CUDA build). Elsewhere their tests are skipped, saying why.
 $(VENV)/.installed-torch: $(VENV)/.installed-dev
 	@if $(BIN)/python -m pip install --quiet --dry-run --no-index --no-deps torch==2.13.0 >/dev/null 2>&1; then \
 	  $(BIN)/python -m pip install --quiet torch==2.13.0 webrtcvad-wheels && \
-	  $(BIN)/python -m pip install --quiet --no-deps resemblyzer; \
+	  $(BIN)/python -m pip install --quiet --no-deps resemblyzer snac==1.2.1; \
 	else \
 	  echo "no local CPU build of torch 2.13.0 for pip: the resemblyzer SIM tests will be skipped"; \
 	fi

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 from doc_section import replace_section  # noqa: E402  (bench/ is the script's folder)
 
-from audioeval.benchmarks.mcq.definitions import MMAR  # noqa: E402
-from audioeval.presets.mcq_score import McqScoreConfig, score_predictions  # noqa: E402
+from audioeval.benchmarks.mcq.preset import SCORE  # noqa: E402
+from audioeval.presets.preset_run import run_preset  # noqa: E402
 
 N = 10_000
 SHARED = ROOT.parent / "shared" / "data" / "mmar" / "MMAR-meta.jsonl"
@@ -88,11 +88,11 @@ def measure(path: Path, out: Path, repeats: int = 5) -> dict[str, float]:
     """Median and best of `repeats` runs into new folders, and the median rerun (resumed)."""
     fresh, rerun = [], []
     for k in range(repeats):
-        cfg = McqScoreConfig(MMAR, path, out / str(k), progress=False)
+        cfg = {"benchmark": "mmar", "predictions": path, "output_dir": out / str(k), "progress": False}
         t0 = time.perf_counter()
-        score_predictions(cfg)
+        run_preset(SCORE, cfg)  # `audioeval mcq score` without the console
         t1 = time.perf_counter()
-        score_predictions(cfg)
+        run_preset(SCORE, cfg)
         rerun.append(time.perf_counter() - t1)
         fresh.append(t1 - t0)
     return {"median": statistics.median(fresh), "best": min(fresh), "rerun": statistics.median(rerun)}
@@ -127,7 +127,8 @@ def main() -> None:
         "Before `mcq score` ran on the run engine (its own loop, no records): 0.714 s median "
         "(0.656 s best) for load + score + summary, 0.076 s for writing the three files. The "
         "engine's share (profiled): a flushed, crash-safe record per item, the per-sample "
-        "pipeline (prompt render, a thread hop per scoring), the stored records read and "
+        "pipeline (prompt render; the two string-match scorers run on the event loop, "
+        "`Scorer.light`), the stored records read and "
         "checked before reuse and for the pair summary (with its own bootstrap), then the "
         "exports; what it buys: an interrupted or repeated run resumes, and `audioeval "
         "rescore` needs only the folder.\n\n"

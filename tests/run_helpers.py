@@ -87,7 +87,11 @@ def text_scorers() -> list[str]:
 def mcq_score_file(bench: Any, predictions: Path, out: Path | None = None, **kwargs: Any) -> Any:
     """`mcq score` of a predictions file (no judge) into `out` (default: beside the file);
     returns its `McqScoreResult` (rows, summary, disagreements)."""
-    from audioeval.presets.mcq_score import McqScoreConfig, score_predictions
+    from audioeval.benchmarks.mcq.preset import SCORE
+    from audioeval.presets.preset_run import run_preset
 
     folder = out or predictions.parent / f"{predictions.name}.out"
-    return score_predictions(McqScoreConfig(bench, predictions, folder, progress=False, **kwargs)).result
+    values = {"benchmark": bench.name, "predictions": predictions, "output_dir": folder, "progress": False}
+    renamed = {"n_resamples": "resamples"}  # the config field it was once given as
+    values.update({renamed.get(k, k): v for k, v in kwargs.items()})
+    return run_preset(SCORE, values).engine.exports[folder]

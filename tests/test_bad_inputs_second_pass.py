@@ -71,7 +71,9 @@ def test_a_non_finite_score_value_is_a_recorded_failure_never_stored() -> None:
     rec.scores = {}
     assert not _keep(rec, Nan(), Score({"wer": float("nan")}, {"edits": 1}))  # type: ignore[arg-type]
     assert rec.failure == FailureKind.CANNOT_SCORE and rec.scores is None
-    assert "nan_scorer" in (rec.error or "") and "values.wer" in (rec.error or "") and "s1" in (rec.error or "")
+    assert (
+        "nan_scorer" in (rec.error or "") and "values.wer" in (rec.error or "") and "s1" in (rec.error or "")
+    )
 
 
 # --- 4. judge-eval: malformed rows, one-class tuning, impossible numbers ---------------------
@@ -348,15 +350,245 @@ def test_a_full_disk_stops_with_a_message_keeps_what_finished_and_the_rerun_resu
 
 
 @pytest.mark.parametrize("n", [20_000, 100_000])
-def test_deeply_nested_brackets_are_rejected_in_linear_time(n: int) -> None:
-    import time
+def test_deeply_nested_brackets_are_rejected_in_linear_time(n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linear, counted without a clock: the quadratic scan tried a JSON decode at every one of
+    the n openers (each decode reading on to the end); the linear one skips brackets nested
+    deeper than the limit in one pass, so the number of decodes does not grow with n."""
+    import json
 
     from audioeval.benchmarks.anyaudio_bench.decomposition_reader import read_items
+    from audioeval.postprocess import json_in_text
     from audioeval.postprocess.json_in_text import json_values, repaired_json_values
 
+    decodes = []
+
+    class CountingDecoder(json.JSONDecoder):
+        def raw_decode(self, s: str, idx: int = 0):  # type: ignore[no-untyped-def]
+            decodes.append(idx)
+            return super().raw_decode(s, idx)
+
+    monkeypatch.setattr(json_in_text, "_DECODER", CountingDecoder())
     for text in ("[" * n, "{" * n, '{"a": ' * n):
-        started = time.monotonic()
+        decodes.clear()
         assert list(repaired_json_values(text)) == [] and list(json_values(text, "[")) == []
+        # a bounded number of decodes, each at one of the last few openers (so each reads a
+        # bounded tail): the same work for 20,000 and for 100,000 brackets
+        bound = 2 * json_in_text.MAX_JSON_DEPTH
+        assert len(decodes) <= bound, f"{len(decodes)} decodes for {n} nested brackets"
+        assert min(decodes, default=len(text)) >= len(text) - 6 * bound
         assert read_items(text).items == ()  # the official reader decodes nothing either
-        assert time.monotonic() - started < 1.0
     assert list(json_values('x {"a": [1, {"b": 2}]} y')) == [{"a": [1, {"b": 2}]}, {"b": 2}]
+
+
+# --- 9. every numeric option goes through one validator ------------------------------------
+
+
+def _numeric_options() -> list[tuple[str, str]]:
+    import typer
+
+    from audioeval.cli.number_flags import number_type
+
+    out = []
+
+    def walk(cmd: Any, path: list[str]) -> None:
+        subs = getattr(cmd, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                walk(sub, [*path, name])
+            return
+        for p in cmd.params:
+            if p.param_type_name == "option" and number_type(p) is not None:
+                out.append((" ".join(path), p.opts[0]))
+
+    walk(typer.main.get_command(app), [])
+    return out
+
+
+NUMERIC_OPTIONS = _numeric_options()
+
+
+def test_the_walk_finds_the_numeric_options() -> None:
+    found = set(NUMERIC_OPTIONS)
+    assert {("run", "--temperature"), ("run", "--seed"), ("judge-eval", "--threshold"),
+            ("mcq score", "--judge-timeout"), ("rank", "--resamples")} <= found  # fmt: skip
+    assert len(found) >= 50
+
+
+@pytest.mark.parametrize(("command", "flag"), NUMERIC_OPTIONS, ids=[f"{c}:{f}" for c, f in NUMERIC_OPTIONS])
+def test_every_numeric_option_refuses_nan_inf_and_negatives_naming_the_flag(command: str, flag: str) -> None:
+    for value in ("nan", "inf", "-inf", "-5"):
+        res = runner.invoke(app, [*command.split(), f"{flag}={value}"])
+        assert res.exit_code == exit_codes.BAD_INPUT, (value, res.output)
+        assert isinstance(res.exception, SystemExit), (value, res.exception)
+        lines = [x for x in res.output.splitlines() if x.strip()]
+        said = " ".join(res.output.replace("│", " ").split())  # the option parser's box
+        assert f"Invalid value for '{flag}'" in said or (
+            len(lines) == 1 and lines[0].startswith(f"error: field '{flag}': must be")
+        ), (value, res.output)
+        assert "Traceback" not in res.output, (value, res.output)
+
+
+# --- 10. a 50 MB prediction line: refused where it enters; a report page stays small ----------
+
+
+def _asr_predictions(tmp_path: Path, texts: dict[str, str]) -> tuple[Path, Path]:
+    from tests.run_helpers import tone_asr_manifest, write_jsonl
+
+    manifest = tone_asr_manifest(tmp_path / "set", n=3)
+    rows = [
+        {"id": sid, "text": texts.get(sid, f"the tone number {sid[1:]} is steady")}
+        for sid in ("c0", "c1", "c2")
+    ]
+    return manifest, write_jsonl(tmp_path / "hyps.jsonl", rows)
+
+
+def test_a_huge_prediction_line_is_refused_naming_it_in_bounded_memory(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    line_mb = 20
+    manifest, hyps = _asr_predictions(tmp_path, {"c0": "word " * (line_mb * 1024 * 1024 // 5)})
+    out = tmp_path / "o"
+    measure = (
+        "import resource, subprocess, sys\n"
+        "rc = subprocess.run(sys.argv[1:]).returncode\n"
+        "print('RC', rc, 'PEAK_KB', resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    )
+    cli = [sys.executable, "-c", "from audioeval.cli.main import app; app()"]
+    proc = subprocess.run([sys.executable, "-c", measure, *cli, "run", "-b", str(manifest), "--task", "asr",
+                           "-m", f"predictions:{hyps}", "-o", str(out), "--no-progress", "--resamples", "0"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    rc, peak_kb = (int(x) for x in proc.stdout.split()[-3::2])
+    assert rc == exit_codes.TOO_MANY_FAILURES, proc.stdout + proc.stderr
+    said = proc.stdout + proc.stderr
+    assert "hyps.jsonl:1, id 'c0', field 'text'" in said and "over the bound of 1,000,000" in said
+    assert peak_kb < 200_000 + 6 * line_mb * 1024, peak_kb  # the file is read, never copied per stage
+    records = next(out.rglob("records.jsonl"))
+    assert records.stat().st_size < 50_000  # the answer is not stored
+    rec = {json.loads(x)["id"]: json.loads(x) for x in records.read_text().splitlines()}
+    assert rec["c0"]["failure"] and not rec["c0"].get("scores") and rec["c1"]["scores"]
+
+
+def test_a_live_model_answer_over_the_bound_is_an_output_failure_never_cached(tmp_path: Path) -> None:
+    from audioeval.core.model_output import MAX_ANSWER_CHARS
+    from tests.fakes.mcq_server import tone_wav
+    from tests.run_helpers import write_jsonl
+
+    tone_wav(tmp_path / "a.wav", 440, seconds=0.2)
+    manifest = write_jsonl(tmp_path / "m.jsonl", [{"id": "a", "audio": "a.wav", "text": "red green"}])
+    args = [
+        "run",
+        "-b",
+        str(manifest),
+        "--task",
+        "asr",
+        "-o",
+        str(tmp_path / "o"),
+        "--no-progress",
+        "--resamples",
+        "0",
+    ]
+    with _empty_model_server(["red " * (MAX_ANSWER_CHARS // 4 + 1)]) as server:
+        res = runner.invoke(app, [*args, "-m", f"fake-asr@{server.base_url}"])
+        assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
+        assert "over the bound of 1,000,000 on a stored answer" in res.output
+        records = next((tmp_path / "o").rglob("records.jsonl"))
+        assert records.stat().st_size < 50_000 and not json.loads(records.read_text()).get("scores")
+        server.app.answers = ["red green"]  # not cached: the rerun asks again and scores
+        again = runner.invoke(app, [*args, "-m", f"fake-asr@{server.base_url}"])
+        assert again.exit_code == exit_codes.OK, again.output
+        assert server.app.requests == 2
+
+
+def test_a_report_page_cuts_long_answers_pointing_to_records(tmp_path: Path) -> None:
+    from audioeval.report.sample_rows import SHOWN_CHARS
+
+    long = "the tone " * (SHOWN_CHARS // 2)  # 4.5 × what a page shows, under the stored bound
+    manifest, hyps = _asr_predictions(tmp_path, {"c0": long, "c1": long, "c2": long})
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", "-b", str(manifest), "--task", "asr", "-m", f"predictions:{hyps}", "-o",
+                              str(out), "--no-progress", "--resamples", "0"])  # fmt: skip
+    assert res.exit_code == exit_codes.OK, res.output  # under the bound: stored whole and scored
+    assert runner.invoke(app, ["report", str(out)]).exit_code == exit_codes.OK
+    size = sum(p.stat().st_size for p in (out / "report").rglob("*") if p.is_file())
+    assert size < 3 * 3 * SHOWN_CHARS + 300_000, size  # 3 samples × answer, processed, … cut
+    chunk = (out / "report" / "samples" / "p0-c0.js").read_text(encoding="utf-8")
+    assert f"cut at {SHOWN_CHARS:,} of {len(long):,} characters: the full text is in records.jsonl" in chunk
+    stored = json.loads(next(out.rglob("records.jsonl")).read_text().splitlines()[0])
+    assert stored["output"]["text"] == long  # the full text on disk
+
+
+# --- 11. an out-of-range rating is an invalid vote: asked again, never averaged --------------
+
+
+@pytest.mark.parametrize(
+    ("reader", "low", "high", "bad"),
+    [
+        ("bracket_rating", 1, 10, ["[[11]]", "[[-1]]", "[[0]]", "[[10.5]]", "[[" + "9" * 400 + "]]"]),
+        ("rating", 1, 5, ["11", "-1", "0", "5.01", "[[6]]", "[[-3]]", "9" * 400]),
+        ("score_pair", 0, 10, ["11 3", "3 -1", "-1 -1", "10 10.5", "9" * 400 + " 3"]),
+    ],
+)
+def test_each_rating_reader_refuses_a_finite_rating_off_its_scale(
+    reader: str, low: int, high: int, bad: list[str]
+) -> None:
+    from audioeval.postprocess import ratings
+    from audioeval.postprocess.outcome import Unparseable
+
+    read = getattr(ratings, reader)
+    for text in bad:
+        assert isinstance(read(text, low, high), Unparseable), text
+
+
+def _rating_judge(answers: list[str]) -> Any:
+    """A judge answering each distinct request with `answers` in turn (the last one repeated)."""
+    import threading
+    from collections import Counter
+
+    from tests.fakes.openai_http import FakeServer, JsonHandler, completion
+
+    class Handler(JsonHandler):
+        def do_POST(self) -> None:
+            body = self.read_json()
+            if body is None:
+                return
+            app_ = self.server.app  # type: ignore[attr-defined]
+            with app_["lock"]:
+                key = json.dumps(body["messages"])
+                seen = app_["seen"][key]
+                app_["seen"][key] += 1
+                app_["n"] += 1
+            self.send_json(200, completion(1, body["model"], answers[min(seen, len(answers) - 1)]))
+
+    return FakeServer(Handler, {"lock": threading.Lock(), "seen": Counter(), "n": 0})
+
+
+@pytest.mark.parametrize(
+    ("scorer", "value", "answers", "expected", "requests"),
+    [
+        ("chat_rating", "chat_rating", ["Rating: [[11]]", "Rating: [[-1]]", "Rating: [[7]]"], 7.0, 3),
+        ("voicebench_open", "open_rating", ["11", "-1", "4"], 4.0, 5),  # 3 votes, 2 re-asked
+    ],
+)
+def test_a_judge_rating_off_the_scale_is_asked_again_and_never_averaged(
+    tmp_path: Path, scorer: str, value: str, answers: list[str], expected: float, requests: int
+) -> None:
+    from tests.test_judged_benchmarks import _bench, _records, _run
+
+    spec = (f"name: rated\ntask: spoken_chat\nsource: {{type: jsonl, path: MANIFEST}}\n"
+            f"fields: {{instruction: request}}\nscorers:\n  - {scorer}: {{instruction_field: instruction}}\n")  # fmt: skip
+    spec_path, preds = _bench(
+        tmp_path, [{"id": "s0", "request": "Tell me a story."}], spec, {"s0": "Once upon a time."}
+    )
+    out = tmp_path / "out"
+    with _rating_judge(answers) as judge:
+        res = _run("-b", str(spec_path), "-m", f"predictions:{preds}", "-o", str(out), "--judge", judge.base_url,
+                   "--judge-model", "rule-judge")  # fmt: skip
+        assert res.exit_code == exit_codes.OK, res.output
+        assert judge.app["n"] == requests
+    rec = _records(out)["s0"]
+    assert rec["scores"][scorer]["values"][value] == expected  # only on-scale votes averaged
+    votes = [a["vote"] for a in rec["judge"][scorer]["attempts"]]
+    assert sorted(v for v in votes if v is not None) == [expected] * (requests - 2) and votes.count(None) == 2
+    (result,) = json.loads((out / "summary.json").read_text())["results"]
+    assert result["metrics"][f"mean:{value}"]["value"] == expected

@@ -13,6 +13,7 @@ weights); the tests check the wiring, the records and the recorded bitrates.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from typer.testing import CliRunner
 
 pytest.importorskip("torch", reason="torch is not installed: the Transformers recipes need it")
 pytest.importorskip("transformers", reason="transformers is not installed (the dev extra installs it)")
+pytest.importorskip("snac", reason="snac is not installed (`make test` installs it beside torch, --no-deps)")
 
 from audioeval.adapters.base import ModelRequest  # noqa: E402
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter  # noqa: E402
@@ -92,27 +94,36 @@ def test_qwen2_audio_recipe_answers_through_audioeval_run(recipes: dict, tmp_pat
     assert sig["worker_args"]["architecture"] == "Qwen2AudioForConditionalGeneration"
 
 
-def test_encodec_and_mimi_share_the_board_with_opus(recipes: dict, tmp_path: Path) -> None:
+def test_encodec_mimi_dac_and_snac_share_the_board_with_opus(recipes: dict, tmp_path: Path) -> None:
     speech = demo_speech_as_wavs(tmp_path, n=1)
     out = tmp_path / "out"
     res = runner.invoke(
         app,
-        ["codec", "--codec", "encodec:6k,mimi:4q,opus:6k", "-b", str(speech), "-o", str(out)]
+        ["codec", "--codec", "encodec:6k,mimi:4q,dac:8q,snac:24k,opus:6k", "-b", str(speech), "-o", str(out)]
         + ["--no-progress", "--resamples", "0"],
         catch_exceptions=False,
     )
     assert res.exit_code == 0, res.output
     codecs = json.loads((out / "summary.json").read_text())["codecs"]
-    assert set(codecs) == {"encodec:6k", "mimi:4q", "opus:6k"}
+    assert set(codecs) == {"encodec:6k", "mimi:4q", "dac:8q", "snac:24k", "opus:6k"}
     for name, values in codecs.items():
         assert values["pesq"] is not None and values["stoi"] is not None, (name, values)
     # Tiny EnCodec: 500 frames/s x 6 bits a code; 6 kbit/s is 2 codebooks. Tiny Mimi: 250
-    # frames/s x 6 bits; 4 codebooks are 6 kbit/s too. The real checkpoints' figures differ.
+    # frames/s x 6 bits; 4 codebooks are 6 kbit/s too. Tiny DAC: 16000 / 48 = 333.33 frames/s
+    # (exact, not Transformers' rounded-up 334) x 6 bits x 8 codebooks = 16 kbit/s. Tiny SNAC:
+    # codebooks at 93.75, 187.5 and 375 frames/s x 6 bits = 3.9375 kbit/s. Real checkpoints differ.
+    rate = 6000.0, 8 * 16000 / 48 * 6, 3937.5
     expect = {
-        "encodec_6k": ({"bandwidth": 6.0}, {"codec": "encodec", "codebooks": 2, "frame_rate_hz": 500.0}),
-        "mimi_4q": ({"num_quantizers": 4}, {"codec": "mimi", "codebooks": 4, "frame_rate_hz": 250.0}),
+        "encodec_6k": ({"bandwidth": 6.0}, {"codec": "encodec", "codebooks": 2, "frame_rate_hz": 500.0}, rate[0]),
+        "mimi_4q": ({"num_quantizers": 4}, {"codec": "mimi", "codebooks": 4, "frame_rate_hz": 250.0}, rate[0]),
+        "dac_8q": ({"num_quantizers": 8}, {"codec": "dac", "codebooks": 8, "frame_rate_hz": 16000 / 48}, rate[1]),
+        "snac_24k": (
+            {"sampling_khz": 24},
+            {"codec": "snac", "codebooks": 3, "frame_rate_hz": 375.0, "codebook_frame_rates_hz": [93.75, 187.5, 375.0]},
+            rate[2],
+        ),
     }
-    for slug, (args, facts) in expect.items():
+    for slug, (args, facts, bitrate) in expect.items():
         folder = out / "speech" / slug
         sig = json.loads((folder / "signature.json").read_text())["model"]
         assert args.items() <= sig["worker_args"].items() and sig["isolated"] is True
@@ -122,7 +133,7 @@ def test_encodec_and_mimi_share_the_board_with_opus(recipes: dict, tmp_path: Pat
             assert rec["error"] is None
             measured = json.loads(rec["output"]["text"])
             assert facts.items() <= measured.items()
-            assert measured["bitrate_bps"] == 6000.0 and measured["bits_per_code"] == 6.0
+            assert measured["bitrate_bps"] == pytest.approx(bitrate, abs=1e-3) and measured["bits_per_code"] == 6.0
             assert Path(rec["output"]["audio_path"]).is_file()
 
 
@@ -153,13 +164,32 @@ def test_metric_recipes_whisper_and_wavlm_answer(recipes: dict, tmp_path: Path) 
     assert len(embedding) == 12 and all(isinstance(v, float) for v in embedding)  # xvector_output_dim
 
 
+def test_codec_workers_refuse_an_operating_point_the_checkpoint_lacks(
+    recipes: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The workers' `load`, called in this process (a worker start costs seconds): `snac:32k`
+    on a 24 kHz checkpoint and `dac:13q` on a 12-codebook one fail before any request."""
+    monkeypatch.syspath_prepend(str(Path(load_runtime_spec("snac").source).parent.parent / "workers"))
+    snac_codec = importlib.import_module("snac_codec")
+    transformers_codec = importlib.import_module("transformers_codec")
+    models = recipes["models"]
+    with pytest.raises(ValueError, match="is a 24000 Hz SNAC, not the 32 kHz one asked for"):
+        snac_codec.load({**snac_codec.DEFAULTS, "model": str(models["snac"]), "sampling_khz": 32})
+    with pytest.raises(ValueError, match=r"num_quantizers 13 outside 1\.\.12"):
+        transformers_codec.load({**transformers_codec.DEFAULTS, "model": str(models["dac"]), "num_quantizers": 13})
+
+
 def test_variant_parameters_are_checked() -> None:
     assert load_runtime_spec("encodec:1.5k").worker_args["bandwidth"] == 1.5
     assert load_runtime_spec("mimi:8q").worker_args["num_quantizers"] == 8
+    assert load_runtime_spec("dac:8q").worker_args["num_quantizers"] == 8
+    assert load_runtime_spec("snac:32k").worker_args["sampling_khz"] == 32
     for bad, fragment in [
         ("encodec:fast", "encodec:6k"),
         ("mimi:0q", "mimi:8q"),
         ("mimi:2.5q", "mimi:8q"),
+        ("dac:0q", "dac:8q"),
+        ("snac:44.1k", "snac:24k"),
         ("whisper-large-v3:6k", "takes no parameter"),
     ]:
         with pytest.raises(InputError, match=fragment):

@@ -101,3 +101,29 @@ def test_default_output_dir_is_outputs_benchmark(tmp_path: Path, monkeypatch: py
     assert s["overall"]["n"] == 1 and s["breakdowns"]["modality"]["music"]["n"] == 0
     assert s["breakdowns"]["modality"]["music"]["official"]["ci"] is None
     assert s["rubrics"] is None
+
+
+def test_mcq_score_is_a_preset_and_mcq_rescore_rewrites_the_same_files(tmp_path: Path) -> None:
+    from audioeval.benchmarks.mcq.benchmark import BENCHMARK
+
+    assert [p.command for p in BENCHMARK.presets] == [("mcq", "score")]  # data, not a CLI module
+    preds = tmp_path / "p.jsonl"
+    rows = [
+        {"id": "a", "choices": ["Dog", "Cat"], "answer": "Dog", "modality": "sound",
+         "category": "Signal Layer", "answer_prediction": "(A) Dog"},
+        {"id": "b", "choices": ["Dog", "Cat"], "answer": "Cat", "modality": "sound",
+         "category": "Signal Layer", "answer_prediction": "Dog"},
+    ]  # fmt: skip
+    preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    args = ["mcq", "score", "--benchmark", "mmar", "--predictions", str(preds), "-o", str(out), "--bootstrap", "50"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert "Total Accuracy: 50.00% over 2 samples" in res.output
+    first = json.loads((out / "mcq_summary.json").read_text())
+    again = runner.invoke(app, ["mcq", "rescore", str(out)])
+    assert again.exit_code == 0, again.output
+    assert "no model or judge call" in again.output and "Total Accuracy: 50.00%" in again.output
+    assert json.loads((out / "mcq_summary.json").read_text()) == first
+    bad = runner.invoke(app, [*args, "--judge-prompt", str(preds)])
+    assert bad.exit_code == 2 and "--judge-prompt needs --rubrics" in bad.output

@@ -102,7 +102,13 @@ def test_missing_and_unreadable_outputs_count_as_zero(synthetic_set, judge_serve
     assert (overall(out)["EMR"], overall(out)["n"]) == (100.0, 4)
     assert json.loads((out / "taxonomy.json").read_text())["failed_outputs"]["in_headline"] == "excluded"
     assert "overall (2 without output: excluded)" in excl.output
-    back = runner.invoke(app, ["mmae", "rescore", str(out), "--metadata", str(meta), "--bootstrap", "50"])
+    # a rescore keeps the run's view unless told otherwise (as `audioeval rescore` does)
+    same = runner.invoke(app, ["mmae", "rescore", str(out), "--metadata", str(meta), "--bootstrap", "50"])
+    assert same.exit_code == 0, same.output
+    assert (overall(out)["EMR"], overall(out)["n"]) == (100.0, 4)
+    back = runner.invoke(
+        app, ["mmae", "rescore", str(out), "--metadata", str(meta), "--bootstrap", "50", "--count-missing"]
+    )
     assert back.exit_code == 0, back.output
     assert overall(out)["EMR"] == pytest.approx(100 * 4 / 6, abs=0.01)
 

@@ -50,7 +50,7 @@ def test_an_unreachable_hub_is_named_at_once_without_asking_datasets(tmp_path: P
     t0 = time.perf_counter()
     with pytest.raises(InputError) as info:
         load_samples(load_spec_file(spec), str(spec), root=tmp_path / "data")
-    assert time.perf_counter() - t0 < 2.0
+    assert time.perf_counter() - t0 < 20  # one quick check (3 s limit), not the 30 s of retries
     assert no_hub == [], "the datasets library must not be asked (its retries are the noise)"
     message = info.value.message
     assert message.startswith("offline: the Hugging Face hub cannot be reached")

@@ -154,3 +154,40 @@ def test_the_run_summary_round_trips(tmp_path: Path) -> None:
     assert isinstance(back, RunSummary) and back.results == written.results and back.to_json() == data
     (tmp_path / "summary.json").write_text(json.dumps({"robust": {}, "official": {}}))  # an old export
     assert read_run_summary(tmp_path) is None
+
+
+def test_a_preset_may_be_top_level_expose_single_shared_options_and_plan_several_specs() -> None:
+    from audioeval.benchmarks.preset import PlanPart
+
+    flags = {o for p in typer.main.get_command(app).commands["judge-eval"].params for o in p.opts}  # type: ignore[attr-defined]
+    assert {"--judge", "--judge-model", "--judge-prompt", "--cache", "--max-failed"} <= flags
+    assert not {"--exclude-missing", "--judge-sample-rate", "--judge-temperature"} & flags  # not its options
+    with pytest.raises(ValueError, match="unknown shared"):
+        Preset(("x", "y"), "", _plan, lambda f, v: PresetOutcome({}, 0, 0, 0), shared=("judge_colour",))
+    with pytest.raises(ValueError, match="top-level"):
+        Preset(("a", "b", "c"), "", _plan, lambda f, v: PresetOutcome({}, 0, 0, 0))
+    spec = BenchmarkSpec(name="dev", task="asr", source=SourceSpec(type="jsonl", path="d.jsonl"))
+    two = Preset(
+        ("x",),
+        "",
+        lambda v: PresetPlan(
+            spec.model_copy(update={"name": "main"}),
+            "m.jsonl",
+            {"name": "m", "type": "baseline", "baseline": "echo"},
+            judge=None,
+            also=(PlanPart(spec, "d.jsonl"),),
+        ),  # fmt: skip
+        lambda f, v: PresetOutcome({}, 0, 0, 0),
+        shared=(
+            "output_dir",
+            "seed",
+            "resamples",
+            "cache",
+            "no_cache",
+            "progress",
+            "no_probe",
+            "exclude_missing",
+        ),
+    )
+    req = preset_request(two, preset_values(two, {"output_dir": Path("o")}))
+    assert [s.name for s, _ in req.specs] == ["main", "dev"] and req.judge is None

@@ -220,3 +220,25 @@ def test_an_mmae_sample_shows_rubric_questions_and_one_row_per_vote(
     screenshot(driver, "report-sample-mmae", driver.find_element("id", "samples"))
     driver.execute_script("window.scrollTo(0, 0)")
     screenshot(driver, "report-mmae")
+
+
+def test_per_sample_scores_are_shown_in_their_metrics_unit(driver: Any, demo_report: Path) -> None:
+    """Issue 28: the list line and the details show WER/CER as on the boards (`wer 100.00 %`),
+    never as raw fractions (`wer 1`); the score filter works in the same unit."""
+    from audioeval.report.units import show_value
+
+    open_page(driver, demo_report.joinpath("index.html").as_uri() + "#pair=demo-speech-en/constant&sample=h03")
+    data = driver.execute_script("return JSON.parse(document.getElementById('samples-data').textContent)")
+    pair = next(p for p in data["pairs"] if p["key"] == "demo-speech-en/constant")
+    assert pair["unit"] == "fraction" and pair["scale"] == 100
+    entry = next(s for s in pair["samples"] if s["id"] == "h03")
+    sample = opened_sample(driver, "h03")
+    summary = sample.find_element("tag name", "summary").text
+    assert f"{pair['score_key']} {show_value(entry['sc'], 'fraction')}" in summary and "%" in summary
+    scores = sample.find_element("xpath", ".//div[@class='k' and text()='scores']/following-sibling::div[1]").text
+    assert "wer " + show_value(entry["sc"], "fraction") in scores and "cer " in scores
+    assert all(part.strip().endswith("%") for part in scores.split("·")), scores
+    driver.find_element("id", "score-min").send_keys("50")  # in %, as shown
+    drawn = [d.get_attribute("data-id") for d in driver.find_elements("css selector", "#sample-list details")]
+    expected = [s["id"] for s in pair["samples"] if s["sc"] is not None and 100 * s["sc"] >= 50]
+    assert drawn == expected and driver.find_element("id", "score-min").get_attribute("placeholder") == "%"

@@ -3,6 +3,8 @@ names (`NAME=SPEC`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from audioeval.engine.model_specs import parse_model_ref
 from audioeval.report.units import axis_limits, show_span, show_value
 from audioeval.report.word_diff import word_diff
@@ -27,3 +29,46 @@ def test_name_equals_spec_names_any_model() -> None:
     qwen = parse_model_ref("qwen=qwen2-audio@http://127.0.0.1:8000/v1")
     assert (qwen.name, qwen.served_model) == ("qwen", "qwen2-audio")  # the server still gets its id
     assert parse_model_ref("x@http://127.0.0.1:1/v1?a=b").name == "x"  # `=` in a URL is no name
+
+
+def test_a_per_sample_value_takes_its_metrics_unit() -> None:
+    from audioeval.report.units import sample_units, show_sample, unit_of
+
+    units = sample_units({"wer": {"unit": "fraction"}, "mean:chat_rating": {"unit": "score"},
+                          "rouge_l": {"unit": "fraction"}, "bad": None})  # fmt: skip
+    assert units == {"wer": "fraction", "chat_rating": "score", "rouge_l": "fraction"}
+    assert show_sample(0.1, unit_of("wer", units)) == "10.00 %"
+    assert show_sample(0.0789, unit_of("rouge_l_recall", units)) == "7.89 %"
+    assert show_sample(7.0, unit_of("chat_rating", units)) == "7.00"
+    assert unit_of("mcq_match", units) is None and show_sample(1.0, None) == "1"
+    assert show_sample(0.07891, None) == "0.0789" and show_sample(float("nan"), "fraction") == "–"
+
+
+def test_the_sample_browser_data_shows_each_value_in_its_unit(tmp_path: Path) -> None:
+    """The list line (`t`) and the details' scores of an ASR run: `10.00 %`, not `0.1`."""
+    import json
+    import re
+
+    from typer.testing import CliRunner
+
+    from audioeval.cli.main import app
+    from tests.run_helpers import tone_asr_manifest
+
+    manifest = tone_asr_manifest(tmp_path / "set", n=3)
+    out = tmp_path / "o"
+    runner = CliRunner()
+    res = runner.invoke(app, ["run", "-b", str(manifest), "--task", "asr", "-m", "constant:the tone number",
+                              "-o", str(out), "--no-progress", "--resamples", "0"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    html = (out / "report" / "index.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'id="samples-data"[^>]*>(.*?)</script>', html, re.S).group(1))
+    (pair,) = data["pairs"]
+    assert (pair["unit"], pair["scale"]) == ("fraction", 100.0)
+    assert [s["t"] for s in pair["samples"]] == [show_value(s["sc"], "fraction") for s in pair["samples"]]
+    assert all(s["t"].endswith(" %") for s in pair["samples"])
+    chunk = (out / "report" / "samples" / "p0-c0.js").read_text(encoding="utf-8")
+    rows = json.loads(chunk[chunk.index("[") : chunk.rindex("]") + 1].replace("\\u003c", "<"))
+    for row in rows:
+        for _scorer, key, value, text in row["scores"]:
+            assert key in ("wer", "cer") and text == show_value(value, "fraction") and text.endswith(" %")

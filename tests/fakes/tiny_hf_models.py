@@ -128,6 +128,54 @@ def tiny_mimi(folder: Path) -> Path:
     return folder
 
 
+def tiny_dac(folder: Path) -> Path:
+    """16 kHz, hop 48 (333.3 frames/s, not a whole number), 64-entry codebooks (6 bits), 12 codebooks."""
+    import torch
+    from transformers import DacConfig, DacModel
+
+    torch.manual_seed(0)
+    config = DacConfig(
+        encoder_hidden_size=4,
+        downsampling_ratios=[2, 4, 6],
+        decoder_hidden_size=32,
+        n_codebooks=12,
+        codebook_size=64,
+        codebook_dim=4,
+        sampling_rate=16000,
+    )
+    DacModel(config).save_pretrained(folder)
+    return folder
+
+
+def tiny_snac(folder: Path) -> Path:
+    """The `snac` package's own SNAC class, 24 kHz, hop 64 (375 frames/s), codebooks at strides
+    4, 2, 1 (93.75, 187.5, 375 frames/s), 64 entries (6 bits); saved as `SNAC.from_pretrained`
+    reads a folder (config.json + pytorch_model.bin)."""
+    import json
+
+    import torch
+    from snac import SNAC
+
+    torch.manual_seed(0)
+    config = {
+        "sampling_rate": 24000,
+        "encoder_dim": 8,  # 8 x 2^3 = 64: one attention head (SNAC heads are 64 wide)
+        "encoder_rates": [4, 4, 4],
+        "decoder_dim": 64,
+        "decoder_rates": [4, 4, 4],
+        "attn_window_size": 4,
+        "codebook_size": 64,
+        "codebook_dim": 4,
+        "vq_strides": [4, 2, 1],
+        "noise": True,
+        "depthwise": True,
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(config))
+    torch.save(SNAC(**config).state_dict(), folder / "pytorch_model.bin")
+    return folder
+
+
 def tiny_whisper(folder: Path) -> Path:
     import torch
     from transformers import WhisperConfig, WhisperFeatureExtractor, WhisperForConditionalGeneration
@@ -197,6 +245,8 @@ BUILDERS = {
     "qwen2-audio": tiny_qwen2_audio,
     "encodec": tiny_encodec,
     "mimi": tiny_mimi,
+    "dac": tiny_dac,
+    "snac": tiny_snac,
     "whisper-large-v3": tiny_whisper,
     "wavlm-sv": tiny_wavlm_xvector,
 }

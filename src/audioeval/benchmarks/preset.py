@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.sources.loader import SampleSet
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError
 
@@ -42,6 +43,20 @@ SHARED_GROUPS = ("judge", "run")
 --audio-part, --judge-sample-rate, --judge-temperature, --judge-max-tokens, --judge-prompt;
 `run`: --output-dir/-o, --seed, --resamples, --cache, --no-cache, --progress/--no-progress,
 --exclude-missing, --max-failed, --no-probe."""
+
+SHARED_OPTIONS: dict[str, tuple[str, ...]] = {
+    "judge": ("judge", "judge_model", "judge_concurrency", "judge_timeout", "judge_api_key_env",
+              "audio_part", "judge_sample_rate", "judge_temperature", "judge_max_tokens", "judge_prompt"),
+    "run": ("output_dir", "seed", "cache", "no_cache", "resamples", "progress", "exclude_missing",
+            "max_failed", "no_probe"),
+}  # fmt: skip
+"""The value names of each shared group: `Preset.shared` names whole groups or single options
+of them (a preset exposes only the options it uses)."""
+
+
+def shared_group(name: str) -> str | None:
+    """The shared group a value name belongs to (None: not a shared option)."""
+    return next((g for g, names in SHARED_OPTIONS.items() if name in names), None)
 
 
 @dataclass(frozen=True)
@@ -70,14 +85,38 @@ class PresetOption:
 
 
 @dataclass(frozen=True)
+class PlanPart:
+    """A further benchmark of a preset's run (`judge-eval --tune-on`: the dev split)."""
+
+    spec: BenchmarkSpec
+    where: str
+    samples: SampleSet | None = None
+
+
+@dataclass(frozen=True)
 class PresetPlan:
-    """What one preset run asks of the engine."""
+    """What one preset run asks of the engine: one benchmark (`spec`), or more (`also`)."""
 
     spec: BenchmarkSpec
     where: str
     """Where the spec comes from (a file the run signature hashes, e.g. the metadata)."""
     model: Mapping[str, Any]
     """The model under test, as `engine/model_specs.ModelConfig` fields."""
+    samples: SampleSet | None = None
+    """The samples, when the preset read and checked its input itself (`mcq score`: the
+    predictions file, with the rubric plan); None: the engine reads the spec's source."""
+    rescore_changed_samples: bool = False
+    """The input changes per sample between runs into one folder (a predictions file scored
+    again): a sample whose content changed is scored again instead of refused, and the input
+    file's location and hash stay out of the pair signature."""
+    export_info: Mapping[str, Any] = field(default_factory=dict)
+    """What the preset tells its benchmark's exporter (`PairExport.run_info`)."""
+    judge: Mapping[str, Any] | None = field(default_factory=dict)
+    """`engine/run_judge.JudgeSettings` fields set over the shared `judge` options (MMAR-Rubrics:
+    its seed and max_tokens); None: this run asks no judge."""
+    also: tuple[PlanPart, ...] = ()
+    """Further benchmarks of the same run, with the same model (their exports go to their pair
+    folders; only the first benchmark's go to the output folder's top)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +126,7 @@ class PresetOutcome:
     figures: Mapping[str, Any]
     """What `Benchmark.console_table` renders (MMAE: its taxonomy)."""
     total: int
-    """Units of headline work (samples)."""
+    """Units of headline work (`unit`s)."""
     failed: int
     scored: int
     first_failure: str | None = None
@@ -97,20 +136,28 @@ class PresetOutcome:
     """Lines printed after the table (Rich markup allowed; user text escaped by the preset)."""
     skipped: list[InputError] = field(default_factory=list)
     failed_outputs: list[InputError] = field(default_factory=list)
+    unit: str = "sample"
+    """What `total` counts, for the `--max-failed` message (`mcq score --rubrics`: a
+    rubric-judged item)."""
 
 
 @dataclass(frozen=True)
 class Preset:
     """The command a benchmark offers beside `audioeval run` (see the module doc)."""
 
-    command: tuple[str, str]
-    """(group, command): `("mmae", "score")` is `audioeval mmae score`."""
+    command: tuple[str, ...]
+    """(group, command): `("mmae", "score")` is `audioeval mmae score`; one name: a top-level
+    command (`("judge-eval",)` is `audioeval judge-eval`, with no `rescore` of its own:
+    `audioeval rescore` reads its folder)."""
     help: str
     plan: Callable[[Mapping[str, Any]], PresetPlan]
     outcome: Callable[[Path, Mapping[str, Any]], PresetOutcome]
     """The output folder and the values -> figures and failed work."""
     options: tuple[PresetOption, ...] = ()
     shared: tuple[str, ...] = SHARED_GROUPS
+    """The shared options it exposes: whole groups (`"judge"`, `"run"`) or single options of
+    them (`"judge_model"`, `SHARED_OPTIONS`); `"judge"` beside other judge options is only
+    the `--judge` option."""
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Defaults of shared options, by value name (`judge_model`, `output_dir`, …)."""
     helps: Mapping[str, str] = field(default_factory=dict)
@@ -124,11 +171,28 @@ class Preset:
     refuses a different file."""
     title: str = ""
     """The console table's title (default: the group)."""
+    output_dir: Callable[[Mapping[str, Any]], Path] | None = None
+    """The output folder when `--output-dir` is not given (then its default is None)."""
 
     def __post_init__(self) -> None:
-        unknown = [g for g in self.shared if g not in SHARED_GROUPS]
+        if len(self.command) not in (1, 2):
+            raise ValueError(f"preset {self.command}: one name (top-level) or (group, name)")
+        unknown = [g for g in self.shared if g not in SHARED_GROUPS and shared_group(g) is None]
         if unknown:
-            raise ValueError(f"preset {' '.join(self.command)}: unknown shared option group(s) {unknown}")
+            raise ValueError(f"preset {' '.join(self.command)}: unknown shared option(s) {unknown}")
+
+    def exposes(self, name: str) -> bool:
+        """Whether the shared option `name` is one of this preset's (by its group or by name)."""
+        if name in self.shared:
+            return True
+        group = shared_group(name)
+        # a group named with none of its other options named is the whole group ("judge" is
+        # both the judge group and its --judge option)
+        return group in self.shared and not any(n in self.shared for n in SHARED_OPTIONS[group] if n != group)
+
+    def uses(self, group: str) -> bool:
+        """Whether the preset exposes any option of the shared `group`."""
+        return any(self.exposes(n) for n in SHARED_OPTIONS[group])
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,12 @@ from __future__ import annotations
 import typer
 
 from audioeval.benchmarks.plugins import load_benchmarks
-from audioeval.cli.judge_eval_commands import JUDGE_EVAL_ALIASES, judge_eval
 from audioeval.cli.leaderboard_commands import leaderboard
 from audioeval.cli.mcq_commands import mcq_app
 from audioeval.cli.options import aliased
 from audioeval.cli.preset_commands import add_preset_commands
 from audioeval.cli.rank_commands import rank
 from audioeval.cli.report_commands import report
-from audioeval.cli.rubric_commands import rubric_app
 from audioeval.cli.run_commands import codec, list_, rescore, run, validate
 from audioeval.cli.runtime_commands import runtime_app
 
@@ -29,14 +27,12 @@ app.command("rescore", cls=aliased({"--bootstrap": "--resamples"}))(rescore)
 app.command("codec", cls=aliased())(codec)
 app.command("list", cls=aliased())(list_)
 app.command("validate", cls=aliased())(validate)
-app.command("judge-eval", cls=aliased(JUDGE_EVAL_ALIASES))(judge_eval)
 app.command("report", cls=aliased())(report)
 app.command("rank", cls=aliased({"--bootstrap": "--resamples"}))(rank)
 app.command("leaderboard", cls=aliased({"--bootstrap": "--resamples"}))(leaderboard)
 app.add_typer(mcq_app, name="mcq")
-app.add_typer(rubric_app, name="rubric")
 app.add_typer(runtime_app, name="runtime")
-add_preset_commands(app, load_benchmarks())
+add_preset_commands(app, load_benchmarks(), existing={"mcq": mcq_app})
 
 
 def _print_version(value: bool) -> None:

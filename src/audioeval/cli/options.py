@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,6 +18,7 @@ from typer._click.exceptions import BadParameter
 from typer.core import TyperCommand
 
 from audioeval.cli.failed_work import MAX_FAILED_HELP
+from audioeval.cli.number_flags import check_number_flags
 from audioeval.cli.typed_flags import remember
 from audioeval.core.checks import attempts_problem, number_problem, url_problem
 from audioeval.core.errors import InputError
@@ -142,6 +143,10 @@ class AliasedCommand(TyperCommand):
     spellings, the official scripts' flags), rewritten to the canonical name before parsing."""
 
     ALIASES: dict[str, str] = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        check_number_flags(self.params)  # nan, inf, below min: exit 2 naming the flag
 
     def canonical_option(self, name: str) -> str | None:
         """The canonical option a command-line `--name` stands for, or None when unknown."""

@@ -2,8 +2,8 @@
 into `audioeval` commands.
 
 For each loaded benchmark (`benchmarks/plugins.load_benchmarks`), a `Preset` with command
-`(group, name)` becomes `audioeval GROUP NAME` with its own options plus the shared option
-groups it exposes (`SHARED`: one flag, help and check each, the same on every preset), and
+`(group, name)` becomes `audioeval GROUP NAME` (one name: a top-level `audioeval NAME`) with
+its own options plus the shared options it exposes (`SHARED`: one flag, help and check each, the same on every preset), and
 `audioeval GROUP rescore OUTPUT_DIR` (scored again from stored outputs); a `PresetTool`
 becomes `audioeval GROUP NAME` with its options. Every command accepts the underscore form of
 its flags and its hidden aliases (`options.aliased`). After a run: the benchmark's console
@@ -115,12 +115,12 @@ def _print_figures(bench: Benchmark, figures: Mapping[str, Any]) -> None:
 
 def _checks(values: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(values)
-    if "judge" in out:
+    if out.get("judge") is not None:  # None: a preset whose judge is optional, not asked for
         out["judge"] = parse_urls(out["judge"], "--judge")
-        check_positive("--judge-timeout", out["judge_timeout"])
-        check_number("--judge-temperature", out["judge_temperature"])
-        check_number("--judge-sample-rate", out["judge_sample_rate"])
-        check_positive("--judge-max-tokens", out["judge_max_tokens"])
+        check_positive("--judge-timeout", out.get("judge_timeout"))
+        check_number("--judge-temperature", out.get("judge_temperature"))
+        check_number("--judge-sample-rate", out.get("judge_sample_rate"))
+        check_positive("--judge-max-tokens", out.get("judge_max_tokens"))
     if out.get("cache") is not None and out.get("no_cache"):
         raise InputError("give --cache or --no-cache, not both", field="--cache")
     if out.get("cache") is not None:
@@ -150,12 +150,12 @@ def score_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
             f"Results: {console_text(done.output_dir)}"
         )
         enforce_max_failed(
-            FailedWork("sample", out.total, out.failed, out.scored, out.first_failure, out.no_retry),
+            FailedWork(out.unit, out.total, out.failed, out.scored, out.first_failure, out.no_retry),
             failure_limit,
         )
 
     params = [(o.name, *_own(o)) for o in preset.options]
-    params += [_shared(name, preset) for name, row in SHARED.items() if row[0] in preset.shared]
+    params += [_shared(name, preset) for name in SHARED if preset.exposes(name)]
     command = _command(run, params)
     command.__doc__ = preset.help
     return command
@@ -182,8 +182,8 @@ def rescore_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
         params.append((source.name, *_own(source)))
     params += [
         ("reparse", Annotated[bool, typer.Option("--reparse", help="Parse every stored raw answer again (every rescore does).")], False),
-        _shared("resamples"),
-        _shared("exclude_missing"),
+        ("resamples", Annotated[int | None, typer.Option("--resamples", min=10, help="Bootstrap resamples (default: the run's own).")], None),
+        ("exclude_missing", Annotated[bool | None, typer.Option("--exclude-missing/--count-missing", help="Leave samples without a usable output out of the means, or count them (default: as the run did).")], None),
     ]  # fmt: skip
     command = _command(rescore, params)
     command.__doc__ = "Recompute the benchmark's files from the stored outputs, with no model or judge call."
@@ -203,9 +203,12 @@ def tool_command(tool: PresetTool) -> Callable[..., None]:
     return command
 
 
-def add_preset_commands(app: typer.Typer, benchmarks: Mapping[str, Benchmark]) -> None:
-    """Every benchmark's presets and tools as commands of `app`, one sub-app per group."""
-    groups: dict[str, typer.Typer] = {}
+def add_preset_commands(
+    app: typer.Typer, benchmarks: Mapping[str, Benchmark], existing: Mapping[str, typer.Typer] | None = None
+) -> None:
+    """Every benchmark's presets and tools as commands of `app`, one sub-app per group; a group
+    in `existing` (already added to `app`, with commands of its own) takes them in."""
+    groups: dict[str, typer.Typer] = dict(existing or {})
 
     def group(name: str, bench: Benchmark) -> typer.Typer:
         if name not in groups:
@@ -215,6 +218,11 @@ def add_preset_commands(app: typer.Typer, benchmarks: Mapping[str, Benchmark]) -
 
     for bench in benchmarks.values():
         for preset in bench.presets:
+            if len(preset.command) == 1:  # a top-level command; `audioeval rescore` reads its folder
+                app.command(preset.command[0], cls=opt.aliased(dict(preset.aliases)))(
+                    score_command(bench, preset)
+                )
+                continue
             sub = group(preset.command[0], bench)
             sub.command(preset.command[1], cls=opt.aliased(dict(preset.aliases)))(
                 score_command(bench, preset)

@@ -9,6 +9,20 @@ NO_CONTENT = "the model answered with no content (empty, blank or only a <think>
 """The `error` of a live model's answer that says nothing: kept with its `text`, counted as
 no output (never scored, never cached, asked again on a rerun)."""
 
+MAX_ANSWER_CHARS = 1_000_000
+"""The longest text answer stored (docs/reliability.md, "Bounds"): about 150,000 words, far
+beyond any transcript, translation or reply we score. A longer answer in a predictions file, or
+from a live model, is refused where it enters (a failure of that sample naming file, line, id
+and field, never truncated and scored), so one line cannot take gigabytes of memory, a scorer
+minutes, or a report hundreds of MB."""
+
+
+def answer_too_long(text: str | None) -> str | None:
+    """Why `text` is over the bound on a stored answer, or None."""
+    if text is None or len(text) <= MAX_ANSWER_CHARS:
+        return None
+    return f"answer of {len(text):,} characters, over the bound of {MAX_ANSWER_CHARS:,} on a stored answer"
+
 
 @dataclass(frozen=True, slots=True)
 class ModelOutput:

@@ -15,9 +15,10 @@ import json
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any
 
 import aiohttp
+from pydantic import Field
 
 from audioeval.adapters.openai_chat import reply_first_token, reply_text
 from audioeval.core.errors import EndpointsUnreachable
@@ -30,6 +31,17 @@ CONNECTION_ERRORS = (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedErr
 """Failures with no answer from the server: refused, reset, unresolvable, closed mid-request."""
 UNREACHABLE_AFTER_S = 30.0
 """How long every endpoint may fail by connection before the run stops (`EndpointsUnreachable`)."""
+UnreachableAfterS = Annotated[
+    float,
+    Field(
+        UNREACHABLE_AFTER_S,
+        gt=0,
+        allow_inf_nan=False,
+        exclude=True,
+        description="stop the run when every endpoint has failed by connection this long (a rerun resumes)",
+    ),
+]
+"""The setting of a model's and of the judge's configuration (`ModelConfig`, `JudgeSettings`)."""
 ReplyParser = Callable[[bytes], str]
 """Turns a 2xx response body into the text a `Generation` carries; ValueError when malformed."""
 

@@ -15,7 +15,7 @@ In a YAML config, the same string or a mapping with every option.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -27,18 +27,7 @@ from audioeval.core.errors import InputError
 from audioeval.core.suggest import unknown_name
 from audioeval.core.validation import describe_validation
 from audioeval.engine.api_providers import GEMINI_BASE_URL
-
-UnreachableAfterS = Annotated[
-    float,
-    Field(
-        30.0,
-        gt=0,
-        allow_inf_nan=False,
-        exclude=True,
-        description="stop the run when every endpoint has failed by connection this long (a rerun resumes)",
-    ),
-]
-"""`unreachable_after_s` of every endpoint config (a model's here, the judge's in `run_judge.py`)."""
+from audioeval.engine.chat_client import UnreachableAfterS
 
 
 class ModelConfig(BaseModel):

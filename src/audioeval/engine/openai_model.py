@@ -34,7 +34,7 @@ from audioeval.audio.decode import decode_bytes
 from audioeval.core.errors import AudioevalError, EndpointsUnreachable
 from audioeval.core.generation import Generation
 from audioeval.core.messages import Message, TextPart
-from audioeval.core.model_output import NO_CONTENT, ModelOutput
+from audioeval.core.model_output import NO_CONTENT, ModelOutput, answer_too_long
 from audioeval.core.redact import excerpt, redact, redact_optional
 from audioeval.engine.cached_judge import CachedJudge, through_cache
 from audioeval.engine.chat_client import ChatClient
@@ -78,8 +78,9 @@ def _audio_decodes(payload: str) -> bool:
 
 def _has_content(text: str) -> bool:
     """Whether a text answer says something beyond reasoning (only such answers are cached:
-    an empty or think-only answer is an output failure, asked again on a rerun)."""
-    return bool(strip_think(text).strip())
+    an empty or think-only answer is an output failure, asked again on a rerun; so is one over
+    the bound on a stored answer, `MAX_ANSWER_CHARS`)."""
+    return answer_too_long(text) is None and bool(strip_think(text).strip())
 
 
 def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str | None:
@@ -224,6 +225,9 @@ class OpenAIChatModel:
             raise  # the run stops (a rerun resumes); never one sample's failure
         except AudioevalError as exc:
             return ModelOutput(error=redact(str(exc)))
+        too_long = answer_too_long(gen.text) if gen.ok else None
+        if too_long:  # refused where it enters: never stored whole, never scored
+            return ModelOutput(error=f"{self.name}: {too_long}", **generation_meta(gen))
         if gen.ok and request.audio_out is None and not _has_content(gen.text or ""):
             return ModelOutput(text=gen.text, error=NO_CONTENT, **generation_meta(gen))
         return await generation_output(gen, request, source=self.name)

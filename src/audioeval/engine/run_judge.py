@@ -34,7 +34,7 @@ from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import AudioPart, AudioRef, Message
 from audioeval.core.redact import register_secret, secret_from_env
 from audioeval.engine.cached_judge import CachedJudge
-from audioeval.engine.chat_client import ChatClient
+from audioeval.engine.chat_client import ChatClient, UnreachableAfterS
 from audioeval.store.response_cache import ResponseCache
 
 DEFAULT_JUDGE_MODEL = "Qwen3Omni-Instruct"
@@ -51,13 +51,7 @@ class JudgeSettings(BaseModel):
     timeout_s: float = Field(
         300.0, gt=0, allow_inf_nan=False, description="seconds per judge request, retries included"
     )
-    unreachable_after_s: float = Field(
-        30.0,
-        gt=0,
-        allow_inf_nan=False,
-        exclude=True,
-        description="stop the run when every endpoint has failed by connection this long (a rerun resumes)",
-    )
+    unreachable_after_s: UnreachableAfterS
     api_key_env: str = "OPENAI_API_KEY"
     audio_part: Literal["audio_url", "input_audio"] = "audio_url"
     sample_rate: int = Field(16000, ge=0, description="clips resampled to this rate (0: native)")

@@ -14,12 +14,13 @@ the one it was scored with.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOutcome
+from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOutcome, PresetPlan, shared_group
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.redact import secret_from_env
 from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
@@ -28,6 +29,7 @@ from audioeval.engine.rescore import rescore_run
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.engine.run_layout import pair_dir
 from audioeval.store.file_digest import file_sha256
+from audioeval.store.json_items import gc_paused
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import read_signature
 
@@ -55,9 +57,6 @@ SHARED_DEFAULTS: dict[str, Any] = {
     "max_failed": "0",
     "no_probe": False,
 }
-SHARED_GROUP_OF = {
-    name: ("judge" if name.startswith(("judge", "audio_part")) else "run") for name in SHARED_DEFAULTS
-}
 
 
 @dataclass
@@ -72,19 +71,28 @@ class PresetRun:
 def preset_values(preset: Preset, given: Mapping[str, Any], *, run: bool = True) -> dict[str, Any]:
     """Every value the preset's plan and the runner read; a required one missing is an error
     for a run (`run`), not for a rescore, which reads only what its folder holds."""
-    values: dict[str, Any] = {n: v for n, v in SHARED_DEFAULTS.items() if SHARED_GROUP_OF[n] in preset.shared}
+    # a group's options all have values once the preset exposes one of them (the judge's
+    # settings are read whole), a required one only when exposed
+    values: dict[str, Any] = {
+        n: v
+        for n, v in SHARED_DEFAULTS.items()
+        if preset.exposes(n) or (v is not REQUIRED and preset.uses(shared_group(n) or "judge"))
+    }
     values.update({n: v for n, v in preset.defaults.items()})
     values.update({o.name: o.default for o in preset.options})
     values.update(given)
+    if values.get("output_dir") is None and preset.output_dir is not None:
+        values["output_dir"] = preset.output_dir(values)
     missing = sorted(n for n, v in values.items() if v is REQUIRED)
     if missing and run:
         raise InputError(f"{' '.join(preset.command)}: no value for {', '.join(missing)}", field=missing[0])
     return values
 
 
-def judge_settings(values: Mapping[str, Any]) -> JudgeSettings:
+def judge_settings(values: Mapping[str, Any], overrides: Mapping[str, Any] | None = None) -> JudgeSettings:
+    """The run judge from the shared `judge` options, with the plan's `overrides` over them."""
     key = values.get("judge_api_key") or secret_from_env(values["judge_api_key_env"])
-    return JudgeSettings(
+    settings = JudgeSettings(
         urls=list(values["judge"]),
         model=values["judge_model"],
         concurrency=values["judge_concurrency"],
@@ -96,6 +104,13 @@ def judge_settings(values: Mapping[str, Any]) -> JudgeSettings:
         max_tokens=values["judge_max_tokens"],
         api_key=key,
     )
+    return settings.model_copy(update=dict(overrides)) if overrides else settings
+
+
+def _judged(preset: Preset, plan: PresetPlan) -> bool:
+    """Whether the run asks the run judge: the preset takes the judge options and its plan
+    did not say it needs none."""
+    return preset.uses("judge") and plan.judge is not None
 
 
 def preset_request(preset: Preset, values: Mapping[str, Any]) -> EvalRequest:
@@ -106,17 +121,20 @@ def preset_request(preset: Preset, values: Mapping[str, Any]) -> EvalRequest:
         benchmarks=[],
         models=[ModelConfig(**plan.model)],
         output_dir=out,
-        specs=[(plan.spec, plan.where)],
+        specs=[(plan.spec, plan.where), *((p.spec, p.where) for p in plan.also)],
         resamples=values["resamples"],
         seed=values["seed"],
         progress=values["progress"],
         use_cache=not values["no_cache"],
-        judge=judge_settings(values) if "judge" in preset.shared else None,
+        judge=judge_settings(values, plan.judge) if _judged(preset, plan) else None,
         exclude_missing=values["exclude_missing"],
         probe=not values["no_probe"],
         judge_prompt=values.get("judge_prompt"),
         cache_path=values["cache"] or out / "judge_cache.sqlite",
         exports_dir=out,
+        sample_sets={p.spec.name: p.samples for p in (plan, *plan.also) if p.samples is not None},
+        rescore_changed_samples=plan.rescore_changed_samples,
+        export_info=dict(plan.export_info),
     )
 
 
@@ -128,7 +146,11 @@ def run_preset(preset: Preset, given: Mapping[str, Any]) -> PresetRun:
     with hold_run_lock(out):
         if preset.check is not None:
             preset.check(values)
-        run = asyncio.run(evaluate_async(req))  # the engine writes summary.json, as in every run directory
+        # Without a judge, a run makes many small acyclic records and no connections:
+        # collector passes only cost time.
+        # The engine writes summary.json, as in every run directory.
+        with gc_paused() if req.judge is None else contextlib.nullcontext():
+            run = asyncio.run(evaluate_async(req))
     return PresetRun(out, preset.outcome(out, values), run)
 
 
@@ -147,7 +169,7 @@ def rescore_preset(preset: Preset, output_dir: Path, given: Mapping[str, Any]) -
                 raise RunConfigError(
                     f"{source} is not the {flag} {output_dir} was scored with ({flag}_sha256 differs)"
                 )
-        rescore_run(
-            output_dir, resamples=values["resamples"], exclude_missing=values["exclude_missing"], locked=True
-        )
+        # not given (None): the run's own, from run.json
+        resamples, exclude = given.get("resamples"), given.get("exclude_missing")
+        rescore_run(output_dir, resamples=resamples, exclude_missing=exclude, locked=True)
     return preset.outcome(output_dir, values)

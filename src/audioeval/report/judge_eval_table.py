@@ -1,126 +1,16 @@
-"""The `audioeval judge-eval` summary as rich tables.
-
-First the paper's view (accuracy per subset in columns, then our macro average over subsets,
-which the official script does not compute: its overall accuracy is pooled over rows), then
-one row per subset with n, accuracy, balanced accuracy and AUROC with their 95 % CIs, the
-pooled overall and the macro average, accuracy per row type, and a last line with the
-unscored and failed counts, the threshold and where it came from, and the ECE. Subset and
-type names come from the data and are shown literally (`report/escaping.py`).
-"""
+"""The `audioeval judge-eval` summary printed on a console: the benchmark's tables
+(`benchmarks/anyaudio_bench/console_table.py`) and the judge reliability block."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
-from audioeval.report.escaping import console_cell, console_text
+from audioeval.benchmarks.anyaudio_bench.console_table import footer_line, judge_eval_tables
 from audioeval.report.reliability_table import print_reliability
 
-NONE = "–"
-
-
-def _pct(group: dict[str, Any], metric: str) -> str:
-    value = group.get(metric)
-    if value is None:
-        return NONE
-    ci = group.get(f"{metric}_ci")
-    return f"{value:.2f}" + (f" [dim]({ci[0]:.1f}–{ci[1]:.1f})[/dim]" if ci else "")
-
-
-def _auroc(group: dict[str, Any]) -> str:
-    value = group.get("auroc")
-    if value is None:
-        return NONE
-    ci = group.get("auroc_ci")
-    return f"{value:.3f}" + (f" [dim]({ci[0]:.3f}–{ci[1]:.3f})[/dim]" if ci else "")
-
-
-def paper_table(summary: dict[str, Any], title: str = "AnyAudio-Judge Bench") -> Table:
-    """Accuracy (%) per subset in columns, then the macro average over subsets (ours; the
-    official overall is pooled, shown in the subset table)."""
-    table = Table(title=console_cell(f"{title}: accuracy %"), title_justify="left")
-    subsets = summary["subsets"]
-    for name in subsets:
-        table.add_column(console_cell(name), justify="right")
-    table.add_column("macro avg", justify="right", style="bold")
-    cells = [NONE if g["accuracy"] is None else f"{g['accuracy']:.2f}" for g in subsets.values()]
-    macro = summary["overall"].get("accuracy_macro")
-    table.add_row(*cells, NONE if macro is None else f"{macro:.2f}")
-    return table
-
-
-def subset_table(summary: dict[str, Any], title: str = "by subset") -> Table:
-    """One row per subset, then the pooled overall and the macro average over subsets."""
-    table = Table(title=console_cell(title), title_justify="left")
-    for name, justify in (
-        ("subset", "left"),
-        ("n", "right"),
-        ("accuracy % (95% CI)", "right"),
-        ("balanced acc. % (95% CI)", "right"),
-        ("AUROC (95% CI)", "right"),
-        ("yes %", "right"),
-        ("unscored", "right"),
-        ("failed", "right"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
-    for name, group in summary["subsets"].items():
-        table.add_row(*_group_cells(console_cell(name), group))
-    overall = summary["overall"]
-    table.add_section()
-    table.add_row(
-        *_group_cells(
-            console_cell("overall (pooled)", "bold"),
-            {**overall, "unscored": summary["unscored"]["n"], "failed": summary["failed"]["n"]},
-        )
-    )
-    table.add_row(
-        console_cell("macro average", "bold"),
-        str(sum(1 for g in summary["subsets"].values() if g["n"])) + " subsets",
-        _pct(overall, "accuracy_macro"),
-        *[""] * 5,
-    )
-    return table
-
-
-def _group_cells(label: Any, group: dict[str, Any]) -> list[Any]:
-    yes = group.get("yes_rate")
-    return [
-        label,
-        str(group["n"]),
-        _pct(group, "accuracy"),
-        _pct(group, "balanced_accuracy"),
-        _auroc(group),
-        NONE if yes is None else f"{yes:.1f}",
-        str(group.get("unscored", 0)),
-        str(group.get("failed", 0)),
-    ]
-
-
-def type_table(summary: dict[str, Any], title: str = "by type") -> Table:
-    table = Table(title=console_cell(title), title_justify="left")
-    table.add_column("type")
-    table.add_column("n", justify="right")
-    table.add_column("accuracy % (95% CI)", justify="right")
-    for name, group in summary["types"].items():
-        table.add_row(console_cell(name), str(group["n"]), _pct(group, "accuracy"))
-    return table
-
-
-def footer_line(summary: dict[str, Any]) -> str:
-    """Counts, the threshold and its source, the ECE (a Rich markup string)."""
-    threshold = summary["threshold"]
-    source = console_text(threshold["source"])
-    dev = ""
-    if threshold.get("dev_accuracy") is not None:
-        dev = f", {threshold['dev_accuracy']:.2f} % on its {threshold['dev_n']} rows"
-    ece = summary.get("ece")
-    return (
-        f"rows {summary['n']} · scored {summary['n_scored']} · unscored (empty rubric) "
-        f"{summary['unscored']['n']} · failed (judge) {summary['failed']['n']} · threshold "
-        f"{threshold['value']:g} ({source}{dev}) · ECE {NONE if ece is None else f'{ece:.4f}'}"
-    )
+__all__ = ["footer_line", "print_judge_eval_summary"]
 
 
 def print_judge_eval_summary(
@@ -130,12 +20,8 @@ def print_judge_eval_summary(
     title: str = "AnyAudio-Judge Bench",
     paper_style: bool = True,
 ) -> None:
-    """The paper's row, the subset table, the type table and the footer line."""
+    """The paper's row, the subset table, the type table, the footer line, the reliability."""
     console = console or Console()
-    if paper_style:
-        console.print(paper_table(summary, title))
-    console.print(subset_table(summary, f"{title}: judge vs label, by subset"))
-    if summary["types"]:
-        console.print(type_table(summary))
-    console.print(footer_line(summary), highlight=False)
+    for item in judge_eval_tables(summary, title, paper_style):
+        console.print(item, highlight=False)
     print_reliability(summary.get("reliability"), console=console)

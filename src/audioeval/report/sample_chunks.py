@@ -18,6 +18,7 @@ from typing import Any
 from audioeval.report.clips import AUDIO_DIR, ClipCopier
 from audioeval.report.html_page import script_json
 from audioeval.report.sample_rows import details, index_entry, primary_score
+from audioeval.report.units import sample_units, scale, unit_of
 
 CHUNK = 50  # samples per chunk file
 CHUNK_DIR = "samples"
@@ -37,7 +38,9 @@ def _wrong_flags(scores: list[float | None], higher: bool) -> list[bool | None]:
 
 def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, Any]:
     """Write the chunk files and copy the clips; the page's inline data: per pair its name,
-    key, unit and direction of the per-sample score, the index and the chunk size."""
+    key, unit (and the factor from stored to shown value, which the score filter works in)
+    and direction of the per-sample score, the index and the chunk size. Every value is shown
+    in its metric's unit by `report/units.py` (issue 28): `wer 10.00 %`, never `wer 0.1`."""
     for sub in (CHUNK_DIR, AUDIO_DIR):
         shutil.rmtree(report_dir / sub, ignore_errors=True)
     (report_dir / CHUNK_DIR).mkdir(parents=True, exist_ok=True)
@@ -49,11 +52,13 @@ def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, A
         block = (p.summary.get("metrics") or {}).get(headline or "") or {}
         higher = bool(block.get("higher_is_better", True))
         key = _value_key(headline)
+        units = sample_units(p.summary.get("metrics"))
+        unit = unit_of(key, units)
         scores = [primary_score(r, key) for r in records]
         wrong = _wrong_flags(scores, higher)
-        index = [index_entry(r, s, w) for r, s, w in zip(records, scores, wrong, strict=True)]
+        index = [index_entry(r, s, w, unit) for r, s, w in zip(records, scores, wrong, strict=True)]
         for ci in range(0, len(records), CHUNK):
-            rows = [details(r, clips) for r in records[ci : ci + CHUNK]]
+            rows = [details(r, clips, units) for r in records[ci : ci + CHUNK]]
             text = f"aeChunk({pi},{ci // CHUNK},{script_json(rows)});\n"
             path = report_dir / CHUNK_DIR / f"p{pi}-c{ci // CHUNK}.js"
             path.write_text(text, encoding="utf-8")
@@ -63,6 +68,8 @@ def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, A
                 "name": p.name,
                 "key": f"{p.benchmark}/{p.model}",
                 "score_key": key,
+                "unit": unit,
+                "scale": scale(unit),
                 "higher": higher,
                 "samples": index,
                 "chunk": CHUNK,

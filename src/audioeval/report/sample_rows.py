@@ -20,9 +20,15 @@ from typing import Any
 from audioeval.core.record import SampleRecord
 from audioeval.core.redact import redact
 from audioeval.report.clips import ClipCopier
+from audioeval.report.units import show_sample, unit_of
 from audioeval.report.word_diff import diff_of_scores
 
 REASON_CHARS = 400
+SHOWN_CHARS = 20_000
+"""The most of one text (answer, prompt, input, reference) a page shows; past it the text is
+cut with a note that the full text is in `records.jsonl` (a report page stays small however
+long the answers: docs/reliability.md, "Bounds"). A word diff is drawn only when both its
+texts fit."""
 SHOWN_FIELDS = ("question", "instruction", "text", "context", "language")
 REFERENCE_FIELDS = ("reference", "references", "target", "caption", "captions")
 
@@ -31,6 +37,27 @@ def _finite(v: Any) -> float | None:
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         return None
     return float(v)
+
+
+def capped(text: Any) -> Any:
+    """`text` as the page shows it: past `SHOWN_CHARS`, cut, with a note saying where the
+    full text is."""
+    if not isinstance(text, str) or len(text) <= SHOWN_CHARS:
+        return text
+    return (
+        text[:SHOWN_CHARS]
+        + f" … [cut at {SHOWN_CHARS:,} of {len(text):,} characters: the full text is in records.jsonl]"
+    )
+
+
+def _diff(scores: dict[str, Any]) -> dict[str, Any] | None:
+    for score in scores.values():
+        detail = score.get("detail") if isinstance(score, dict) else None
+        if isinstance(detail, dict) and any(
+            len(str(detail.get(k) or "")) > SHOWN_CHARS for k in ("reference", "hypothesis")
+        ):
+            return None  # too long to draw (the texts are shown cut)
+    return diff_of_scores(scores)
 
 
 def primary_score(rec: SampleRecord, key: str | None) -> float | None:
@@ -100,7 +127,14 @@ def rubric_rows(judge: dict[str, Any], fields: dict[str, Any]) -> list[dict[str,
             for a in entry.get("attempts") or []:
                 shown = [str(o) for o in a.get("options") or []]
                 order = " ".join(str(options.index(o) + 1) if o in options else "?" for o in shown)
-                votes.append([order, a.get("letter") or "–", _verdict(a), _reason(a.get("raw") or a.get("error") or "")])
+                votes.append(
+                    [
+                        order,
+                        a.get("letter") or "–",
+                        _verdict(a),
+                        _reason(a.get("raw") or a.get("error") or ""),
+                    ]
+                )
             out.append(
                 {
                     "scorer": scorer,
@@ -127,8 +161,11 @@ def other_judge(judge: dict[str, Any]) -> list[list[str]]:
     return out
 
 
-def index_entry(rec: SampleRecord, score: float | None, wrong: bool | None) -> dict[str, Any]:
-    """What the list draws and filters on: id, status, the headline value, groups, search text."""
+def index_entry(
+    rec: SampleRecord, score: float | None, wrong: bool | None, unit: str | None = None
+) -> dict[str, Any]:
+    """What the list draws and filters on: id, status, the headline value (`sc`, as stored) and
+    its text in the metric's unit (`t`: `10.00 %`), groups, search text."""
     out = rec.output
     answer = None if out is None else out.text
     groups = []
@@ -137,15 +174,36 @@ def index_entry(rec: SampleRecord, score: float | None, wrong: bool | None) -> d
             groups.append(f"{k}={item}")
     status = "failed" if rec.error else ("wrong" if wrong else "ok")
     words = [rec.id, answer or "", rec.error or "", str(rec.sample.fields.get("reference") or "")]
-    return {"id": rec.id, "st": status, "sc": score, "g": groups, "q": " ".join(words).lower()[:400]}
+    text = None if score is None else show_sample(score, unit)
+    return {
+        "id": rec.id,
+        "st": status,
+        "sc": score,
+        "t": text,
+        "g": groups,
+        "q": " ".join(words).lower()[:400],
+    }
 
 
-def details(rec: SampleRecord, clips: ClipCopier) -> dict[str, Any]:
-    """Everything the browser shows of an opened sample (see the module doc)."""
+def _score_rows(scores: dict[str, Any], units: dict[str, str]) -> list[list[Any]]:
+    """[scorer, key, value as stored, value as shown in its metric's unit]."""
+    rows = []
+    for n, s in scores.items():
+        for k, v in s["values"].items():
+            number = isinstance(v, int | float) and not isinstance(v, bool)
+            rows.append([n, k, v, show_sample(v, unit_of(k, units)) if number else str(v)])
+    return rows
+
+
+def details(rec: SampleRecord, clips: ClipCopier, units: dict[str, str] | None = None) -> dict[str, Any]:
+    """Everything the browser shows of an opened sample (see the module doc); `units`: the
+    unit of each per-sample value key (`units.sample_units` of the pair's metrics)."""
     fields = dict(rec.sample.fields)
     out = rec.output
     scores = {n: s.to_json() for n, s in (rec.scores or {}).items()}
-    shown_inputs = [[k, str(fields[k])] for k in SHOWN_FIELDS if isinstance(fields.get(k), str | int | float)]
+    shown_inputs = [
+        [k, capped(str(fields[k]))] for k in SHOWN_FIELDS if isinstance(fields.get(k), str | int | float)
+    ]
     reference = next((fields[k] for k in REFERENCE_FIELDS if fields.get(k) not in (None, "", [])), None)
     audio = []
     for name, ref in rec.sample.audio.items():
@@ -164,18 +222,21 @@ def details(rec: SampleRecord, clips: ClipCopier) -> dict[str, Any]:
     return {
         "id": rec.id,
         "inputs": shown_inputs,
-        "prompt": rec.prompt,
-        "reference": reference,
+        "prompt": capped(rec.prompt),
+        "reference": capped(reference),
         "gold": _gold(fields),
-        "answer": None if out is None else out.text,
-        "output_error": None if out is None or out.error is None else redact(out.error),
-        "processed": None if rec.processed is None else rec.processed.text,
+        "answer": None if out is None else capped(out.text),
+        "output_error": None if out is None or out.error is None else capped(redact(out.error)),
+        "processed": None if rec.processed is None else capped(rec.processed.text),
         "outcome": None if rec.processed is None else rec.processed.outcome,
-        "error": None if rec.error is None else f"{rec.failure or ''}: {redact(rec.error)}",
-        "scores": [[n, k, v] for n, s in scores.items() for k, v in s["values"].items()],
-        "diff": diff_of_scores(scores),
+        "error": None if rec.error is None else capped(f"{rec.failure or ''}: {redact(rec.error)}"),
+        "scores": _score_rows(scores, units or {}),
+        "diff": _diff(scores),
         "rubrics": rubric_rows(rec.judge or {}, fields),
         "judge_other": other_judge(rec.judge or {}),
-        "taxonomy": [[k, ", ".join(map(str, v)) if isinstance(v, list) else str(v)] for k, v in rec.sample.taxonomy.items()],
+        "taxonomy": [
+            [k, ", ".join(map(str, v)) if isinstance(v, list) else str(v)]
+            for k, v in rec.sample.taxonomy.items()
+        ],
         "audio": audio,
     }

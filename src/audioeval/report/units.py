@@ -4,7 +4,10 @@ A metric's unit is decided once, where the metric is defined (`metrics/corpus.py
 `CorpusMetric.unit`, written into every `summary.json` block as `"unit"`). JSON keeps the
 value as computed, with its unit beside it; every place that *shows* a value goes through
 `show_value` / `show_span` here, so WER 0.0247 (unit `fraction`) reads `2.47 %` on the
-board, in the metrics table and on the chart's 0–100 axis alike.
+board, in the metrics table and on the chart's 0–100 axis alike. The sample browser shows each
+sample's values the same way: a per-sample value takes the unit of the pair's metric of the same
+name (`wer` 0.1 → `10.00 %`; `mean:chat_rating` → `chat_rating`; `rouge_l_recall` that of
+`rouge_l`); a value with no metric of its name is shown as it is (`sample_units`, `show_sample`).
 
 | unit       | shown as                 | axis    |
 |------------|--------------------------|---------|
@@ -70,3 +73,31 @@ def unit_label(unit: str | None) -> str:
     if is_percent(unit):
         return "%"
     return "MOS 1–5" if unit == "mos" else ""
+
+
+def sample_units(metrics: Any) -> dict[str, str]:
+    """Per-sample value key -> unit, from a pair's `summary.json` metric blocks."""
+    out: dict[str, str] = {}
+    for name, block in (metrics or {}).items() if isinstance(metrics, dict) else ():
+        unit = block.get("unit") if isinstance(block, dict) else None
+        if isinstance(unit, str):
+            out[str(name).split(":", 1)[-1].lower()] = unit
+    return out
+
+
+def unit_of(key: str | None, units: dict[str, str]) -> str | None:
+    """The unit of a per-sample value: its metric's, else that of the metric it extends
+    (`rouge_l_recall`: `rouge_l`), else None (shown as it is)."""
+    k = (key or "").lower()
+    if k in units:
+        return units[k]
+    stems = [m for m in units if k.startswith(m + "_")]
+    return units[max(stems, key=len)] if stems else None
+
+
+def show_sample(value: Any, unit: str | None) -> str:
+    """One sample's value: in its unit (`10.00 %` for WER 0.1), else up to 4 decimals."""
+    if unit is not None:
+        return show_value(value, unit)
+    v = shown(value, None)
+    return "–" if v is None else f"{v:.4f}".rstrip("0").rstrip(".")

@@ -44,8 +44,8 @@ NEURAL_CODECS = (
     "l3ac",
     "bicodec",
 )
-SHIPPED_CODEC_RUNTIMES = ("encodec:<kbps>k", "mimi:<N>q")
-"""The shipped Transformers codec recipes (`adapters/runtimes/specs/`), as `--codec` takes them."""
+SHIPPED_CODEC_RUNTIMES = ("encodec:<kbps>k", "mimi:<N>q", "dac:<N>q", "snac:<kHz>k")
+"""The shipped neural codec recipes (`adapters/runtimes/specs/`), as `--codec` takes them."""
 CODEC_RUNTIME_DOCS = 'docs/runtimes.md, section "Codec runtimes"'
 AUDIO_OUTPUTS = ("audio", "text+audio")
 _BITRATE_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*(k)?(?:bps|b/s)?$", re.I)

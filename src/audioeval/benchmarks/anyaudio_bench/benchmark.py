@@ -1,12 +1,13 @@
 """AnyAudio-Judge Bench as a `Benchmark` (`benchmarks/contract.py`): its scorer
-(`anyaudio_items`: `items_scorer.py`) and exporter; its command (`judge-eval`) is still a CLI
-module of its own (cli/judge_eval_commands.py) until it becomes a `Preset` (benchmarks/preset.py)."""
+(`anyaudio_items`: `items_scorer.py`), exporter, preset (`audioeval judge-eval`: `preset.py`)
+and console table (`console_table.py`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.anyaudio_bench.preset import JUDGE_EVAL
 from audioeval.benchmarks.contract import Benchmark
 from audioeval.scoring.base import DeferredFactory
 
@@ -15,6 +16,12 @@ def _write_exports(folder: Path, export: Any) -> Any:
     from audioeval.benchmarks.anyaudio_bench.export import write_exports
 
     return write_exports(folder, export)
+
+
+def _console_table(figures: Any) -> Any:
+    from audioeval.benchmarks.anyaudio_bench.console_table import console_table
+
+    return console_table(figures)
 
 
 def _items_scorer() -> Any:
@@ -28,4 +35,6 @@ BENCHMARK = Benchmark(
     description="how well a judge tells matching audio-caption pairs from hard negatives",
     scorers={"anyaudio_items": DeferredFactory(_items_scorer)},
     exporters={"judge_eval": _write_exports},
+    presets=(JUDGE_EVAL,),
+    console_table=_console_table,
 )

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.contract import Benchmark
+from audioeval.benchmarks.mcq.preset import SCORE
 from audioeval.scoring.base import DeferredFactory
 
 
@@ -18,6 +19,12 @@ def _write_exports(folder: Path, export: Any) -> Any:
     from audioeval.benchmarks.mcq.export import write_exports
 
     return write_exports(folder, export)
+
+
+def _console_table(figures: Any) -> Any:
+    from audioeval.benchmarks.mcq.console_table import console_table
+
+    return console_table(figures)
 
 
 def _rubric_scorer() -> Any:
@@ -32,4 +39,6 @@ BENCHMARK = Benchmark(
     specs=resources.files("audioeval.benchmarks.mcq").joinpath("specs"),
     scorers={"mmar_rubrics": DeferredFactory(_rubric_scorer)},
     exporters={"mcq_score": _write_exports},
+    presets=(SCORE,),
+    console_table=_console_table,
 )

@@ -1,6 +1,6 @@
 """The files of an `mcq score` folder, exported from the run's records.
 
-`mcq score` runs on the run engine (`presets/mcq_score.py`): one record per item in
+`mcq score` runs on the run engine (the preset `preset.py`): one record per item in
 `<out>/<benchmark>/predictions/records.jsonl`, scored by `mcq_match` (official), `mcq_robust`
 and, with `--rubrics`, `mmar_rubrics`. Its spec names this module's exporter (`exports:
 mcq_score`), so the engine, after every run and every `audioeval rescore`, writes from the
@@ -15,7 +15,8 @@ its official and robust scores (the rule scorers are run again on its stored ans
 need no model or judge).
 
 What the records do not hold (the predictions file scored, the rubric settings and what the
-judge did in the run) comes from the preset (`PairExport.run_info["mcq"]`) or, on a rescore,
+judge did in the run) comes from the preset's plan (`PresetPlan.export_info`, here as
+`PairExport.run_info["mcq"]`) or, on a rescore,
 from the summary being replaced.
 """
 

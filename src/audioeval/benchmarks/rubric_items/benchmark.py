@@ -1,8 +1,7 @@
 """Caption decomposition into rubric items as a `Benchmark` (`benchmarks/contract.py`), named
 `caption_rubrics` (`rubric_items` is the generic judged scorer of `judge/`): its
 scorer (`rubric_decompose`, `audioeval rubric decompose`, loaded when first built), its
-exporter; its command (`rubric decompose`) is still a CLI module of its own
-(cli/rubric_commands.py) until it becomes a `Preset` (benchmarks/preset.py)."""
+exporter and its preset (`audioeval rubric decompose`: `preset.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.contract import Benchmark
+from audioeval.benchmarks.rubric_items.preset import DECOMPOSE
 from audioeval.scoring.base import DeferredFactory
 
 
@@ -30,4 +30,5 @@ BENCHMARK = Benchmark(
     description="captions decomposed by a text LLM into atomic yes/no rubric items",
     scorers={"rubric_decompose": DeferredFactory(_decompose_scorer)},
     exporters={"rubric_decompose": _write_exports},
+    presets=(DECOMPOSE,),
 )

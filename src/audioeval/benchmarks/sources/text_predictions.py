@@ -5,8 +5,10 @@ translations, captions, answers).
 Each item is checked: an object, a non-empty string (or integer) `id`, a string `text`. A bad
 item, and the second of two items with the same id (the first is kept), is an error naming
 the file, the line, the id and the field: that id fails (recorded, counted, never scored),
-the others are read. An id the benchmark does not have answers no sample and is reported; a
-sample with no item fails as "no output".
+the others are read. A text over the bound on a stored answer
+(`core/model_output.MAX_ANSWER_CHARS`, 1,000,000 characters) is such an error too. An id the
+benchmark does not have answers no sample and is reported; a sample with no item fails as
+"no output".
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.core.model_output import answer_too_long
 from audioeval.store.json_items import read_items
 
 ID, TEXT = "id", "text"
@@ -79,6 +82,10 @@ def text_predictions_by_id(path: Path) -> tuple[dict[str, str], list[InputError]
         if not isinstance(text, str):
             why = "missing" if TEXT not in item else f"a {type(text).__name__}, not a string"
             errors.append(InputError(f"text is {why}", file=file, line=line, sample_id=sid, field=TEXT))
+            continue
+        too_long = answer_too_long(text)
+        if too_long:
+            errors.append(InputError(too_long, file=file, line=line, sample_id=sid, field=TEXT))
             continue
         texts[sid] = text
     return texts, errors

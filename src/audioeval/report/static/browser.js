@@ -37,9 +37,10 @@ window.addEventListener("error", function (e) {
     s.onerror = function () { var fs = waiting[k] || []; delete waiting[k]; fs.forEach(function (f) { f(null); }); };
     document.head.appendChild(s);
   }
-  function scoreText(pair, v) {
-    if (v === null || v === undefined) return "";
-    return pair.score_key + " " + (pair.pct ? (100 * v).toFixed(2) + " %" : (Math.round(v * 1000) / 1000).toString());
+  // values come formatted in their metric's unit (report/units.py): `wer 10.00 %`
+  function scoreText(pair, s) {
+    if (s.sc === null || s.sc === undefined) return "";
+    return pair.score_key + " " + (s.t !== undefined && s.t !== null ? s.t : s.sc);
   }
 
   // ---- details of one sample -------------------------------------------------------------
@@ -116,7 +117,7 @@ window.addEventListener("error", function (e) {
     if (s.outcome && s.outcome !== "ok") row(kv, "post-processing", s.outcome);
     if (s.diff) row(kv, "word diff", diffNode(s.diff));
     if (s.error) row(kv, "failure", s.error);
-    if (s.scores.length) row(kv, "scores", s.scores.map(function (x) { return x[1] + " " + (typeof x[2] === "number" ? Math.round(x[2] * 10000) / 10000 : x[2]); }).join(" · "));
+    if (s.scores.length) row(kv, "scores", s.scores.map(function (x) { return x[1] + " " + (x.length > 3 ? x[3] : x[2]); }).join(" · "));
     if (s.taxonomy.length) row(kv, "groups", s.taxonomy.map(function (x) { return x[0] + ": " + x[1]; }).join(" · "));
     if (s.audio.length) row(kv, "audio", clipsNode(s.audio));
     if (s.rubrics.length) {
@@ -153,7 +154,7 @@ window.addEventListener("error", function (e) {
     if (q && s.q.indexOf(q) < 0) return false;
     if (lo !== null || hi !== null) {
       if (s.sc === null || s.sc === undefined) return false;
-      var v = pair.pct ? 100 * s.sc : s.sc;
+      var v = s.sc * (pair.scale || 1);  // the filter is in the shown unit (% for a fraction)
       if ((lo !== null && v < lo) || (hi !== null && v > hi)) return false;
     }
     return true;
@@ -163,6 +164,7 @@ window.addEventListener("error", function (e) {
     var pi = Number(pairSel.value) || 0, pair = pairs[pi], q = search.value.toLowerCase(), f = filter.value,
         grp = groupSel.value, lo = num(minIn), hi = num(maxIn), n = 0;
     list.textContent = "";
+    minIn.placeholder = maxIn.placeholder = pair.unit === "fraction" || pair.unit === "percent" ? "%" : "";
     pair.samples.forEach(function (s, index) {
       if (!passes(pair, s, q, f, grp, lo, hi) && s.id !== openId) return;
       n += 1;
@@ -171,7 +173,7 @@ window.addEventListener("error", function (e) {
       d.setAttribute("data-id", s.id); d.id = "sample-" + pi + "-" + index;
       sum.appendChild(el("span", s.id, "id"));
       sum.appendChild(el("span", s.st, "badge " + s.st));
-      sum.appendChild(el("span", scoreText(pair, s.sc) + "  ", "muted"));
+      sum.appendChild(el("span", scoreText(pair, s) + "  ", "muted"));
       sum.appendChild(el("span", s.g.join(" · "), "groups"));
       d.appendChild(sum);
       d.addEventListener("toggle", function () {

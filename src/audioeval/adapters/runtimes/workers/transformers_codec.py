@@ -1,12 +1,15 @@
-"""Neural codec worker (Transformers): EnCodec (`EncodecModel`) and Mimi (`MimiModel`).
+"""Neural codec worker (Transformers): EnCodec (`EncodecModel`), Mimi (`MimiModel`), DAC (`DacModel`).
 
 Loads `model` (a hub id, downloaded into the HF cache when online, or a local
 `save_pretrained` folder) with `AutoModel`; the checkpoint's `model_type` says which codec.
 Each request encodes the clip (mono, resampled to the codec's rate) to codes and decodes them:
-EnCodec at `bandwidth` kbit/s (one of the checkpoint's `target_bandwidths`), Mimi with the
-first `num_quantizers` codebooks. The reconstruction, cut to the input's duration, is written
+EnCodec at `bandwidth` kbit/s (one of the checkpoint's `target_bandwidths`), Mimi and DAC with
+the first `num_quantizers` codebooks (DAC: the clip is padded to a multiple of the hop length, as
+the `descript-audio-codec` package does, and decoded from the kept codes only). The reconstruction, cut to the input's duration, is written
 as a 16-bit WAV at the codec's rate to the request's `audio_out`; the answer's text is JSON
 with what was measured on the codes: codebooks, frame rate (Hz), bits per code, bitrate (bit/s).
+The frame rate is sampling rate / hop length, exact (DAC 44.1 kHz: 86.13 Hz, where Transformers'
+`DacConfig.frame_rate` rounds up to 87).
 Runs in the runtime's own venv; never imports audioeval (protocol: worker_protocol.py).
 """
 
@@ -22,7 +25,7 @@ from worker_protocol import pick_device, read_mono, run_worker, set_threads, ver
 DEFAULTS: dict[str, Any] = {
     "model": "facebook/encodec_24khz",
     "bandwidth": None,  # EnCodec: kbit/s, one of the checkpoint's target_bandwidths
-    "num_quantizers": None,  # Mimi: codebooks used (1 .. the checkpoint's num_quantizers)
+    "num_quantizers": None,  # Mimi, DAC: codebooks used (1 .. the checkpoint's num_quantizers)
     "device": "auto",
     "cpu_threads": 0,
 }
@@ -38,12 +41,23 @@ def _facts(model: Any, args: dict[str, Any]) -> dict[str, Any]:
         if bw not in allowed:
             raise ValueError(f"bandwidth {bw:g} kbit/s is not one of this checkpoint's {allowed}")
         return {"codec": kind, "bandwidth_kbps": bw}
-    if kind == "mimi":
-        nq = int(args["num_quantizers"] if args["num_quantizers"] is not None else cfg.num_quantizers)
-        if not 1 <= nq <= int(cfg.num_quantizers):
-            raise ValueError(f"num_quantizers {nq} outside 1..{cfg.num_quantizers} for this checkpoint")
+    if kind in ("mimi", "dac"):
+        most = int(cfg.num_quantizers if kind == "mimi" else cfg.n_codebooks)
+        nq = int(args["num_quantizers"] if args["num_quantizers"] is not None else most)
+        if not 1 <= nq <= most:
+            raise ValueError(f"num_quantizers {nq} outside 1..{most} for this checkpoint")
         return {"codec": kind, "num_quantizers": nq}
-    raise ValueError(f"model_type {kind!r} is not a codec this worker runs (encodec, mimi)")
+    raise ValueError(f"model_type {kind!r} is not a codec this worker runs (encodec, mimi, dac)")
+
+
+def _hop_length(cfg: Any) -> int | None:
+    """Samples per frame where the config states it (DAC's product of downsampling ratios)."""
+    return math.prod(cfg.downsampling_ratios) if cfg.model_type == "dac" else None
+
+
+def _frame_rate(cfg: Any) -> float:
+    hop = _hop_length(cfg)
+    return int(cfg.sampling_rate) / hop if hop else float(cfg.frame_rate)
 
 
 def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
@@ -58,7 +72,7 @@ def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         "model": args["model"],
         **facts,
         "sample_rate": int(model.config.sampling_rate),
-        "frame_rate_hz": float(model.config.frame_rate),
+        "frame_rate_hz": _frame_rate(model.config),
         "bits_per_code": math.log2(int(model.config.codebook_size)),
         "device": device,
         **versions(transformers, torch),
@@ -77,11 +91,17 @@ def answer(state: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str |
     rate = int(model.config.sampling_rate)
     clip = read_mono(req["audio"], rate)
     x = torch.from_numpy(clip)[None, None].to(device)
+    hop = _hop_length(model.config)
+    if hop:
+        x = torch.nn.functional.pad(x, (0, -len(clip) % hop))
     with torch.inference_mode():
         if facts["codec"] == "encodec":
             enc = model.encode(x, bandwidth=facts["bandwidth_kbps"])
             codes = enc.audio_codes  # (chunks, batch, codebooks, frames)
             y = model.decode(enc.audio_codes, enc.audio_scales)[0]
+        elif facts["codec"] == "dac":
+            codes = model.encode(x).audio_codes[:, : facts["num_quantizers"]]  # (batch, codebooks, frames)
+            y = model.decode(audio_codes=codes).audio_values
         else:
             codes = model.encode(x, num_quantizers=facts["num_quantizers"]).audio_codes  # (batch, codebooks, frames)
             y = model.decode(codes).audio_values
@@ -96,9 +116,9 @@ def answer(state: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str |
         **facts,
         "codebooks": n_codebooks,
         "frames": frames,
-        "frame_rate_hz": float(model.config.frame_rate),
+        "frame_rate_hz": _frame_rate(model.config),
         "bits_per_code": bits,
-        "bitrate_bps": round(n_codebooks * float(model.config.frame_rate) * bits, 3),
+        "bitrate_bps": round(n_codebooks * _frame_rate(model.config) * bits, 3),
         "codes_bits_per_second": round(n_codebooks * frames * bits / seconds, 3) if seconds else None,
         "sample_rate": rate,
     }

@@ -1,0 +1,120 @@
+"""MMAR / MMAU results: the official scripts' printout, and rich tables of both modes; the
+family's `Benchmark.console_table` (`mcq score`'s figures: its `mcq_summary.json` plus
+`official_print`).
+
+Group labels come from the metadata and are shown literally (`report/escaping.py`); the judge
+reliability block (`reliability`) is printed by the caller."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from audioeval.benchmarks.mcq.aggregate import accuracy
+from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
+
+RULE = "*" * 30
+_LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
+
+
+def _cell(text: object) -> Text:
+    """A group label as a table cell, shown literally on one line."""
+    return Text(_LINE_BREAKS.sub(" ", str(text)))
+
+
+def official_lines(summary: dict[str, Any], bench: McqBenchmark, mode: str = "official") -> list[str]:
+    """The official `evaluation.py` printout, from the summary's counts.
+
+    Figures are `(correct / n) * 100` with two decimals, as the scripts print them; an empty
+    group prints 0.00 %. The last line gives the true count of items without a prediction
+    (the original always prints 0).
+    """
+    lines: list[str] = []
+    for axis in bench.axes:
+        lines += [RULE, axis.title]
+        for name, group in summary["breakdowns"][axis.name].items():
+            acc = accuracy(group[mode]["correct"], group["n"])
+            lines.append(f"{name} : {acc:.2f}% over {group['n']} samples")
+    overall = summary["overall"]
+    total = accuracy(overall[mode]["correct"], overall["n"])
+    lines += [
+        RULE,
+        f"Total Accuracy: {total:.2f}% over {overall['n']} samples",
+        RULE,
+        f"No prediction count: {summary['counts']['without_prediction']}",
+    ]
+    return lines
+
+
+def _acc(mode: dict[str, Any] | None) -> str:
+    if mode is None:
+        return "–"
+    ci = mode.get("ci")
+    return f"{mode['accuracy']:.2f}" + (f" [dim]({ci[0]:.1f}–{ci[1]:.1f})[/dim]" if ci else "")
+
+
+def _rubric(group: dict[str, Any]) -> str:
+    rubric = group.get("rubric")
+    if not rubric or rubric.get("score") is None:
+        return "–"
+    ci = rubric.get("ci")
+    return f"{rubric['score']:.2f}" + (f" [dim]({ci[0]:.1f}–{ci[1]:.1f})[/dim]" if ci else "")
+
+
+def _table(title: str, groups: dict[str, dict[str, Any]], rubrics: bool) -> Table:
+    table = Table(title=title, title_justify="left")
+    for name, justify in (
+        ("group", "left"),
+        ("n", "right"),
+        ("official % (95% CI)", "right"),
+        ("robust % (95% CI)", "right"),
+        ("unparseable %", "right"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    if rubrics:
+        table.add_column("rubric score (95% CI)", justify="right")
+    for name, group in groups.items():
+        cells = [
+            _cell(name),
+            str(group["n"]),
+            _acc(group["official"]),
+            _acc(group["robust"]),
+            f"{group['robust']['unparseable_rate']:.2f}",
+        ]
+        table.add_row(*cells, *([_rubric(group)] if rubrics else []))
+    return table
+
+
+def mcq_tables(summary: Mapping[str, Any], bench: McqBenchmark, *, official_style: bool = True) -> list[Any]:
+    """Official-style lines (official mode), then one table per breakdown, then the counts."""
+    shown: list[Any] = []
+    if official_style:
+        shown += [Text(line) for line in official_lines(dict(summary), bench)]
+    rubrics = summary.get("rubrics") is not None
+    title = bench.name.upper()
+    overall = {"overall": summary["overall"]}
+    shown.append(_table(f"{title}: official and robust accuracy", overall, rubrics))
+    for axis in bench.axes:
+        shown.append(_table(f"by {axis.name}", summary["breakdowns"][axis.name], rubrics))
+    counts = summary["counts"]
+    dis = summary["disagreements"]
+    shown.append(
+        Text(
+            f"items {counts['items']} · scored {counts['scored']} · without prediction "
+            f"{counts['without_prediction']} · answer not among choices "
+            f"{counts['answer_not_in_choices']} · unparseable (robust) "
+            f"{summary['overall']['robust']['unparseable']} · modes disagree on {dis['n']} "
+            f"(official only {dis['official_only']}, robust only {dis['robust_only']})"
+        )
+    )
+    return shown
+
+
+def console_table(figures: Mapping[str, Any]) -> list[Any]:
+    """`mcq score`'s figures (its summary, with `official_print`) as console renderables."""
+    bench = get_benchmark(figures["benchmark"])
+    return mcq_tables(figures, bench, official_style=bool(figures.get("official_print", True)))

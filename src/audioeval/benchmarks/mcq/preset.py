@@ -1,0 +1,215 @@
+"""`audioeval mcq score` as data (`benchmarks/preset.py`): MMAR / MMAU predictions scored both
+ways (official token match, robust choice reading), and with `--rubrics` MMAR-Rubrics.
+
+The plan reads and checks the predictions file itself (`loading.py`; the first bad item is
+an error naming file, line, id and field, before anything is written) and hands the engine
+its samples (`source.py`, with the rubric plan of `--rubrics`): a `predictions` model answers
+each item with its stored answer; the scorers are `mcq_match` and `mcq_robust`, and with
+`--rubrics` the `mmar_rubrics` judged scorer on the run judge (the shared `judge` options,
+with its seed and `max_tokens`). A rerun into the same folder keeps the records of items
+whose contents are unchanged and scores the others again (`rescore_changed_samples`).
+`mcq_summary.json`, `per_item.jsonl`, `disagreements.jsonl` and `rubrics/results.jsonl` are
+the exports of the records (`export.py`, told the file scored and the rubric settings by the
+plan's `export_info`), at the folder's top; `outcome` reads the summary back for the console
+table (`console_table.py`). The output folder defaults to `outputs/<benchmark>`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.core.checks import attempts_problem
+from audioeval.core.errors import InputError
+
+MODEL_NAME = "predictions"
+RUBRIC_MAX_TOKENS = 2048
+SUMMARY_FILE = "mcq_summary.json"  # export.py writes it (named here so loading the preset stays light)
+RESULTS_FILE = Path("rubrics") / "results.jsonl"
+
+SCORE_ALIASES = {"--bootstrap": "--resamples", "--judge-base-urls": "--judge", "--judge-cache": "--cache"}
+
+OPTIONS = (
+    PresetOption("benchmark", "--benchmark", str, choices=("mmar", "mmau"), help="mmar or mmau."),
+    PresetOption(
+        "predictions", "--predictions", Path,
+        help="The benchmark's metadata (JSON list or JSONL) with the model's answer added to each item.",
+    ),
+    PresetOption(
+        "prediction_key", "--prediction-key", str, None, optional=True,
+        help="Key holding the answer (default: answer_prediction or model_prediction for MMAR; "
+        "model_output or model_prediction for MMAU).",
+    ),
+    PresetOption(
+        "official_print", "--official-print", bool, True, off_flag="--no-official-print",
+        help="Also print the official scripts' lines.",
+    ),
+    PresetOption(
+        "rubrics", "--rubrics", bool, False,
+        help="MMAR only: judge the reasoning of matched answers against each item's rubric (MMAR-Rubrics).",
+    ),
+    PresetOption(
+        "rubric_meta", "--rubric-meta", Path, None, optional=True,
+        help="MMAR-meta.jsonl supplying rubric, thinking and question by id.",
+    ),
+    PresetOption(
+        "judge_votes", "--judge-votes", int, 5, minimum=1,
+        help="Valid judge calls per item; the item score drops the highest and lowest.",
+    ),
+    PresetOption(
+        "judge_max_attempts", "--judge-max-attempts", int, 20, minimum=1,
+        help="Judge calls per item at most, failed parses included.",
+    ),
+    PresetOption("judge_seed", "--judge-seed", int, 42, help="Sampling seed sent with every judge request."),
+)  # fmt: skip
+
+DEFAULTS = {
+    "judge": None,  # asked for with --rubrics only
+    "judge_model": "gpt-4o-2024-11-20",
+    "judge_timeout": 120.0,
+    "judge_temperature": 0.0,
+    "judge_max_tokens": RUBRIC_MAX_TOKENS,
+    "output_dir": None,  # outputs/<benchmark>
+}
+HELPS = {
+    "judge": "Comma-separated OpenAI-compatible judge endpoints (with --rubrics).",
+    "output_dir": "Where mcq_summary.json, per_item.jsonl and disagreements.jsonl go (default outputs/<benchmark>).",
+    "seed": "Bootstrap seed.",
+    "resamples": "Bootstrap resamples for the 95% confidence intervals.",
+    "cache": "With --rubrics: the judge response cache file, keyed by request content only: share one "
+    "across output folders and runs to ask nothing twice (default: in OUTPUT_DIR).",
+}
+
+
+def _check_flags(values: Mapping[str, Any]) -> None:
+    rubrics = bool(values.get("rubrics"))
+    if values.get("cache") is not None and not rubrics:
+        raise InputError("--cache needs --rubrics, and not --no-cache", field="--cache")
+    if values.get("judge_prompt") is not None and not rubrics:
+        raise InputError("--judge-prompt needs --rubrics", field="--judge-prompt")
+    if not rubrics:
+        return
+    if not values.get("judge"):
+        raise InputError("no endpoint URL given", field="--judge")
+    problem = attempts_problem(values["judge_votes"], values["judge_max_attempts"])
+    if problem:
+        raise InputError(
+            f"{problem}: --judge-votes must not exceed --judge-max-attempts", field="--judge-votes"
+        )
+
+
+def _rubric_info(values: Mapping[str, Any], plan: Any) -> dict[str, Any]:
+    """The settings part of `mcq_summary.json`'s `rubrics`."""
+    from audioeval.benchmarks.mcq.rubric_prompt import PROMPT_VERSION
+    from audioeval.benchmarks.mcq.rubric_scorer import REDUCER
+
+    prompt = values.get("judge_prompt")
+    return {
+        "benchmark": "mmar-rubrics",
+        "judge_model": values["judge_model"],
+        "prompt_version": PROMPT_VERSION if prompt is None else None,
+        **({} if prompt is None else {"prompt_file": str(prompt)}),
+        "votes": values["judge_votes"],
+        "max_attempts": values["judge_max_attempts"],
+        "item_score": f"{REDUCER.replace('_', ' ')} (drop max and min)",
+        "temperature": values["judge_temperature"],
+        "seed": values["judge_seed"],
+        "max_tokens": values["judge_max_tokens"],
+        "without_rubric": plan.without_rubric,
+        "skipped": [e.as_record() for e in plan.skipped],
+    }
+
+
+def plan(values: Mapping[str, Any]) -> PresetPlan:
+    """The predictions file read and checked, as the samples of an `mmar`/`mmau` run."""
+    from audioeval.benchmarks.mcq.definitions import get_benchmark
+    from audioeval.benchmarks.mcq.loading import load_mcq_file
+    from audioeval.benchmarks.mcq.rubric_plan import load_rubric_meta, plan_rubrics
+    from audioeval.benchmarks.mcq.source import mcq_samples, score_spec
+    from audioeval.benchmarks.sources.loader import SampleSet
+    from audioeval.store.file_digest import file_sha256
+    from audioeval.store.json_items import gc_paused
+
+    _check_flags(values)
+    bench = get_benchmark(values["benchmark"])
+    rubrics = bool(values.get("rubrics"))
+    if rubrics and not bench.rubrics:
+        raise InputError(f"--rubrics applies to MMAR only, not {bench.name}")
+    predictions = Path(values["predictions"])
+    with gc_paused():  # many small acyclic objects: collector passes only cost time
+        file = load_mcq_file(predictions, bench, prediction_key=values.get("prediction_key"))
+    rubric_plan = None
+    if rubrics:
+        meta = load_rubric_meta(values["rubric_meta"]) if values.get("rubric_meta") else None
+        rubric_plan = plan_rubrics(file.items, str(predictions), meta)
+    scorer = (
+        {"votes": values["judge_votes"], "max_attempts": values["judge_max_attempts"]} if rubrics else None
+    )
+    spec = score_spec(bench, predictions, jsonl=file.jsonl, rubric_scorer=scorer)
+    model = {
+        "name": MODEL_NAME,
+        "type": "predictions",
+        "predictions": str(predictions.expanduser().resolve()),
+        "predictions_format": bench.name,
+        "prediction_key": file.prediction_key,
+        "concurrency": values["judge_concurrency"] if rubrics else 8,
+    }
+    source = {
+        "predictions": str(predictions),
+        "predictions_sha256": file_sha256(predictions),
+        "prediction_key": file.prediction_key,
+        "rubrics": _rubric_info(values, rubric_plan) if rubric_plan is not None else None,
+    }
+    return PresetPlan(
+        spec,
+        str(predictions),
+        model,
+        samples=SampleSet(mcq_samples(file, rubric_plan), [], str(predictions)),
+        rescore_changed_samples=True,
+        export_info={"mcq": source},  # export.RUN_INFO_KEY
+        judge={"max_tokens": values["judge_max_tokens"], "seed": values["judge_seed"]} if rubrics else None,
+    )
+
+
+def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
+    """`mcq_summary.json` read back: the figures, and the items the rubric judge failed (an
+    unparseable model answer is an outcome, not a failure)."""
+    summary = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
+    figures = {**summary, "official_print": values.get("official_print", True)}
+    scored = int(summary["counts"]["scored"])
+    judged = summary.get("rubrics")
+    if not judged:
+        return PresetOutcome(figures, int(summary["counts"]["items"]), 0, scored, unit="item")
+    first = None
+    if judged.get("failed") and (folder / RESULTS_FILE).is_file():
+        from audioeval.benchmarks.mcq.export import first_failure
+
+        lines = (folder / RESULTS_FILE).read_text(encoding="utf-8").splitlines()
+        first = first_failure([json.loads(x) for x in lines if x.strip()])
+    skipped = [InputError.from_record(r) for r in judged.get("skipped") or []]
+    return PresetOutcome(
+        figures,
+        int(judged["eligible"]),
+        int(judged["failed"]),
+        scored,
+        first_failure=first,
+        skipped=skipped,
+        unit="rubric-judged item",
+    )
+
+
+SCORE = Preset(
+    command=("mcq", "score"),
+    help="Score predictions both ways (official token match and robust choice reading).",
+    plan=plan,
+    outcome=outcome,
+    options=OPTIONS,
+    defaults=DEFAULTS,
+    helps=HELPS,
+    aliases=SCORE_ALIASES,
+    title="MMAR / MMAU",
+    output_dir=lambda values: Path("outputs") / str(values["benchmark"]),
+)
