@@ -106,7 +106,7 @@ def test_default_output_dir_is_outputs_benchmark(tmp_path: Path, monkeypatch: py
 def test_mcq_score_is_a_preset_and_mcq_rescore_rewrites_the_same_files(tmp_path: Path) -> None:
     from audioeval.benchmarks.mcq.benchmark import BENCHMARK
 
-    assert [p.command for p in BENCHMARK.presets] == [("mcq", "score")]  # data, not a CLI module
+    assert [p.command for p in BENCHMARK.presets] == [("mcq", "score"), ("mcq", "predict")]  # data, not CLI modules
     preds = tmp_path / "p.jsonl"
     rows = [
         {"id": "a", "choices": ["Dog", "Cat"], "answer": "Dog", "modality": "sound",

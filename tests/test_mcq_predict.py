@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from audioeval.benchmarks.mcq.definitions import MMAR, MMAU
+from audioeval.benchmarks.mcq.predict_preset import PREDICT
 from audioeval.cli.main import app
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioPart, AudioRef, TextPart
-from audioeval.presets.mcq_predict import McqPredictConfig, predict
+from audioeval.presets.preset_run import run_preset
 from audioeval.prompts.templates import load_template, parse_template, render
 from tests.fakes.mcq_server import FakeMcqConfig, FakeMcqServer, tone_wav, write_tone_set
 from tests.run_helpers import mcq_score_file as score_file
@@ -21,19 +23,35 @@ from tests.run_helpers import mcq_score_file as score_file
 runner = CliRunner()
 
 
-def config(root: Path, url: str, out: Path, **kw: Any) -> McqPredictConfig:
+def config(root: Path, url: str, out: Path, **kw: Any) -> dict[str, Any]:
+    """The values of `mcq predict` (`benchmarks/mcq/predict_preset.py`) as the Python API takes them."""
     base: dict[str, Any] = dict(
-        bench=MMAR,
-        metadata=root / "MMAR-meta.jsonl",
+        benchmark="mmar",
         audio_root=root,
-        base_urls=[url],
+        model_urls=[url],
         model="fake-audio-lm",
-        out=out,
+        output=out,
         progress=False,
         timeout=20.0,
     )
     base.update(kw)
-    return McqPredictConfig(**base)
+    return base
+
+
+def predict(values: dict[str, Any]) -> SimpleNamespace:
+    """Run the preset; its outcome and the engine's account, as one record."""
+    done = run_preset(PREDICT, values)
+    out, engine = done.outcome, done.engine
+    return SimpleNamespace(
+        items=out.total,
+        answered=out.scored,
+        failed=out.failed,
+        asked_now=engine.asked,
+        reused=engine.reused,
+        calls=engine.calls,
+        run_dir=done.output_dir,
+        records=pair(done.output_dir) / "records.jsonl",
+    )
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
@@ -122,7 +140,7 @@ def test_letters_template_with_reasoning_is_read_by_the_robust_mode(tmp_path: Pa
     out = tmp_path / "p.jsonl"
     with FakeMcqServer(FakeMcqConfig(answer_style="reasoning")) as server:
         predict(
-            config(tmp_path / "set", server.base_url, out, template="mcq_letters", audio_part="input_audio")
+            config(tmp_path / "set", server.base_url, out, template="mcq_letters", model_audio_part="input_audio")
         )
         assert server.stats.part_types == {"input_audio": 8}
     s = score_file(MMAR, out, n_resamples=50).summary

@@ -37,18 +37,27 @@ from audioeval.core.errors import InputError
 REQUIRED: Any = ...
 """The default of an option the user must give."""
 
-SHARED_GROUPS = ("judge", "run")
+SHARED_GROUPS = ("judge", "run", "model")
 """The shared option groups a preset may expose (`cli/preset_commands.py` holds their flags):
 `judge`: --judge URLS, --judge-model, --judge-concurrency, --judge-timeout, --judge-api-key-env,
 --audio-part, --judge-sample-rate, --judge-temperature, --judge-max-tokens, --judge-prompt;
 `run`: --output-dir/-o, --seed, --resamples, --cache, --no-cache, --progress/--no-progress,
---exclude-missing, --max-failed, --no-probe."""
+--exclude-missing, --max-failed, --no-probe;
+`model` (the model under test, an OpenAI-compatible endpoint): --model/-m NAME@URL[,URL] (or a
+served name with the hidden --base-urls URL[,URL]; the CLI gives the plan `model` as the name
+and `model_urls` as the list), --concurrency, --timeout, --api-key-env, --temperature,
+--max-tokens, --sample-rate, --audio-part. The runner sends `temperature`/`max_tokens` as the
+run's sampling and `sample_rate` to the model; the plan builds the model config. `--audio-part`
+is the model's (`model_audio_part`) in the model group, the judge's in the judge group: a
+preset exposes one of them."""
 
 SHARED_OPTIONS: dict[str, tuple[str, ...]] = {
     "judge": ("judge", "judge_model", "judge_concurrency", "judge_timeout", "judge_api_key_env",
               "audio_part", "judge_sample_rate", "judge_temperature", "judge_max_tokens", "judge_prompt"),
     "run": ("output_dir", "seed", "cache", "no_cache", "resamples", "progress", "exclude_missing",
             "max_failed", "no_probe"),
+    "model": ("model", "base_urls", "concurrency", "timeout", "api_key_env", "temperature", "max_tokens",
+              "sample_rate", "model_audio_part"),
 }  # fmt: skip
 """The value names of each shared group: `Preset.shared` names whole groups or single options
 of them (a preset exposes only the options it uses)."""
@@ -152,9 +161,10 @@ class Preset:
     help: str
     plan: Callable[[Mapping[str, Any]], PresetPlan]
     outcome: Callable[[Path, Mapping[str, Any]], PresetOutcome]
-    """The output folder and the values -> figures and failed work."""
+    """The output folder and the values -> figures and failed work; it may also write the
+    preset's product from the folder's records (`mcq predict`: the predictions file)."""
     options: tuple[PresetOption, ...] = ()
-    shared: tuple[str, ...] = SHARED_GROUPS
+    shared: tuple[str, ...] = ("judge", "run")
     """The shared options it exposes: whole groups (`"judge"`, `"run"`) or single options of
     them (`"judge_model"`, `SHARED_OPTIONS`); `"judge"` beside other judge options is only
     the `--judge` option."""
@@ -173,6 +183,8 @@ class Preset:
     """The console table's title (default: the group)."""
     output_dir: Callable[[Mapping[str, Any]], Path] | None = None
     """The output folder when `--output-dir` is not given (then its default is None)."""
+    rescore: bool = True
+    """Whether it gets `<group> rescore` (`mcq predict` does not: `mcq score` has its group's)."""
 
     def __post_init__(self) -> None:
         if len(self.command) not in (1, 2):

@@ -7,7 +7,6 @@ import typer
 
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.cli.leaderboard_commands import leaderboard
-from audioeval.cli.mcq_commands import mcq_app
 from audioeval.cli.options import aliased
 from audioeval.cli.preset_commands import add_preset_commands
 from audioeval.cli.rank_commands import rank
@@ -30,9 +29,8 @@ app.command("validate", cls=aliased())(validate)
 app.command("report", cls=aliased())(report)
 app.command("rank", cls=aliased({"--bootstrap": "--resamples"}))(rank)
 app.command("leaderboard", cls=aliased({"--bootstrap": "--resamples"}))(leaderboard)
-app.add_typer(mcq_app, name="mcq")
 app.add_typer(runtime_app, name="runtime")
-add_preset_commands(app, load_benchmarks(), existing={"mcq": mcq_app})
+add_preset_commands(app, load_benchmarks())
 
 
 def _print_version(value: bool) -> None:

@@ -4,7 +4,8 @@ into `audioeval` commands.
 For each loaded benchmark (`benchmarks/plugins.load_benchmarks`), a `Preset` with command
 `(group, name)` becomes `audioeval GROUP NAME` (one name: a top-level `audioeval NAME`) with
 its own options plus the shared options it exposes (`SHARED`: one flag, help and check each, the same on every preset), and
-`audioeval GROUP rescore OUTPUT_DIR` (scored again from stored outputs); a `PresetTool`
+`audioeval GROUP rescore OUTPUT_DIR` (scored again from stored outputs; unless `Preset.rescore`
+is False); a `PresetTool`
 becomes `audioeval GROUP NAME` with its options. Every command accepts the underscore form of
 its flags and its hidden aliases (`options.aliased`). After a run: the benchmark's console
 table (`Benchmark.console_table`), the judge reliability, the preset's notes, the engine's
@@ -56,7 +57,28 @@ SHARED: dict[str, tuple[str, Any, tuple[str, ...], dict[str, Any], Any]] = {
     "exclude_missing": ("run", bool, ("--exclude-missing",), {"help": "Leave samples without a usable output (no prediction, output missing or unreadable) out of the means, instead of scoring them 0; they are still counted."}, False),
     "max_failed": ("run", str, ("--max-failed",), {"help": MAX_FAILED_HELP}, "0"),
     "no_probe": ("run", bool, ("--no-probe",), {"help": opt.NO_PROBE_HELP}, False),
+    "model": ("model", str, ("--model", "-m"), {"help": "The model under test: NAME@URL[,URL] (served model name at OpenAI-compatible endpoints)."}, REQUIRED),
+    "base_urls": ("model", str | None, ("--base-urls",), {"hidden": True, "help": "The endpoints, with a served name in --model."}, None),
+    "concurrency": ("model", int, ("--concurrency",), {"min": 1, "help": "Requests in flight, over all endpoints."}, 8),
+    "timeout": ("model", float, ("--timeout",), {"min": 0.001, "help": "Seconds per request, retries included."}, 300.0),
+    "api_key_env": ("model", str, ("--api-key-env",), {"help": "Environment variable holding the endpoints' API key."}, "OPENAI_API_KEY"),
+    "temperature": ("model", float | None, ("--temperature",), {"help": "Sampling temperature (default: the server's)."}, None),
+    "max_tokens": ("model", int | None, ("--max-tokens",), {"help": "max_tokens of each answer (default: the server's)."}, None),
+    "sample_rate": ("model", int, ("--sample-rate",), {"help": "Resample audio before sending (0 keeps the native rate)."}, 16000),
+    "model_audio_part": ("model", opt.AudioPartStyle, ("--audio-part",), {"help": "audio_url (vLLM data URI) or input_audio (OpenAI)."}, opt.AudioPartStyle.audio_url),
 }  # fmt: skip
+
+
+def model_and_urls(model: str, base_urls: str | None) -> tuple[str, list[str]]:
+    """`--model NAME@URL[,URL]`, or a served name with the older `--base_urls URL[,URL]`."""
+    name, at, urls = model.partition("@")
+    if at and base_urls is None:
+        return name, parse_urls(urls.replace("+", ","), "--model")
+    if base_urls is not None and not at:
+        return model, parse_urls(base_urls, "--base_urls")
+    raise InputError(
+        "give the endpoints in --model NAME@URL[,URL] (or a served name with --base_urls)", field="--model"
+    )
 
 
 def _shared(name: str, preset: Preset | None = None) -> tuple[str, Any, Any]:
@@ -121,6 +143,12 @@ def _checks(values: Mapping[str, Any]) -> dict[str, Any]:
         check_number("--judge-temperature", out.get("judge_temperature"))
         check_number("--judge-sample-rate", out.get("judge_sample_rate"))
         check_positive("--judge-max-tokens", out.get("judge_max_tokens"))
+    if "model" in out and "base_urls" in out:  # the model group
+        out["model"], out["model_urls"] = model_and_urls(out["model"], out.pop("base_urls"))
+        check_positive("--timeout", out.get("timeout"))
+        check_number("--temperature", out.get("temperature"))
+        check_positive("--max-tokens", out.get("max_tokens"))
+        check_number("--sample-rate", out.get("sample_rate"))
     if out.get("cache") is not None and out.get("no_cache"):
         raise InputError("give --cache or --no-cache, not both", field="--cache")
     if out.get("cache") is not None:
@@ -145,10 +173,12 @@ def score_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
         report_failed_outputs(out.failed_outputs, excluded=bool(values.get("exclude_missing")))
         for note in out.notes:
             console.print(note)
-        console.print(
-            f"{engine.judge_calls} judge call(s), {engine.cache_hits} cache hit(s). "
-            f"Results: {console_text(done.output_dir)}"
+        asked = (
+            f"asked now {engine.asked}, reused {engine.reused}, {engine.calls} model call(s)"
+            if preset.uses("model")
+            else f"{engine.judge_calls} judge call(s)"
         )
+        console.print(f"{asked}, {engine.cache_hits} cache hit(s). Results: {console_text(done.output_dir)}")
         enforce_max_failed(
             FailedWork(out.unit, out.total, out.failed, out.scored, out.first_failure, out.no_retry),
             failure_limit,
@@ -227,8 +257,9 @@ def add_preset_commands(
             sub.command(preset.command[1], cls=opt.aliased(dict(preset.aliases)))(
                 score_command(bench, preset)
             )
-            rescore = rescore_command(bench, preset)
-            sub.command("rescore", cls=opt.aliased({"--bootstrap": "--resamples"}))(rescore)
+            if preset.rescore:
+                rescore = rescore_command(bench, preset)
+                sub.command("rescore", cls=opt.aliased({"--bootstrap": "--resamples"}))(rescore)
         for tool in bench.tools:
             sub = group(tool.command[0], bench)
             sub.command(tool.command[1], cls=opt.aliased(dict(tool.aliases)))(tool_command(tool))

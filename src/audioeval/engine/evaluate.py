@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from audioeval import __version__
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
+from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge_prompt
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
@@ -64,10 +65,12 @@ from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.jsonl import JsonlAppender
-from audioeval.store.records import StoredRecords, read_records
+from audioeval.store.records import StoredRecords, read_records, record_problem
 from audioeval.store.response_cache import ResponseCache
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import check_or_write_signature
+
+NOTHING_PREPARED = PreparedInputs()
 
 
 @dataclass
@@ -101,20 +104,17 @@ class EvalRequest:
     exclude_missing: bool = False
     # Check each model and judge endpoint once before asking anything (endpoint_probe.py).
     probe: bool = True
-    # Samples a preset read and checked itself, by benchmark name: their source is not read again.
-    sample_sets: dict[str, SampleSet] = field(default_factory=dict)
-    # Inputs that change per sample (a predictions file scored again into the same folder): the
-    # input files' locations and hashes stay out of the pair signature, and a sample whose
-    # content hash changed is scored again (its new record supersedes the old) rather than refused.
-    rescore_changed_samples: bool = False
     # The response cache file (default: response_cache.sqlite in the run directory).
     cache_path: Path | None = None
-    # Where the benchmark exports of a one-pair run go (e.g. the run directory itself, as
-    # `mmae score` asks); default: the pair folder (`engine/exports.py`).
-    exports_dir: Path | None = None
-    # What a preset tells its benchmark's exporter (`PairExport.run_info`), e.g. `mcq score`'s
-    # predictions file and rubric settings.
-    export_info: dict[str, Any] = field(default_factory=dict)
+    # What a caller read and checked before the run (a preset's samples, whether a changed
+    # sample is scored again, what the exporter is told, where one pair's exports go):
+    # `benchmarks/prepared.py`; None: each benchmark's source is read, as for `audioeval run`.
+    prepared: PreparedInputs | None = None
+
+    @property
+    def inputs(self) -> PreparedInputs:
+        """The prepared inputs (none given: nothing prepared)."""
+        return self.prepared if self.prepared is not None else NOTHING_PREPARED
 
 
 @dataclass
@@ -129,14 +129,31 @@ class PairRun:
     ignored: list[str] = field(default_factory=list)  # stored lines not trusted, and why
     stored: int = 0  # valid records there before this run
     records: list[SampleRecord] | None = None  # the valid records once the pair is done (read once)
+    # The valid records as written, kept while the pair runs (the stored ones, then each one
+    # appended): `final_records` without reading the file back. None: read it back (a line
+    # was redacted or failed the read-back check, so memory may differ from the file).
+    kept: list[SampleRecord] | None = None
     model_skipped: list[InputError] = field(default_factory=list)  # the model's items that answer no sample
     summary: PairSummary = field(default_factory=lambda: PairSummary())  # the pair's summary.json, once written
 
     def final_records(self) -> list[SampleRecord]:
-        """The pair's valid records, read once after its samples are done (summary, exports)."""
+        """The pair's valid records, read once after its samples are done (summary, exports);
+        the kept ones when every line written holds its record as kept (the same records:
+        tests/test_streamed_records.py)."""
         if self.records is None:
-            self.records = read_records(self.folder / RECORDS_FILE).records
+            kept = self.kept
+            self.records = kept if kept is not None else read_records(self.folder / RECORDS_FILE).records
+            self.kept = None
         return self.records
+
+    def keep(self, record: SampleRecord, written: dict[str, Any], exact: bool) -> None:
+        """Keep a record just appended (`written`: its line's object; `exact`: the line holds
+        it unredacted); one that the read-back would check otherwise stops the keeping."""
+        if self.kept is not None:
+            if exact and record_problem(written) is None:
+                self.kept.append(record)
+            else:
+                self.kept = None
 
 
 @dataclass
@@ -265,18 +282,18 @@ def _plan_pair(
         judge=req.judge.signature() if needs_judge(bench) and req.judge is not None else None,
         source_sha256=samples.source_sha256,
     )
-    if req.rescore_changed_samples:
+    if req.inputs.rescore_changed_samples:
         signature = without_input_files(signature)
     check_or_write_signature(folder, signature)
     hashes = _digests(samples, {} if digests is None else digests)
     stored = _stored(folder, cache)
     latest = latest_records(stored.records)
     refusal = changed_samples(list(latest.values()), hashes, folder / RECORDS_FILE)
-    if refusal is not None and not req.rescore_changed_samples:
+    if refusal is not None and not req.inputs.rescore_changed_samples:
         raise refusal
     ids = [s.id for s in samples.samples]
     write_json_atomic(folder / IDS_FILE, ids)
-    todo, done = _pending(latest, bench, samples, template, hashes if req.rescore_changed_samples else None)
+    todo, done = _pending(latest, bench, samples, template, hashes if req.inputs.rescore_changed_samples else None)
     model_skipped = _write_model_skipped(folder, adapter, ids, samples.skipped)
     return PairRun(
         bench,
@@ -289,6 +306,7 @@ def _plan_pair(
         stored.ignored,
         len(stored.records),
         model_skipped=model_skipped,
+        kept=list(stored.records),
     )
 
 
@@ -360,7 +378,8 @@ async def _run_pair(
         if judge is not None and judge.crash is not None:
             raise judge.crash  # a bug in the judge client stops the run; nothing is recorded
         record.time = round(time.time(), 3)
-        writer.append(record.to_json())
+        written = record.to_json()
+        pair.keep(record, written, writer.append(written))
         progress.advance(bar)
 
     try:
@@ -444,7 +463,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     benches = _resolve_all(req)
     _check_judge(benches, req.judge)
     sample_sets = {
-        b.name: req.sample_sets.get(b.name)
+        b.name: req.inputs.samples.get(b.name)
         or load_samples(b.spec, b.where, root=req.data_root, limit=req.limit)
         for b in benches
     }
@@ -561,14 +580,14 @@ def _export_settings(req: EvalRequest, cache_hits: int, work: JudgeWork | None) 
         "cache_hits": cache_hits,
         "endpoints": work.endpoints if work is not None else [],
         "pid": os.getpid(),
-        **req.export_info,
+        **req.inputs.export_info,
     }
     return ExportSettings(
         req.resamples,
         req.seed,
         req.exclude_missing,
         req.judge.model if req.judge is not None else None,
-        req.exports_dir,
+        req.inputs.exports_dir,
         run_info=info,
     )
 
@@ -595,7 +614,7 @@ async def _check_endpoints(
             folder = pair_dir(run_dir, bench.name, model.slug)
             latest = latest_records(_stored(folder, stored).records)
             samples = sample_sets[bench.name]
-            hashes = _digests(samples, {} if digests is None else digests) if req.rescore_changed_samples else None
+            hashes = _digests(samples, {} if digests is None else digests) if req.inputs.rescore_changed_samples else None
             todo, _ = _pending(latest, bench, samples, _template_override(model, bench), hashes)
             if todo:
                 asked.add(model.slug)
@@ -667,8 +686,8 @@ def _write_run_file(
     }
     if req.judge is not None:
         data["judge"] = req.judge.model_dump(mode="json")
-    if req.exports_dir is not None:
-        data["exports_dir"] = os.path.relpath(req.exports_dir, run_dir)
+    if req.inputs.exports_dir is not None:
+        data["exports_dir"] = os.path.relpath(req.inputs.exports_dir, run_dir)
     if path.exists():
         # Endpoints, concurrency and timeouts may change between runs; what each benchmark ×
         # model pair was scored with is checked against its own signature.json.

@@ -90,7 +90,7 @@ FAMILY_BOARDS: dict[str, dict[str, Any]] = {
         "name": "editing",
         "title": "Editing (MMAE)",
         "family": "editing",
-        "description": "IFR, CR and EMR (%); no average: ranked by EMR, then IFR, then CR",
+        "description": "IFR, CR and EMR (%); no average",
         "columns": [
             {"metric": "mean:ifr", "label": "IFR", "transform": "as_is"},
             {"metric": "mean:cr", "label": "CR", "transform": "as_is"},

@@ -99,7 +99,7 @@ INPUT_FILE_KEYS = ("file", "audio_root", "predictions_sha256", "outputs_sha256")
 def without_input_files(signature: Mapping[str, Any]) -> dict[str, Any]:
     """The signature without where the inputs are read from and their file hashes (the
     benchmark's source path, a predictions file's path and hash): for runs whose samples'
-    own content hashes say what is done (`EvalRequest.rescore_changed_samples`)."""
+    own content hashes say what is done (`PreparedInputs.rescore_changed_samples`)."""
     out = dict(signature)
     out.pop("source_sha256", None)
     bench = dict(out.get("benchmark") or {})

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from audioeval.adapters.base import GenerationConfig
+from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOutcome, PresetPlan, shared_group
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.redact import secret_from_env
@@ -56,6 +58,17 @@ SHARED_DEFAULTS: dict[str, Any] = {
     "exclude_missing": False,
     "max_failed": "0",
     "no_probe": False,
+    # model (the model under test; the plan builds its config)
+    "model": REQUIRED,  # the served name (the CLI splits NAME@URL into model and model_urls)
+    "model_urls": None,
+    "base_urls": None,
+    "concurrency": 8,
+    "timeout": 300.0,
+    "api_key_env": "OPENAI_API_KEY",
+    "temperature": None,
+    "max_tokens": None,
+    "sample_rate": 16000,
+    "model_audio_part": "audio_url",
 }
 
 
@@ -117,6 +130,7 @@ def preset_request(preset: Preset, values: Mapping[str, Any]) -> EvalRequest:
     """The engine request of one preset run (the preset's plan, the shared options)."""
     plan = preset.plan(values)
     out = Path(values["output_dir"])
+    asks_model = preset.uses("model")
     return EvalRequest(
         benchmarks=[],
         models=[ModelConfig(**plan.model)],
@@ -130,11 +144,18 @@ def preset_request(preset: Preset, values: Mapping[str, Any]) -> EvalRequest:
         exclude_missing=values["exclude_missing"],
         probe=not values["no_probe"],
         judge_prompt=values.get("judge_prompt"),
-        cache_path=values["cache"] or out / "judge_cache.sqlite",
-        exports_dir=out,
-        sample_sets={p.spec.name: p.samples for p in (plan, *plan.also) if p.samples is not None},
-        rescore_changed_samples=plan.rescore_changed_samples,
-        export_info=dict(plan.export_info),
+        # a run that asks no judge keeps the engine's cache file (`mcq predict`)
+        cache_path=values["cache"] or (out / "judge_cache.sqlite" if preset.uses("judge") else None),
+        generation=GenerationConfig(temperature=values["temperature"], max_tokens=values["max_tokens"])
+        if asks_model
+        else GenerationConfig(),
+        sample_rate=values["sample_rate"] if asks_model else None,
+        prepared=PreparedInputs(
+            samples={p.spec.name: p.samples for p in (plan, *plan.also) if p.samples is not None},
+            rescore_changed_samples=plan.rescore_changed_samples,
+            export_info=dict(plan.export_info),
+            exports_dir=out,
+        ),
     )
 
 

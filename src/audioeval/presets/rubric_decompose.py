@@ -1,4 +1,6 @@
-"""`rubric decompose`: a preset of the run engine, not a pipeline of its own.
+"""The caption decomposition run of `presets/rubrics_on_the_fly.py` (rubrics made before an
+`audioeval run`): `rubric decompose`'s run (`benchmarks/rubric_items/preset.py`) with its
+settings given in code, not a pipeline of its own.
 
 The captions file (checked first: `benchmarks/rubric_items/decompose_source.py`) becomes the
 samples of a `rubric_decompose` benchmark; the model is `caption`, the echo baseline, which
@@ -15,11 +17,11 @@ and by `audioeval rescore <run>` alone.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.rubric_items.decompose_export import RUN_INFO_KEY, DecomposeResult
 from audioeval.benchmarks.rubric_items.decompose_prompts import PROMPT_VERSION
 from audioeval.benchmarks.rubric_items.decompose_source import (
@@ -30,12 +32,10 @@ from audioeval.benchmarks.rubric_items.decompose_source import (
     load_captions,
 )
 from audioeval.benchmarks.sources.loader import SampleSet
-from audioeval.core.errors import InputError
 from audioeval.engine.evaluate import EvalRequest, evaluate_async
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.store.file_digest import file_sha256
-from audioeval.store.run_lock import check_output_file, hold_run_lock
 
 MODEL = ModelConfig(name="caption", type="baseline", baseline="echo")
 
@@ -100,10 +100,12 @@ def _request(cfg: DecomposeConfig, samples: SampleSet) -> EvalRequest:
         judge=cfg.llm,
         judge_prompt=cfg.prompt,
         probe=cfg.probe,
-        sample_sets={BENCHMARK: samples},
-        rescore_changed_samples=True,
-        exports_dir=cfg.folder,
-        export_info={RUN_INFO_KEY: cfg.info()},
+        prepared=PreparedInputs(
+            samples={BENCHMARK: samples},
+            rescore_changed_samples=True,
+            export_info={RUN_INFO_KEY: cfg.info()},
+            exports_dir=cfg.folder,
+        ),
     )
 
 
@@ -116,14 +118,3 @@ async def decompose_async(cfg: DecomposeConfig, captions: list[Caption] | None =
     result: DecomposeResult = run.exports[cfg.folder]
     return result
 
-
-def decompose(cfg: DecomposeConfig) -> DecomposeResult:
-    """Check the inputs, hold the run directory, run."""
-    check_output_file(cfg.output, "the rubrics file (--output)")
-    if cfg.output.expanduser().resolve() == cfg.captions.expanduser().resolve():
-        raise InputError(
-            "the rubrics file would replace the captions file; give another path", field="--output"
-        )
-    captions = load_captions(cfg.captions)  # bad input fails before a folder is made
-    with hold_run_lock(cfg.folder):
-        return asyncio.run(decompose_async(cfg, captions))

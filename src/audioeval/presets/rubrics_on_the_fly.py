@@ -85,21 +85,23 @@ async def _decomposed(
 
 async def with_rubrics_async(req: EvalRequest) -> tuple[EvalRequest, list[DecomposeResult]]:
     """The request with the samples of every benchmark with `source.decompose` loaded and
-    given their rubrics (`sample_sets`), and the decompositions made; unchanged otherwise."""
+    given their rubrics (`PreparedInputs.samples`), and the decompositions made; unchanged
+    otherwise."""
     run_dir = req.output_dir or default_output_dir(req)
-    sets = dict(req.sample_sets)
+    given = req.inputs.samples
+    sets: dict[str, SampleSet] = {}
     results = []
     for ref in req.benchmarks:
         spec, where = resolve_benchmark(ref, task=req.task, as_task=req.as_task, language=req.language)
-        if spec.source.decompose is None or spec.name in sets:
+        if spec.source.decompose is None or spec.name in given or spec.name in sets:
             continue
         samples = load_samples(spec, where, root=req.data_root, limit=req.limit)
         sets[spec.name], result = await _decomposed(spec, samples, run_dir / spec.name, req)
         if result is not None:
             results.append(result)
-    if sets == req.sample_sets:
+    if not sets:
         return req, results
-    return dataclasses.replace(req, output_dir=run_dir, sample_sets=sets), results
+    return dataclasses.replace(req, output_dir=run_dir, prepared=req.inputs.with_samples(sets)), results
 
 
 def with_rubrics(req: EvalRequest) -> tuple[EvalRequest, list[DecomposeResult]]:

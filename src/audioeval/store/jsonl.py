@@ -127,9 +127,10 @@ class JsonlAppender:
                 with contextlib.suppress(OSError, ValueError):  # a full disk: close() reports it
                     os.fsync(self._fh.fileno())
 
-    def append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        line = redact_known_bytes(line)  # the API keys in use never reach a file
+    def append(self, record: dict[str, Any]) -> bool:
+        """Write one line; True when it holds `record` as given (False: a secret was redacted)."""
+        given = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        line = redact_known_bytes(given)  # the API keys in use never reach a file
         try:
             self._fh.write(line + b"\n")
             self._fh.flush()
@@ -137,6 +138,7 @@ class JsonlAppender:
             raise naming(exc, self.path) from None
         self._dirty.set()
         self.written += 1
+        return line == given
 
     def close(self) -> None:
         if self._fh.closed:

@@ -1,8 +1,8 @@
 """MMAR and MMAU as one `Benchmark` family (`benchmarks/contract.py`), named `mmar_mmau` (not
 `mcq`: that is the generic multiple-choice task): its specs (`specs/mmar.yaml`, `specs/mmau-*.yaml`),
 the MMAR-Rubrics judge (`mmar_rubrics`, `mcq score --rubrics`, loaded when first built), its
-exporter; its command (`mcq score`, `mcq predict`) is still a CLI module of its own
-(cli/mcq_commands.py) until it becomes a `Preset` (benchmarks/preset.py) as `mmae score` is."""
+exporters (`mcq_score`, `mcq_predictions`); its presets `mcq score` (`preset.py`) and
+`mcq predict` (`predict_preset.py`), data (`benchmarks/preset.py`) as `mmae score` is."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.contract import Benchmark
+from audioeval.benchmarks.mcq.predict_preset import PREDICT
 from audioeval.benchmarks.mcq.preset import SCORE
 from audioeval.scoring.base import DeferredFactory
 
@@ -21,10 +22,17 @@ def _write_exports(folder: Path, export: Any) -> Any:
     return write_exports(folder, export)
 
 
+def _write_predictions(folder: Path, export: Any) -> Any:
+    from audioeval.benchmarks.mcq.predict_export import write_predictions_file
+
+    return write_predictions_file(folder, export)
+
+
 def _console_table(figures: Any) -> Any:
     from audioeval.benchmarks.mcq.console_table import console_table
 
-    return console_table(figures)
+    # `mcq predict`'s figures (predict_summary.json) have no table: its outcome prints a line
+    return console_table(figures) if "counts" in figures else None
 
 
 def _rubric_scorer() -> Any:
@@ -38,7 +46,7 @@ BENCHMARK = Benchmark(
     description="MMAR and MMAU: multiple-choice audio reasoning, official-exact and robust",
     specs=resources.files("audioeval.benchmarks.mcq").joinpath("specs"),
     scorers={"mmar_rubrics": DeferredFactory(_rubric_scorer)},
-    exporters={"mcq_score": _write_exports},
-    presets=(SCORE,),
+    exporters={"mcq_score": _write_exports, "mcq_predictions": _write_predictions},
+    presets=(SCORE, PREDICT),
     console_table=_console_table,
 )

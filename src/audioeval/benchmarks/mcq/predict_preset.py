@@ -1,0 +1,143 @@
+"""`audioeval mcq predict` as data (`benchmarks/preset.py`): MMAR / MMAU questions asked of a
+model under test, its answers written to a predictions file that `mcq score` reads.
+
+The plan reads the metadata (`--metadata`, default `AUDIO_ROOT/MMAR-meta.jsonl` or
+`AUDIO_ROOT/mmau-test-mini.json`), checks every item and renders every prompt before
+anything is written (a predictions file must hold every item of the metadata: bad input
+stops the command, where `audioeval run` would skip the row), and hands the engine the
+samples of an `mcq` spec (`predictions_out.predict_spec`: prompt template, audio root) with
+the model from the shared `model` options (NAME@URL, concurrency, timeout, key variable,
+sampling, sample rate, audio part); no judge. The engine asks, records, caches and resumes in
+the run folder (`--output-dir`, default `OUTPUT.run/`); the `mcq_predictions` exporter
+(`predict_export.py`) then writes the predictions file and `predict_summary.json`, which
+`outcome` reads back. It has no `mcq rescore` of its own (that is `mcq score`'s).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.core.errors import InputError
+
+OPTIONS = (
+    PresetOption("benchmark", "--benchmark", str, choices=("mmar", "mmau"), help="mmar or mmau."),
+    PresetOption("audio_root", "--audio-root", Path, help="Folder the metadata's audio paths are relative to."),
+    PresetOption(
+        "output", "--output", Path, help="Predictions file to write (.jsonl or .json), read by `mcq score`."
+    ),
+    PresetOption(
+        "metadata", "--metadata", Path, None, optional=True,
+        help="Benchmark metadata (default: AUDIO_ROOT/MMAR-meta.jsonl or AUDIO_ROOT/mmau-test-mini.json).",
+    ),
+    PresetOption(
+        "template", "--template", str, "mcq_choices",
+        help="Prompt template: a shipped name (mcq_choices, mcq_letters) or a YAML file.",
+    ),
+)  # fmt: skip
+
+HELPS = {
+    "output_dir": "The `audioeval run` folder: records, cache and signatures (default: OUTPUT.run/); rerun to resume.",
+}
+
+
+def _jsonl_out(out: Path, source_jsonl: bool) -> bool:
+    suffix = out.suffix.lower()
+    return True if suffix == ".jsonl" else False if suffix == ".json" else source_jsonl
+
+
+def _check_prompts(spec: Any, where: str, samples: Any) -> None:
+    """Render every prompt as the engine will: the first problem is raised, nothing asked."""
+    from audioeval.benchmarks.resolved import resolve
+    from audioeval.prompts.templates import render
+
+    bench = resolve(spec, where)
+    for sample in samples.samples:
+        template = bench.template_for(sample.get("prompt_template"))
+        render(
+            template,
+            {**bench.spec.variables, **sample.fields},
+            sample.audio.get("audio"),
+            sample_id=sample.id,
+        )
+
+
+def plan(values: Mapping[str, Any]) -> PresetPlan:
+    """The metadata read and checked, as the samples of an `mcq` run of the model under test."""
+    from audioeval.benchmarks.mcq.definitions import get_benchmark
+    from audioeval.benchmarks.mcq.loading import load_mcq_file
+    from audioeval.benchmarks.mcq.predict_export import EXPORTER, RUN_INFO_KEY
+    from audioeval.benchmarks.mcq.predictions_out import check_prompt_fields, predict_spec
+    from audioeval.benchmarks.sources.loader import load_samples
+    from audioeval.store.run_lock import check_output_file
+
+    bench = get_benchmark(values["benchmark"])
+    out = Path(values["output"])
+    check_output_file(out, "the predictions file (--out)")
+    audio_root = Path(values["audio_root"])
+    metadata = Path(values["metadata"]) if values.get("metadata") else audio_root / bench.metadata_file
+    file = load_mcq_file(metadata, bench, require_predictions=False)
+    check_prompt_fields(file.items, bench, str(metadata))
+    spec = predict_spec(bench, metadata, audio_root, values["template"], jsonl=file.jsonl)
+    spec = spec.model_copy(update={"exports": EXPORTER})
+    where = spec.source.path
+    # the run folder as data root: no local copy under AUDIOEVAL_DATA replaces the metadata
+    samples = load_samples(spec, where, root=Path(values["output_dir"]))
+    if samples.skipped:
+        raise samples.skipped[0]
+    _check_prompts(spec, where, samples)
+    if not values.get("model_urls"):
+        raise InputError("no endpoint URL given: --model NAME@URL[,URL]", field="--model")
+    model = {
+        "name": values["model"],
+        "type": "openai",
+        "urls": list(values["model_urls"]),
+        "served_model": values["model"],
+        "api_key_env": values["api_key_env"],
+        "concurrency": values["concurrency"],
+        "timeout_s": values["timeout"],
+        "audio_part": values["model_audio_part"],
+    }
+    info = {
+        "benchmark": bench.name,
+        "metadata": str(metadata),
+        "output": str(out),
+        "jsonl": _jsonl_out(out, file.jsonl),
+    }
+    return PresetPlan(spec, where, model, samples=samples, export_info={RUN_INFO_KEY: info}, judge=None)
+
+
+def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
+    """`predict_summary.json` read back: items, answers, the first item without one."""
+    from rich.markup import escape
+
+    from audioeval.benchmarks.mcq.predict_export import SUMMARY_FILE
+
+    s = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
+    note = (
+        f"{s['answered']}/{s['items']} answered ({s['failed']} without an answer: see the records "
+        f"in {escape(str(folder))}). Predictions: {escape(str(s['output']))}"
+    )
+    return PresetOutcome(
+        s, int(s["items"]), int(s["failed"]), int(s["answered"]), first_failure=s["first_failure"],
+        notes=[note], unit="item",
+    )  # fmt: skip
+
+
+PREDICT = Preset(
+    command=("mcq", "predict"),
+    help="Ask a model every question with its audio (on the `audioeval run` engine) and write the predictions file.",
+    plan=plan,
+    outcome=outcome,
+    options=OPTIONS,
+    shared=("model", "output_dir", "no_cache", "progress", "max_failed", "no_probe"),
+    defaults={"output_dir": None},
+    helps=HELPS,
+    aliases={"--out": "--output", "--run-dir": "--output-dir"},
+    title="MMAR / MMAU predictions",
+    output_dir=lambda values: Path(values["output"]).parent / f"{Path(values['output']).name}.run",
+    rescore=False,
+)
