@@ -20,6 +20,7 @@ import re
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,42 @@ def clips(sample: dict[str, Any], pred: dict[str, Any], root: Path) -> dict[str,
     return out
 
 
+def request(
+    model: str, rubric: dict[str, Any], audio: dict[str, str], rng: random.Random
+) -> tuple[bytes, list[str], str]:
+    """(JSON body, options in the order shown, their letters) of one attempt."""
+    options = [rubric["right_choice"], *rubric["wrong_choices"]]
+    labels = list(dict.fromkeys(REF.findall(rubric["question"])))
+    shown = options[:]
+    rng.shuffle(shown)
+    letters = "ABCDEFGH"[: len(shown)]
+    content: list[dict[str, Any]] = []
+    for i, label in enumerate(labels):
+        content.append({"type": "text", "text": ("\n" if i else "") + f"<audio {label}>: "})
+        content.append({"type": "audio_url", "audio_url": {"url": audio[label]}})
+    choices = "\n".join(f"{lt}. {tx}" for lt, tx in zip(letters, shown, strict=True))
+    content.append(
+        {
+            "type": "text",
+            "text": f"\n\n{INSTRUCTIONS}\n\nQuestion: {rubric['question']}\n\nChoices:\n{choices}",
+        }
+    )
+    body = {
+        "model": model,
+        "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": content}],
+        "max_tokens": 1024,
+    }
+    return json.dumps(body).encode(), shown, letters
+
+
+def vote(text: str, shown: list[str], letters: str, right: str) -> bool | None:
+    """Whether a readable answer picked the right option (None: no valid vote)."""
+    m = CHOICE.search(text)
+    if m is None or m.group(1) not in letters:
+        return None
+    return shown[letters.index(m.group(1))] == right
+
+
 def judge_rubric(
     urls: itertools.cycle,
     lock: threading.Lock,
@@ -61,46 +98,33 @@ def judge_rubric(
 ) -> tuple[int, int]:
     """(calls, valid votes for the right choice) of one rubric."""
     rng = random.Random(seed)
-    options = [rubric["right_choice"], *rubric["wrong_choices"]]
-    labels = list(dict.fromkeys(REF.findall(rubric["question"])))
     good = calls = valid = 0
     while valid < votes and calls < max_attempts:
-        shown = options[:]
-        rng.shuffle(shown)
-        letters = "ABCDEFGH"[: len(shown)]
-        content: list[dict[str, Any]] = []
-        for i, label in enumerate(labels):
-            content.append({"type": "text", "text": ("\n" if i else "") + f"<audio {label}>: "})
-            content.append({"type": "audio_url", "audio_url": {"url": audio[label]}})
-        choices = "\n".join(f"{lt}. {tx}" for lt, tx in zip(letters, shown, strict=True))
-        content.append(
-            {
-                "type": "text",
-                "text": f"\n\n{INSTRUCTIONS}\n\nQuestion: {rubric['question']}\n\nChoices:\n{choices}",
-            }
-        )
-        body = {
-            "model": model,
-            "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": content}],
-            "max_tokens": 1024,
-        }
+        data, shown, letters = request(model, rubric, audio, rng)
         with lock:
             url = next(urls)
-        req = urllib.request.Request(
-            url + "/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
-        )
+        req = urllib.request.Request(url + "/chat/completions", data, {"Content-Type": "application/json"})
         calls += 1
         try:
             with urllib.request.urlopen(req, timeout=60) as resp:
                 text = json.loads(resp.read())["choices"][0]["message"]["content"] or ""
         except OSError:
             continue
-        m = CHOICE.search(text)
-        if m is None or m.group(1) not in letters:
+        right = vote(text, shown, letters, rubric["right_choice"])
+        if right is None:
             continue
         valid += 1
-        good += shown[letters.index(m.group(1))] == rubric["right_choice"]
+        good += right
     return calls, good
+
+
+def rubric_jobs(meta: list[dict[str, Any]], preds: dict[str, Any], root: Path) -> Iterator[tuple[Any, ...]]:
+    """(rubric, its sample's clips, seed) of every rubric, in the metadata's order (a sample's
+    clips are read when its first rubric is reached, so work starts at once)."""
+    for k, sample in enumerate(meta):
+        audio = clips(sample, preds[sample["id"]], root)
+        for r, rubric in enumerate(sample["rubrics"]):
+            yield rubric, audio, k * 1000 + r
 
 
 def main() -> None:
@@ -116,13 +140,12 @@ def main() -> None:
     preds = {p["id"]: p for p in json.loads(args.predictions.read_text())}
     root = args.predictions.parent
     urls, lock = itertools.cycle(args.judge.split(",")), threading.Lock()
-    jobs = []
     with ThreadPoolExecutor(args.workers) as pool:
-        for k, sample in enumerate(meta):
-            audio = clips(sample, preds[sample["id"]], root)
-            for r, rubric in enumerate(sample["rubrics"]):
-                jobs.append(pool.submit(judge_rubric, urls, lock, args.model, rubric, audio, k * 1000 + r))
-        results = [j.result() for j in jobs]
+        futures = [
+            pool.submit(judge_rubric, urls, lock, args.model, rubric, audio, seed)
+            for rubric, audio, seed in rubric_jobs(meta, preds, root)
+        ]
+        results = [f.result() for f in futures]
     calls = sum(c for c, _ in results)
     passed = sum(g >= 2 for _, g in results)
     print(

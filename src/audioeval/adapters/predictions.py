@@ -47,8 +47,17 @@ class PredictionsFile:
     unreadable: list[InputError] = field(default_factory=list)
 
     _loaded: bool = False
+    _signature: dict[str, Any] | None = None
 
     def signature(self) -> dict[str, Any]:
+        """The file's and its clips' content hashes, taken once: the engine asks for the
+        signature several times a run (run.json, the folder check, each pair), and hashing
+        every output clip again each time cost ~0.15 s per call at 2,000 clips."""
+        if self._signature is None:
+            self._signature = self._content_signature()
+        return dict(self._signature)
+
+    def _content_signature(self) -> dict[str, Any]:
         root = self.audio_root or self.path.parent
         if self.output == "text":
             return {

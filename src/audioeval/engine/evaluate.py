@@ -380,7 +380,8 @@ async def _run_pair(
         record.time = round(time.time(), 3)
         written = record.to_json()
         pair.keep(record, written, writer.append(written))
-        progress.advance(bar)
+        if req.progress:  # a disabled bar still takes Rich's lock on every advance
+            progress.advance(bar)
 
     try:
         if judge is not None and ctx.judge is not None:

@@ -18,6 +18,7 @@ from typing import Any
 from audioeval.benchmarks.pair_exports import PairExport, exporter_for
 from audioeval.core.errors import InputError
 from audioeval.engine.run_layout import MODEL_SKIPPED_FILE
+from audioeval.store.json_items import gc_paused
 
 
 @dataclass
@@ -45,26 +46,29 @@ def export_pairs(run_dir: Path, pairs: Sequence[Any], settings: ExportSettings) 
     what each exporter returned, by the folder it wrote."""
     written: dict[Path, Any] = {}
     exporting = [(pair, exporter) for pair in pairs if (exporter := exporter_for(pair.bench)) is not None]
-    for pair, exporter in exporting:
-        one = settings.exports_dir is not None and len(exporting) == 1
-        folder = settings.exports_dir if one and settings.exports_dir is not None else pair.folder
-        skipped = _errors(run_dir / pair.bench.name / "skipped.json") + _errors(
-            pair.folder / MODEL_SKIPPED_FILE
-        )
-        export = PairExport(
-            pair.bench,
-            pair.final_records(),
-            list(pair.ids),
-            skipped,
-            stored=pair.stored,
-            asked_ids=[s.id for s in pair.todo],
-            resamples=settings.resamples,
-            seed=settings.seed,
-            exclude_missing=settings.exclude_missing,
-            judge_model=settings.judge_model,
-            judged=settings.judged,
-            run_info=settings.run_info,
-            summary=pair.summary,
-        )
-        written[folder] = exporter(folder, export)
+    one = settings.exports_dir is not None and len(exporting) == 1
+    with gc_paused():  # many small acyclic objects (lines, rows): collector passes only cost time
+        for pair, exporter in exporting:
+            folder = settings.exports_dir if one and settings.exports_dir is not None else pair.folder
+            written[folder] = exporter(folder, _pair_export(run_dir, pair, settings))
     return written
+
+
+def _pair_export(run_dir: Path, pair: Any, settings: ExportSettings) -> PairExport:
+    """What a pair's exporter reads."""
+    skipped = _errors(run_dir / pair.bench.name / "skipped.json") + _errors(pair.folder / MODEL_SKIPPED_FILE)
+    return PairExport(
+        pair.bench,
+        pair.final_records(),
+        list(pair.ids),
+        skipped,
+        stored=pair.stored,
+        asked_ids=[s.id for s in pair.todo],
+        resamples=settings.resamples,
+        seed=settings.seed,
+        exclude_missing=settings.exclude_missing,
+        judge_model=settings.judge_model,
+        judged=settings.judged,
+        run_info=settings.run_info,
+        summary=pair.summary,
+    )

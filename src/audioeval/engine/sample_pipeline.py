@@ -22,8 +22,10 @@ transcript, and any other scorer scores again.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -57,12 +59,35 @@ def messages_digest(messages: tuple[Message, ...]) -> str:
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
+def prompt_text(messages: tuple[Message, ...]) -> str:
+    """The text parts of what the model is asked, one after another (a record's `prompt`)."""
+    return "\n".join(p.text for m in messages for p in m.parts if isinstance(p, TextPart))
+
+
+def prompt_facts(messages: tuple[Message, ...]) -> tuple[str, str]:
+    """(`messages_digest`, `prompt_text`) of what the model is asked. Text-only messages are
+    worked out once per distinct prompt (equal text messages have equal digests, and many
+    samples share a prompt); messages with audio are not (clips starting at 0.0 and at -0.0
+    are equal, yet their digests differ)."""
+    if all(isinstance(p, TextPart) for m in messages for p in m.parts):
+        try:
+            return _text_prompt_facts(messages)
+        except TypeError:  # unhashable: parts in a list
+            pass
+    return messages_digest(messages), prompt_text(messages)
+
+
+@functools.lru_cache(maxsize=1024)
+def _text_prompt_facts(messages: tuple[Message, ...]) -> tuple[str, str]:
+    return messages_digest(messages), prompt_text(messages)
+
+
 def build_messages(
     bench: ResolvedBenchmark, sample: Sample, template_name: str | None
 ) -> tuple[Message, ...]:
     name = sample.get("prompt_template") or template_name
     template = bench.template_for(name)
-    variables: dict[str, Any] = {k: v for k, v in {**bench.spec.variables, **sample.fields}.items()}
+    variables: dict[str, Any] = {**bench.spec.variables, **sample.fields}
     # The input clip; a TTS / voice-conversion sample has none, and its prompt voice goes instead.
     audio = sample.audio.get("audio") or sample.audio.get("reference_voice")
     return tuple(render(template, variables, audio, sample_id=sample.id))
@@ -70,8 +95,9 @@ def build_messages(
 
 def _prediction(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) -> tuple[Prediction, Answer]:
     raw = output.text
-    answer = Answer(None)
-    if raw is not None:
+    if raw is None:
+        answer = Answer(None)
+    else:
         processed = bench.chain(raw, sample)
         answer = Answer(processed.text, processed.outcome, processed.detail)
     prediction = Prediction(text=answer.text, raw=raw, audio_path=output.audio_path, outcome=answer.outcome)
@@ -141,6 +167,19 @@ def _record_failure(
     return True
 
 
+def _plainly_finite(numbers: dict[str, Any]) -> bool:
+    """Whether every value is an int, a bool, None, a string or a finite float: then
+    `non_finite_field` finds nothing in it, and need not walk it (the common score)."""
+    for value in numbers.values():
+        kind = type(value)
+        if kind is float:
+            if not math.isfinite(value):
+                return False
+        elif not (kind is int or kind is bool or kind is str or value is None):
+            return False
+    return True
+
+
 def _keep(rec: SampleRecord, scorer: Scorer, result: Score) -> bool:
     """A scorer's result in the record; a judged scorer's detail (its judge answers) in `judge`.
     False, and the sample failed (`cannot score`, naming the scorer and the field), when the
@@ -152,7 +191,7 @@ def _keep(rec: SampleRecord, scorer: Scorer, result: Score) -> bool:
         if not isinstance(result, Score) or not isinstance(result.values, dict) or not isinstance(result.stats, dict)
         else None
     )
-    if bad is None:
+    if bad is None and not (_plainly_finite(result.values) and _plainly_finite(result.stats)):
         field_name = non_finite_field({"values": result.values, "stats": result.stats})
         bad = None if field_name is None else f"{field_name} is not a finite number"
     if bad is not None:
@@ -270,8 +309,7 @@ async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
         messages = build_messages(ctx.bench, sample, ctx.template_name)
     except AudioevalError as exc:
         return rec.failed(f"prompt: {exc}", FailureKind.PROMPT)
-    rec.prompt_hash = messages_digest(messages)
-    rec.prompt = "\n".join(p.text for m in messages for p in m.parts if isinstance(p, TextPart))
+    rec.prompt_hash, rec.prompt = prompt_facts(messages)
     audio_out = None
     if ctx.bench.task.output == "audio":
         ctx.audio_dir.mkdir(parents=True, exist_ok=True)

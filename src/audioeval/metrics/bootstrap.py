@@ -8,7 +8,7 @@ from each resample's draw counts (`resampled_statistic`: AUROC, balanced accurac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -38,29 +38,56 @@ def bootstrap_means_ci(
 ) -> list[tuple[float | None, float | None]]:
     """`bootstrap_mean_ci` of each column (same length) of one set of samples, the resample
     indices drawn once for all of them: each column's CI is exactly its own call's."""
-    out: list[tuple[float | None, float | None]] = []
-    idx: np.ndarray | None = None
-    for values in columns:
-        arr = np.asarray(values, dtype=np.float64)
-        defined = ~np.isnan(arr)
-        if not defined.any():
-            out.append((None, None))
-            continue
-        if defined.sum() == 1 or np.nanmin(arr) == np.nanmax(arr):
-            m = float(np.nanmean(arr))
-            out.append((m, m))
-            continue
-        if idx is None or idx.shape[1] != arr.size:
-            idx = np.random.default_rng(seed).integers(0, arr.size, size=(n_resamples, arr.size))
-        picked = arr[idx]
-        if defined.all():
-            means = picked.sum(axis=1) / arr.size  # as below, without the NaN passes
-        else:
-            counts = (~np.isnan(picked)).sum(axis=1)
-            sums = np.nansum(picked, axis=1)
-            means = sums[counts > 0] / counts[counts > 0]
-        out.append(percentile_ci(means, confidence))
+    return bootstrap_means_ci_groups([columns], confidence=confidence, n_resamples=n_resamples, seed=seed)[0]
+
+
+def bootstrap_means_ci_groups(
+    groups: Sequence[Sequence[np.ndarray | Sequence[float]]],
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> list[list[tuple[float | None, float | None]]]:
+    """`bootstrap_means_ci` of each group of columns (a breakdown's groups), each CI exactly
+    its own call's. The resample indices of a column depend only on its length and the seed,
+    so they are drawn once per length for every group and column of that length (the
+    groups of one size share them), then dropped."""
+    out: list[list[tuple[float | None, float | None]]] = []
+    by_size: dict[int, list[tuple[int, int, np.ndarray, np.ndarray]]] = {}
+    for g, columns in enumerate(groups):
+        cis: list[tuple[float | None, float | None]] = []
+        for c, values in enumerate(columns):
+            arr = np.asarray(values, dtype=np.float64)
+            defined = ~np.isnan(arr)
+            if not defined.any():
+                cis.append((None, None))
+                continue
+            if defined.sum() == 1 or np.nanmin(arr) == np.nanmax(arr):
+                m = float(np.nanmean(arr))
+                cis.append((m, m))
+                continue
+            cis.append((None, None))  # resampled below
+            by_size.setdefault(arr.size, []).append((g, c, arr, defined))
+        out.append(cis)
+    for size, resampled in by_size.items():
+        idx = np.random.default_rng(seed).integers(0, size, size=(n_resamples, size))
+        for g, c, arr, defined in resampled:
+            out[g][c] = percentile_ci(_resampled_means(arr, defined, idx), confidence)
+        del idx
     return out
+
+
+def _resampled_means(arr: np.ndarray, defined: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The mean of the defined values of each resample (rows of `idx`) that has one.
+
+    With undefined (NaN) values: NaN drawn as 0 in the sums, left out of the counts, which is
+    what `np.nansum` and counting `~np.isnan` over the drawn values give, bit for bit (nansum
+    sums a copy with NaN set to 0 the same way), in two passes instead of five."""
+    if defined.all():
+        return arr[idx].sum(axis=1) / arr.size
+    sums = np.where(defined, arr, 0.0)[idx].sum(axis=1)
+    counts = defined[idx].sum(axis=1)
+    return sums[counts > 0] / counts[counts > 0]
 
 
 def binary_mean_ci(

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from audioeval.core.registry import Registry
-from audioeval.metrics.bootstrap import percentile_ci, resampled_statistic, resampled_sums
+from audioeval.metrics.bootstrap import percentile_ci, resample_counts
 from audioeval.metrics.cider_d import cider_d_of_counts, spider_of_counts
 from audioeval.metrics.coco_bleu import coco_bleu_table
 from audioeval.metrics.grouping import group_by, taxonomy_groups
@@ -192,28 +192,88 @@ def aggregate(
     CI is of the corpus WER, not of a mean of rates), or, for a metric of the whole set, from
     the resample's draw counts (the same draws). `resamples=0` gives no CI.
     """
-    m = metric if isinstance(metric, CorpusMetric) else get_metric(metric)
-    if not stats_list:
-        return MetricValue(None, None, None, 0)
-    if m.of_counts is not None:
-        return _aggregate_whole(m.of_counts(stats_list), len(stats_list), resamples, seed, confidence)
-    table, reduce = m.prepare(stats_list)
-    value = _none_if_nan(float(reduce(table.sum(axis=0, keepdims=True))[0]))
-    lo = hi = None
-    if resamples > 0 and value is not None:
-        lo, hi = percentile_ci(reduce(resampled_sums(table, n_resamples=resamples, seed=seed)), confidence)
-    return MetricValue(value, lo, hi, len(stats_list))
+    return aggregate_all([(metric, stats_list)], resamples=resamples, seed=seed, confidence=confidence)[0]
 
 
-def _aggregate_whole(
-    statistic: OfCounts, n: int, resamples: int, seed: int, confidence: float
-) -> MetricValue:
-    value = _none_if_nan(float(statistic(np.ones((1, n)))[0]))
-    lo = hi = None
-    if resamples > 0 and value is not None:
-        draws = resampled_statistic(n, statistic, n_resamples=resamples, seed=seed)
-        lo, hi = percentile_ci(draws[:, 0], confidence)
-    return MetricValue(value, lo, hi, n)
+def aggregate_all(
+    jobs: Sequence[tuple[CorpusMetric | str, Sequence[Stats]]],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> list[MetricValue]:
+    """`aggregate` of each (metric, stats list), each value and CI exactly its own call's.
+
+    A resample's draw counts depend only on the number of samples and the seed
+    (`bootstrap.resample_counts`), so the jobs with as many samples (the metrics of one group,
+    groups of one size) share them: drawn once per sample count, chunk by chunk, each chunk
+    given to every job of that count before the next is drawn. The jobs of one count are
+    prepared (their statistics tables) only when their count's turn comes.
+    """
+    out: list[MetricValue | None] = [None] * len(jobs)
+    by_count: dict[int, list[tuple[int, CorpusMetric, Sequence[Stats]]]] = {}
+    for slot, (metric, stats_list) in enumerate(jobs):
+        m = metric if isinstance(metric, CorpusMetric) else get_metric(metric)
+        if not stats_list:
+            out[slot] = MetricValue(None, None, None, 0)
+        else:
+            by_count.setdefault(len(stats_list), []).append((slot, m, stats_list))
+    for n, group in by_count.items():  # one sample count at a time: its tables, then dropped
+        prepared = [(slot, _Resampled.of(m, stats_list, resamples)) for slot, m, stats_list in group]
+        resampled = [(slot, job) for slot, job in prepared if resamples > 0 and job.value is not None]
+        start = 0
+        for counts in resample_counts(n, n_resamples=resamples, seed=seed) if resampled else ():
+            shared = counts.view()
+            shared.flags.writeable = False  # one job's statistic cannot change another's draws
+            for _, job in resampled:
+                job.take(shared, start)
+            start += len(counts)
+        for slot, job in prepared:
+            lo, hi = job.ci(confidence) if resamples > 0 and job.value is not None else (None, None)
+            out[slot] = MetricValue(job.value, lo, hi, n)
+    return [mv for mv in out if mv is not None]
+
+
+@dataclass
+class _Resampled:
+    """One metric over one stats list: its value, then its resampled values chunk by chunk
+    (`resampled_sums` of its table, or `resampled_statistic` of a whole-set metric)."""
+
+    value: float | None
+    resamples: int
+    table: np.ndarray | None = None
+    reduce: Callable[[np.ndarray], np.ndarray] | None = None
+    statistic: OfCounts | None = None
+    sums: np.ndarray | None = None
+    parts: list[np.ndarray] | None = None
+
+    @classmethod
+    def of(cls, m: CorpusMetric, stats_list: Sequence[Stats], resamples: int) -> _Resampled:
+        if m.of_counts is not None:
+            statistic = m.of_counts(stats_list)
+            value = _none_if_nan(float(statistic(np.ones((1, len(stats_list))))[0]))
+            return cls(value, resamples, statistic=statistic, parts=[])
+        table, reduce = m.prepare(stats_list)
+        value = _none_if_nan(float(reduce(table.sum(axis=0, keepdims=True))[0]))
+        return cls(value, resamples, table, reduce)
+
+    def take(self, counts: np.ndarray, start: int) -> None:
+        if self.statistic is not None:
+            assert self.parts is not None
+            values = np.asarray(self.statistic(counts), dtype=np.float64).reshape(len(counts), -1)
+            self.parts.append(values)
+            return
+        assert self.table is not None
+        if self.sums is None:
+            self.sums = np.empty((self.resamples, self.table.shape[1]), dtype=np.float64)
+        self.sums[start : start + len(counts)] = counts @ self.table
+
+    def ci(self, confidence: float) -> tuple[float | None, float | None]:
+        if self.statistic is not None:
+            assert self.parts is not None
+            return percentile_ci(np.concatenate(self.parts)[:, 0], confidence)
+        assert self.reduce is not None and self.sums is not None
+        return percentile_ci(self.reduce(self.sums), confidence)
 
 
 Record = tuple[Mapping[str, Any], Stats]

@@ -29,7 +29,6 @@ never 0.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, Protocol
@@ -116,9 +115,20 @@ def _valid_votes(item: JudgedItem) -> list[JudgeVote]:
     return [v for v in item.votes if v.valid and v.verdict is not None]
 
 
+Valid = Sequence[list[JudgeVote]]
+"""The valid votes of each item (`_valid_votes`), listed once for every figure of a block."""
+
+
 def valid_answer_rate(items: Sequence[JudgedItem]) -> dict[str, Any]:
     """Requests that gave a valid vote over all requests (a request shared by several items
     counts once, valid when all its votes are)."""
+    if all(vote.request is None for item in items for vote in item.votes):
+        # every vote is its own request: the dict below, without building it
+        n = sum(len(item.votes) for item in items)
+        if not n:
+            return _none(0, "no judge request")
+        valid = sum(vote.valid for item in items for vote in item.votes)
+        return _figure(valid / n, n, valid=valid)
     requests: dict[Hashable, bool] = {}
     for i, item in enumerate(items):
         for j, vote in enumerate(item.votes):
@@ -132,15 +142,19 @@ def valid_answer_rate(items: Sequence[JudgedItem]) -> dict[str, Any]:
 
 def fleiss_kappa(items: Sequence[JudgedItem]) -> dict[str, Any]:
     """Fleiss' κ of the verdicts of items with at least two valid votes (see the module doc)."""
-    tables = [Counter(v.verdict for v in _valid_votes(item)) for item in items]
-    tables = [t for t in tables if sum(t.values()) >= 2]
+    return _fleiss_kappa([_valid_votes(item) for item in items])
+
+
+def _fleiss_kappa(valid: Valid) -> dict[str, Any]:
+    tables = [_tally(votes) for votes in valid if len(votes) >= 2]
     if not tables:
         return _none(0, "no item has two valid votes")
-    totals: Counter[str | None] = Counter()
+    totals: dict[str | None, int] = {}  # verdicts in the order first seen, as a Counter's update
     agreement = 0.0
     for table in tables:
         n = sum(table.values())
-        totals.update(table)
+        for verdict, count in table.items():
+            totals[verdict] = totals.get(verdict, 0) + count
         agreement += (sum(c * c for c in table.values()) - n) / (n * (n - 1))
     observed = agreement / len(tables)
     all_votes = sum(totals.values())
@@ -151,9 +165,21 @@ def fleiss_kappa(items: Sequence[JudgedItem]) -> dict[str, Any]:
     return _figure((observed - expected) / (1.0 - expected), len(tables), **extra)
 
 
+def _tally(votes: list[JudgeVote]) -> dict[str | None, int]:
+    """Valid votes per verdict, in the order first given (`Counter` without its overhead)."""
+    table: dict[str | None, int] = {}
+    for vote in votes:
+        table[vote.verdict] = table.get(vote.verdict, 0) + 1
+    return table
+
+
 def unanimous_share(items: Sequence[JudgedItem]) -> dict[str, Any]:
     """Items with at least two valid votes whose verdicts all agree."""
-    verdicts = [{v.verdict for v in votes} for votes in map(_valid_votes, items) if len(votes) >= 2]
+    return _unanimous_share([_valid_votes(item) for item in items])
+
+
+def _unanimous_share(valid: Valid) -> dict[str, Any]:
+    verdicts = [{v.verdict for v in votes} for votes in valid if len(votes) >= 2]
     if not verdicts:
         return _none(0, "no item has two valid votes")
     return _figure(sum(len(s) == 1 for s in verdicts) / len(verdicts), len(verdicts))
@@ -162,9 +188,13 @@ def unanimous_share(items: Sequence[JudgedItem]) -> dict[str, Any]:
 def position_bias(items: Sequence[JudgedItem]) -> dict[str, Any]:
     """Chosen positions against the uniform expectation, per number of options shown: the χ²
     statistic summed over every count, its degrees of freedom and p-value (`value`)."""
+    return _position_bias([_valid_votes(item) for item in items])
+
+
+def _position_bias(valid: Valid) -> dict[str, Any]:
     counts: dict[int, list[int]] = {}
-    for item in items:
-        for vote in _valid_votes(item):
+    for votes in valid:
+        for vote in votes:
             k, pos = vote.n_options, vote.position
             if k is None or pos is None or not 0 <= pos < k:
                 continue
@@ -191,32 +221,37 @@ def position_bias(items: Sequence[JudgedItem]) -> dict[str, Any]:
     return _figure(chi2_sf(chi2, dof), n, **extra)
 
 
-def _pairs(items: Sequence[JudgedItem], same_order: bool) -> list[bool]:
-    """Whether each pair of valid votes of one item agrees: pairs shown in different option
-    orders (`same_order` False), or in the same order or with no options (True)."""
-    out: list[bool] = []
-    for item in items:
-        for a, b in combinations(_valid_votes(item), 2):
+def _pairs(valid: Valid) -> tuple[list[bool], list[bool]]:
+    """Whether each pair of valid votes of one item agrees: (pairs shown in different option
+    orders, pairs shown in the same order or with no options)."""
+    swapped: list[bool] = []
+    same: list[bool] = []
+    for votes in valid:
+        for a, b in combinations(votes, 2):
             if a.order is None and b.order is None:
-                same = True
+                same.append(a.verdict == b.verdict)
             elif a.order is None or b.order is None:
                 continue
             else:
-                same = a.order == b.order
-            if same == same_order:
-                out.append(a.verdict == b.verdict)
-    return out
+                (same if a.order == b.order else swapped).append(a.verdict == b.verdict)
+    return swapped, same
 
 
 def order_swap_consistency(items: Sequence[JudgedItem]) -> dict[str, Any]:
-    agree = _pairs(items, same_order=False)
+    return _order_swap_consistency(_pairs([_valid_votes(item) for item in items])[0])
+
+
+def _order_swap_consistency(agree: list[bool]) -> dict[str, Any]:
     if not agree:
         return _none(0, "no item has two valid votes shown in different option orders")
     return _figure(sum(agree) / len(agree), len(agree))
 
 
 def repeat_stability(items: Sequence[JudgedItem]) -> dict[str, Any]:
-    agree = _pairs(items, same_order=True)
+    return _repeat_stability(_pairs([_valid_votes(item) for item in items])[1])
+
+
+def _repeat_stability(agree: list[bool]) -> dict[str, Any]:
     if not agree:
         return _none(0, "no item has two valid votes asked the same way")
     return _figure(sum(agree) / len(agree), len(agree))
@@ -237,18 +272,21 @@ def expected_calibration_error(items: Sequence[JudgedItem], bins: int = ECE_BINS
 
 
 def reliability(items: Sequence[JudgedItem]) -> dict[str, Any]:
-    """The reliability block of one judged scorer (see the module doc)."""
-    valid = valid_answer_rate(items)
+    """The reliability block of one judged scorer (see the module doc); each item's valid
+    votes are listed once for all the figures."""
+    valid = [_valid_votes(item) for item in items]
+    answers = valid_answer_rate(items)
+    swapped, same = _pairs(valid)
     return {
         "items": len(items),
-        "requests": valid["n"],
-        "valid_votes": sum(len(_valid_votes(item)) for item in items),
-        "valid_answer_rate": valid,
-        "fleiss_kappa": fleiss_kappa(items),
-        "unanimous_share": unanimous_share(items),
-        "position_bias": position_bias(items),
-        "order_swap_consistency": order_swap_consistency(items),
-        "repeat_stability": repeat_stability(items),
+        "requests": answers["n"],
+        "valid_votes": sum(len(votes) for votes in valid),
+        "valid_answer_rate": answers,
+        "fleiss_kappa": _fleiss_kappa(valid),
+        "unanimous_share": _unanimous_share(valid),
+        "position_bias": _position_bias(valid),
+        "order_swap_consistency": _order_swap_consistency(swapped),
+        "repeat_stability": _repeat_stability(same),
         "ece": expected_calibration_error(items),
     }
 

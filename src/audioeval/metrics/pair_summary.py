@@ -27,9 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from audioeval.core.record import FailureKind, SampleRecord, Score, latest_records
-from audioeval.metrics.corpus import CorpusMetric, aggregate
+from audioeval.metrics.corpus import CorpusMetric, MetricValue, aggregate_all
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.judge_reliability import ReliabilitySource, records_reliability
+from audioeval.store.json_items import gc_paused
 
 
 @dataclass(frozen=True)
@@ -73,29 +74,10 @@ def failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord
     return next((scores[s].stats for s in plan.feeds.get(metric.name, ()) if s in scores), None)
 
 
-def _metric_block(
-    plan: PairMetrics,
-    metric: CorpusMetric,
-    recs: list[SampleRecord],
-    resamples: int,
-    seed: int,
-    failed_outputs: Sequence[SampleRecord] = (),
-) -> dict[str, Any]:
-    stats = [s for s in (stats_for(plan, metric, r.scores or {}) for r in recs) if s is not None]
-    stats += [s for s in (failure_stats_for(plan, metric, r) for r in failed_outputs) if s is not None]
-    if not stats:
-        return {
-            "value": None,
-            "ci": None,
-            "n": 0,
-            "higher_is_better": metric.higher_is_better,
-            "unit": metric.unit,
-        }
-    mv = aggregate(metric, stats, resamples=resamples, seed=seed)
-    ci = None if mv.ci_low is None else [mv.ci_low, mv.ci_high]
+def _metric_block(metric: CorpusMetric, mv: MetricValue) -> dict[str, Any]:
     return {
         "value": mv.value,
-        "ci": ci,
+        "ci": None if mv.ci_low is None else [mv.ci_low, mv.ci_high],
         "n": mv.n,
         "higher_is_better": metric.higher_is_better,
         "unit": metric.unit,
@@ -112,6 +94,18 @@ def summarise_records(
     exclude_failed_outputs: bool = False,
 ) -> dict[str, Any]:
     """Counts, metrics with CIs and breakdowns of a pair's records (see the module doc)."""
+    with gc_paused():  # many small acyclic objects (stats, votes): collector passes only cost time
+        return _summarise(plan, records, expected_ids, resamples, seed, exclude_failed_outputs)
+
+
+def _summarise(
+    plan: PairMetrics,
+    records: Iterable[SampleRecord],
+    expected_ids: Iterable[str] | None,
+    resamples: int,
+    seed: int,
+    exclude_failed_outputs: bool,
+) -> dict[str, Any]:
     latest = latest_records(records)
     # In the benchmark's sample order (else by id), never in the order samples finished: the
     # bootstrap resamples by position, so the same records give the same CIs on every run.
@@ -125,17 +119,7 @@ def summarise_records(
     no_output = [r for r in failed if is_failed_output(r)]
     counted = [] if exclude_failed_outputs else no_output
     outcomes = Counter(r.processed.outcome if r.processed is not None else "ok" for r in scored)
-    metrics = {m.name: _metric_block(plan, m, scored, resamples, seed, counted) for m in plan.metrics}
-    breakdowns: dict[str, Any] = {}
-    for key in plan.taxonomy:
-        ok, bad = _groups(scored, key), _groups(counted, key)
-        breakdowns[key] = {
-            g: {
-                m.name: _metric_block(plan, m, ok.get(g, []), resamples, seed, bad.get(g, []))
-                for m in plan.metrics
-            }
-            for g in sorted(set(ok) | set(bad))
-        }
+    metrics, breakdowns = _metric_blocks(plan, scored, counted, resamples, seed)
     kinds = Counter(str(r.failure or FailureKind.MODEL) for r in failed)
     summary: dict[str, Any] = {
         "n": len(latest) if expected_ids is None else len(set(expected_ids)),
@@ -158,5 +142,46 @@ def summarise_records(
     return summary
 
 
-def _groups(recs: list[SampleRecord], key: str) -> dict[str, list[SampleRecord]]:
-    return group_by(recs, lambda rec: taxonomy_groups(rec.taxonomy.get(key)))
+def _metric_blocks(
+    plan: PairMetrics,
+    scored: list[SampleRecord],
+    counted: list[SampleRecord],
+    resamples: int,
+    seed: int,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(metrics, breakdowns): each metric over all samples and over each taxonomy group.
+
+    Each record's stats are looked up once per metric; every (metric, group) is then one job
+    of `corpus.aggregate_all`, whose jobs of equal sample counts share their resample draws
+    (each CI is exactly what its own `aggregate` call gives)."""
+    ok = {m.name: [stats_for(plan, m, r.scores or {}) for r in scored] for m in plan.metrics}
+    bad = {m.name: [failure_stats_for(plan, m, r) for r in counted] for m in plan.metrics}
+    everyone = (range(len(scored)), range(len(counted)))
+    groups: list[tuple[str | None, str | None, tuple[Sequence[int], Sequence[int]]]] = [
+        (None, None, everyone)
+    ]
+    for key in plan.taxonomy:
+        ok_groups, bad_groups = _groups(scored, key), _groups(counted, key)
+        for g in sorted(set(ok_groups) | set(bad_groups)):
+            groups.append((key, g, (ok_groups.get(g, []), bad_groups.get(g, []))))
+    jobs: list[tuple[CorpusMetric, list[Mapping[str, Any]]]] = []
+    for _, _, (ok_idx, bad_idx) in groups:
+        for m in plan.metrics:
+            stats = [s for s in (ok[m.name][i] for i in ok_idx) if s is not None]
+            stats += [s for s in (bad[m.name][i] for i in bad_idx) if s is not None]
+            jobs.append((m, stats))
+    values = iter(aggregate_all(jobs, resamples=resamples, seed=seed))
+    metrics: dict[str, Any] = {}
+    breakdowns: dict[str, Any] = {key: {} for key in plan.taxonomy}
+    for key, g, _ in groups:
+        blocks = {m.name: _metric_block(m, next(values)) for m in plan.metrics}
+        if key is None:
+            metrics = blocks
+        else:
+            breakdowns[key][g] = blocks
+    return metrics, breakdowns
+
+
+def _groups(recs: list[SampleRecord], key: str) -> dict[str, list[int]]:
+    """The positions of the records in each group of a taxonomy key."""
+    return group_by(range(len(recs)), lambda i: taxonomy_groups(recs[i].taxonomy.get(key)))

@@ -19,6 +19,7 @@ Tried in order, the first rule that applies decides:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -151,12 +152,18 @@ def _leading(text: str, opts: Options) -> ChoiceExtraction | None:
     return ChoiceExtraction(opts.canon[best], "leading_option_text")
 
 
+@functools.lru_cache(maxsize=4096)
+def _options(choices: tuple[str, ...]) -> Options:
+    """The prepared options of one question, once per question (never changed once built)."""
+    return Options(choices)
+
+
 def extract_choice(text: str, choices: Sequence[str]) -> ChoiceExtraction:
     """The option an answer chose, by the rules above; text steps have already run."""
     text = text.strip()
     if not text:
         return _unparseable("empty answer")
-    opts = Options(choices)
+    opts = _options(tuple(choices))
     found = _whole(text, opts)
     if found is not None:
         return found

@@ -6,7 +6,8 @@ then the preset's own defaults for them, then its options' defaults. `run_preset
 preset for its plan (a bad value is refused before anything is written), holds the folder,
 lets the preset check its inputs, runs the engine with the run judge (the shared `judge`
 options) and the response cache (default `OUTPUT_DIR/judge_cache.sqlite`), the benchmark's
-exports at the folder's top. `rescore_preset` scores a preset's folder again from its stored
+exports at the folder's top; the preset's `outcome` is given what the exporter returned
+(`EXPORTED`). `rescore_preset` scores a preset's folder again from its stored
 outputs (no model or judge call), refusing a source file (`Preset.source_option`) other than
 the one it was scored with.
 """
@@ -172,7 +173,7 @@ def run_preset(preset: Preset, given: Mapping[str, Any]) -> PresetRun:
         # The engine writes summary.json, as in every run directory.
         with gc_paused() if req.judge is None else contextlib.nullcontext():
             run = asyncio.run(evaluate_async(req))
-    return PresetRun(out, preset.outcome(out, values), run)
+    return PresetRun(out, preset.outcome(out, _with_export(values, run.exports.get(out))), run)
 
 
 def rescore_preset(preset: Preset, output_dir: Path, given: Mapping[str, Any]) -> PresetOutcome:
@@ -192,5 +193,15 @@ def rescore_preset(preset: Preset, output_dir: Path, given: Mapping[str, Any]) -
                 )
         # not given (None): the run's own, from run.json
         resamples, exclude = given.get("resamples"), given.get("exclude_missing")
-        rescore_run(output_dir, resamples=resamples, exclude_missing=exclude, locked=True)
-    return preset.outcome(output_dir, values)
+        done = rescore_run(output_dir, resamples=resamples, exclude_missing=exclude, locked=True)
+    return preset.outcome(output_dir, _with_export(values, done.exports.get(output_dir)))
+
+
+EXPORTED = "exported"
+"""The value under which a preset's `outcome` is handed what its benchmark's exporter just
+returned for the output folder (None: nothing): an outcome that knows it (MMAE's
+`WrittenFiles`) reports from it instead of reading back the files just written."""
+
+
+def _with_export(values: Mapping[str, Any], exported: Any) -> dict[str, Any]:
+    return {**values, EXPORTED: exported}

@@ -11,7 +11,7 @@ from typing import Any
 
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
-from audioeval.scoring.fields import text_list
+from audioeval.scoring.mcq_fields import question
 from audioeval.scoring.mcq_official import official_match
 
 
@@ -35,8 +35,7 @@ class McqMatchScorer(Scorer):
         }
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
-        answer = text_list(sample, self.answer_field, self.name)[0]
-        choices = text_list(sample, self.choices_field, self.name)
+        answer, choices = question(sample, self.answer_field, self.choices_field, self.name)
         match = official_match(answer, prediction.text or "", choices)
         detail: dict[str, Any] = {"reason": match.reason}
         if match.missing:

@@ -9,6 +9,7 @@ order-blind bug: "From far to near" vs "From near to far").
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -42,14 +43,21 @@ def distractor_tokens(answer: str, choices: Sequence[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+@functools.lru_cache(maxsize=4096)
+def _question_tokens(answer: str, choices: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """(answer tokens, distractor tokens) of one question: tokenised once per question, not
+    once per prediction (a run scores many predictions of the same questions)."""
+    return tokens(answer), distractor_tokens(answer, choices)
+
+
 def official_match(answer: str, prediction: str, choices: Sequence[str]) -> OfficialMatch:
     """Score one prediction exactly as the official scripts do."""
     p = tokens(prediction)
     if not p:
         return OfficialMatch(False, "empty_prediction")
-    a = tokens(answer)
+    a, distractors = _question_tokens(answer, tuple(choices))
     missing = a - p
-    conflicts = p & distractor_tokens(answer, choices)
+    conflicts = p & distractors
     if missing:
         return OfficialMatch(False, "answer_tokens_missing", tuple(sorted(missing)), tuple(sorted(conflicts)))
     if conflicts:

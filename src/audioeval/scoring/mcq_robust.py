@@ -17,7 +17,7 @@ from audioeval.core.sample import Sample
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.postprocess.options import words
 from audioeval.scoring.base import Prediction, Score, Scorer
-from audioeval.scoring.fields import text_list
+from audioeval.scoring.mcq_fields import question
 
 
 def answer_index(answer: str, choices: Sequence[str]) -> int | None:
@@ -61,8 +61,7 @@ class McqRobustScorer(Scorer):
         }
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
-        answer = text_list(sample, self.answer_field, self.name)[0]
-        choices = text_list(sample, self.choices_field, self.name)
+        answer, choices = question(sample, self.answer_field, self.choices_field, self.name)
         ex = ROBUST_MCQ(prediction.raw or "", choices)
         correct = int(
             ex.index is not None and is_answer(choices[ex.index], answer, answer_index(answer, choices))

@@ -55,4 +55,8 @@ def write_text_atomic(path: str | Path, text: str) -> None:
 
 def write_jsonl_atomic(path: str | Path, rows: Iterable[Any]) -> None:
     """Replace a JSONL file whole: readers see the old file or the complete new one."""
-    write_text_atomic(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    encode = _ROW_ENCODER.encode  # built once: json.dumps builds an encoder per call for these options
+    write_text_atomic(path, "".join(encode(row) + "\n" for row in rows))
+
+
+_ROW_ENCODER = json.JSONEncoder(ensure_ascii=False)

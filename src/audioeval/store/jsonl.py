@@ -105,6 +105,11 @@ def naming(exc: OSError, path: Path) -> OSError:
     return type(exc)(exc.errno, exc.strerror or str(exc), str(path))
 
 
+LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""The encoder of every appended line: `json.dumps(record, ensure_ascii=False, separators=(",",
+":"))`, built once (json.dumps builds an encoder per call when given options)."""
+
+
 class JsonlAppender:
     """Append records to a JSONL file, one flushed line each."""
 
@@ -129,14 +134,15 @@ class JsonlAppender:
 
     def append(self, record: dict[str, Any]) -> bool:
         """Write one line; True when it holds `record` as given (False: a secret was redacted)."""
-        given = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        given = LINE_ENCODER.encode(record).encode("utf-8")
         line = redact_known_bytes(given)  # the API keys in use never reach a file
         try:
             self._fh.write(line + b"\n")
             self._fh.flush()
         except OSError as exc:  # a full disk: the message names the file (a resume cuts the part)
             raise naming(exc, self.path) from None
-        self._dirty.set()
+        if not self._dirty.is_set():  # set() takes a lock and wakes waiters: once per fsync
+            self._dirty.set()
         self.written += 1
         return line == given
 

@@ -50,6 +50,24 @@ def _number_problem(key: str, value: Any) -> str | None:
     return None
 
 
+def _block_problem(block: dict[Any, Any]) -> str | None:
+    """`_number_problem` of a score's `values` or `stats`: each entry of the common kinds (an
+    int, a finite float, a bool, None, a string) is checked in line, any other the long way;
+    the first problem in entry order, as `_number_problem` would find it."""
+    for key, value in block.items():
+        kind = type(value)
+        if kind is bool or value is None or kind is str:
+            continue
+        if (kind is int or kind is float) and math.isfinite(value):  # a huge int raises, as there
+            bounds = BOUNDED_STATS.get(str(key))
+            if bounds is None or bounds[0] <= value <= bounds[1]:
+                continue
+        problem = _number_problem(str(key), value)
+        if problem is not None:
+            return problem
+    return None
+
+
 def _scores_problem(scores: Any, field_name: str) -> str | None:
     if not isinstance(scores, dict):
         return f"{field_name} {scores!r} is not a mapping"
@@ -60,7 +78,7 @@ def _scores_problem(scores: Any, field_name: str) -> str | None:
             block = entry.get(part)
             if not isinstance(block, dict):
                 return f"{field_name}.{name}.{part} is not a mapping"
-            problem = _number_problem(part, block)
+            problem = _block_problem(block)
             if problem is not None:
                 return f"{field_name}.{name}.{part}: {problem}"
     return None

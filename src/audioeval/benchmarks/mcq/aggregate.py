@@ -11,6 +11,7 @@ rather than O(resamples × n); rubric scores use `metrics.breakdown.summarise`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
@@ -34,16 +35,28 @@ def binary_ci(
     return None if lo is None or hi is None else [round(lo * 100, 2), round(hi * 100, 2)]
 
 
+def _row_groups(row: Row, key: str) -> Sequence[str]:
+    """`taxonomy_groups` of a row's value; a string (every MMAR / MMAU group) is its own one
+    group, as `taxonomy_groups` makes it, without its general checks."""
+    value = row.get(key)
+    return (value,) if type(value) is str else taxonomy_groups(value)
+
+
 def grouped(rows: Sequence[Row], bench: McqBenchmark) -> dict[str, dict[str, list[Row]]]:
     """Scored rows per axis and group: the axis' fixed groups first, then first-seen order."""
     return {
-        axis.name: group_by(rows, lambda row, key=axis.name: taxonomy_groups(row.get(key)), fixed=axis.fixed)
+        axis.name: group_by(rows, lambda row, key=axis.name: _row_groups(row, key), fixed=axis.fixed)
         for axis in bench.axes
     }
 
 
+def _count(members: Sequence[Row], name: str) -> int:
+    """The sum of `int(row[name])` over the members (summed in C: a group can hold every row)."""
+    return sum(map(int, map(itemgetter(name), members)))
+
+
 def _mode(members: Sequence[Row], name: str, n_resamples: int, seed: int) -> dict[str, Any]:
-    correct = sum(int(r[name]) for r in members)
+    correct = _count(members, name)
     return {
         "correct": correct,
         "accuracy": round(accuracy(correct, len(members)), 2),
@@ -51,16 +64,19 @@ def _mode(members: Sequence[Row], name: str, n_resamples: int, seed: int) -> dic
     }
 
 
-def summarise_group(members: Sequence[Row], *, n_resamples: int, seed: int) -> dict[str, Any]:
-    """n, both modes' correct count, accuracy and CI, and the unparseable count and rate."""
-    rubric_rows = [r for r in members if r.get("rubric_score") is not None]
+def summarise_group(
+    members: Sequence[Row], *, n_resamples: int, seed: int, rubrics: bool = True
+) -> dict[str, Any]:
+    """n, both modes' correct count, accuracy and CI, and the unparseable count and rate.
+    `rubrics` False: the caller knows no member has a rubric score (none is looked for)."""
     group: dict[str, Any] = {"n": len(members)}
     group["official"] = _mode(members, "official", n_resamples, seed)
     group["robust"] = _mode(members, "robust", n_resamples, seed)
-    unparseable = sum(int(r["unparseable"]) for r in members)
+    unparseable = _count(members, "unparseable")
     group["robust"]["unparseable"] = unparseable
     group["robust"]["unparseable_rate"] = round(accuracy(unparseable, len(members)), 2)
-    if any("rubric_score" in r for r in members):
+    if rubrics and _has_rubric(members):
+        rubric_rows = [r for r in members if r.get("rubric_score") is not None]
         rs = summarise(rubric_rows, ["rubric_score"], n_resamples=n_resamples, seed=seed)
         group["rubric"] = {
             "n": len(rubric_rows),
@@ -71,16 +87,22 @@ def summarise_group(members: Sequence[Row], *, n_resamples: int, seed: int) -> d
     return group
 
 
+def _has_rubric(rows: Sequence[Row]) -> bool:
+    """Whether a row holds a rubric outcome (an item eligible for MMAR-Rubrics)."""
+    return any("rubric_score" in r for r in rows)
+
+
 def summary_groups(
     rows: Sequence[Row], bench: McqBenchmark, *, n_resamples: int = 1000, seed: int = 0
 ) -> dict[str, Any]:
     """`{"overall": group, "breakdowns": {axis: {name: group}}}` over scored rows."""
     scored = [r for r in rows if r.get("official") is not None]
+    rubrics = _has_rubric(scored)  # else no group has one: not looked for in each
     return {
-        "overall": summarise_group(scored, n_resamples=n_resamples, seed=seed),
+        "overall": summarise_group(scored, n_resamples=n_resamples, seed=seed, rubrics=rubrics),
         "breakdowns": {
             axis: {
-                name: summarise_group(members, n_resamples=n_resamples, seed=seed)
+                name: summarise_group(members, n_resamples=n_resamples, seed=seed, rubrics=rubrics)
                 for name, members in groups.items()
             }
             for axis, groups in grouped(scored, bench).items()

@@ -23,7 +23,7 @@ from the summary being replaced.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -62,12 +62,16 @@ class Provenance:
 
 @dataclass
 class McqScoreResult:
-    """What `mcq score` produced: per-item rows, the summary and the disagreements."""
+    """What `mcq score` produced: per-item rows, the summary and the disagreements.
+
+    Its repr leaves out the rows, the summary and the disagreements: the engine's result
+    holds it, and `asyncio.run` formats the finished task's result (a repr of every row,
+    a tenth of a second at 10,000 items) when it restores the SIGINT handler."""
 
     bench: McqBenchmark
-    rows: list[Row]
-    summary: dict[str, Any]
-    disagreements: list[Row]
+    rows: list[Row] = field(repr=False)
+    summary: dict[str, Any] = field(repr=False)
+    disagreements: list[Row] = field(repr=False)
     first_failure: str | None = None  # "id 'x': reason" of the first item the judge failed
 
 
@@ -154,11 +158,13 @@ def build_summary(
     seed: int = 0,
     rubrics: Mapping[str, Any] | None = None,
     reliability: Mapping[str, Any] | None = None,
+    diffs: Sequence[Row] | None = None,
 ) -> dict[str, Any]:
-    """The JSON summary: counts, both modes per breakdown group, disagreements, settings, and
-    the rubric judge's reliability when rubrics were judged."""
+    """The JSON summary: counts, both modes per breakdown group, disagreements (`diffs`, when
+    the caller has them: `disagreements(rows)`), settings, and the rubric judge's reliability
+    when rubrics were judged."""
     missing = [r["id"] for r in rows if r.get("official") is None]
-    diffs = disagreements(rows)
+    diffs = disagreements(rows) if diffs is None else diffs
     groups = summary_groups(rows, bench, n_resamples=n_resamples, seed=seed)
     summary: dict[str, Any] = {
         "benchmark": bench.name,
@@ -212,10 +218,17 @@ def export_folder(
         write_jsonl_atomic(out / RESULTS_FILE, results)
         rubrics = {**rubric_info, "results": RESULTS_FILE, **rubric_counts(results)}
         failure = first_failure(results)
-    summary = build_summary(
-        bench, source, rows, n_resamples=n_resamples, seed=seed, rubrics=rubrics, reliability=reliability
-    )
     diffs = disagreements(rows)
+    summary = build_summary(
+        bench,
+        source,
+        rows,
+        n_resamples=n_resamples,
+        seed=seed,
+        rubrics=rubrics,
+        reliability=reliability,
+        diffs=diffs,
+    )
     write_jsonl_atomic(out / "per_item.jsonl", rows)
     write_jsonl_atomic(out / "disagreements.jsonl", diffs)
     write_json_atomic(out / SUMMARY_FILE, summary)

@@ -6,7 +6,6 @@ reported, never scored. Anything else that is not a string is bad input.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -100,25 +99,21 @@ def load_mcq_file(
     """Read and validate a predictions (or metadata) file; the first bad item is an error.
 
     The same bytes read the same way again in this process (`mcq score` reads the file as
-    its items and as its model's answers) are not parsed again."""
+    its items and as its model's answers) are not parsed again: the bytes kept from the
+    last parse are compared (a memcmp, a fifth of the time a SHA-256 of them takes)."""
     what = "predictions" if require_predictions else "metadata"
     raw = read_bytes(path, what)
-    key = (
-        hashlib.sha256(raw).hexdigest(),
-        Path(path).suffix.lower(),
-        bench.name,
-        prediction_key,
-        require_predictions,
-    )
-    if key in _last:
-        return replace(_last[key], path=Path(path))
+    key = (Path(path).suffix.lower(), bench.name, prediction_key, require_predictions)
+    hit = _last.get(key)
+    if hit is not None and hit[0] == raw:
+        return replace(hit[1], path=Path(path))
     loaded = _load(path, raw, bench, prediction_key=prediction_key, require_predictions=require_predictions)
     _last.clear()  # the last file only, under the key asked and the key it resolved to
-    _last[key] = _last[(*key[:3], loaded.prediction_key, require_predictions)] = loaded
+    _last[key] = _last[(*key[:2], loaded.prediction_key, require_predictions)] = (raw, loaded)
     return loaded
 
 
-_last: dict[tuple[Any, ...], McqFile] = {}
+_last: dict[tuple[Any, ...], tuple[bytes, McqFile]] = {}
 
 
 def _load(

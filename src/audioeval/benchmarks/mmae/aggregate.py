@@ -19,7 +19,7 @@ from typing import Any
 
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
 from audioeval.benchmarks.mmae.taxonomy import BREAKDOWNS
-from audioeval.metrics.breakdown import breakdown, summarise
+from audioeval.metrics.breakdown import grouped, summarise_groups
 
 METRICS = ("IFR", "CR", "EMR")
 
@@ -119,7 +119,11 @@ def taxonomy(
     judged = [r for r in rows if not r.get("output_failed")]
     counted = judged if exclude_failed_outputs else rows
     scored = [r for r in counted if r["IFR"] is not None or r["CR"] is not None or r["EMR"] is not None]
-    overall = summarise(scored, METRICS, **kw)
+    # Every group of every breakdown in one call: groups of one size share their resample draws.
+    breakdowns = {name: grouped(scored, keys) for name, keys in BREAKDOWNS.items()}
+    groups = [scored, *(members for by_group in breakdowns.values() for members in by_group.values())]
+    summaries = iter(summarise_groups(groups, METRICS, **kw))
+    overall = next(summaries)
     overall.update(
         n_samples_judged=len(judged),
         n_failed_outputs=len(failed_outputs),
@@ -140,8 +144,8 @@ def taxonomy(
             "ids": [r["id"] for r in failed_outputs],
         },
     }
-    for name, keys in BREAKDOWNS.items():
-        out[name] = breakdown(scored, METRICS, keys, **kw)
+    for name, by_group in breakdowns.items():
+        out[name] = {group: next(summaries) for group in by_group}
     out["confidence"] = {
         "level": confidence,
         "method": "percentile bootstrap over samples",

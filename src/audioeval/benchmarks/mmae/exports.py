@@ -34,6 +34,7 @@ from audioeval.benchmarks.mmae.preset import (  # the file names, stated once
     RESULTS_FILE,
     SKIPPED_FILE,
     TAXONOMY_FILE,
+    WrittenFiles,
 )
 from audioeval.benchmarks.mmae.records import MmaeSample
 from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME
@@ -41,6 +42,7 @@ from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord, in_order
+from audioeval.core.redact import redact_known
 from audioeval.scoring.judged import JudgedScorer
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 
@@ -49,6 +51,20 @@ def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
     """The judged rubrics of a record (its stored judge answers, scored or failed)."""
     rubrics = rec.judge.get(SCORER_NAME, {}).get("rubrics") or []
     return [r for r in rubrics if isinstance(r, dict) and isinstance(r.get("rubric_index"), int)]
+
+
+class _Samples:
+    """Each record's MMAE sample, made once per export (a sample's records share it)."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[Any, MmaeSample]] = {}
+
+    def __call__(self, rec: SampleRecord) -> MmaeSample:
+        made = self._made.get(id(rec.sample))
+        if made is None or made[0] is not rec.sample:
+            made = (rec.sample, mmae_from_fields(rec.sample))  # the sample kept: its id stays its own
+            self._made[id(rec.sample)] = made
+        return made[1]
 
 
 def _mmae_sample(rec: SampleRecord) -> MmaeSample:
@@ -90,12 +106,17 @@ class ResultLines:
     lines: list[dict[str, Any]] = field(default_factory=list)
     before: int = 0
     reused: set[tuple[str, int]] = field(default_factory=set)  # rubrics scored before this run
+    # the last line of each rubric (id, rubric index): what a reader of the file ends up with
+    last: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
 
 
-def result_lines(records: list[SampleRecord], stored: int, judge: str | None) -> ResultLines:
-    """Every rubric line of the records in order; `stored`: records there before this run."""
+def result_lines(
+    records: list[SampleRecord], stored: int, judge: str | None, samples: Any = _mmae_sample
+) -> ResultLines:
+    """Every rubric line of the records in order; `stored`: records there before this run;
+    `samples`: each record's MMAE sample."""
     out = ResultLines()
-    last: dict[tuple[str, int], dict[str, Any]] = {}
+    last = out.last
     for n, rec in enumerate([*records, None]):
         if n == min(stored, len(records)):
             out.before = len(out.lines)
@@ -105,7 +126,7 @@ def result_lines(records: list[SampleRecord], stored: int, judge: str | None) ->
         outcomes = rubric_outcomes(rec)
         if not outcomes:
             continue
-        ms = _mmae_sample(rec)
+        ms = samples(rec)
         for outcome in outcomes:
             if not 0 <= int(outcome["rubric_index"]) < len(ms.rubrics):
                 continue
@@ -132,13 +153,13 @@ class SampleRows:
     unjudged: list[InputError] = field(default_factory=list)  # input errors met while judging
 
 
-def sample_rows(latest: list[SampleRecord]) -> SampleRows:
+def sample_rows(latest: list[SampleRecord], samples: Any = _mmae_sample) -> SampleRows:
     """From each sample's latest record, in benchmark order: a failed-output row (every rubric
     0) for a sample without a usable output, the row of its judged rubrics otherwise; a sample
     whose input could not be read while judging has no row (it is an input error)."""
     out = SampleRows()
     for rec in latest:
-        ms = _mmae_sample(rec)
+        ms = samples(rec)
         outcomes = rubric_outcomes(rec)
         if rec.output_failed:
             why = _where(rec)
@@ -173,11 +194,18 @@ def early_stop_info(ex: PairExport, latest: list[SampleRecord]) -> dict[str, Any
     }
 
 
-def write_exports(folder: Path, ex: PairExport) -> None:
-    """Write the MMAE files of one pair into `folder`, whole and atomically."""
-    lines = result_lines(ex.records, ex.stored, ex.judge_model)
+# One encoder for every line of results.jsonl: what `json.dumps(line, ensure_ascii=False,
+# allow_nan=False)` gives, without a new encoder per line.
+_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
+
+
+def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
+    """Write the MMAE files of one pair into `folder`, whole and atomically; return what a
+    reader of them would get, for the command's report (`preset.outcome`)."""
+    samples = _Samples()
+    lines = result_lines(ex.records, ex.stored, ex.judge_model, samples)
     latest = in_order(ex.records, ex.expected_ids)  # each sample's latest record, in benchmark order
-    rows = sample_rows(latest)
+    rows = sample_rows(latest, samples)
     skipped = [*ex.skipped, *rows.unjudged]
     tax = taxonomy(
         rows.rows,
@@ -192,10 +220,26 @@ def write_exports(folder: Path, ex: PairExport) -> None:
         run["judged_now"] = len(lines.lines) - lines.before
         run["reused"] = sum(1 for sid, _ in lines.reused if sid in wanted)
     folder.mkdir(parents=True, exist_ok=True)
-    text = "".join(json.dumps(x, ensure_ascii=False, allow_nan=False) + "\n" for x in lines.lines)
-    write_text_atomic(folder / RESULTS_FILE, text)
-    write_json_atomic(folder / PER_SAMPLE_FILE, [public_row(r) for r in rows.rows])
-    reliability = ex.reliability(SCORER_NAME)
-    write_json_atomic(folder / TAXONOMY_FILE, {**tax, "reliability": reliability, "run": run})
-    write_json_atomic(folder / SKIPPED_FILE, [e.as_record() for e in skipped])
-    write_json_atomic(folder / FAILED_OUTPUTS_FILE, [e.as_record() for e in rows.failed_outputs])
+    write_text_atomic(folder / RESULTS_FILE, "".join([_LINE(x) + "\n" for x in lines.lines]))
+    per_sample = [public_row(r) for r in rows.rows]
+    write_json_atomic(folder / PER_SAMPLE_FILE, per_sample)
+    figures = {**tax, "reliability": ex.reliability(SCORER_NAME), "run": run}
+    write_json_atomic(folder / TAXONOMY_FILE, figures)
+    skipped_records = [e.as_record() for e in skipped]
+    write_json_atomic(folder / SKIPPED_FILE, skipped_records)
+    failed_records = [e.as_record() for e in rows.failed_outputs]
+    write_json_atomic(folder / FAILED_OUTPUTS_FILE, failed_records)
+    return WrittenFiles(
+        folder,
+        figures=_as_read(figures),
+        rows=per_sample,
+        skipped=_as_read(skipped_records),
+        failed_outputs=_as_read(failed_records),
+        failures={k: line.get("failure") for k, line in lines.last.items()},
+    )
+
+
+def _as_read(obj: Any) -> Any:
+    """`obj` as a reader of the file written from it gets it: JSON, the known secrets redacted
+    (`store/atomic.py` writes it so; the layout does not change what is read)."""
+    return json.loads(redact_known(json.dumps(obj, ensure_ascii=False, allow_nan=False)))

@@ -13,7 +13,8 @@ only: one file shared by several output folders answers again every request it h
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -136,33 +137,97 @@ def _errors(path: Path) -> list[InputError]:
     return [InputError.from_record(r) for r in _read(path)] if path.is_file() else []
 
 
-def first_failure(folder: Path, skipped: list[InputError], rows: list[dict[str, Any]]) -> str | None:
-    """The reason of the first skipped sample, else of the first failed rubric in sample order."""
+EXPORTED = "exported"
+"""The key of the values under which the runner hands `outcome` what the exporter returned
+for the output folder (`WrittenFiles`), so that nothing it just wrote is read back."""
+
+
+@dataclass(frozen=True)
+class WrittenFiles:
+    """What `exports.write_exports` wrote into `folder`, as a reader of the files gets it:
+    `figures` (taxonomy.json), `skipped` and `failed_outputs` (their records, redacted as
+    written); `rows`, per_sample.json's rows as built (`outcome` reads their counts, ids and
+    failed rubrics); `failures`, the `failure` of each rubric's last line in results.jsonl,
+    by (id, rubric index)."""
+
+    folder: Path
+    figures: dict[str, Any]
+    rows: list[dict[str, Any]]
+    skipped: list[dict[str, Any]]
+    failed_outputs: list[dict[str, Any]]
+    failures: Mapping[tuple[str, int], str | None] = field(default_factory=dict)
+
+
+def _failures_in(folder: Path) -> Mapping[tuple[str, int], str | None]:
+    """The `failure` of each rubric's last line in results.jsonl."""
+    why: dict[tuple[str, int], str | None] = {}
+    for line in (folder / RESULTS_FILE).read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line)
+        why[(rec["id"], rec["rubric_index"])] = rec.get("failure")
+    return why
+
+
+def first_failure(
+    folder: Path,
+    skipped: list[InputError],
+    rows: list[dict[str, Any]],
+    failures: Callable[[], Mapping[tuple[str, int], str | None]] | None = None,
+) -> str | None:
+    """The reason of the first skipped sample, else of the first failed rubric in sample order
+    (`failures`: each rubric's failure as results.jsonl ends with it; default: read the file)."""
     if skipped:
         return skipped[0].describe()
     failing = [(r["id"], i) for r in rows for i in r.get("failed_rubrics") or []]
     if not failing:
         return None
-    why: dict[tuple[str, int], str] = {}
-    for line in (folder / RESULTS_FILE).read_text(encoding="utf-8").splitlines():
-        rec = json.loads(line)
-        why[(rec["id"], rec["rubric_index"])] = rec.get("failure") or "failed"
     sid, index = failing[0]
-    return f"id {sid!r}, rubric {index}: {why.get((sid, index), 'failed')}"
+    why = (failures or (lambda: _failures_in(folder)))().get((sid, index))
+    return f"id {sid!r}, rubric {index}: {why or 'failed'}"
 
 
 def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
-    """MMAE's files read back: the taxonomy for the table; samples skipped, without a usable
-    output (counted at 0 in the headline, but not produced) or with a failed rubric as failed."""
-    tax = _read(folder / TAXONOMY_FILE)
+    """MMAE's files read back (or, just written, as the exporter returned them: `EXPORTED`):
+    the taxonomy for the table; samples skipped, without a usable output (counted at 0 in the
+    headline, but not produced) or with a failed rubric as failed."""
+    written = values.get(EXPORTED)
+    if isinstance(written, WrittenFiles) and written.folder == folder:
+        return _outcome(
+            folder,
+            written.figures,
+            written.rows,
+            [InputError.from_record(r) for r in written.skipped],
+            [InputError.from_record(r) for r in written.failed_outputs],
+            lambda: written.failures,
+            redact=True,
+        )
+    return _outcome(
+        folder,
+        _read(folder / TAXONOMY_FILE),
+        _read(folder / PER_SAMPLE_FILE),
+        _errors(folder / SKIPPED_FILE),
+        _errors(folder / FAILED_OUTPUTS_FILE),
+    )
+
+
+def _outcome(
+    folder: Path,
+    tax: dict[str, Any],
+    rows: list[dict[str, Any]],
+    skipped: list[InputError],
+    failed_outputs: list[InputError],
+    failures: Callable[[], Mapping[tuple[str, int], str | None]] | None = None,
+    *,
+    redact: bool = False,
+) -> PresetOutcome:
     info = tax.get("run", {})
-    rows = _read(folder / PER_SAMPLE_FILE)
-    skipped = _errors(folder / SKIPPED_FILE)
-    failed_outputs = _errors(folder / FAILED_OUTPUTS_FILE)
     overall = tax["overall"]
     no_output = sum(1 for r in rows if r.get("output_failed"))
     failed = sum(1 for r in rows if r.get("n_failed") or r.get("n_missing") or r.get("output_failed"))
-    first = first_failure(folder, skipped, rows)
+    first = first_failure(folder, skipped, rows, failures)
+    if first is not None and redact and not skipped:  # ids and reasons as the files hold them
+        from audioeval.core.redact import redact_known
+
+        first = redact_known(first)
     if first is None and failed_outputs:
         first = failed_outputs[0].describe()
     lacking = [e for e in failed_outputs if e.message == NO_PREDICTION]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from audioeval.benchmarks.mmae.rubric_votes import McqRubric
@@ -10,6 +11,7 @@ COMPLEXITIES = ("single", "multi-part", "multi-instruction", "multi-audio", "mul
 INSTRUCTION_FOLLOWING = "instruction following"
 
 
+@functools.lru_cache(maxsize=256)  # a set has a few category labels, asked of every rubric
 def is_instruction_following(category: str) -> bool:
     """'Instruction Following' (any case/spacing); every other label is consistency."""
     return " ".join(category.lower().replace("-", " ").split()) == INSTRUCTION_FOLLOWING

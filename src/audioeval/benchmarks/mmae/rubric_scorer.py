@@ -19,6 +19,7 @@ setting joins the signature only when on, so folders scored without it stay vali
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -32,7 +33,7 @@ from audioeval.benchmarks.mmae.judge_prompt import (
     prompt_variables,
 )
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
-from audioeval.benchmarks.mmae.rubric_votes import RubricVoting, rescore_attempts
+from audioeval.benchmarks.mmae.rubric_votes import ParsedAttempt, RubricVoting, rescore_attempts
 from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.benchmarks.mmae.verdict import parse_verdict
 from audioeval.core.errors import AudioError, InputError
@@ -242,12 +243,35 @@ def _vote(attempt: Mapping[str, Any]) -> JudgeVote:
     right = attempt.get("right_letter")
     raw = attempt.get("raw")
     right_index = ord(right) - ord("A") if isinstance(right, str) and len(right) == 1 else -1
-    letter = parse_verdict(raw, n).letter if isinstance(raw, str) and 0 <= right_index < n else None
+    letter = None
+    if isinstance(raw, str) and 0 <= right_index < n:
+        # parsed when it was recorded, by this very parser (`ParsedAttempt`), or parsed now
+        letter = attempt["letter"] if type(attempt) is ParsedAttempt else _letter_of(raw, n)
     if letter is None:
-        return JudgeVote(False, n_options=n or None)
-    order = _shown_order(tuple(map(str, options)), right_index)
-    position = ord(letter) - ord("A")
-    return JudgeVote(True, order[position], position, n, order)
+        return _invalid_vote(n)
+    return _valid_vote(tuple(map(str, options)), right_index, ord(letter) - ord("A"))
+
+
+# Memos of pure functions, bounded: a judge repeats its short answers and a rubric's options
+# come back in a few orders, so the reliability block (every stored answer read again) often
+# looks one up instead of parsing again; a miss costs what no memo would.
+@functools.lru_cache(maxsize=4096)
+def _letter_of(raw: str, n_options: int) -> str | None:
+    """The letter a stored answer chose (`parse_verdict`), None when it is not a vote."""
+    return parse_verdict(raw, n_options).letter
+
+
+@functools.lru_cache(maxsize=64)
+def _invalid_vote(n_options: int) -> JudgeVote:
+    return JudgeVote(False, n_options=n_options or None)
+
+
+@functools.lru_cache(maxsize=4096)
+def _valid_vote(options: tuple[str, ...], right_index: int, position: int) -> JudgeVote:
+    """The vote for the option at `position` of these options shown (votes are frozen: equal
+    ones are shared)."""
+    order = _shown_order(options, right_index)
+    return JudgeVote(True, order[position], position, len(options), order)
 
 
 def _shown_order(options: tuple[str, ...], right_index: int) -> tuple[str, ...]:

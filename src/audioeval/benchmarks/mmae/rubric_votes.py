@@ -32,6 +32,15 @@ class McqRubric:
     wrong_choices: tuple[str, ...]
 
 
+class ParsedAttempt(dict[str, Any]):
+    """An attempt's JSON-ready record as this process made it (`AttemptRecord.as_record`):
+    its `letter` is what `parse_verdict(raw, len(options))` gives, so the reliability block
+    takes it instead of parsing the answer again. An attempt read from a file is a plain dict,
+    parsed again (an earlier parser may have read it otherwise)."""
+
+    __slots__ = ()
+
+
 @dataclass(slots=True)
 class AttemptRecord:
     attempt: int
@@ -46,21 +55,23 @@ class AttemptRecord:
     latency_s: float | None = None
     cached: bool = False
 
-    def as_record(self) -> dict[str, Any]:
+    def as_record(self) -> ParsedAttempt:
         """The JSON-ready record: what `dataclasses.asdict` gives, built directly (cheaper)."""
-        return {
-            "attempt": self.attempt,
-            "options": list(self.options),
-            "right_letter": self.right_letter,
-            "raw": self.raw,
-            "letter": self.letter,
-            "valid": self.valid,
-            "correct": self.correct,
-            "error": self.error,
-            "endpoint": self.endpoint,
-            "latency_s": self.latency_s,
-            "cached": self.cached,
-        }
+        return ParsedAttempt(
+            {
+                "attempt": self.attempt,
+                "options": list(self.options),
+                "right_letter": self.right_letter,
+                "raw": self.raw,
+                "letter": self.letter,
+                "valid": self.valid,
+                "correct": self.correct,
+                "error": self.error,
+                "endpoint": self.endpoint,
+                "latency_s": self.latency_s,
+                "cached": self.cached,
+            }
+        )
 
 
 @dataclass(slots=True)

@@ -39,10 +39,13 @@ def _letter(value: object) -> str | None:
 
 def parse_verdict(raw: str, n_options: int) -> Verdict:
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:n_options]
-    text = strip_think(raw or "")
+    raw = raw or ""
+    # Without "<" there is no think tag, without "```" no fence: the same text, fewer scans
+    # (the reliability block parses every stored answer again).
+    text = strip_think(raw) if "<" in raw else raw.strip()
     if not text:
         return Verdict(None, None, "empty answer")
-    candidates = [*fenced_blocks(text), text]
+    candidates = [*fenced_blocks(text), text] if "```" in text else [text]
     choices: list[tuple[str | None, str | None]] = []
     for chunk in candidates:
         for obj in json_values(chunk, "{", nested=False):
