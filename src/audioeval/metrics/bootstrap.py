@@ -80,13 +80,14 @@ def bootstrap_means_ci_groups(
 def _resampled_means(arr: np.ndarray, defined: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """The mean of the defined values of each resample (rows of `idx`) that has one.
 
-    With undefined (NaN) values: NaN drawn as 0 in the sums, left out of the counts, which is
-    what `np.nansum` and counting `~np.isnan` over the drawn values give, bit for bit (nansum
-    sums a copy with NaN set to 0 the same way), in two passes instead of five."""
+    The values drawn are gathered by `take` (what `arr[idx]` gives, faster). With undefined
+    (NaN) values: NaN drawn as 0 in the sums, left out of the counts, which is what `np.nansum`
+    and counting `~np.isnan` over the drawn values give, bit for bit (nansum sums a copy with
+    NaN set to 0 the same way), in two passes instead of five."""
     if defined.all():
-        return arr[idx].sum(axis=1) / arr.size
-    sums = np.where(defined, arr, 0.0)[idx].sum(axis=1)
-    counts = defined[idx].sum(axis=1)
+        return arr.take(idx).sum(axis=1) / arr.size
+    sums = np.where(defined, arr, 0.0).take(idx).sum(axis=1)
+    counts = defined.take(idx).sum(axis=1)
     return sums[counts > 0] / counts[counts > 0]
 
 
