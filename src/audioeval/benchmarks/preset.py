@@ -37,6 +37,11 @@ from audioeval.core.errors import InputError
 REQUIRED: Any = ...
 """The default of an option the user must give."""
 
+EXPORTED = "exported"
+"""The value under which the runner hands a preset's `outcome` what its benchmark's exporter
+just returned for the output folder (None: nothing): an outcome that knows it (MMAE's
+`WrittenFiles`) reports from it instead of reading back the files just written."""
+
 SHARED_GROUPS = ("judge", "run", "model")
 """The shared option groups a preset may expose (`cli/preset_commands.py` holds their flags):
 `judge`: --judge URLS, --judge-model, --judge-concurrency, --judge-timeout, --judge-api-key-env,
@@ -162,7 +167,8 @@ class Preset:
     plan: Callable[[Mapping[str, Any]], PresetPlan]
     outcome: Callable[[Path, Mapping[str, Any]], PresetOutcome]
     """The output folder and the values -> figures and failed work; it may also write the
-    preset's product from the folder's records (`mcq predict`: the predictions file)."""
+    preset's product from the folder's records (`mcq predict`: the predictions file). The
+    values hold, under `EXPORTED`, what the exporter just returned for the folder."""
     options: tuple[PresetOption, ...] = ()
     shared: tuple[str, ...] = ("judge", "run")
     """The shared options it exposes: whole groups (`"judge"`, `"run"`) or single options of

@@ -23,7 +23,7 @@ from typing import Any
 
 from audioeval.adapters.base import GenerationConfig
 from audioeval.benchmarks.prepared import PreparedInputs
-from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOutcome, PresetPlan, shared_group
+from audioeval.benchmarks.preset import EXPORTED, REQUIRED, Preset, PresetOutcome, PresetPlan, shared_group
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.redact import secret_from_env
 from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
@@ -195,12 +195,6 @@ def rescore_preset(preset: Preset, output_dir: Path, given: Mapping[str, Any]) -
         resamples, exclude = given.get("resamples"), given.get("exclude_missing")
         done = rescore_run(output_dir, resamples=resamples, exclude_missing=exclude, locked=True)
     return preset.outcome(output_dir, _with_export(values, done.exports.get(output_dir)))
-
-
-EXPORTED = "exported"
-"""The value under which a preset's `outcome` is handed what its benchmark's exporter just
-returned for the output folder (None: nothing): an outcome that knows it (MMAE's
-`WrittenFiles`) reports from it instead of reading back the files just written."""
 
 
 def _with_export(values: Mapping[str, Any], exported: Any) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan, PresetTool
+from audioeval.benchmarks.preset import EXPORTED, Preset, PresetOption, PresetOutcome, PresetPlan, PresetTool
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
@@ -135,11 +135,6 @@ def _read(path: Path) -> Any:
 
 def _errors(path: Path) -> list[InputError]:
     return [InputError.from_record(r) for r in _read(path)] if path.is_file() else []
-
-
-EXPORTED = "exported"
-"""The key of the values under which the runner hands `outcome` what the exporter returned
-for the output folder (`WrittenFiles`), so that nothing it just wrote is read back."""
 
 
 @dataclass(frozen=True)
