@@ -247,6 +247,12 @@ StoredByFolder = dict[Path, StoredRecords]
 Digests = dict[int, dict[str, str]]
 
 
+PendingByFolder = dict[Path, tuple[list[Any], int]]
+"""Each pair's (samples to ask, samples done), worked out once per run: the endpoint check
+needs it to know what is asked, the plan then takes it (a done sample's prompt is built to
+compare its digest, so working it out twice built every prompt twice on a rerun)."""
+
+
 def _digests(samples: SampleSet, memo: Digests) -> dict[str, str]:
     """`sample_digests` of a sample set, computed once per run (probe, then plan)."""
     if id(samples) not in memo:
@@ -270,6 +276,7 @@ def _plan_pair(
     req: EvalRequest,
     cache: StoredByFolder,
     digests: Digests | None = None,
+    pending: PendingByFolder | None = None,
 ) -> PairRun:
     folder = pair_dir(run_dir, bench.name, model.slug)
     folder.mkdir(parents=True, exist_ok=True)
@@ -293,7 +300,10 @@ def _plan_pair(
         raise refusal
     ids = [s.id for s in samples.samples]
     write_json_atomic(folder / IDS_FILE, ids)
-    todo, done = _pending(latest, bench, samples, template, hashes if req.inputs.rescore_changed_samples else None)
+    known = None if pending is None else pending.pop(folder, None)
+    todo, done = known or _pending(
+        latest, bench, samples, template, hashes if req.inputs.rescore_changed_samples else None
+    )
     model_skipped = _write_model_skipped(folder, adapter, ids, samples.skipped)
     return PairRun(
         bench,
@@ -483,14 +493,17 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     judge_settings = req.judge
     stored: StoredByFolder = {}
     digests: Digests = {}
+    pending: PendingByFolder = {}
     stopped: EndpointsUnreachable | None = None
     try:
         if req.probe:  # before anything is written: a corrected command may reuse the folder
             _write_run_file(run_dir, benches, req, adapters, write=False)  # another run's folder?
-            judge_settings = await _check_endpoints(run_dir, benches, sample_sets, req, adapters, stored, digests)
+            judge_settings = await _check_endpoints(
+                run_dir, benches, sample_sets, req, adapters, stored, digests, pending
+            )
         _write_run_file(run_dir, benches, req, adapters)
         pairs = [
-            _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req, stored, digests)
+            _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req, stored, digests, pending)
             for b in benches
             for m in req.models
             if serves(adapters[m.slug], b.spec.task)
@@ -601,6 +614,7 @@ async def _check_endpoints(
     adapters: dict[str, ModelAdapter],
     stored: StoredByFolder,
     digests: Digests | None = None,
+    pending: PendingByFolder | None = None,
 ) -> JudgeSettings | None:
     """Check the endpoints of the OpenAI-compatible models and of the judge that have samples
     left to do (a finished run checks nothing); each keeps its usable ones. Returns the judge
@@ -616,7 +630,9 @@ async def _check_endpoints(
             latest = latest_records(_stored(folder, stored).records)
             samples = sample_sets[bench.name]
             hashes = _digests(samples, {} if digests is None else digests) if req.inputs.rescore_changed_samples else None
-            todo, _ = _pending(latest, bench, samples, _template_override(model, bench), hashes)
+            todo, done = _pending(latest, bench, samples, _template_override(model, bench), hashes)
+            if pending is not None:
+                pending[folder] = (todo, done)
             if todo:
                 asked.add(model.slug)
                 judged = judged or needs_judge(bench)
