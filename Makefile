@@ -63,8 +63,11 @@ demo: $(VENV)/.installed system-deps runtimes
 	$(BIN)/python examples/mmae_demo.py
 	$(BIN)/audioeval report demo_out/eval
 
+# Compiled modules are cached (__pycache__/, git-ignored) even where the environment sets
+# PYTHONDONTWRITEBYTECODE: the suite starts hundreds of Python processes (workers, the CLI
+# in subprocesses), and each would otherwise compile the package again.
 test: $(VENV)/.installed-dev $(VENV)/.installed-torch system-deps browser-deps java-deps runtimes
-	$(BIN)/python -m pytest -q -n 4 --dist loadfile
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -q -n 4 --dist loadfile
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench examples

@@ -50,7 +50,7 @@ PHASES = ["import", "plan", "probe", "judging", "read-back", "summaries", "expor
 SMALL_RUBRICS = (0, 4, 8)
 SMALL_CALLS_MAX = 1000 * len(SMALL_RUBRICS)  # judge calls of a small set stay under 10 × this
 SECTION = "## The whole `mmae score` command by phase"
-RUN_KINDS = ("small", "small-naive", "small-floor", "large", "large-naive", "large-floor")
+RUN_KINDS = ("small", "small-naive", "small-floor", "large", "large-naive", "large-floor", "imports")
 CLIENTS = {"naive client": "naive_client.py", "floor client": "floor_client.py"}
 
 
@@ -127,7 +127,7 @@ def child(argv: list[str], out: Path) -> None:
     phases = Phases()
     phases.enter("import")
     import audioeval.presets.preset_run  # noqa: F401  (the command imports the engine when it runs)
-    from audioeval.cli.main import app
+    from audioeval.cli.main import main as audioeval_main
 
     phases.leave()
     import dataclasses
@@ -162,8 +162,9 @@ def child(argv: list[str], out: Path) -> None:
 
     pr.run_preset = run_then_report
     code = 0
+    sys.argv = ["audioeval", *argv]
     try:
-        app(argv, standalone_mode=False)
+        audioeval_main()  # the console command itself, as `audioeval …` runs it
     except SystemExit as exc:
         code = int(exc.code or 0)
     if ended:
@@ -246,6 +247,17 @@ def run_naive(
             "fraction": res["calls"] / wall / (workers / latency), "load": LOADS[-1]}  # fmt: skip
 
 
+FIRST_REQUEST_IMPORTS = "import aiohttp, numpy, soundfile, pydantic"
+"""What any client of this judge built on the command's libraries imports before its first
+request (the HTTP client, the audio decoding, the settings' validation)."""
+
+
+def run_imports_floor() -> dict[str, Any]:
+    """One process that only imports `FIRST_REQUEST_IMPORTS` and exits, start to exit."""
+    wall, rss, _ = timed([sys.executable, "-c", FIRST_REQUEST_IMPORTS])
+    return {"who": "imports floor", "wall_s": wall, "peak_rss_mb": rss, "load": LOADS[-1]}
+
+
 def sets(tmp: Path, small: int, large: int) -> dict[str, tuple[Path, Path]]:
     from judge_throughput import write_set
 
@@ -296,6 +308,9 @@ def main() -> None:
             for line in log.read_text().splitlines():
                 if line.startswith("{") and "who" in line:
                     r = json.loads(line)
+                    if r["who"] == "imports floor":
+                        logged["imports"].append(r)
+                        continue
                     size = "small" if r["calls"] < 10 * SMALL_CALLS_MAX else "large"
                     suffix = {"naive client": "-naive", "floor client": "-floor"}.get(r["who"], "")
                     logged[size + suffix].append(r)
@@ -315,6 +330,8 @@ def main() -> None:
                 print(json.dumps(runs["small-naive"][-1]), flush=True)
                 runs["small-floor"].append(run_naive(*data["small"], urls, 16, 0.2, "floor client"))
                 print(json.dumps(runs["small-floor"][-1]), flush=True)
+                runs["imports"].append(run_imports_floor())
+                print(json.dumps(runs["imports"][-1]), flush=True)
         if large_n:
             with judge_servers(0.5) as (_, urls):
                 for _ in range(max(1, args.large_repeats)):
@@ -354,6 +371,8 @@ def _reading(runs: dict[str, list[dict[str, Any]]], small_n: int, large_n: int) 
             r["wall_s"] - r["phases"]["judging"] for r in small
         )  # what the command spends outside its judging phase
         judging = statistics.median(r["phases"]["judging"] for r in small)
+        budget = _median(naive, "wall_s") - judging  # what the command may spend outside judging to be ahead
+        imports = runs["imports"]
         out += [
             "",
             f"At {small_n} samples the ideal is {small[0]['calls'] / 80:.2f} s (concurrency 16 ÷ 0.2 s). The "
@@ -376,6 +395,20 @@ def _reading(runs: dict[str, list[dict[str, Any]]], small_n: int, large_n: int) 
                 else "even so, the command's median time was within the naive client's."
             ),
         ]
+        if imports:
+            out += [
+                "",
+                f"To be ahead of the naive client here, the command would have to spend under {budget:.2f} s "
+                f"outside its judging phase (the naive client's {_median(naive, 'wall_s'):.2f} s less the "
+                f"command's judging phase). A process that only imports what sending the first request needs "
+                f"(`{FIRST_REQUEST_IMPORTS}`) and exits took {_median(imports, 'wall_s'):.2f} s (median of "
+                f"{len(imports)}), before reading a file, building a prompt or writing a summary"
+                + (
+                    ": with these libraries the goal cannot be met at this size."
+                    if _median(imports, "wall_s") >= budget
+                    else "."
+                ),
+            ]
     large, large_naive, large_floor = runs["large"], runs["large-naive"], runs["large-floor"]
     if large and large_naive and large_floor:
         out += [

@@ -125,3 +125,8 @@ def results(out: Path) -> list[dict[str, Any]]:
 def records_file(out: Path) -> Path:
     """The record stream of an `mmae score` output folder (a run directory)."""
     return out / "mmae" / "predictions" / "records.jsonl"
+
+
+def rubric_count(meta: Path) -> int:
+    """How many rubrics the samples of an MMAE metadata file hold."""
+    return sum(len(m["rubrics"]) for m in json.loads(Path(meta).read_text()))

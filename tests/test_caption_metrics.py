@@ -339,6 +339,51 @@ def test_meteor_corpus_equals_pycocoevalcap() -> None:
     assert mv.ci_low is not None and mv.ci_low <= mv.value <= mv.ci_high
 
 
+def test_a_whole_set_headline_is_bootstrapped_not_held(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`audioeval rank` over a captioning run: CIDEr-D (the captioning headline) is not a sum of
+    per-sample statistics: its cells are resampled through the metric's function of draw counts,
+    like every other headline. (A test of the ranking, kept beside the METEOR test: the run's
+    default scorers start the METEOR jar, whose paraphrase table takes ~10 s of CPU to load
+    once per process.)"""
+    from typer.testing import CliRunner
+
+    from audioeval.analysis.score_table import bootstrap_tables, table_from_runs
+    from audioeval.cli.main import app
+    from tests.fakes.mcq_server import tone_wav
+    from tests.run_helpers import write_jsonl
+
+    folder = tmp_path / "caps"
+    folder.mkdir()
+    captions = ["a dog barks loudly", "a dog barks twice", "rain falls on a roof", "a car passes by"]
+    rows = []
+    for i, caption in enumerate(captions):
+        tone_wav(folder / f"c{i}.wav", 200 + 40 * i, seconds=0.2)
+        rows.append({"id": f"c{i}", "audio": f"c{i}.wav", "caption": caption})
+    manifest = write_jsonl(folder / "caps.jsonl", rows)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "-m",
+            "constant:a dog barks,constant:rain on a roof",
+            "--task",
+            "captioning",
+            "-b",
+            str(manifest),
+        ]
+        + ["-o", str(out), "--resamples", "0", "--no-progress"],
+        catch_exceptions=False,
+    )
+    assert res.exit_code == 0, res.output
+    built = table_from_runs([out])
+    assert [c.name for c in built.table.columns] == ["caps:cider_d"]
+    resampled = bootstrap_tables(built, resamples=200, seed=0)
+    assert resampled is not None and resampled.held == ()
+    dog = resampled.values[:, built.table.models.index("constant:a dog barks"), 0]
+    assert dog.std() > 0.0  # each resample recomputed its own value
+
+
 @needs_java
 def test_cider_d_scorer_keeps_tokens_for_rescoring() -> None:
     _coco("pycocoevalcap.cider.cider")
@@ -379,13 +424,27 @@ public class FakeTool {
 """
 
 
+@pytest.fixture(scope="module")
+def fake_tool_classes(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """FakeTool compiled once for the module: started from its source file, each JVM (one per
+    test, and one per restart) compiled it again, about 1 s of CPU each."""
+    import subprocess
+
+    from audioeval.scoring.caption_java import java_command
+
+    folder = tmp_path_factory.mktemp("fake_tool")
+    source = folder / "FakeTool.java"
+    source.write_text(FAKE_TOOL)
+    javac = [java_command(), "-m", "jdk.compiler/com.sun.tools.javac.Main"]
+    subprocess.run([*javac, "-d", str(folder / "classes"), str(source)], check=True, capture_output=True)
+    return folder / "classes"
+
+
 @pytest.fixture
-def fake_tool(tmp_path):  # type: ignore[no-untyped-def]
+def fake_tool(fake_tool_classes, tmp_path):  # type: ignore[no-untyped-def]
     from audioeval.scoring.caption_java import LineProcess
 
-    source = tmp_path / "FakeTool.java"
-    source.write_text(FAKE_TOOL)
-    tool = LineProcess("fake tool", [str(source)], tmp_path, timeout=20.0)
+    tool = LineProcess("fake tool", ["-cp", str(fake_tool_classes), "FakeTool"], tmp_path, timeout=20.0)
     yield tool
     tool.close()
 

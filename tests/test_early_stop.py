@@ -164,10 +164,10 @@ def _without_run(tax: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def both_protocols(synthetic_set, tmp_path_factory):
+def both_protocols(small_synthetic_set, tmp_path_factory):
     """One noisy judge; the full protocol and early stop, each into its own folder."""
     tmp = tmp_path_factory.mktemp("early_stop")
-    preds, meta = synthetic_set.oracle_predictions, synthetic_set.metadata
+    preds, meta = small_synthetic_set.oracle_predictions, small_synthetic_set.metadata
     with FakeJudgeServer(FakeJudgeConfig(**NOISY)) as server:
         full = run_mmae(config(preds, meta, tmp / "full", [server.base_url]))
         full_requests = server.stats.requests
@@ -224,11 +224,11 @@ def test_early_stop_is_in_the_signature_only_when_on(both_protocols):
     assert "early_stop" not in json.dumps(spec)  # folders scored before keep their spec
 
 
-def test_rescore_of_an_early_stopped_folder_gives_the_same_numbers(both_protocols, synthetic_set):
+def test_rescore_of_an_early_stopped_folder_gives_the_same_numbers(both_protocols, small_synthetic_set):
     _, early, _, _ = both_protocols  # the judge is stopped
     before = json.loads((early.output_dir / "taxonomy.json").read_text())
     lines = _verdicts(early.output_dir)
-    tax = rescore_mmae(early.output_dir, synthetic_set.metadata, n_resamples=200)
+    tax = rescore_mmae(early.output_dir, small_synthetic_set.metadata, n_resamples=200)
     assert _without_run(tax) == _without_run(before)
     assert tax["run"]["early_stop"] is True and tax["run"]["rescored"] is True
     assert tax["run"]["calls_saved"] == before["run"]["calls_saved"]
@@ -238,7 +238,7 @@ def test_rescore_of_an_early_stopped_folder_gives_the_same_numbers(both_protocol
     }
 
 
-def test_mmae_score_early_stop_flag(synthetic_set, tmp_path):
+def test_mmae_score_early_stop_flag(small_synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(**NOISY)) as server:
         res = runner.invoke(
             app,
@@ -246,9 +246,9 @@ def test_mmae_score_early_stop_flag(synthetic_set, tmp_path):
                 "mmae",
                 "score",
                 "--predictions",
-                str(synthetic_set.oracle_predictions),
+                str(small_synthetic_set.oracle_predictions),
                 "--metadata",
-                str(synthetic_set.metadata),
+                str(small_synthetic_set.metadata),
                 "--base_urls",
                 server.base_url,
                 "--output_dir",
@@ -268,7 +268,7 @@ def test_mmae_score_early_stop_flag(synthetic_set, tmp_path):
 # -- the shared judge cache --------------------------------------------------------------------
 
 
-def test_two_output_folders_sharing_a_judge_cache(synthetic_set, tmp_path, monkeypatch):
+def test_two_output_folders_sharing_a_judge_cache(small_synthetic_set, tmp_path, monkeypatch):
     key = "sk-test-early-stop-0123456789"
     monkeypatch.setenv("OPENAI_API_KEY", key)
     cache = tmp_path / "shared" / "judge.sqlite"
@@ -280,9 +280,9 @@ def test_two_output_folders_sharing_a_judge_cache(synthetic_set, tmp_path, monke
                 "mmae",
                 "score",
                 "--predictions",
-                str(synthetic_set.oracle_predictions),
+                str(small_synthetic_set.oracle_predictions),
                 "--metadata",
-                str(synthetic_set.metadata),
+                str(small_synthetic_set.metadata),
                 "--base_urls",
                 url,
                 "--output_dir",

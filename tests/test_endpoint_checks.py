@@ -139,33 +139,35 @@ def mmae_score(
     )  # fmt: skip
 
 
-def test_unauthorised_judge_fails_fast_without_showing_the_key(synthetic_set, tmp_path):
+def test_unauthorised_judge_fails_fast_without_showing_the_key(small_synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(api_key="the-right-key")) as judge:
-        res = mmae_score(synthetic_set, judge.base_url, tmp_path / "o", env={"OPENAI_API_KEY": SECRET})
+        res = mmae_score(small_synthetic_set, judge.base_url, tmp_path / "o", env={"OPENAI_API_KEY": SECRET})
         assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE, res.output
         assert "unauthorised (HTTP 401)" in res.output and "$OPENAI_API_KEY was refused" in res.output
         assert SECRET not in res.output
         assert judge.stats.requests == 0  # no chat request was sent
-        res = mmae_score(synthetic_set, judge.base_url, tmp_path / "o", env={"OPENAI_API_KEY": ""})
+        res = mmae_score(small_synthetic_set, judge.base_url, tmp_path / "o", env={"OPENAI_API_KEY": ""})
         assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE
         assert "set OPENAI_API_KEY (or --api-key-env NAME)" in res.output
     assert not (tmp_path / "o" / "results.jsonl").exists()
 
 
-def test_no_api_at_the_url_fails_fast(synthetic_set, tmp_path, not_found, web_page):
-    res = mmae_score(synthetic_set, not_found.base_url, tmp_path / "o")
+def test_no_api_at_the_url_fails_fast(small_synthetic_set, tmp_path, not_found, web_page):
+    res = mmae_score(small_synthetic_set, not_found.base_url, tmp_path / "o")
     assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE, res.output
     assert "GET /models answered HTTP 404, POST /chat/completions HTTP 404" in " ".join(res.output.split())
     assert not_found.app.requests == 2  # the check only
-    res = mmae_score(synthetic_set, web_page.base_url, tmp_path / "o")
+    res = mmae_score(small_synthetic_set, web_page.base_url, tmp_path / "o")
     assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE, res.output
     assert "not an OpenAI-compatible API: GET /models answered an HTML page" in " ".join(res.output.split())
 
 
-def test_closed_port_and_unserved_model_fail_fast_naming_each_endpoint(synthetic_set, tmp_path):
+def test_closed_port_and_unserved_model_fail_fast_naming_each_endpoint(small_synthetic_set, tmp_path):
     dead = dead_url()
     with FakeJudgeServer(FakeJudgeConfig()) as judge:
-        res = mmae_score(synthetic_set, f"{dead},{judge.base_url}", tmp_path / "o", "--model", "qwen-omni")
+        res = mmae_score(
+            small_synthetic_set, f"{dead},{judge.base_url}", tmp_path / "o", "--model", "qwen-omni"
+        )
         assert res.exit_code == exit_codes.ENDPOINT_UNUSABLE, res.output
         text = " ".join(res.output.split())
         assert f"{dead}: cannot connect" in text
@@ -173,25 +175,25 @@ def test_closed_port_and_unserved_model_fail_fast_naming_each_endpoint(synthetic
         assert judge.stats.requests == 0
         assert not (tmp_path / "o").exists()  # nothing written: the corrected command uses the folder
         fixed = mmae_score(
-            synthetic_set, f"{dead},{judge.base_url}", tmp_path / "o", "--model", "Qwen3Omni-Instruct"
+            small_synthetic_set, f"{dead},{judge.base_url}", tmp_path / "o", "--model", "Qwen3Omni-Instruct"
         )
         assert fixed.exit_code == 0, fixed.output
 
 
-def test_one_usable_endpoint_is_enough_and_the_others_are_left_out(synthetic_set, tmp_path):
+def test_one_usable_endpoint_is_enough_and_the_others_are_left_out(small_synthetic_set, tmp_path):
     dead = dead_url()
     with FakeJudgeServer(FakeJudgeConfig()) as judge:
-        res = mmae_score(synthetic_set, f"{dead},{judge.base_url}", tmp_path / "o")
+        res = mmae_score(small_synthetic_set, f"{dead},{judge.base_url}", tmp_path / "o")
         assert res.exit_code == 0, res.output
         assert f"{dead} left out of this run: cannot connect" in " ".join(res.output.split())
 
 
-def test_no_probe_skips_the_check_and_a_finished_run_makes_none(synthetic_set, tmp_path):
-    res = mmae_score(synthetic_set, dead_url(), tmp_path / "a", "--no-probe", "--timeout", "0.2")
+def test_no_probe_skips_the_check_and_a_finished_run_makes_none(small_synthetic_set, tmp_path):
+    res = mmae_score(small_synthetic_set, dead_url(), tmp_path / "a", "--no-probe", "--timeout", "0.2")
     assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output  # judged, every call failed
     with FakeJudgeServer(FakeJudgeConfig()) as judge:
-        assert mmae_score(synthetic_set, judge.base_url, tmp_path / "b").exit_code == 0
-    again = mmae_score(synthetic_set, dead_url(), tmp_path / "b")  # nothing left to judge
+        assert mmae_score(small_synthetic_set, judge.base_url, tmp_path / "b").exit_code == 0
+    again = mmae_score(small_synthetic_set, dead_url(), tmp_path / "b")  # nothing left to judge
     assert again.exit_code == 0, again.output
     assert "0 judge call(s)" in again.output
 

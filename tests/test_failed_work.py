@@ -17,11 +17,11 @@ from audioeval.core.errors import InputError
 from audioeval.store.response_cache import ResponseCache
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
 from tests.fakes.mcq_server import FakeMcqServer, write_tone_set
-from tests.mmae_helpers import config, records_file, results, run_mmae
+from tests.mmae_helpers import config, records_file, results, rubric_count, run_mmae
 from tests.run_helpers import demo_speech_as_wavs, write_jsonl
 
 runner = CliRunner()
-RARE = "near 990 Hz"  # the question of one rubric of the synthetic set (sample 2)
+RARE = "near 990 Hz"  # a rubric of 7 samples of the synthetic set, 2 of the small one (first: sample 2)
 
 
 def cli(*args: Any) -> Any:
@@ -62,29 +62,34 @@ def test_cache_refuses_what_the_caller_rejects(tmp_path: Path) -> None:
     cache.close()
 
 
-def test_empty_judge_answers_are_not_cached_and_a_rerun_judges_them(synthetic_set, tmp_path):
+def test_empty_judge_answers_are_not_cached_and_a_rerun_judges_them(small_synthetic_set, tmp_path):
     out = tmp_path / "o"
+    total = rubric_count(small_synthetic_set.metadata)
     with FakeJudgeServer(FakeJudgeConfig(answer_style="empty")) as empty:
-        res = mmae_score(synthetic_set, empty.base_url, out)
+        res = mmae_score(small_synthetic_set, empty.base_url, out)
         assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
         assert "nothing was scored" in res.output and "empty answer" in res.output
-        assert empty.stats.requests == 119 * 3
-    assert json.loads((out / "taxonomy.json").read_text())["overall"]["n_rubrics_failed"] == 119
+        assert empty.stats.requests == total * 3
+    assert json.loads((out / "taxonomy.json").read_text())["overall"]["n_rubrics_failed"] == total
     with FakeJudgeServer(FakeJudgeConfig()) as good:  # a new judge, at another address
-        again = mmae_score(synthetic_set, good.base_url, out)
+        again = mmae_score(small_synthetic_set, good.base_url, out)
         assert again.exit_code == 0, again.output
-        assert "judged 119 rubric(s) now" in again.output
+        assert f"judged {total} rubric(s) now" in again.output
         # asked live (identical rubrics of the set may share an answer cached in this run)
-        assert good.stats.answered > 119 and f"{good.stats.answered} judge call(s)" in again.output
+        assert good.stats.answered > total and f"{good.stats.answered} judge call(s)" in again.output
     overall = json.loads((out / "taxonomy.json").read_text())["overall"]
     assert overall["EMR"] == 100.0 and overall["n_rubrics_failed"] == 0
 
 
-def test_cached_answers_that_no_longer_parse_are_asked_again(synthetic_set, tmp_path):
+def test_cached_answers_that_no_longer_parse_are_asked_again(small_synthetic_set, tmp_path):
     out = tmp_path / "o"
     with FakeJudgeServer(FakeJudgeConfig()) as judge:
         cfg = config(
-            synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge.base_url], concurrency=1
+            small_synthetic_set.oracle_predictions,
+            small_synthetic_set.metadata,
+            out,
+            [judge.base_url],
+            concurrency=1,
         )
         first = run_mmae(cfg)
         # an older version cached empty answers: poison every entry, forget the results
@@ -94,50 +99,51 @@ def test_cached_answers_that_no_longer_parse_are_asked_again(synthetic_set, tmp_
         second = run_mmae(cfg)
     # as many live calls as the first time; the only hits are those the first run had too
     # (identical rubrics of the set sharing an answer); no poisoned entry was used
-    assert first.calls + first.cache_hits == 119 * 3
+    assert first.calls + first.cache_hits == rubric_count(small_synthetic_set.metadata) * 3
     assert (second.calls, second.cache_hits) == (first.calls, first.cache_hits)
     assert all(len(r["attempts"]) == 3 and not r["failed"] for r in results(out))
     assert second.taxonomy["overall"]["EMR"] == 100.0
 
 
-def test_mmae_score_exits_4_when_rubrics_fail_unless_max_failed_allows(synthetic_set, tmp_path):
+def test_mmae_score_exits_4_when_rubrics_fail_unless_max_failed_allows(small_synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(empty_when=RARE)) as judge:
-        res = mmae_score(synthetic_set, judge.base_url, tmp_path / "a")
+        res = mmae_score(small_synthetic_set, judge.base_url, tmp_path / "a")
         assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
-        assert "7 of 42 sample(s) failed, more than --max-failed 0 allows" in res.output
+        assert "2 of 12 sample(s) failed, more than --max-failed 0 allows" in res.output
         assert "first failure: id 'syn00002', rubric 1: only 0 valid votes" in res.output
         assert (tmp_path / "a" / "taxonomy.json").exists() and (tmp_path / "a" / "per_sample.json").exists()
-        ok = mmae_score(synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "1.0")
+        ok = mmae_score(small_synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "1.0")
         assert ok.exit_code == 0, ok.output
-        # a rerun judges the 7 failed rubrics again, and they fail again
-        counted = mmae_score(synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "6")
+        # a rerun judges the 2 failed rubrics again, and they fail again
+        counted = mmae_score(small_synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "1")
         assert counted.exit_code == exit_codes.TOO_MANY_FAILURES, counted.output
-        assert mmae_score(synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "7").exit_code == 0
+        allowed = mmae_score(small_synthetic_set, judge.base_url, tmp_path / "b", "--max-failed", "2")
+        assert allowed.exit_code == 0, allowed.output
 
 
-def test_mmae_score_counts_missing_predictions_as_failed_work(synthetic_set, tmp_path):
+def test_mmae_score_counts_missing_predictions_as_failed_work(small_synthetic_set, tmp_path):
     """A predictions file lacking samples: the headline counts them at 0, and the command says
     the system did not produce everything (exit 4) unless --max-failed allows it."""
-    rows = json.loads(Path(synthetic_set.oracle_predictions).read_text())
-    root = Path(synthetic_set.oracle_predictions).parent
+    rows = json.loads(Path(small_synthetic_set.oracle_predictions).read_text())
+    root = Path(small_synthetic_set.oracle_predictions).parent
     for row in rows:
         part = row["messages"][-1]["content"][0]
         part["audio_url"] = str(root / part["audio_url"])
     partial = tmp_path / "partial.json"
-    partial.write_text(json.dumps(rows[:30]))
+    partial.write_text(json.dumps(rows[:8]))
     with FakeJudgeServer(FakeJudgeConfig()) as judge:
-        args = ["mmae", "score", "--predictions", partial, "--metadata", synthetic_set.metadata,
+        args = ["mmae", "score", "--predictions", partial, "--metadata", small_synthetic_set.metadata,
                 "--audio_root", root, "--base_urls", judge.base_url, "--no-progress", "--bootstrap", "50"]  # fmt: skip
         res = cli(*args, "--output_dir", tmp_path / "a")
         assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
         text = " ".join(res.output.split())
-        assert "12 of 42 sample(s) failed" in text and "sample has no prediction" in text
-        assert "partial.json has no answer for 12 id(s)" in text and "rerunning will not help" in text
+        assert "4 of 12 sample(s) failed" in text and "sample has no prediction" in text
+        assert "partial.json has no answer for 4 id(s)" in text and "rerunning will not help" in text
         assert "rerunning the same command retries" not in text
-        ok = cli(*args, "--output_dir", tmp_path / "b", "--max-failed", "12")
+        ok = cli(*args, "--output_dir", tmp_path / "b", "--max-failed", "4")
         assert ok.exit_code == 0, ok.output
     overall = json.loads((tmp_path / "a" / "taxonomy.json").read_text())["overall"]
-    assert overall["n"] == 42 and overall["EMR"] == round(100 * 30 / 42, 2)
+    assert overall["n"] == 12 and overall["EMR"] == round(100 * 8 / 12, 2)
 
 
 def test_run_with_a_judge_exits_4_when_rubrics_fail(synthetic_set, tmp_path):
@@ -170,7 +176,7 @@ def test_mcq_predict_exits_4_when_items_fail(tmp_path: Path) -> None:
 
 
 def test_codec_exits_4_when_a_clip_cannot_be_read(tmp_path: Path) -> None:
-    manifest = demo_speech_as_wavs(tmp_path, n=2)
+    manifest = demo_speech_as_wavs(tmp_path, n=1)
     (tmp_path / "bad.wav").write_bytes(b"RIFF but not audio")
     rows = [json.loads(x) for x in manifest.read_text().splitlines()]
     rows.append({"id": "bad", "audio": "bad.wav", "text": "nothing"})
@@ -178,6 +184,6 @@ def test_codec_exits_4_when_a_clip_cannot_be_read(tmp_path: Path) -> None:
     args = ["codec", "--codec", "mulaw", "-b", manifest, "--no-progress", "--resamples", 0]
     res = cli(*args, "-o", tmp_path / "a")
     assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
-    assert "1 of 3 sample(s) failed" in res.output and "bad" in res.output
+    assert "1 of 2 sample(s) failed" in res.output and "bad" in res.output
     assert (tmp_path / "a" / "summary.json").exists()
     assert cli(*args, "-o", tmp_path / "b", "--max-failed", "1").exit_code == 0

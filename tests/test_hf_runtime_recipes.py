@@ -21,23 +21,31 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-pytest.importorskip("torch", reason="torch is not installed: the Transformers recipes need it")
-pytest.importorskip("transformers", reason="transformers is not installed (the dev extra installs it)")
-pytest.importorskip("snac", reason="snac is not installed (`make test` installs it beside torch, --no-deps)")
-
-from audioeval.adapters.base import ModelRequest  # noqa: E402
-from audioeval.adapters.local_runtime import LocalRuntimeAdapter  # noqa: E402
-from audioeval.adapters.runtimes.environment import read_marker  # noqa: E402
-from audioeval.adapters.runtimes.spec import load_runtime_spec  # noqa: E402
-from audioeval.cli.main import app  # noqa: E402
-from audioeval.core.errors import InputError  # noqa: E402
-from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart  # noqa: E402
-from audioeval.core.sample import Sample  # noqa: E402
-from tests.fakes.tiny_hf_models import BUILDERS, build_all  # noqa: E402
-from tests.run_helpers import demo_speech_as_wavs, tone_asr_manifest  # noqa: E402
+from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.local_runtime import LocalRuntimeAdapter
+from audioeval.adapters.runtimes.environment import read_marker
+from audioeval.adapters.runtimes.spec import load_runtime_spec
+from audioeval.cli.main import app
+from audioeval.core.errors import InputError
+from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
+from audioeval.core.sample import Sample
+from tests.fakes.tiny_hf_models import BUILDERS, build_all
+from tests.run_helpers import demo_speech_as_wavs, tone_asr_manifest
 
 runner = CliRunner()
 RECIPES = tuple(BUILDERS)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _torch_transformers_and_snac() -> None:
+    """The module's tests are skipped without them. Imported when its tests run, not at
+    collection: every xdist worker collects every module, and importing torch and
+    transformers costs each about 2 s of CPU."""
+    pytest.importorskip("torch", reason="torch is not installed: the Transformers recipes need it")
+    pytest.importorskip("transformers", reason="transformers is not installed (the dev extra installs it)")
+    pytest.importorskip(
+        "snac", reason="snac is not installed (`make test` installs it beside torch, --no-deps)"
+    )
 
 
 @pytest.fixture(scope="module")

@@ -133,15 +133,15 @@ def test_attempt_record_equals_asdict():
         assert list(rec.as_record()) == [f.name for f in dataclasses.fields(rec)]
 
 
-def test_memoizing_fake_judge_answers_alike_and_keeps_bounded_memos(synthetic_set, tmp_path):
+def test_memoizing_fake_judge_answers_alike_and_keeps_bounded_memos(small_synthetic_set, tmp_path):
     from tests.fakes import judge_server
     from tests.mmae_helpers import config, run_mmae
 
     with FakeJudgeServer(FakeJudgeConfig(memoize_audio=True, latency_s=0.005)) as s:
         r = run_mmae(
             config(
-                synthetic_set.oracle_predictions,
-                synthetic_set.metadata,
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
                 tmp_path / "o",
                 [s.base_url],
                 concurrency=4,  # few slots: samples are admitted as attempts finish

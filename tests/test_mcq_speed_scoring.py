@@ -8,6 +8,8 @@ import json
 import math
 import os
 import random
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,19 +18,24 @@ import pytest
 
 from audioeval.benchmarks.mcq.aggregate import grouped, summarise_group, summary_groups
 from audioeval.benchmarks.mcq.definitions import MMAR
-from audioeval.benchmarks.mcq.export import McqScoreResult
+from audioeval.benchmarks.mcq.export import McqScoreResult, item_row
 from audioeval.benchmarks.mcq.loading import load_mcq_file
 from audioeval.core.checks import non_finite_field
 from audioeval.core.errors import InputError
+from audioeval.core.record import SampleRecord
 from audioeval.core.sample import Sample
 from audioeval.engine.sample_pipeline import _plainly_finite
+from audioeval.metrics import bootstrap
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.postprocess import choice_extraction
 from audioeval.postprocess.choice_extraction import extract_choice
-from audioeval.postprocess.options import Options
+from audioeval.postprocess.markdown import strip_markdown
+from audioeval.postprocess.options import Options, words
+from audioeval.postprocess.think_tags import split_think
 from audioeval.scoring.fields import text_list
 from audioeval.scoring.mcq_fields import question
 from audioeval.scoring.mcq_official import distractor_tokens, official_match, tokens
+from audioeval.scoring.mcq_robust import answer_index
 from audioeval.store.jsonl import JsonlAppender
 from audioeval.store.records import _block_problem, _number_problem, record_problem
 
@@ -107,7 +114,8 @@ def test_the_kept_options_are_those_of_each_question(monkeypatch: pytest.MonkeyP
         cases.append((" ".join(rng.choices(vocab, k=rng.randint(0, 8))), choices))
     kept = [extract_choice(text, choices) for text, choices in cases]
     monkeypatch.setattr(choice_extraction, "_options", Options)  # prepared anew at every call
-    assert kept == [extract_choice(text, choices) for text, choices in cases]
+    read_anew = choice_extraction._extract.__wrapped__  # and every answer read anew
+    assert kept == [read_anew(text, tuple(choices)) for text, choices in cases]
 
 
 BLOCKS: list[dict[str, Any]] = [
@@ -241,3 +249,174 @@ def test_a_file_read_again_is_parsed_again_when_its_bytes_differ(tmp_path: Path)
     copy = tmp_path / "copy.jsonl"
     copy.write_bytes(path.read_bytes())
     assert load_mcq_file(copy, MMAR).path == copy  # a hit under another name names its own file
+
+
+STATEMENT = re.compile(
+    r"\b(?:final\s+answer|(?:correct|right|best|final)\s+(?:answer|option|choice)|answer)"
+    r"(?:\s*(?:is|would\s+be|should\s+be|will\s+be)\s*:?|\s*[:=])\s*"
+    r"|\bI(?:\s+would|'d|\s+will)?\s+(?:choose|select|pick)\s+|\\boxed\{",
+    re.IGNORECASE,
+)  # the answer statement as first written: `choice_extraction._STATEMENT_RE` finds the same
+
+
+def _texts(rng: random.Random, parts: list[str], n: int) -> list[str]:
+    return ["".join(rng.choices(parts, k=rng.randint(0, 12))) for _ in range(n)]
+
+
+STATEMENT_PARTS = [
+    "answer", "Answer", "ANSWER", "final", "Final answer", "correct option", "right choice", "best",
+    "I", "i", "İ", "ı", "ſ", "K", " ", "\n", "\t", ":", "=", " is ", " would be", "'d", " will",
+    " choose ", " select ", "pick", "\\boxed{", "\\", "{", "B", "(C)", "x", "é", "_", "-", "3",
+    "anſwer", "fınal", "rİght", "chooſe",
+]  # fmt: skip
+
+
+def test_the_answer_statements_found_are_those_of_the_statement_as_written() -> None:
+    rng = random.Random(11)
+    for text in _texts(rng, STATEMENT_PARTS, 20000):
+        found = [(m.start(), m.end()) for m in choice_extraction._STATEMENT_RE.finditer(text)]
+        assert found == [(m.start(), m.end()) for m in STATEMENT.finditer(text)], text
+
+
+def test_the_statement_starts_with_every_character_that_can_start_one() -> None:
+    """The leading set holds each character that is one of f, c, r, b, a, i ignoring case (as
+    this Python's regex engine folds case), and the backslash."""
+    firsts = {chr(c) for c in range(sys.maxunicode + 1) if re.fullmatch(r"(?i)[fcrbai]", chr(c))}
+    lead = re.compile(
+        choice_extraction._STATEMENT_RE.pattern[: choice_extraction._STATEMENT_RE.pattern.index("]") + 1]
+    )
+    assert {chr(c) for c in range(sys.maxunicode + 1) if lead.fullmatch(chr(c))} == firsts | {"\\"}
+
+
+WORD_PARTS = [
+    "Dog",
+    "dög",
+    "İ",
+    "ß",
+    "ǅ",
+    "_x",
+    "3.5",
+    " ",
+    "-",
+    "'",
+    "\n",
+    "ﬁ",
+    "Ⅻ",
+    "٣",
+    "a\u0301",
+    "\u200d",
+    "K",
+]
+
+
+def test_the_official_tokens_are_the_word_matches_as_written() -> None:
+    rng = random.Random(13)
+    for text in _texts(rng, WORD_PARTS, 5000):
+        assert tokens(text) == frozenset(re.findall(r"\b\w+\b", text.lower())), text
+
+
+def test_words_of_an_ascii_text_are_its_word_matches() -> None:
+    rng = random.Random(23)
+    ascii_chars = [chr(c) for c in range(128)]
+    for _ in range(20000):
+        text = "".join(rng.choices(ascii_chars, k=rng.randint(0, 30)))
+        assert words.__wrapped__(text) == tuple(re.findall(r"\w+", text.lower())), repr(text)
+
+
+THINK_PARTS = [
+    "<think>",
+    "</think>",
+    "<THINK>",
+    "<",
+    ">",
+    "x",
+    " ",
+    "\n",
+    "**",
+    "__",
+    "_",
+    "*",
+    "`",
+    "$",
+    "#",
+    "> ",
+    "B",
+]
+
+
+def test_text_steps_without_their_marks_are_only_stripped() -> None:
+    rng = random.Random(17)
+    for text in _texts(rng, THINK_PARTS, 20000):
+        assert split_think(text) == _split_think_as_written(text)
+        assert strip_markdown(text) == MARKDOWN_LINE.sub("", MARKDOWN_MARKS.sub("", text)).strip()
+
+
+MARKDOWN_MARKS = re.compile(r"\*\*|__|`+|\$")
+MARKDOWN_LINE = re.compile(r"^[ \t]*(?:#+|>+)[ \t]*", re.MULTILINE)
+
+
+def _split_think_as_written(text: str) -> tuple[str, str]:
+    """`think_tags.split_think` without its fast path for a reply holding no "<"."""
+    block = re.compile(r"<think>(.*?)</think>", re.DOTALL | re.IGNORECASE)
+    close, open_ = re.compile("</think>", re.IGNORECASE), re.compile("<think>", re.IGNORECASE)
+    reasoning = [m.group(1) for m in block.finditer(text)]
+    rest = block.sub(" ", text)
+    closes = list(close.finditer(rest))
+    if closes:
+        reasoning.append(rest[: closes[-1].start()])
+        rest = rest[closes[-1].end() :]
+    opened = open_.search(rest)
+    if opened:
+        reasoning.append(rest[opened.end() :])
+        rest = rest[: opened.start()]
+    return rest.strip(), "\n".join(r.strip() for r in reasoning if r.strip())
+
+
+def test_an_exact_option_is_the_first_with_those_words_and_a_prefix_the_longest() -> None:
+    rng = random.Random(19)
+    vocab = ["Dog", "dog", "Cat", "the cat", "", "!", "Cat."]
+    for _ in range(2000):
+        opts = Options(rng.choices(vocab, k=rng.randint(1, 5)))
+        for ws in [*opts.words, *((*w, "x") for w in opts.words), (), ("cat",), ("zebra",)]:
+            first = next((i for i, w in enumerate(opts.words) if w == ws), None) if ws else None
+            assert opts.exact(ws) == first
+            hits = [i for i, w in enumerate(opts.words) if w and ws[: len(w)] == w]
+            assert opts.prefix(ws) == (max(hits, key=lambda i: (len(opts.words[i]), -i)) if hits else None)
+        assert opts.canon == [opts.words.index(w) for w in opts.words]
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 999, 1000, 1001, 4001])
+@pytest.mark.parametrize("resamples", [1, 9, 1000])
+def test_resample_counts_per_row_are_those_of_one_bincount(
+    n: int, resamples: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def chunks(row_min: int) -> list[np.ndarray]:
+        monkeypatch.setattr(bootstrap, "ROW_BINCOUNT_MIN", row_min)
+        return [
+            c.copy() for c in bootstrap.resample_counts(n, n_resamples=resamples, seed=3, max_cells=40_000)
+        ]
+
+    per_row, flat = chunks(1), chunks(10**9)
+    assert len(per_row) == len(flat)
+    assert all(a.shape == b.shape and (a == b).all() for a, b in zip(per_row, flat, strict=True))
+
+
+def _item_row_as_written(rec: SampleRecord) -> dict[str, Any]:
+    fields = rec.sample.fields
+    row: dict[str, Any] = {"id": rec.id, "line": fields.get("line"), **rec.taxonomy}
+    row.update(answer=fields["answer"], prediction=fields.get("prediction"))
+    ai = answer_index(fields["answer"], fields["choices"])
+    row["answer_letter"] = None if ai is None else "ABCDEF"[ai]
+    return row
+
+
+@pytest.mark.parametrize(
+    "taxonomy",
+    [{}, {"modality": "sound"}, {"answer": "x", "id": "y", "answer_letter": "z", "line": 9, "modality": "m"}],
+)
+def test_an_item_row_keeps_the_order_of_its_keys(taxonomy: dict[str, Any]) -> None:
+    fields = {"choices": ["Dog", "Cat"], "answer": "Cat", "line": 3, "prediction": None}
+    rec = SampleRecord("q1", Sample("q1", fields=fields, taxonomy=taxonomy))
+    row = item_row(rec)
+    written = _item_row_as_written(rec)
+    assert list(row.items())[: len(written)] == list(written.items())

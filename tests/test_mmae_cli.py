@@ -18,15 +18,15 @@ def run(*args, env=None, **kw):
     )
 
 
-def test_score_with_official_flag_spellings(synthetic_set, judge_server, tmp_path):
+def test_score_with_official_flag_spellings(small_synthetic_set, judge_server, tmp_path):
     out = tmp_path / "scores"
     p = run(
         "mmae",
         "score",
         "--predictions",
-        synthetic_set.oracle_predictions,
+        small_synthetic_set.oracle_predictions,
         "--metadata",
-        synthetic_set.metadata,
+        small_synthetic_set.metadata,
         "--base_urls",
         f"{judge_server.base_url},{judge_server.base_url}",
         "--output_dir",
@@ -49,14 +49,14 @@ def test_score_with_official_flag_spellings(synthetic_set, judge_server, tmp_pat
     assert tax["overall"]["EMR"] == 100.0 and {"IFR", "CR", "EMR", "n"} <= set(tax["overall"])
 
 
-def test_hyphenated_flags_and_default_audio_root(synthetic_set, judge_server, tmp_path):
+def test_hyphenated_flags_and_default_audio_root(small_synthetic_set, judge_server, tmp_path):
     p = run(
         "mmae",
         "score",
         "--predictions",
-        synthetic_set.oracle_predictions,
+        small_synthetic_set.oracle_predictions,
         "--metadata",
-        synthetic_set.metadata,
+        small_synthetic_set.metadata,
         "--base-urls",
         judge_server.base_url,
         "--output-dir",
@@ -72,34 +72,34 @@ def test_hyphenated_flags_and_default_audio_root(synthetic_set, judge_server, tm
     assert judge_server.stats.part_types.get("input_audio", 0) > 0
 
 
-def test_baseline_then_score(synthetic_set, judge_server, tmp_path):
+def test_baseline_then_score(small_synthetic_set, judge_server, tmp_path):
     p = run(
         "mmae",
         "baseline",
         "noise",
         "--metadata",
-        synthetic_set.metadata,
+        small_synthetic_set.metadata,
         "--audio_root",
-        synthetic_set.root,
+        small_synthetic_set.root,
         "--out",
         tmp_path / "noise",
     )
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "noise" / "predictions.json").exists()
-    assert len(list((tmp_path / "noise" / "audio").glob("*.wav"))) == 42
+    assert len(list((tmp_path / "noise" / "audio").glob("*.wav"))) == 12  # one edit per sample
     p = run(
         "mmae",
         "score",
         "--predictions",
         tmp_path / "noise" / "predictions.json",
         "--metadata",
-        synthetic_set.metadata,
+        small_synthetic_set.metadata,
         "--base_urls",
         judge_server.base_url,
         "--output_dir",
         tmp_path / "o",
         "--audio_root",
-        synthetic_set.root,
+        small_synthetic_set.root,
         "--no-progress",
     )
     assert p.returncode == 0, p.stderr
@@ -208,16 +208,16 @@ def test_ctrl_c_exits_130_and_a_rerun_resumes(synthetic_set, tmp_path):
     assert json.loads((out / "taxonomy.json").read_text())["overall"]["EMR"] == 100.0
 
 
-def test_rescore_command(synthetic_set, judge_server, tmp_path):
+def test_rescore_command(small_synthetic_set, judge_server, tmp_path):
     out = tmp_path / "o"
     assert (
         run(
             "mmae",
             "score",
             "--predictions",
-            synthetic_set.oracle_predictions,
+            small_synthetic_set.oracle_predictions,
             "--metadata",
-            synthetic_set.metadata,
+            small_synthetic_set.metadata,
             "--base_urls",
             judge_server.base_url,
             "--output_dir",
@@ -228,9 +228,9 @@ def test_rescore_command(synthetic_set, judge_server, tmp_path):
     )
     before = judge_server.stats.requests
     (out / "taxonomy.json").unlink()
-    p = run("mmae", "rescore", out, "--metadata", synthetic_set.metadata, "--reparse")
+    p = run("mmae", "rescore", out, "--metadata", small_synthetic_set.metadata, "--reparse")
     assert p.returncode == 0, p.stderr
     assert json.loads((out / "taxonomy.json").read_text())["overall"]["EMR"] == 100.0
     assert judge_server.stats.requests == before
-    p = run("mmae", "rescore", tmp_path / "nothing-here", "--metadata", synthetic_set.metadata)
+    p = run("mmae", "rescore", tmp_path / "nothing-here", "--metadata", small_synthetic_set.metadata)
     assert p.returncode == 2 and "not an audioeval run directory" in p.stderr

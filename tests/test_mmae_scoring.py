@@ -9,7 +9,7 @@ from audioeval.benchmarks.mmae.records import COMPLEXITIES
 from audioeval.benchmarks.mmae.synthetic import MODALITIES
 from audioeval.core.errors import RunConfigError
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
-from tests.mmae_helpers import config, records_file, rescore_mmae, results, run_mmae
+from tests.mmae_helpers import config, records_file, rescore_mmae, results, rubric_count, run_mmae
 
 
 def test_oracle_edits_score_100_with_full_taxonomy(synthetic_set, judge_server, tmp_path):
@@ -68,25 +68,25 @@ def test_identity_and_noise_baselines_reproduce_the_papers_shape(synthetic_set, 
     assert noise["IFR"] > ident["IFR"]  # noise "removes" tones: IF checks of absence pass
 
 
-def test_noise_baseline_matches_input_length_and_rate(synthetic_set, tmp_path):
+def test_noise_baseline_matches_input_length_and_rate(small_synthetic_set, tmp_path):
     import soundfile as sf
 
     preds, _ = write_baseline(
-        "noise", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path
+        "noise", metadata=small_synthetic_set.metadata, audio_root=small_synthetic_set.root, out_dir=tmp_path
     )
     items = json.loads(preds.read_text())
     for item in items[:6]:
-        src = synthetic_set.root / item["messages"][0]["content"][1]["audio_url"]
+        src = small_synthetic_set.root / item["messages"][0]["content"][1]["audio_url"]
         out = item["messages"][-1]["content"][0]["audio_url"]
         a, b = sf.info(str(src)), sf.info(out)
         assert (a.frames, a.samplerate) == (b.frames, b.samplerate)
 
 
-def test_input_audio_style_and_sliced_clips(synthetic_set, judge_server, tmp_path):
+def test_input_audio_style_and_sliced_clips(small_synthetic_set, judge_server, tmp_path):
     r = run_mmae(
         config(
-            synthetic_set.oracle_predictions,
-            synthetic_set.metadata,
+            small_synthetic_set.oracle_predictions,
+            small_synthetic_set.metadata,
             tmp_path / "o",
             [judge_server.base_url],
             audio_part="input_audio",
@@ -108,10 +108,15 @@ def test_input_audio_style_and_sliced_clips(synthetic_set, judge_server, tmp_pat
     assert st.sample_rates == {16000}
 
 
-def test_full_clip_default_sends_each_clip_whole_once_per_request(synthetic_set, judge_server, tmp_path):
+def test_full_clip_default_sends_each_clip_whole_once_per_request(
+    small_synthetic_set, judge_server, tmp_path
+):
     run_mmae(
         config(
-            synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [judge_server.base_url]
+            small_synthetic_set.oracle_predictions,
+            small_synthetic_set.metadata,
+            tmp_path / "o",
+            [judge_server.base_url],
         )
     )
     st = judge_server.stats
@@ -144,13 +149,13 @@ def test_failover_spreads_load_and_survives_a_dead_endpoint(synthetic_set, tmp_p
         assert dead["failures"] >= 1 and dead["failures"] < 20  # taken out after failing
 
 
-def test_5xx_and_slow_answers_are_retried_within_the_attempt(synthetic_set, tmp_path):
+def test_5xx_and_slow_answers_are_retried_within_the_attempt(small_synthetic_set, tmp_path):
     cfg = FakeJudgeConfig(fail_first=10, fail_rate=0.1, hang_first=2, hang_s=1.5, seed=1)
     with FakeJudgeServer(cfg) as s:
         r = run_mmae(
             config(
-                synthetic_set.oracle_predictions,
-                synthetic_set.metadata,
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
                 tmp_path / "o",
                 [s.base_url],
                 timeout=5.0,
@@ -162,12 +167,12 @@ def test_5xx_and_slow_answers_are_retried_within_the_attempt(synthetic_set, tmp_
         assert all(len(x["attempts"]) == 3 for x in results(tmp_path / "o"))
 
 
-def test_timeouts_become_failed_attempts_not_answers(synthetic_set, tmp_path):
+def test_timeouts_become_failed_attempts_not_answers(small_synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(hang_first=10_000, hang_s=0.6)) as s:
         r = run_mmae(
             config(
-                synthetic_set.oracle_predictions,
-                synthetic_set.metadata,
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
                 tmp_path / "o",
                 [s.base_url],
                 timeout=0.3,
@@ -176,16 +181,22 @@ def test_timeouts_become_failed_attempts_not_answers(synthetic_set, tmp_path):
             )
         )
     ov = r.taxonomy["overall"]
-    assert ov["n_rubrics_failed"] == 119 and ov["n"] == 0 and ov["IFR"] is None
+    assert ov["n_rubrics_failed"] == rubric_count(small_synthetic_set.metadata)
+    assert ov["n"] == 0 and ov["IFR"] is None
     rec = results(tmp_path / "o")[0]
     assert rec["failed"] and rec["score"] is None and len(rec["attempts"]) == 4
     assert "timed out" in rec["attempts"][0]["error"]
 
 
-def test_garbage_answers_are_invalid_votes_and_trigger_more_attempts(synthetic_set, tmp_path):
+def test_garbage_answers_are_invalid_votes_and_trigger_more_attempts(small_synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(garbage_rate=0.3, seed=5)) as s:
         r = run_mmae(
-            config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [s.base_url])
+            config(
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
+                tmp_path / "o",
+                [s.base_url],
+            )
         )
     lines = results(tmp_path / "o")
     invalid = [a for x in lines for a in x["attempts"] if not a["valid"]]
@@ -197,18 +208,28 @@ def test_garbage_answers_are_invalid_votes_and_trigger_more_attempts(synthetic_s
 
 
 @pytest.mark.parametrize("style", ["fenced", "lowercase", "think"])
-def test_answer_format_variants_are_parsed(synthetic_set, tmp_path, style):
+def test_answer_format_variants_are_parsed(small_synthetic_set, tmp_path, style):
     with FakeJudgeServer(FakeJudgeConfig(answer_style=style)) as s:
         r = run_mmae(
-            config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [s.base_url])
+            config(
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
+                tmp_path / "o",
+                [s.base_url],
+            )
         )
     assert r.taxonomy["overall"]["EMR"] == 100.0
 
 
-def test_wrong_judge_scores_zero(synthetic_set, tmp_path):
+def test_wrong_judge_scores_zero(small_synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(answer_style="wrong")) as s:
         r = run_mmae(
-            config(synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [s.base_url])
+            config(
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
+                tmp_path / "o",
+                [s.base_url],
+            )
         )
     assert (r.taxonomy["overall"]["IFR"], r.taxonomy["overall"]["CR"], r.taxonomy["overall"]["EMR"]) == (
         0.0,
@@ -217,9 +238,13 @@ def test_wrong_judge_scores_zero(synthetic_set, tmp_path):
     )
 
 
-def test_resume_reuses_results_and_cache(synthetic_set, judge_server, tmp_path):
+def test_resume_reuses_results_and_cache(small_synthetic_set, judge_server, tmp_path):
     out = tmp_path / "o"
-    run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url]))
+    run_mmae(
+        config(
+            small_synthetic_set.oracle_predictions, small_synthetic_set.metadata, out, [judge_server.base_url]
+        )
+    )
     n = judge_server.stats.requests
     stream = records_file(out)
     lines = stream.read_text().splitlines()
@@ -227,29 +252,38 @@ def test_resume_reuses_results_and_cache(synthetic_set, judge_server, tmp_path):
     dropped = sum(len(json.loads(x)["sample"]["fields"]["rubrics"]) for x in lines[-8:])
     stream.write_text("\n".join(lines[:-8]) + "\n" + lines[-8][:37])
     r = run_mmae(
-        config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url])
+        config(
+            small_synthetic_set.oracle_predictions, small_synthetic_set.metadata, out, [judge_server.base_url]
+        )
     )
-    assert r.reused == 119 - dropped and r.judged_now == dropped
+    total = rubric_count(small_synthetic_set.metadata)
+    assert r.reused == total - dropped and r.judged_now == dropped
     assert judge_server.stats.requests == n  # the votes came from the response cache
     assert r.cache_hits == 3 * dropped
     again = results(out)
-    assert len(again) == 119 and len({(x["id"], x["rubric_index"]) for x in again}) == 119
+    assert len(again) == total and len({(x["id"], x["rubric_index"]) for x in again}) == total
     assert r.taxonomy["overall"]["EMR"] == 100.0
     # a third run does nothing at all
     r3 = run_mmae(
-        config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url])
+        config(
+            small_synthetic_set.oracle_predictions, small_synthetic_set.metadata, out, [judge_server.base_url]
+        )
     )
     assert r3.judged_now == 0 and r3.calls == 0 and r3.decodes == 0
 
 
-def test_resume_with_other_settings_is_refused(synthetic_set, judge_server, tmp_path):
+def test_resume_with_other_settings_is_refused(small_synthetic_set, judge_server, tmp_path):
     out = tmp_path / "o"
-    run_mmae(config(synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge_server.base_url]))
+    run_mmae(
+        config(
+            small_synthetic_set.oracle_predictions, small_synthetic_set.metadata, out, [judge_server.base_url]
+        )
+    )
     with pytest.raises(RunConfigError, match="judge_model"):
         run_mmae(
             config(
-                synthetic_set.oracle_predictions,
-                synthetic_set.metadata,
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
                 out,
                 [judge_server.base_url],
                 model="other-judge",
@@ -257,29 +291,38 @@ def test_resume_with_other_settings_is_refused(synthetic_set, judge_server, tmp_
         )
 
 
-def test_rescore_equals_original_and_reparse_is_stable(synthetic_set, judge_server, tmp_path):
+def test_rescore_equals_original_and_reparse_is_stable(small_synthetic_set, judge_server, tmp_path):
     out = tmp_path / "o"
     preds, _ = write_baseline(
-        "identity", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / "id"
+        "identity",
+        metadata=small_synthetic_set.metadata,
+        audio_root=small_synthetic_set.root,
+        out_dir=tmp_path / "id",
     )
     r = run_mmae(
-        config(preds, synthetic_set.metadata, out, [judge_server.base_url], audio_root=synthetic_set.root)
+        config(
+            preds,
+            small_synthetic_set.metadata,
+            out,
+            [judge_server.base_url],
+            audio_root=small_synthetic_set.root,
+        )
     )
     calls = judge_server.stats.requests
-    tax = rescore_mmae(out, synthetic_set.metadata, n_resamples=200)  # every stored answer parsed again
+    tax = rescore_mmae(out, small_synthetic_set.metadata, n_resamples=200)  # every stored answer parsed again
     for key in ("IFR", "CR", "EMR", "IFR_ci", "n"):
         assert tax["overall"][key] == r.taxonomy["overall"][key]
     assert tax["modality"] == r.taxonomy["modality"]
     assert judge_server.stats.requests == calls
 
 
-def test_api_key_is_sent_but_never_written(synthetic_set, tmp_path):
+def test_api_key_is_sent_but_never_written(small_synthetic_set, tmp_path):
     secret = "sk-test-very-secret-123"
     with FakeJudgeServer(FakeJudgeConfig(api_key=secret)) as s:
         r = run_mmae(
             config(
-                synthetic_set.oracle_predictions,
-                synthetic_set.metadata,
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
                 tmp_path / "o",
                 [s.base_url],
                 api_key=secret,
@@ -291,12 +334,12 @@ def test_api_key_is_sent_but_never_written(synthetic_set, tmp_path):
         assert not f.is_file() or secret.encode() not in f.read_bytes(), f
 
 
-def test_wrong_api_key_fails_rubrics_with_recorded_error(synthetic_set, tmp_path):
+def test_wrong_api_key_fails_rubrics_with_recorded_error(small_synthetic_set, tmp_path):
     with FakeJudgeServer(FakeJudgeConfig(api_key="right")) as s:
         r = run_mmae(
             config(
-                synthetic_set.oracle_predictions,
-                synthetic_set.metadata,
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
                 tmp_path / "o",
                 [s.base_url],
                 api_key="wrong",
@@ -304,16 +347,16 @@ def test_wrong_api_key_fails_rubrics_with_recorded_error(synthetic_set, tmp_path
                 probe=False,  # the endpoint check would stop the run before it starts
             )
         )
-    assert r.taxonomy["overall"]["n_rubrics_failed"] == 119
+    assert r.taxonomy["overall"]["n_rubrics_failed"] == rubric_count(small_synthetic_set.metadata)
     assert "HTTP 401" in results(tmp_path / "o")[0]["attempts"][0]["error"]
 
 
-def test_failed_rubrics_are_retried_on_rerun(synthetic_set, tmp_path):
+def test_failed_rubrics_are_retried_on_rerun(small_synthetic_set, tmp_path):
     out = tmp_path / "o"
     first = run_mmae(
         config(
-            synthetic_set.oracle_predictions,
-            synthetic_set.metadata,
+            small_synthetic_set.oracle_predictions,
+            small_synthetic_set.metadata,
             out,
             [dead_url()],
             timeout=0.5,
@@ -322,20 +365,21 @@ def test_failed_rubrics_are_retried_on_rerun(synthetic_set, tmp_path):
             probe=False,  # a judge that dies after the endpoint check
         )
     )
-    assert first.taxonomy["overall"]["n_rubrics_failed"] == 119 and first.reused == 0
+    total = rubric_count(small_synthetic_set.metadata)
+    assert first.taxonomy["overall"]["n_rubrics_failed"] == total and first.reused == 0
     with FakeJudgeServer(FakeJudgeConfig()) as s:
         second = run_mmae(
             config(
-                synthetic_set.oracle_predictions,
-                synthetic_set.metadata,
+                small_synthetic_set.oracle_predictions,
+                small_synthetic_set.metadata,
                 out,
                 [s.base_url],
                 max_attempts=3,
                 concurrency=64,
             )
         )
-    assert second.reused == 0 and second.judged_now == 119
+    assert second.reused == 0 and second.judged_now == total
     assert second.taxonomy["overall"]["EMR"] == 100.0 and second.taxonomy["overall"]["n_rubrics_failed"] == 0
     lines = results(out)
-    assert len(lines) == 2 * 119  # the failures stay on record; the new lines supersede them
-    assert sum(x["failed"] for x in lines) == 119
+    assert len(lines) == 2 * total  # the failures stay on record; the new lines supersede them
+    assert sum(x["failed"] for x in lines) == total

@@ -37,12 +37,12 @@ def _from_files(folder: Path, cfg: dict[str, Any]) -> PresetOutcome:
 
 
 @pytest.fixture()
-def varied(synthetic_set: Any, tmp_path: Path) -> tuple[Path, Path]:
-    """The synthetic set with inputs that fail: samples without a prediction or whose output
-    file is missing, a prediction of no sample, a metadata sample that cannot be read."""
-    preds = json.loads(synthetic_set.oracle_predictions.read_text())
-    meta = json.loads(synthetic_set.metadata.read_text())
-    kept = [p for k, p in enumerate(preds) if k not in (3, 17)]
+def varied(small_synthetic_set: Any, tmp_path: Path) -> tuple[Path, Path]:
+    """The small synthetic set with inputs that fail: samples without a prediction or whose
+    output file is missing, a prediction of no sample, a metadata sample that cannot be read."""
+    preds = json.loads(small_synthetic_set.oracle_predictions.read_text())
+    meta = json.loads(small_synthetic_set.metadata.read_text())
+    kept = [p for k, p in enumerate(preds) if k not in (3, 9)]
     kept[5]["messages"][-1]["content"][0]["audio_url"] = "oracle/gone.wav"  # no such file
     kept.append({**kept[0], "id": "no-such-sample"})
     broken = {**meta[1], "id": "broken"}
@@ -56,14 +56,20 @@ def varied(synthetic_set: Any, tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_report_from_memory_equals_the_files_read_back(
-    varied: tuple[Path, Path], synthetic_set: Any, tmp_path: Path
+    varied: tuple[Path, Path], small_synthetic_set: Any, tmp_path: Path
 ) -> None:
     preds, meta = varied
     out = tmp_path / "o"
     judge = FakeJudgeConfig(invalid_rate=0.45, wrong_rate=0.2, seed=3)
     with FakeJudgeServer(judge) as s:
         cfg = config(
-            preds, meta, out, [s.base_url], audio_root=synthetic_set.root, max_attempts=4, max_failed="1.0"
+            preds,
+            meta,
+            out,
+            [s.base_url],
+            audio_root=small_synthetic_set.root,
+            max_attempts=4,
+            max_failed="1.0",
         )
         first = run_preset(score_preset(), cfg)
         written = first.engine.exports[out]
@@ -107,14 +113,16 @@ def test_a_failure_reason_from_memory_is_redacted_as_the_file_holds_it(tmp_path:
     assert got.failed == 1 and got.total == 1
 
 
-def test_summaries_of_the_kept_records_equal_those_of_a_rescore(synthetic_set: Any, tmp_path: Path) -> None:
+def test_summaries_of_the_kept_records_equal_those_of_a_rescore(
+    small_synthetic_set: Any, tmp_path: Path
+) -> None:
     out = tmp_path / "o"
     with FakeJudgeServer(
         FakeJudgeConfig(invalid_rate=0.3, wrong_rate=0.25, first_letter_rate=0.2, seed=8)
     ) as s:
         cfg = config(
-            synthetic_set.oracle_predictions,
-            synthetic_set.metadata,
+            small_synthetic_set.oracle_predictions,
+            small_synthetic_set.metadata,
             out,
             [s.base_url],
             max_attempts=5,
@@ -125,7 +133,8 @@ def test_summaries_of_the_kept_records_equal_those_of_a_rescore(synthetic_set: A
     run_pair = json.loads(pair.read_text())
     run_tax = json.loads((out / "taxonomy.json").read_text())
     assert run_pair["reliability"]["mmae_rubrics"]["fleiss_kappa"]["value"] is not None
-    rescore_preset(score_preset(), out, {"metadata": synthetic_set.metadata})  # every answer parsed again
+    # every answer parsed again
+    rescore_preset(score_preset(), out, {"metadata": small_synthetic_set.metadata})
     again_pair = json.loads(pair.read_text())
     again_tax = json.loads((out / "taxonomy.json").read_text())
     for key in ("metrics", "breakdowns", "reliability", "failed_outputs", "scored", "failed"):

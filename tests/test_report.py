@@ -82,17 +82,20 @@ def test_report_page_escapes_model_text_and_draws_without_script_errors(tmp_path
 
 
 def test_report_of_an_mmae_run_has_the_heatmap_votes_and_reliability(
-    tmp_path: Path, synthetic_set: Any
+    tmp_path: Path, small_synthetic_set: Any
 ) -> None:
     from audioeval.benchmarks.mmae.baselines import write_baseline
     from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
     from tests.test_run_mmae import run_predictions, write_spec
 
     preds, errors = write_baseline(
-        "identity", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / "preds"
+        "identity",
+        metadata=small_synthetic_set.metadata,
+        audio_root=small_synthetic_set.root,
+        out_dir=tmp_path / "preds",
     )
     assert not errors
-    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    spec = write_spec(tmp_path / "mmae.yaml", small_synthetic_set.metadata)
     out = tmp_path / "run"
     with FakeJudgeServer(FakeJudgeConfig(model="fake-judge")) as judge:
         assert run_predictions(spec, preds, judge.base_url, out).exit_code == 0
@@ -112,7 +115,7 @@ def test_report_of_an_mmae_run_has_the_heatmap_votes_and_reliability(
 
 
 def test_report_charts_show_one_unit_and_no_machine_path(
-    tmp_path: Path, synthetic_set: Any, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, small_synthetic_set: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 28: MMAE's rates are percentages in the table, the bar chart (0–100 axis) and the
     modality × complexity heatmap (0–100 colours) alike, the heatmap's cells computed by the
@@ -125,9 +128,12 @@ def test_report_charts_show_one_unit_and_no_machine_path(
     from tests.test_run_mmae import run_predictions, write_spec
 
     preds, _ = write_baseline(
-        "noise", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / "preds"
+        "noise",
+        metadata=small_synthetic_set.metadata,
+        audio_root=small_synthetic_set.root,
+        out_dir=tmp_path / "preds",
     )
-    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    spec = write_spec(tmp_path / "mmae.yaml", small_synthetic_set.metadata)
     out = tmp_path / "run"
     with FakeJudgeServer(FakeJudgeConfig(model="fake-judge")) as judge:
         assert run_predictions(spec, preds, judge.base_url, out).exit_code == 0

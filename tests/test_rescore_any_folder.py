@@ -26,15 +26,15 @@ def _without_run_info(tax: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in tax.items() if k != "run"}
 
 
-def test_rescore_of_an_mmae_score_folder_gives_the_same_taxonomy(synthetic_set, tmp_path: Path) -> None:
+def test_rescore_of_an_mmae_score_folder_gives_the_same_taxonomy(small_synthetic_set, tmp_path: Path) -> None:
     out = tmp_path / "scores"
     # the identity baseline (input returned unchanged) and a judge giving some unreadable
     # answers: neither all 100 nor all 0
     ident = runner.invoke(
         app,
         [
-            "mmae", "baseline", "identity", "--metadata", str(synthetic_set.metadata),
-            "--audio_root", str(Path(synthetic_set.metadata).parent), "--out", str(tmp_path / "ident"),
+            "mmae", "baseline", "identity", "--metadata", str(small_synthetic_set.metadata),
+            "--audio_root", str(Path(small_synthetic_set.metadata).parent), "--out", str(tmp_path / "ident"),
         ],
     )  # fmt: skip
     assert ident.exit_code == 0, ident.output
@@ -43,7 +43,7 @@ def test_rescore_of_an_mmae_score_folder_gives_the_same_taxonomy(synthetic_set, 
             app,
             [
                 "mmae", "score", "--predictions", str(tmp_path / "ident" / "predictions.json"),
-                "--metadata", str(synthetic_set.metadata), "--base_urls", server.base_url,
+                "--metadata", str(small_synthetic_set.metadata), "--base_urls", server.base_url,
                 "--output_dir", str(out), "--no-progress", "--bootstrap", "200", "--seed", "7",
             ],
         )  # fmt: skip
@@ -59,12 +59,13 @@ def test_rescore_of_an_mmae_score_folder_gives_the_same_taxonomy(synthetic_set, 
     assert _json(out / "per_sample.json") == per_sample
     # `mmae rescore` reads the same folder, and refuses metadata other than the one scored
     same = runner.invoke(
-        app, ["mmae", "rescore", str(out), "--metadata", str(synthetic_set.metadata), "--bootstrap", "200"]
+        app,
+        ["mmae", "rescore", str(out), "--metadata", str(small_synthetic_set.metadata), "--bootstrap", "200"],
     )
     assert same.exit_code == 0, same.output
     assert _without_run_info(_json(out / "taxonomy.json")) == _without_run_info(before)
     other = tmp_path / "other-meta.json"
-    other.write_text(json.dumps(_json(synthetic_set.metadata)[:5]))
+    other.write_text(json.dumps(_json(small_synthetic_set.metadata)[:5]))
     refused = runner.invoke(app, ["mmae", "rescore", str(out), "--metadata", str(other)])
     assert refused.exit_code == 2 and "metadata_sha256 differs" in refused.output
 

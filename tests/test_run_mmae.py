@@ -19,7 +19,7 @@ from audioeval.cli.main import app
 from audioeval.core.record import SampleRecord
 from audioeval.metrics.pair_summary import summarise_records
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer, dead_url
-from tests.mmae_helpers import config, run_mmae
+from tests.mmae_helpers import config, rubric_count, run_mmae
 
 runner = CliRunner()
 JUDGE = "fake-judge"
@@ -65,11 +65,11 @@ def fake_judge():
 
 
 @pytest.fixture(scope="module")
-def identity_preds(synthetic_set, tmp_path_factory) -> Path:
+def identity_preds(small_synthetic_set, tmp_path_factory) -> Path:
     preds, errors = write_baseline(
         "identity",
-        metadata=synthetic_set.metadata,
-        audio_root=synthetic_set.root,
+        metadata=small_synthetic_set.metadata,
+        audio_root=small_synthetic_set.root,
         out_dir=tmp_path_factory.mktemp("identity"),
     )
     assert not errors
@@ -77,9 +77,9 @@ def identity_preds(synthetic_set, tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("which", ["oracle", "identity"])
-def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, fake_judge, tmp_path):
-    preds = synthetic_set.oracle_predictions if which == "oracle" else identity_preds
-    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+def test_run_equals_mmae_score_per_sample(which, small_synthetic_set, identity_preds, fake_judge, tmp_path):
+    preds = small_synthetic_set.oracle_predictions if which == "oracle" else identity_preds
+    spec = write_spec(tmp_path / "mmae.yaml", small_synthetic_set.metadata)
     out = tmp_path / "run"
     res = run_predictions(spec, preds, fake_judge.base_url, out)
     assert res.exit_code == 0, res.output
@@ -88,13 +88,14 @@ def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, 
 
     ref = run_mmae(
         config(
-            preds, synthetic_set.metadata, tmp_path / "score", [fake_judge.base_url],
-            model=JUDGE, audio_root=synthetic_set.root, n_resamples=50, use_cache=False,
+            preds, small_synthetic_set.metadata, tmp_path / "score", [fake_judge.base_url],
+            model=JUDGE, audio_root=small_synthetic_set.root, n_resamples=50, use_cache=False,
         )
     )  # fmt: skip
     expected = {row["id"]: row for row in ref.per_sample}
     recs = {r["id"]: r for r in records(pair_folder(out, preds))}
-    assert set(recs) == set(expected) and len(recs) == 42
+    n = len(json.loads(small_synthetic_set.metadata.read_text()))
+    assert set(recs) == set(expected) and len(recs) == n
     for sid, row in expected.items():
         rec = recs[sid]
         assert rec["error"] is None, rec["error"]
@@ -109,7 +110,7 @@ def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, 
 
     pair = json.loads((pair_folder(out, preds) / "summary.json").read_text())
     overall = ref.taxonomy["overall"]
-    assert pair["headline"] == "mean:ifr" and pair["scored"] == 42 and pair["failed"] == 0
+    assert pair["headline"] == "mean:ifr" and pair["scored"] == n and pair["failed"] == 0
     assert pair["metrics"]["mean:ifr"]["value"] == pytest.approx(overall["IFR"], abs=0.005)
     assert pair["metrics"]["mean:cr"]["value"] == pytest.approx(overall["CR"], abs=0.005)
     assert pair["metrics"]["mean:em"]["value"] == pytest.approx(overall["EMR"], abs=0.005)
@@ -143,7 +144,7 @@ def test_run_equals_mmae_score_per_sample(which, synthetic_set, identity_preds, 
     # a rerun resumes: nothing is asked again, of the model or of the judge
     again = run_predictions(spec, preds, fake_judge.base_url, out)
     assert again.exit_code == 0, again.output
-    assert "asked 0, reused 42" in again.output
+    assert f"asked 0, reused {n}" in again.output
     assert fake_judge.stats.requests == run_requests + ref.calls
 
 
@@ -163,20 +164,20 @@ def assert_same_breakdowns(pair: dict[str, Any], ref: dict[str, Any]) -> None:
 
 
 def run_and_score(
-    synthetic_set, preds: Path, judge: FakeJudgeServer, tmp_path: Path
+    small_synthetic_set, preds: Path, judge: FakeJudgeServer, tmp_path: Path
 ) -> tuple[Path, Path, dict]:
     """`audioeval run` (the pair folder, the spec) and `mmae score`'s taxonomy, on the same set."""
-    meta = json.loads(synthetic_set.metadata.read_text())
+    meta = json.loads(small_synthetic_set.metadata.read_text())
     multi = [m["id"] for m in meta if len({(o["granularity"], o["operation"]) for o in m["operations"]}) > 1]
     assert multi, "the synthetic set must hold multi-operation samples"
-    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    spec = write_spec(tmp_path / "mmae.yaml", small_synthetic_set.metadata)
     out = tmp_path / "run"
     res = run_predictions(spec, preds, judge.base_url, out)
     assert res.exit_code == 0, res.output
     ref = run_mmae(
         config(
-            preds, synthetic_set.metadata, tmp_path / "score", [judge.base_url],
-            model=JUDGE, audio_root=synthetic_set.root, n_resamples=50, use_cache=False,
+            preds, small_synthetic_set.metadata, tmp_path / "score", [judge.base_url],
+            model=JUDGE, audio_root=small_synthetic_set.root, n_resamples=50, use_cache=False,
         )
     ).taxonomy  # fmt: skip
     # a multi-operation sample is in each of its operations, never in a joined group
@@ -185,7 +186,7 @@ def run_and_score(
     return pair_folder(out, preds), spec, ref
 
 
-def test_judged_samples_are_admitted_while_the_judge_has_room(synthetic_set, monkeypatch, tmp_path):
+def test_judged_samples_are_admitted_while_the_judge_has_room(small_synthetic_set, monkeypatch, tmp_path):
     """A pair's samples start only while the judge's outstanding attempts (plus those reserved
     by samples about to ask) stay under twice its concurrency, not a fixed number of workers."""
     from audioeval.engine.run_judge import RunJudge
@@ -201,21 +202,23 @@ def test_judged_samples_are_admitted_while_the_judge_has_room(synthetic_set, mon
     with FakeJudgeServer(FakeJudgeConfig(model=JUDGE, latency_s=0.005)) as server:
         r = run_mmae(
             config(
-                synthetic_set.oracle_predictions, synthetic_set.metadata, tmp_path / "o", [server.base_url],
+                small_synthetic_set.oracle_predictions, small_synthetic_set.metadata, tmp_path / "o",
+                [server.base_url],
                 model=JUDGE, concurrency=2,
             )
         )  # fmt: skip
-    assert r.taxonomy["overall"]["EMR"] == 100.0 and r.calls + r.cache_hits == 3 * 119
-    most_rubrics = max(len(m["rubrics"]) for m in json.loads(synthetic_set.metadata.read_text()))
+    assert r.taxonomy["overall"]["EMR"] == 100.0
+    assert r.calls + r.cache_hits == 3 * rubric_count(small_synthetic_set.metadata)
+    most_rubrics = max(len(m["rubrics"]) for m in json.loads(small_synthetic_set.metadata.read_text()))
     assert 2 * 2 <= peak[0] <= 2 * 2 + 3 * most_rubrics
 
 
 def test_summary_counts_a_list_taxonomy_value_in_each_group(
-    synthetic_set, identity_preds, fake_judge, tmp_path
+    small_synthetic_set, identity_preds, fake_judge, tmp_path
 ):
-    folder, spec, ref = run_and_score(synthetic_set, identity_preds, fake_judge, tmp_path)
+    folder, spec, ref = run_and_score(small_synthetic_set, identity_preds, fake_judge, tmp_path)
     ops = {
-        m["id"]: operation_keys(m) for m in json.loads(synthetic_set.metadata.read_text())
+        m["id"]: operation_keys(m) for m in json.loads(small_synthetic_set.metadata.read_text())
     }  # the operations of each sample, as a list
     recs = [{**r, "taxonomy": {**r["taxonomy"], "operation": ops[r["id"]]}} for r in records(folder)]
     assert any(len(r["taxonomy"]["operation"]) > 1 for r in recs)
@@ -225,9 +228,9 @@ def test_summary_counts_a_list_taxonomy_value_in_each_group(
 
 
 def test_run_breakdowns_equal_mmae_score_with_multi_operation_samples(
-    synthetic_set, identity_preds, fake_judge, tmp_path
+    small_synthetic_set, identity_preds, fake_judge, tmp_path
 ):
-    folder, _, ref = run_and_score(synthetic_set, identity_preds, fake_judge, tmp_path)
+    folder, _, ref = run_and_score(small_synthetic_set, identity_preds, fake_judge, tmp_path)
     pair = json.loads((folder / "summary.json").read_text())
     assert_same_breakdowns(pair, ref)
     assert not [g for g in pair["breakdowns"]["operation"] if "+" in g or "," in g]
@@ -240,11 +243,11 @@ def test_run_breakdowns_equal_mmae_score_with_multi_operation_samples(
     assert json.loads((folder / "summary.json").read_text())["breakdowns"] == pair["breakdowns"]
 
 
-def test_dead_judge_fails_samples_then_a_rerun_scores_them(synthetic_set, fake_judge, tmp_path):
-    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+def test_dead_judge_fails_samples_then_a_rerun_scores_them(small_synthetic_set, fake_judge, tmp_path):
+    spec = write_spec(tmp_path / "mmae.yaml", small_synthetic_set.metadata)
     out = tmp_path / "run"
     cfg = tmp_path / "run.yaml"
-    model = f"predictions:{synthetic_set.oracle_predictions}"
+    model = f"predictions:{small_synthetic_set.oracle_predictions}"
 
     def write_cfg(judge: str) -> None:
         cfg.write_text(
@@ -264,7 +267,7 @@ def test_dead_judge_fails_samples_then_a_rerun_scores_them(synthetic_set, fake_j
     res = runner.invoke(app, args, catch_exceptions=False)
     assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
     assert "nothing was scored" in res.output
-    folder = pair_folder(out, synthetic_set.oracle_predictions)
+    folder = pair_folder(out, small_synthetic_set.oracle_predictions)
     pair = json.loads((folder / "summary.json").read_text())
     assert (pair["scored"], pair["failed"]) == (0, 4)
     assert pair["metrics"]["mean:ifr"]["value"] is None
@@ -285,8 +288,8 @@ def test_dead_judge_fails_samples_then_a_rerun_scores_them(synthetic_set, fake_j
     assert pair["metrics"]["mean:ifr"]["value"] == 100.0
 
 
-def test_rescore_reaggregates_stored_votes_without_the_judge(synthetic_set, identity_preds, tmp_path):
-    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+def test_rescore_reaggregates_stored_votes_without_the_judge(small_synthetic_set, identity_preds, tmp_path):
+    spec = write_spec(tmp_path / "mmae.yaml", small_synthetic_set.metadata)
     out = tmp_path / "run"
     with FakeJudgeServer(FakeJudgeConfig(model=JUDGE)) as server:
         res = run_cli(
@@ -306,9 +309,9 @@ def test_rescore_reaggregates_stored_votes_without_the_judge(synthetic_set, iden
     assert [r["scores"] for r in records(folder)] == [r["scores"] for r in recs_before]
 
 
-def test_judge_settings_are_checked(synthetic_set, fake_judge, tmp_path):
-    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
-    model = f"predictions:{synthetic_set.oracle_predictions}"
+def test_judge_settings_are_checked(small_synthetic_set, fake_judge, tmp_path):
+    spec = write_spec(tmp_path / "mmae.yaml", small_synthetic_set.metadata)
+    model = f"predictions:{small_synthetic_set.oracle_predictions}"
     res = runner.invoke(
         app, ["run", "-b", str(spec), "-m", model, "-o", str(tmp_path / "a"), "--no-progress"]
     )
@@ -325,22 +328,22 @@ def test_judge_settings_are_checked(synthetic_set, fake_judge, tmp_path):
     assert other.exit_code != 0 and "judge_model" in other.output
 
 
-def test_mmae_source_reports_bad_samples_and_missing_predictions(synthetic_set, fake_judge, tmp_path):
-    meta = json.loads(synthetic_set.metadata.read_text())[:3]
+def test_mmae_source_reports_bad_samples_and_missing_predictions(small_synthetic_set, fake_judge, tmp_path):
+    meta = json.loads(small_synthetic_set.metadata.read_text())[:3]
     del meta[1]["rubrics"][0]["right_choice"]
     bad_meta = tmp_path / "meta.json"
     for item in meta:  # keep the clips where they are
         for msg in item["messages"]:
             for part in msg["content"]:
                 if part.get("type") == "audio":
-                    part["audio_url"] = str(synthetic_set.root / part["audio_url"])
+                    part["audio_url"] = str(small_synthetic_set.root / part["audio_url"])
     bad_meta.write_text(json.dumps(meta))
-    preds = json.loads(synthetic_set.oracle_predictions.read_text())
+    preds = json.loads(small_synthetic_set.oracle_predictions.read_text())
     pred_file = tmp_path / "preds.json"
     pred_file.write_text(
         json.dumps([{**p, "messages": [m for m in p["messages"] if m["role"] == "user"]} if i == 2 else
                     {**p, "messages": p["messages"][:-1] + [{"role": "assistant", "content": [
-                        {"type": "audio", "audio_url": str(synthetic_set.root / p["messages"][-1]["content"][0]["audio_url"])}]}]}
+                        {"type": "audio", "audio_url": str(small_synthetic_set.root / p["messages"][-1]["content"][0]["audio_url"])}]}]}
                     for i, p in enumerate(preds[:3])])
     )  # fmt: skip
     spec = write_spec(tmp_path / "mmae.yaml", bad_meta)

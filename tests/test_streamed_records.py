@@ -61,7 +61,7 @@ def _checked_kept_records(monkeypatch) -> list[tuple[list, list]]:
 
 
 def test_kept_records_equal_the_read_back_mmae_with_failures_and_a_resume(
-    synthetic_set, tmp_path, monkeypatch
+    small_synthetic_set, tmp_path, monkeypatch
 ):
     from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
     from tests.mmae_helpers import config, run_mmae
@@ -70,7 +70,7 @@ def test_kept_records_equal_the_read_back_mmae_with_failures_and_a_resume(
     out = tmp_path / "a"
     # one rubric's votes come back empty: its sample is a recorded failure, judged again on a rerun
     with FakeJudgeServer(FakeJudgeConfig(empty_when="near 990 Hz", wrong_rate=0.2)) as judge:
-        args = (synthetic_set.oracle_predictions, synthetic_set.metadata, out, [judge.base_url])
+        args = (small_synthetic_set.oracle_predictions, small_synthetic_set.metadata, out, [judge.base_url])
         first = run_mmae(config(*args, n_resamples=50))
         second = run_mmae(config(*args, n_resamples=50))  # a resume: stored records, then new ones
     assert first.reused == 0 and second.reused > 0 and first.failed_outputs == second.failed_outputs

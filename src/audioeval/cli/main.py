@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import typer
 
 from audioeval.benchmarks.plugins import load_benchmarks
@@ -58,5 +60,19 @@ def version() -> None:
     typer.echo(__version__)
 
 
+def main() -> None:
+    """The `audioeval` console command (the app, standalone: it exits with the command's code).
+
+    When the command is over, every object the process holds is frozen out of the garbage
+    collector: what is left of the process is its teardown, and the interpreter's last
+    collections would otherwise walk every object a large run loaded (~0.1 s on 2 cores after
+    an MMAE run). Files are closed and flushed by then; atexit handlers and threads still
+    end as usual."""
+    try:
+        app()
+    finally:
+        gc.freeze()
+
+
 if __name__ == "__main__":
-    app()
+    main()

@@ -92,7 +92,7 @@ class Answer:
 
 
 def _sample_to_json(sample: Sample) -> dict[str, Any]:
-    audio = {k: [a.path, a.start, a.end] for k, a in sample.audio.items()}
+    audio = {k: [a.path, a.start, a.end] for k, a in sample.audio.items()} if sample.audio else {}
     return {"fields": dict(sample.fields), "audio": audio, "source": sample.source}
 
 

@@ -26,6 +26,7 @@ import functools
 import hashlib
 import json
 import math
+import operator
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ from audioeval.core.messages import AudioPart, Message, TextPart
 from audioeval.core.model_output import NO_CONTENT, ModelOutput
 from audioeval.core.record import Answer, FailureKind, SampleRecord
 from audioeval.core.sample import Sample
-from audioeval.prompts.templates import render
+from audioeval.prompts.templates import RenderedTexts, render
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.failed_output import failed_output_scores
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate, is_judged
@@ -56,6 +57,10 @@ def messages_digest(messages: tuple[Message, ...]) -> str:
                 parts.append([m.role, "text", p.text])
             elif isinstance(p, AudioPart):
                 parts.append([m.role, "audio", p.audio.path, p.audio.start, p.audio.end])
+    return _digest(parts)
+
+
+def _digest(parts: list[list[Any]]) -> str:
     return hashlib.sha256(json.dumps(parts, ensure_ascii=False).encode()).hexdigest()[:16]
 
 
@@ -66,37 +71,51 @@ def prompt_text(messages: tuple[Message, ...]) -> str:
 
 def prompt_facts(messages: tuple[Message, ...]) -> tuple[str, str]:
     """(`messages_digest`, `prompt_text`) of what the model is asked. Text-only messages are
-    worked out once per distinct prompt (equal text messages have equal digests, and many
-    samples share a prompt); messages with audio are not (clips starting at 0.0 and at -0.0
-    are equal, yet their digests differ)."""
-    if all(isinstance(p, TextPart) for m in messages for p in m.parts):
-        try:
-            return _text_prompt_facts(messages)
-        except TypeError:  # unhashable: parts in a list
-            pass
-    return messages_digest(messages), prompt_text(messages)
+    worked out once per distinct prompt: both are made of the messages' roles and texts alone,
+    by which they are looked up (many samples share a prompt); messages with audio are not
+    (clips starting at 0.0 and at -0.0 are equal, yet their digests differ)."""
+    pairs: list[Any] = []
+    for m in messages:
+        for p in m.parts:
+            if not isinstance(p, TextPart):
+                return messages_digest(messages), prompt_text(messages)
+            pairs += (m.role, p.text)
+    try:
+        return _text_prompt_facts(tuple(pairs))
+    except TypeError:  # a text that is not a string
+        return messages_digest(messages), prompt_text(messages)
 
 
 @functools.lru_cache(maxsize=1024)
-def _text_prompt_facts(messages: tuple[Message, ...]) -> tuple[str, str]:
-    return messages_digest(messages), prompt_text(messages)
+def _text_prompt_facts(pairs: tuple[str, ...]) -> tuple[str, str]:
+    """`prompt_facts` of text-only messages, from their (role, text) of each part in turn."""
+    roles, texts = pairs[::2], pairs[1::2]
+    parts = [[role, "text", text] for role, text in zip(roles, texts, strict=True)]
+    return _digest(parts), "\n".join(texts)
 
 
 def build_messages(
-    bench: ResolvedBenchmark, sample: Sample, template_name: str | None
+    bench: ResolvedBenchmark,
+    sample: Sample,
+    template_name: str | None,
+    memo: RenderedTexts | None = None,
 ) -> tuple[Message, ...]:
+    """What the model is asked of `sample`; with `memo` (the pair's), each distinct prompt
+    text is rendered once (`prompts/templates.RenderedTexts`: the same texts)."""
     name = sample.get("prompt_template") or template_name
     template = bench.template_for(name)
     variables: dict[str, Any] = {**bench.spec.variables, **sample.fields}
     # The input clip; a TTS / voice-conversion sample has none, and its prompt voice goes instead.
     audio = sample.audio.get("audio") or sample.audio.get("reference_voice")
-    return tuple(render(template, variables, audio, sample_id=sample.id))
+    return tuple(render(template, variables, audio, sample_id=sample.id, memo=memo))
 
 
 def _prediction(bench: ResolvedBenchmark, sample: Sample, output: ModelOutput) -> tuple[Prediction, Answer]:
     raw = output.text
     if raw is None:
         answer = Answer(None)
+    elif not bench.chain.steps:  # what a chain of no step gives: the text, ok
+        answer = Answer(raw)
     else:
         processed = bench.chain(raw, sample)
         answer = Answer(processed.text, processed.outcome, processed.detail)
@@ -167,40 +186,47 @@ def _record_failure(
     return True
 
 
-def _plainly_finite(numbers: dict[str, Any]) -> bool:
-    """Whether every value is an int, a bool, None, a string or a finite float: then
-    `non_finite_field` finds nothing in it, and need not walk it (the common score)."""
-    for value in numbers.values():
-        kind = type(value)
-        if kind is float:
-            if not math.isfinite(value):
+def _plainly_finite(*blocks: dict[str, Any]) -> bool:
+    """Whether every value of the blocks is an int, a bool, None, a string or a finite float:
+    then `non_finite_field` finds nothing in them, and need not walk them (the common score)."""
+    for numbers in blocks:
+        for value in numbers.values():
+            kind = type(value)
+            if kind is float:
+                if not math.isfinite(value):
+                    return False
+            elif not (kind is int or kind is bool or kind is str or value is None):
                 return False
-        elif not (kind is int or kind is bool or kind is str or value is None):
-            return False
     return True
 
 
-def _keep(rec: SampleRecord, scorer: Scorer, result: Score) -> bool:
-    """A scorer's result in the record; a judged scorer's detail (its judge answers) in `judge`.
+_LIGHT = operator.attrgetter("light")  # `Scorer.light`
+
+
+def _keep(rec: SampleRecord, scorer: Scorer, result: Score, judged: bool | None = None) -> bool:
+    """A scorer's result in the record; a judged scorer's detail (its judge answers) in `judge`
+    (`judged`: whether the scorer is judged, when the caller knows).
     False, and the sample failed (`cannot score`, naming the scorer and the field), when the
     result is not a Score or one of its values or statistics is NaN or ±inf: such a number is
     never stored as a score nor averaged."""
     assert rec.scores is not None
+    if judged is None:
+        judged = is_judged(scorer)
     bad = (
         "its result is not a Score"
         if not isinstance(result, Score) or not isinstance(result.values, dict) or not isinstance(result.stats, dict)
         else None
     )
-    if bad is None and not (_plainly_finite(result.values) and _plainly_finite(result.stats)):
+    if bad is None and not _plainly_finite(result.values, result.stats):
         field_name = non_finite_field({"values": result.values, "stats": result.stats})
         bad = None if field_name is None else f"{field_name} is not a finite number"
     if bad is not None:
         where = InputError(bad, file=rec.sample.source or None, sample_id=rec.sample.id, field=f"scores.{scorer.name}")
         rec.failed(f"cannot score ({scorer.name}): {where.describe()}", FailureKind.CANNOT_SCORE, where.as_record())
-        if is_judged(scorer) and isinstance(result, Score):
+        if judged and isinstance(result, Score):
             rec.judge[scorer.name] = result.detail
         return False
-    if is_judged(scorer):
+    if judged:
         rec.judge[scorer.name] = result.detail
         result = Score(result.values, result.stats)
     rec.scores[scorer.name] = result
@@ -208,12 +234,12 @@ def _keep(rec: SampleRecord, scorer: Scorer, result: Score) -> bool:
 
 
 def _stored(
-    scorer: Scorer, rec: SampleRecord, earlier: Mapping[str, Score] | None
+    scorer: Scorer, rec: SampleRecord, earlier: Mapping[str, Score] | None, judged: bool
 ) -> Mapping[str, Any] | None:
     """What an earlier scoring of the sample left `scorer` to score again from: a judged
-    scorer's judge answers (`rec.judge`), or the detail of its earlier score (`earlier`), which
-    `Scorer.rescore` may reuse; None when nothing is stored."""
-    if is_judged(scorer):
+    scorer's (`judged`) judge answers (`rec.judge`), or the detail of its earlier score
+    (`earlier`), which `Scorer.rescore` may reuse; None when nothing is stored."""
+    if judged:
         return rec.judge.get(scorer.name)
     if earlier is not None and scorer.name in earlier:
         return earlier[scorer.name].detail
@@ -236,11 +262,12 @@ def score_output(
     prediction, rec.processed = _prediction(bench, rec.sample, output)
     rec.scores = {}
     for scorer in bench.scorers:
+        judged = is_judged(scorer)
         try:
-            stored = _stored(scorer, rec, earlier)
+            stored = _stored(scorer, rec, earlier, judged)
             if stored is not None:
                 result = scorer.rescore(prediction, rec.sample, stored)
-            elif is_judged(scorer):
+            elif judged:
                 raise InputError(
                     "no stored judge answers; `audioeval run` with --judge judges it", field="scorers"
                 )
@@ -250,7 +277,7 @@ def score_output(
             if not _record_failure(bench, rec, scorer.name, exc, output):
                 raise
             return rec
-        if not _keep(rec, scorer, result):
+        if not _keep(rec, scorer, result, judged):
             return rec
     return rec
 
@@ -259,15 +286,16 @@ async def score_output_async(
     bench: ResolvedBenchmark, rec: SampleRecord, output: ModelOutput, judge: JudgeGenerate | None
 ) -> SampleRecord:
     """As `score_output`, with judged scorers asking the judge (`judge` None: they cannot)."""
-    if not any(is_judged(s) for s in bench.scorers):
-        if all(s.light for s in bench.scorers):  # microseconds of text work: a thread hop costs more
+    if not any(map(is_judged, bench.scorers)):
+        if all(map(_LIGHT, bench.scorers)):  # microseconds of text work: a thread hop costs more
             return score_output(bench, rec, output)
         return await asyncio.to_thread(score_output, bench, rec, output)
     prediction, rec.processed = await asyncio.to_thread(_prediction, bench, rec.sample, output)
     rec.scores = {}
     for scorer in bench.scorers:
+        judged = is_judged(scorer)
         try:
-            if is_judged(scorer):
+            if judged:
                 if judge is None:
                     raise InputError("no judge configured (--judge URL --judge-model NAME)", field="scorers")
                 result = await scorer.score_async(prediction, rec.sample, judge)
@@ -277,7 +305,7 @@ async def score_output_async(
             if not _record_failure(bench, rec, scorer.name, exc, output):
                 raise
             return rec
-        if not _keep(rec, scorer, result):
+        if not _keep(rec, scorer, result, judged):
             return rec
     return rec
 
@@ -300,13 +328,14 @@ class PairContext:
     audio_dir: Path
     judge: JudgeGenerate | None = None  # the judge generate() of judged scorers
     sample_hashes: Mapping[str, str] = field(default_factory=dict)  # content hash of each sample
+    prompts: RenderedTexts = field(default_factory=RenderedTexts)  # the pair's rendered prompt texts
 
 
 async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
     """The record of one sample (always returns; errors are recorded, not raised)."""
     rec = SampleRecord(sample.id, sample, ctx.sample_hashes.get(sample.id))
     try:
-        messages = build_messages(ctx.bench, sample, ctx.template_name)
+        messages = build_messages(ctx.bench, sample, ctx.template_name, ctx.prompts)
     except AudioevalError as exc:
         return rec.failed(f"prompt: {exc}", FailureKind.PROMPT)
     rec.prompt_hash, rec.prompt = prompt_facts(messages)

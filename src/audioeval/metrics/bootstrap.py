@@ -109,6 +109,12 @@ def binary_mean_ci(
     return percentile_ci(draws, confidence)
 
 
+ROW_BINCOUNT_MIN = 1000
+"""From this many samples, `resample_counts` counts each resample's draws apart (faster than
+one bincount of the whole chunk's shifted draws, whose copy costs more than the calls saved);
+the counts are the same either way."""
+
+
 def resample_counts(
     n: int, *, n_resamples: int = 1000, seed: int = 0, max_cells: int = 4_000_000
 ) -> Iterator[np.ndarray]:
@@ -126,9 +132,12 @@ def resample_counts(
     for start in range(0, n_resamples, chunk):
         c = min(chunk, n_resamples - start)
         idx = rng.integers(0, n, size=(c, n), dtype=index_type)
-        # One bincount over the chunk: row i's draws shifted by i × n count into row i.
-        flat = np.add(idx, offsets[:c], dtype=np.int64).ravel()
-        counts[:c] = np.bincount(flat, minlength=c * n).reshape(c, n)
+        if n >= ROW_BINCOUNT_MIN:  # a bincount per row: no shifted copy of the chunk's draws
+            for row, drawn in zip(counts[:c], idx, strict=True):
+                row[:] = np.bincount(drawn, minlength=n)
+        else:  # one bincount over the chunk: row i's draws shifted by i × n count into row i
+            flat = np.add(idx, offsets[:c], dtype=np.int64).ravel()
+            counts[:c] = np.bincount(flat, minlength=c * n).reshape(c, n)
         yield counts[:c]
 
 

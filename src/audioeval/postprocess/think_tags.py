@@ -14,8 +14,11 @@ def split_think(text: str) -> tuple[str, str]:
 
     Closed blocks are reasoning. Text before a lone `</think>` is reasoning whose opening
     tag was in the prompt (as chat templates of reasoning models do). An unclosed `<think>`
-    means the reply was cut off mid-reasoning: everything after it is reasoning.
+    means the reply was cut off mid-reasoning: everything after it is reasoning. A reply
+    without "<" has no tag: it is its own answer (the common case, without the three scans).
     """
+    if "<" not in text:
+        return text.strip(), ""
     reasoning = [m.group(1) for m in _BLOCK_RE.finditer(text)]
     rest = _BLOCK_RE.sub(" ", text)
     closes = list(_CLOSE_RE.finditer(rest))

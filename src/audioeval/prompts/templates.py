@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -98,14 +99,153 @@ def _compiled(text: str) -> Any:
     return _env().from_string(text)
 
 
+_ABSENT = object()  # a name the variables do not hold (in a memo key)
+_ONLY_STR = frozenset({str})  # the types of a list of strings
+_PURE_FILTERS = frozenset(
+    "abs capitalize center count d default first float format indent int join last length "
+    "list lower replace reverse round string sum title trim truncate unique upper wordcount".split()
+)
+_PURE_TESTS = frozenset(
+    "defined undefined none boolean true false integer float number string mapping sequence "
+    "iterable lower upper even odd divisibleby eq equalto ne lt lessthan le gt greaterthan ge in "
+    "== != < <= > >=".split()
+)
+_LOOP_FIELDS = frozenset("index index0 revindex revindex0 first last length depth depth0".split())
+_PLAIN_NODES = (
+    "Template Output TemplateData Const Name Keyword For If CondExpr And Or Not Neg Pos Add Sub "
+    "Mul Div FloorDiv Mod Pow Concat Compare Operand Slice Tuple List Dict Pair Assign"
+).split()
+
+
+def _plain(node: Any, in_loop: bool = False) -> bool:
+    """Whether a template's output is a function of the values of the names it reads: no
+    calls, no attribute but a for-loop's counters, only filters and tests of their values."""
+    from jinja2 import nodes
+
+    kind = type(node).__name__
+    if isinstance(node, nodes.Filter | nodes.Test):
+        names = _PURE_FILTERS if isinstance(node, nodes.Filter) else _PURE_TESTS
+        if node.name not in names or node.dyn_args or node.dyn_kwargs:
+            return False
+        if any(k.key == "attribute" for k in node.kwargs):
+            return False
+    elif isinstance(node, nodes.Getattr):
+        return (
+            in_loop
+            and isinstance(node.node, nodes.Name)
+            and node.node.name == "loop"
+            and node.attr in _LOOP_FIELDS
+        )
+    elif isinstance(node, nodes.Getitem):  # a name's item could fall back to its attribute
+        return _plain(node.node, in_loop) and _position(node.arg, in_loop)
+    elif kind not in _PLAIN_NODES:
+        return False
+    inner = in_loop or isinstance(node, nodes.For)
+    return all(_plain(child, inner) for child in node.iter_child_nodes())
+
+
+def _position(node: Any, in_loop: bool) -> bool:
+    """Whether an item's subscript is a number or a slice: a whole number, a loop counter,
+    a sum or difference of those; a slice of plain bounds."""
+    from jinja2 import nodes
+
+    if isinstance(node, nodes.Const):
+        return type(node.value) is int
+    if isinstance(node, nodes.Slice):
+        return _plain(node, in_loop)
+    if isinstance(node, nodes.Add | nodes.Sub):
+        return _position(node.left, in_loop) and _position(node.right, in_loop)
+    if isinstance(node, nodes.Neg):
+        return _position(node.node, in_loop)
+    return isinstance(node, nodes.Getattr) and _plain(node, in_loop)
+
+
+@functools.lru_cache(maxsize=256)
+def _reads(text: str) -> tuple[str, ...] | None:
+    """Every name a template text reads, sorted; None when its output may depend on more than
+    their values (`_plain`), or the text does not parse."""
+    from jinja2 import TemplateError, nodes
+
+    try:
+        tree = _env().parse(text)
+        if not _plain(tree):
+            return None
+    except (TemplateError, RecursionError):  # rendering it reports the error; too deep to tell
+        return None
+    return tuple(sorted({n.name for n in tree.find_all(nodes.Name) if n.ctx == "load"}))
+
+
+class _Unkeyed(Exception):
+    """A value that is not plain data (a memo key cannot stand for it)."""
+
+
+def _key_of(value: Any) -> Any:
+    """A hashable stand-in of a plain value that tells apart what renders differently: the
+    type of each number (1, 1.0, True), a float by its repr (0.0, -0.0, nan), a list from a
+    tuple, a dict's order. _Unkeyed for any other value."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is list or kind is tuple:
+        if _ONLY_STR.issuperset(map(type, value)):
+            return kind, tuple(value)
+        return kind, tuple(_key_of(v) for v in value)
+    if kind is int or kind is bool or value is None:
+        return kind, value
+    if kind is float:
+        return kind, repr(value)
+    if kind is dict:
+        return kind, tuple((_key_of(k), _key_of(v)) for k, v in value.items())
+    raise _Unkeyed
+
+
+class RenderedTexts:
+    """Rendered template texts, kept by what each text reads, for one pair of one run (the
+    engine's `PairContext` holds one; never shared between runs, so nothing a run changes,
+    a test's MAX_RENDERED_CHARS say, reaches another).
+
+    A text is rendered once per distinct set of values of the names it reads (`_reads`):
+    many samples share a prompt (ten predictions of one question). Kept only for a text
+    whose output is a function of those values (`_plain`) and values of plain data
+    (`_key_of`); a render that fails is not kept, so it fails again on every sample, as
+    without the memo. At most `limit` texts are kept, the oldest dropped first."""
+
+    def __init__(self, limit: int = 4096) -> None:
+        self.limit = limit
+        self._texts: OrderedDict[Any, str] = OrderedDict()
+
+    def render(self, text: str, variables: dict[str, Any]) -> str:
+        names = _reads(text)
+        if names is None:
+            return _render_bounded(text, variables)
+        try:
+            key = (text, *[_key_of(variables[n]) if n in variables else _ABSENT for n in names])
+        except (_Unkeyed, RecursionError):  # not plain data, or a list that holds itself
+            return _render_bounded(text, variables)
+        found = self._texts.get(key)
+        if found is None:
+            found = _render_bounded(text, variables)
+            if len(self._texts) >= self.limit:
+                self._texts.popitem(last=False)
+            self._texts[key] = found
+        return found
+
+
+@functools.cache
+def _render_errors() -> tuple[type[Exception], ...]:
+    """What a template that cannot be rendered raises (OverflowError: a sandboxed range); jinja2
+    is imported when first needed, and this tuple is only built when one is raised."""
+    from jinja2 import TemplateError
+
+    return (TemplateError, PromptSizeError, OverflowError)
+
+
 def render_text(text: str, variables: dict[str, Any]) -> str | None:
     """Why one template text cannot be rendered with these variables (e.g. "'foo' is
     undefined"), or None when it can: how a judged scorer checks a prompt file once at load."""
-    from jinja2 import TemplateError
-
     try:
         _render_bounded(text, variables)
-    except (TemplateError, PromptSizeError, OverflowError) as exc:
+    except _render_errors() as exc:
         return str(exc)
     return None
 
@@ -202,14 +342,15 @@ def render(
     audio: AudioRef | None = None,
     *,
     sample_id: str | None = None,
+    memo: RenderedTexts | None = None,
 ) -> list[Message]:
-    """System and user messages; the audio part goes where the template says."""
-    from jinja2 import TemplateError
-
+    """System and user messages; the audio part goes where the template says. With `memo`,
+    texts are rendered through it (the same texts, rendered once per distinct values)."""
+    text_of = _render_bounded if memo is None else memo.render
     try:
-        system = _render_bounded(template.system, variables) if template.system else None
-        user = _render_bounded(template.user, variables)
-    except (TemplateError, PromptSizeError, OverflowError) as exc:  # OverflowError: a sandboxed range
+        system = text_of(template.system, variables) if template.system else None
+        user = text_of(template.user, variables)
+    except _render_errors() as exc:
         raise InputError(
             f"prompt template {template.name!r} could not be rendered: {exc}",
             file=template.source,

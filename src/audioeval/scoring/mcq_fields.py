@@ -5,6 +5,8 @@ from __future__ import annotations
 from audioeval.core.sample import Sample
 from audioeval.scoring.fields import text_list
 
+_ONLY_STR = frozenset({str})  # the types of a list of strings
+
 
 def question(
     sample: Sample, answer_field: str, choices_field: str, scorer: str
@@ -13,7 +15,8 @@ def question(
     the same errors. A string answer and a non-empty list of strings (every MMAR / MMAU item)
     are taken as they are, which is what `text_list` makes of them: its general checks, four
     per sample and scorer, cost as much as matching a short answer."""
-    answer, choices = sample.get(answer_field), sample.get(choices_field)
-    if type(answer) is str and type(choices) is list and choices and all(type(c) is str for c in choices):
+    fields = sample.fields
+    answer, choices = fields.get(answer_field), fields.get(choices_field)
+    if type(answer) is str and type(choices) is list and choices and _ONLY_STR.issuperset(map(type, choices)):
         return answer, tuple(choices)
     return text_list(sample, answer_field, scorer)[0], tuple(text_list(sample, choices_field, scorer))

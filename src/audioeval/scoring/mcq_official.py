@@ -10,16 +10,17 @@ order-blind bug: "From far to near" vs "From near to far").
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-_TOKEN_RE = re.compile(r"\b\w+\b")
+from audioeval.postprocess.options import words
 
 
 def tokens(text: str) -> frozenset[str]:
-    """The official tokenisation: the set of lower-cased word tokens."""
-    return frozenset(_TOKEN_RE.findall(text.lower()))
+    """The official tokenisation: the set of `\\b\\w+\\b` matches in the lower-cased text.
+    Those are the maximal runs of word characters, which `words` finds (`\\w+`, the same
+    tokens: tests/test_mcq_speed_scoring.py), and keeps for the robust reading of the answer."""
+    return frozenset(words(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +52,18 @@ def _question_tokens(answer: str, choices: tuple[str, ...]) -> tuple[frozenset[s
 
 
 def official_match(answer: str, prediction: str, choices: Sequence[str]) -> OfficialMatch:
-    """Score one prediction exactly as the official scripts do."""
+    """Score one prediction exactly as the official scripts do. A prediction scored before
+    against the same question (asked again, a bare letter) is not scored again: the match is
+    a function of the three, and immutable."""
+    return _match(answer, prediction, tuple(choices))
+
+
+@functools.lru_cache(maxsize=4096)
+def _match(answer: str, prediction: str, choices: tuple[str, ...]) -> OfficialMatch:
     p = tokens(prediction)
     if not p:
         return OfficialMatch(False, "empty_prediction")
-    a, distractors = _question_tokens(answer, tuple(choices))
+    a, distractors = _question_tokens(answer, choices)
     missing = a - p
     conflicts = p & distractors
     if missing:

@@ -59,7 +59,7 @@ def _block_problem(block: dict[Any, Any]) -> str | None:
         if kind is bool or value is None or kind is str:
             continue
         if (kind is int or kind is float) and math.isfinite(value):  # a huge int raises, as there
-            bounds = BOUNDED_STATS.get(str(key))
+            bounds = BOUNDED_STATS.get(key if type(key) is str else str(key))
             if bounds is None or bounds[0] <= value <= bounds[1]:
                 continue
         problem = _number_problem(str(key), value)

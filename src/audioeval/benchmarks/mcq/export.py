@@ -91,10 +91,15 @@ def item_row(rec: SampleRecord) -> Row:
     """The per-item row of one record: groups, both modes' outcome and why, rubric score."""
     fields = rec.sample.fields
     choices, answer, prediction = fields["choices"], fields["answer"], fields.get("prediction")
-    row: Row = {"id": rec.id, "line": fields.get("line"), **rec.taxonomy}
-    row.update(answer=answer, prediction=prediction)
     ai = answer_index(answer, choices)
-    row["answer_letter"] = None if ai is None else LETTERS[ai]
+    row: Row = {  # a taxonomy key named like a later one keeps its place and takes the later value
+        "id": rec.id,
+        "line": fields.get("line"),
+        **rec.taxonomy,
+        "answer": answer,
+        "prediction": prediction,
+        "answer_letter": None if ai is None else LETTERS[ai],
+    }
     if prediction is None:
         row.update(official=None, robust=None, unparseable=None)
         return row

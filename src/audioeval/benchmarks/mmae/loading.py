@@ -202,14 +202,15 @@ def _sample(obj: Any, index: int, file: str) -> MmaeSample:
 
 
 def _load_by_id(
-    path: str | Path, what: str, parse: Callable[[Any, int, str], Item]
+    path: str | Path, what: str, parse: Callable[[Any, int, str], Item], records: list[Any] | None = None
 ) -> tuple[dict[str, Item], list[InputError]]:
     """The items of a metadata or predictions file by id, plus the errors of those skipped
-    (unreadable, or a repeated id: the first one is kept)."""
+    (unreadable, or a repeated id: the first one is kept); `records`: the file's records when
+    the caller has read them already."""
     file = str(path)
     items: dict[str, Item] = {}
     errors: list[InputError] = []
-    for i, obj in enumerate(read_json_records(path, what)):
+    for i, obj in enumerate(read_json_records(path, what) if records is None else records):
         try:
             item = parse(obj, i, file)
         except InputError as exc:
@@ -223,9 +224,12 @@ def _load_by_id(
     return items, errors
 
 
-def load_metadata(path: str | Path) -> tuple[dict[str, MmaeSample], list[InputError]]:
-    """Samples by id, plus the errors of samples that were skipped."""
-    return _load_by_id(path, "metadata", _sample)
+def load_metadata(
+    path: str | Path, records: list[Any] | None = None
+) -> tuple[dict[str, MmaeSample], list[InputError]]:
+    """Samples by id, plus the errors of samples that were skipped (`records`: the file's
+    records, `read_json_records(path, "metadata")`, when the caller has read them)."""
+    return _load_by_id(path, "metadata", _sample, records)
 
 
 def _prediction(obj: Any, index: int, file: str) -> MmaePrediction:

@@ -128,9 +128,10 @@ def load_mmae_samples(
 ) -> tuple[list[Sample], list[InputError]]:
     """Samples of an MMAE metadata file, plus the errors of those skipped."""
     file = str(path)
-    samples_by_id, errors = load_metadata(path)
+    records = read_json_records(path, "metadata")  # read once: the samples, then their instructions
+    samples_by_id, errors = load_metadata(path, records)
     texts: dict[str, str] = {}
-    for obj in read_json_records(path, "metadata"):
+    for obj in records:
         if isinstance(obj, dict) and isinstance(obj.get("id"), str) and obj["id"] in samples_by_id:
             texts.setdefault(obj["id"], _instruction(obj))  # the first of duplicate ids is kept
     root = audio_root or path.parent
