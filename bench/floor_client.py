@@ -18,11 +18,10 @@ import itertools
 import json
 import random
 import time
-from pathlib import Path
 from typing import Any
 
 import aiohttp
-from naive_client import request, rubric_jobs, vote
+from naive_client import client_args, request, rubric_jobs, vote
 
 
 async def judge_rubric(
@@ -65,13 +64,7 @@ async def run(args: argparse.Namespace) -> list[tuple[int, int]]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--predictions", type=Path, required=True)
-    ap.add_argument("--metadata", type=Path, required=True)
-    ap.add_argument("--judge", required=True)
-    ap.add_argument("--workers", type=int, default=16)
-    ap.add_argument("--model", default="Qwen3Omni-Instruct")
-    args = ap.parse_args()
+    args = client_args()
     t0 = time.perf_counter()
     results = asyncio.run(run(args))
     print(

@@ -127,7 +127,8 @@ def rubric_jobs(meta: list[dict[str, Any]], preds: dict[str, Any], root: Path) -
             yield rubric, audio, k * 1000 + r
 
 
-def main() -> None:
+def client_args() -> argparse.Namespace:
+    """The command line of a yardstick client (this one and `floor_client.py`)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--predictions", type=Path, required=True)
     ap.add_argument("--metadata", type=Path, required=True)
@@ -135,6 +136,11 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=16)
     ap.add_argument("--model", default="Qwen3Omni-Instruct")
     args = ap.parse_args()
+    return args
+
+
+def main() -> None:
+    args = client_args()
     t0 = time.perf_counter()
     meta = json.loads(args.metadata.read_text())
     preds = {p["id"]: p for p in json.loads(args.predictions.read_text())}

@@ -70,11 +70,11 @@ def missing_predictions(run_dir: Path, results: list[dict], models: list) -> lis
             continue
         slug, file = files[res["model"]]
         stored = read_records(pair_dir(run_dir, res["benchmark"], slug) / "records.jsonl")
-        ids = [
+        ids = sorted(  # records are in the order samples finished, which varies from run to run
             rec.id
             for rec in latest_records(stored.records).values()
             if rec.error_detail and rec.error_detail.get("error") == NO_PREDICTION
-        ]
+        )
         if ids:
             few = ", ".join(repr(i) for i in ids[:3]) + (", …" if len(ids) > 3 else "")
             lines.append(
