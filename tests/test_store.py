@@ -66,3 +66,15 @@ def test_signature_mismatch_names_the_fields(tmp_path):
     check_or_write_signature(tmp_path, {"judge_model": "a", "seed": 0})
     with pytest.raises(RunConfigError, match="judge_model: stored 'a', now 'b'"):
         check_or_write_signature(tmp_path, {"judge_model": "b", "seed": 0})
+
+
+def test_cache_keys_are_the_digest_of_the_text_earlier_caches_were_keyed_by():
+    import hashlib
+    import json
+
+    parts = {
+        "request": {"model": "j", "messages": [{"role": "user", "content": "Ü\u2028?"}], "t": 0.5},
+        "attempt": 2,
+    }
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    assert request_key(parts) == hashlib.sha256(text.encode("utf-8")).hexdigest()

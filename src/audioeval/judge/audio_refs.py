@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -24,10 +25,13 @@ class ClipMention:
         return self.start is not None or self.end is not None
 
 
-def find_mentions(question: str) -> list[ClipMention]:
+@functools.lru_cache(maxsize=1 << 16)
+def find_mentions(question: str) -> tuple[ClipMention, ...]:
     """Distinct clip references in order of first appearance.
 
-    Raises ValueError naming the reference when a slice cannot be parsed.
+    Raises ValueError naming the reference when a slice cannot be parsed. Each question is
+    read once per process: loading, planning and every judge attempt ask it again (MMAE's
+    2,000 samples have 18,000 rubrics).
     """
     seen: dict[str, ClipMention] = {}
     for m in REF_RE.finditer(question):
@@ -41,4 +45,4 @@ def find_mentions(question: str) -> list[ClipMention]:
         key = f"<audio {label}[{slice_text}]>" if slice_text else f"<audio {label}>"
         if key not in seen:
             seen[key] = ClipMention(key, label, start, end)
-    return list(seen.values())
+    return tuple(seen.values())

@@ -1,9 +1,10 @@
 """Content hashes of input files, for run signatures: what a resumed run must have read the same.
 
-Each file is hashed once per process (streamed, 1 MiB at a time), keyed by its absolute path,
-size and modification time, so a benchmark shared by several models, or a file referenced
-by many samples, is read once. Many files are hashed by a few threads: hashlib releases the
-GIL on large buffers, and the reads overlap.
+Each file is hashed once per process (read whole when under 1 MiB, else streamed 1 MiB at a
+time), keyed by its absolute path, size and modification time, so a benchmark shared by
+several models, or a file referenced by many samples, is read once. Many files are hashed by
+a few threads, each taking a run of them: hashlib releases the GIL on large buffers, and the
+reads overlap.
 """
 
 from __future__ import annotations
@@ -36,11 +37,15 @@ def file_sha256(path: str | Path) -> str:
         hit = _memo.get(key)
     if hit is not None:
         return hit
-    h = hashlib.sha256()
     try:
         with open(p, "rb") as fh:
-            while chunk := fh.read(_CHUNK):
-                h.update(chunk)
+            # A small file whole, in a buffer of its size: a 1 MiB one per clip cost more than the hash.
+            if st.st_size < _CHUNK:
+                h = hashlib.sha256(fh.read())
+            else:
+                h = hashlib.sha256()
+                while chunk := fh.read(_CHUNK):
+                    h.update(chunk)
     except OSError:
         return MISSING
     digest = h.hexdigest()
@@ -49,13 +54,21 @@ def file_sha256(path: str | Path) -> str:
     return digest
 
 
+def _hash_all(paths: list[str]) -> list[str]:
+    return [file_sha256(p) for p in paths]
+
+
 def files_sha256(paths: Iterable[str | Path], *, threads: int = 4) -> dict[str, str]:
-    """`{path: sha256}` of many files (each hashed once), in a few threads."""
+    """`{path: sha256}` of many files (each hashed once), in a few threads, each hashing one
+    run of the files in turn (a task per file cost more than hashing a short clip)."""
     unique = list(dict.fromkeys(str(p) for p in paths))
-    if len(unique) < 8:
+    n = min(threads, os.cpu_count() or 1, len(unique) // 8)
+    if n < 2:
         return {p: file_sha256(p) for p in unique}
-    with ThreadPoolExecutor(max_workers=threads) as pool:
-        return dict(zip(unique, pool.map(file_sha256, unique), strict=True))
+    step = -(-len(unique) // n)
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        runs = pool.map(_hash_all, [unique[i : i + step] for i in range(0, len(unique), step)])
+        return dict(zip(unique, (h for run in runs for h in run), strict=True))
 
 
 def relative_name(path: str | Path, root: Path | None) -> str:
@@ -77,6 +90,11 @@ def audio_digest(paths: Iterable[str | Path], root: Path | None) -> str:
 
 
 def json_digest(value: object) -> str:
-    """SHA-256 of a JSON-able value (keys sorted), for digests of sample fields."""
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """SHA-256 of a JSON-able value (keys sorted), for digests of sample fields: the text of
+    `json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)`, whose digests
+    earlier runs' records hold."""
+    return hashlib.sha256(_DIGEST_ENCODER.encode(value).encode("utf-8")).hexdigest()
+
+
+_DIGEST_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, default=str)
+"""Built once: `json.dumps` builds an encoder per call when given options."""

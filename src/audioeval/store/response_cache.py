@@ -27,8 +27,13 @@ from typing import Any
 
 
 def request_key(parts: dict[str, Any]) -> str:
-    blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    """SHA-256 of `json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"))`
+    (the keys of the answers already stored)."""
+    return hashlib.sha256(_KEY_ENCODER.encode(parts).encode("utf-8")).hexdigest()
+
+
+_KEY_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+"""Built once: `json.dumps` builds an encoder per call when given options."""
 
 
 BUSY_TIMEOUT_S = 60.0  # how long a write waits for another process sharing the file (--judge-cache)

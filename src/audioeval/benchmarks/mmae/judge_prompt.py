@@ -7,7 +7,7 @@ its audio, where the template's `audio` says (`before` or `after` its user text)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from audioeval.core.messages import AudioPart, AudioRef, ContentPart, Message, TextPart
@@ -44,7 +44,7 @@ choice must be the single uppercase letter of the chosen option."""
 
 
 def attachments(
-    mentions: list[ClipMention],
+    mentions: Sequence[ClipMention],
     resolve: Callable[[str], str],
     *,
     slice_clips: bool,
