@@ -25,6 +25,20 @@ def test_mentions_distinct_in_order_with_slices():
     assert (ms[0].start, ms[0].end) == (2.15, 4.9)
     with pytest.raises(ValueError, match="bad slice"):
         find_mentions("In <audio output[a:b]>?")
+    with pytest.raises(ValueError, match="bad slice"):  # asked again: raised again, not remembered as none
+        find_mentions("In <audio output[a:b]>?")
+
+
+def test_a_question_is_read_once_and_its_mentions_cannot_be_changed_by_a_caller():
+    """Loading, planning and every judge attempt ask for the same question's mentions: one
+    reading is shared, so it is immutable (a caller appending to it would change every later
+    attempt's clips)."""
+    q = "Compared with <audio input1>, in <audio output[0.5s:]>, is the tone gone?"
+    first = find_mentions(q)
+    assert find_mentions(q) is first
+    assert isinstance(first, tuple) and [m.label for m in first] == ["input1", "output"]
+    with pytest.raises(AttributeError):
+        first[0].label = "input2"  # type: ignore[misc]
 
 
 def test_attachments_full_vs_sliced():
