@@ -411,6 +411,8 @@ def _reading(runs: dict[str, list[dict[str, Any]]], small_n: int, large_n: int) 
             ]
     large, large_naive, large_floor = runs["large"], runs["large-naive"], runs["large-floor"]
     if large and large_naive and large_floor:
+        from judge_throughput import N_RUBRICS  # the large set's rubrics per sample (`sets`)
+
         judging = statistics.median(r["phases"]["judging"] for r in large)
         naive_s = _median(large_naive, "wall_s")
         outside = {p: statistics.median(r["phases"][p] for r in large) for p in PHASES if p != "judging"}
@@ -424,8 +426,9 @@ def _reading(runs: dict[str, list[dict[str, Any]]], small_n: int, large_n: int) 
             + ", ".join(f"{p} {v:.2f}" for v, p in named)
             + "). In the judging phase the work of every call (the request built, the response cache asked "
             "and written, the answer parsed, the sample's record appended) is done in turn on one event loop, "
-            "against the floor's bare send; outside it, the plan reads, checks and hashes every input (4,000 "
-            "clips here) and the exports write every attempt of 18,000 rubrics.",
+            "against the floor's bare send; outside it, the plan reads, checks and hashes every clip (input "
+            f"and output: {2 * large_n:,} here) and the exports write every attempt of "
+            f"{large_n * N_RUBRICS:,} rubrics.",
         ]
     return out
 
