@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.golden.figures import flat
+from tests.golden.figures import collect, flat
 from tests.golden.links import LINKS, Link, RunFolder
 from tests.golden.record import FIGURES_FILE, REL_TOL, differences, read_golden
 from tests.golden.runs import RUNS, build_runs
@@ -115,8 +115,6 @@ def golden_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_golden_figure_is_unchanged(golden_root: Path) -> None:
-    from tests.golden.figures import collect
-
     before = flat(read_golden())
     after = flat(collect(golden_root))
     changed, missing, added = differences(before, after)
