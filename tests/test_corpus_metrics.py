@@ -298,6 +298,6 @@ def test_breakdown_by_taxonomy_keys() -> None:
     out = breakdown("accuracy", records, ["lang", "tags"], resamples=100, seed=0)
     assert set(out["lang"]) == {"en", "zh", "(missing)"}
     assert (out["lang"]["en"].value, out["lang"]["en"].n) == (0.5, 2)
-    assert out["lang"]["zh"] == MetricValue(1.0, 1.0, 1.0, 1)
+    assert out["lang"]["zh"] == MetricValue(1.0, 1.0, 1.0, 1, total=1.0, count=1.0)
     assert (out["tags"]["noisy"].n, out["tags"]["long"].n) == (2, 2)
     assert out["tags"]["long"].value == 1.0

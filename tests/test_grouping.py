@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from audioeval.benchmarks.mcq.aggregate import binary_ci, grouped
 from audioeval.benchmarks.mcq.definitions import MMAU
+from audioeval.core.record import SampleRecord, Score
+from audioeval.core.sample import Sample
 from audioeval.metrics.bootstrap import binary_mean_ci, bootstrap_mean_ci
-from audioeval.metrics.corpus import breakdown
+from audioeval.metrics.corpus import breakdown, get_metric
 from audioeval.metrics.grouping import group_by, taxonomy_groups
+from audioeval.metrics.pair_summary import PairMetrics, summarise_records
 
 
 def test_taxonomy_groups_of_values() -> None:
@@ -38,20 +40,37 @@ def test_corpus_breakdown_counts_a_sample_once_per_group() -> None:
     assert (out["tags"]["a"].n, out["tags"]["a"].value) == (2, 0.5)
 
 
-def test_mcq_axes_group_like_before() -> None:
-    rows = [{"task": "other"}, {"task": "music"}, {"task": None}, {"sub-category": "x"}]
-    groups = grouped(rows, MMAU)
-    assert list(groups["task"]) == ["sound", "music", "speech", "other"]
-    assert groups["task"]["sound"] == [] and groups["task"]["other"] == [rows[0]]
-    assert groups["sub-category"] == {"x": [rows[3]]}
+def _record(sid: str, taxonomy: dict, correct: int) -> SampleRecord:
+    rec = SampleRecord(sid, Sample(sid, {}, {}, taxonomy))
+    rec.scores = {"mcq_match": Score({}, {"correct": correct})}
+    return rec
+
+
+def test_declared_groups_come_first_kept_empty_then_first_seen() -> None:
+    """MMAU's task axis as the engine lists it: fixed groups in order (an empty one kept, with
+    no value), then the others in the order the samples first name them."""
+    recs = [
+        _record("a", {"task": "other", "sub-category": "y"}, 1),
+        _record("b", {"task": "music", "sub-category": "x"}, 0),
+        _record("c", {"sub-category": "y"}, 1),
+    ]
+    axes = {a.name: (a.fixed, "first_seen") for a in MMAU.axes}
+    plan = PairMetrics([get_metric("accuracy")], [a.name for a in MMAU.axes], groups=axes)
+    out = summarise_records(plan, recs, resamples=20)["breakdowns"]
+    assert list(out["task"]) == ["sound", "music", "speech", "other"]
+    assert out["task"]["sound"]["accuracy"]["n"] == 0 and out["task"]["sound"]["accuracy"]["value"] is None
+    assert out["task"]["other"]["accuracy"]["total"] == 1 and out["task"]["other"]["accuracy"]["count"] == 1
+    assert list(out["sub-category"]) == ["y", "x"]  # first seen, not sorted
+    assert list(out["difficulty"]) == ["easy", "hard", "medium"]
+    sorted_plan = PairMetrics([get_metric("accuracy")], ["sub-category"])
+    assert list(summarise_records(sorted_plan, recs, resamples=20)["breakdowns"]["sub-category"]) == ["x", "y"]
 
 
 def test_binary_bootstrap_matches_resampling_in_distribution() -> None:
     assert binary_mean_ci(0, 0) == (None, None)
-    assert binary_mean_ci(5, 5) == (1.0, 1.0) and binary_ci(0, 4, n_resamples=10, seed=0) == [0.0, 0.0]
+    assert binary_mean_ci(5, 5) == (1.0, 1.0) and binary_mean_ci(0, 4, n_resamples=10, seed=0) == (0.0, 0.0)
     lo, hi = binary_mean_ci(300, 500, n_resamples=4000, seed=1)
     outcomes = np.array([1.0] * 300 + [0.0] * 200)
     ref_lo, ref_hi = bootstrap_mean_ci(outcomes, n_resamples=4000, seed=1)
     assert lo is not None and hi is not None and ref_lo is not None and ref_hi is not None
     assert abs(lo - ref_lo) < 0.01 and abs(hi - ref_hi) < 0.01
-    assert binary_ci(300, 500, n_resamples=4000, seed=1) == [round(lo * 100, 2), round(hi * 100, 2)]

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from audioeval.benchmarks.mcq.aggregate import grouped, summarise_group, summary_groups
 from audioeval.benchmarks.mcq.definitions import MMAR
 from audioeval.benchmarks.mcq.export import McqScoreResult, item_row
 from audioeval.benchmarks.mcq.loading import load_mcq_file
@@ -26,7 +25,6 @@ from audioeval.core.record import SampleRecord
 from audioeval.core.sample import Sample
 from audioeval.engine.sample_pipeline import _plainly_finite
 from audioeval.metrics import bootstrap
-from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.postprocess import choice_extraction
 from audioeval.postprocess.choice_extraction import extract_choice
 from audioeval.postprocess.markdown import strip_markdown
@@ -212,20 +210,6 @@ def _rows(n: int, *, rubric: bool) -> list[dict[str, Any]]:
             row["rubric_score"] = rng.choice([None, 0.25, 0.75])
         rows.append(row)
     return rows
-
-
-@pytest.mark.parametrize("rubric", [False, True])
-def test_groups_and_their_figures_are_those_of_the_general_code(rubric: bool) -> None:
-    rows = _rows(300, rubric=rubric)
-    scored = [r for r in rows if r.get("official") is not None]
-    for axis in MMAR.axes:
-        general = group_by(scored, lambda row, key=axis.name: taxonomy_groups(row.get(key)), fixed=axis.fixed)
-        assert grouped(scored, MMAR)[axis.name] == general
-    summary = summary_groups(rows, MMAR, n_resamples=200, seed=1)
-    assert summary["overall"] == summarise_group(scored, n_resamples=200, seed=1)
-    assert ("rubric" in summary["overall"]) == rubric
-    if not rubric:
-        assert summarise_group(scored, n_resamples=200, seed=1, rubrics=False) == summary["overall"]
 
 
 def test_an_mcq_result_repr_leaves_out_its_rows() -> None:

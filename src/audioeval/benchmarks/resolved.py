@@ -93,7 +93,14 @@ class ResolvedBenchmark:
             declared = declared_metrics(scorer)
             for metric in declared[1] if declared is not None else ():
                 feeds.setdefault(metric, []).append(scorer.name)
-        return PairMetrics(self.metrics, self.spec.taxonomy, feeds, judges_of(self.scorers))
+        return PairMetrics(
+            self.metrics,
+            self.spec.taxonomy,
+            feeds,
+            judges_of(self.scorers),
+            groups={key: g.as_plan() for key, g in self.spec.groups.items()},
+            excluded_failed_outputs=self.spec.failed_outputs == "excluded",
+        )
 
     def summary_header(self) -> dict[str, Any]:
         """What a pair summary says of the benchmark before its counts and metrics."""

@@ -77,6 +77,20 @@ class SourceSpec(_Strict):
         return v
 
 
+class BreakdownGroups(_Strict):
+    """How a breakdown lists the groups of one taxonomy key (`BenchmarkSpec.groups`)."""
+
+    fixed: list[str] = Field(
+        default_factory=list, description="groups listed first, in this order, kept when empty"
+    )
+    order: Literal["sorted", "first_seen"] = Field(
+        "sorted", description="the other groups: by name, or in the order the samples first name them"
+    )
+
+    def as_plan(self) -> tuple[tuple[str, ...], str]:
+        return tuple(self.fixed), self.order
+
+
 class BenchmarkSpec(_Strict):
     name: str
     task: str
@@ -90,6 +104,17 @@ class BenchmarkSpec(_Strict):
         "read in order with empty cells dropped",
     )
     taxonomy: list[str] = Field(default_factory=list)
+    groups: dict[str, BreakdownGroups] = Field(
+        default_factory=dict,
+        description="taxonomy key -> how its breakdown lists groups: `fixed` groups first, in "
+        "that order and kept when empty, then the others `sorted` (default) or `first_seen`",
+    )
+    failed_outputs: Literal["counted", "excluded"] = Field(
+        "counted",
+        description="samples without a usable output (no prediction, a failed model call): "
+        "`counted` in the metrics as their scorers' failure scores, or `excluded` from them "
+        "(still counted), as a benchmark's official scorer leaves them out",
+    )
     variables: dict[str, Any] = Field(
         default_factory=dict, description="constants for the prompt (e.g. labels, target_language)"
     )
@@ -144,6 +169,15 @@ class BenchmarkSpec(_Strict):
         if v is not None and not v:
             raise ValueError("an empty list scores nothing: name one or more scorers, or leave "
                              "`scorers` out for the task's default ones")
+        return v
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, v: dict[str, BreakdownGroups], info: Any) -> dict[str, BreakdownGroups]:
+        keys = info.data.get("taxonomy") or []
+        for key in v:
+            if key not in keys:
+                raise ValueError(f"{key!r} is not a taxonomy key of this spec ({', '.join(keys) or 'none'})")
         return v
 
     @field_validator("fields")

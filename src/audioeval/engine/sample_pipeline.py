@@ -169,8 +169,12 @@ def _record_failure(
     goes on. False for errors of set-up (a missing package or model), which stop the run."""
     sample = rec.sample
     if isinstance(exc, JudgeFailed):
+        scored = {k: v for k, v in (rec.scores or {}).items() if k != scorer_name}
         rec.failed(exc.message, FailureKind.JUDGE)
         rec.judge[scorer_name] = exc.detail
+        # the scorers that did score keep their scores: the metrics they feed count the sample
+        # (`metrics/pair_summary.py`, partly scored), the failed judgement is counted apart
+        rec.scores = scored or None
     elif isinstance(exc, InputError):
         err = InputError(exc.message, file=exc.file or sample.source, sample_id=sample.id, field=exc.field)
         rec.failed(

@@ -52,6 +52,7 @@ from audioeval.metrics.stat_table import (
     defined_mean,
     edit_rate,
     fraction_correct,
+    ratio,
 )
 
 UNITS = ("fraction", "percent", "score", "mos")
@@ -110,12 +111,17 @@ class MetricValue:
     """A metric's value over a set of samples, its bootstrap CI and the sample count.
 
     `value`, `ci_low` and `ci_high` are None when undefined (no samples, zero denominator).
+    For a metric that is a ratio of summed statistics (accuracy, a mean of defined values, an
+    error rate), `value = total / count`: `total` (the correct answers, the sum of the defined
+    values) and `count` (the samples, the defined values, the reference words); else None.
     """
 
     value: float | None
     ci_low: float | None
     ci_high: float | None
     n: int
+    total: float | None = None
+    count: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -230,7 +236,7 @@ def aggregate_all(
             start += len(counts)
         for slot, job in prepared:
             lo, hi = job.ci(confidence) if resamples > 0 and job.value is not None else (None, None)
-            out[slot] = MetricValue(job.value, lo, hi, n)
+            out[slot] = MetricValue(job.value, lo, hi, n, *job.ratio_terms())
     return [mv for mv in out if mv is not None]
 
 
@@ -256,6 +262,13 @@ class _Resampled:
         table, reduce = m.prepare(stats_list)
         value = _none_if_nan(float(reduce(table.sum(axis=0, keepdims=True))[0]))
         return cls(value, resamples, table, reduce)
+
+    def ratio_terms(self) -> tuple[float | None, float | None]:
+        """(total, count) of a ratio of summed statistics (`stat_table.ratio`), else (None, None)."""
+        if self.reduce is not ratio or self.table is None:
+            return None, None
+        total, count = (float(x) for x in self.table[:, :2].sum(axis=0))
+        return total, count
 
     def take(self, counts: np.ndarray, start: int) -> None:
         if self.statistic is not None:

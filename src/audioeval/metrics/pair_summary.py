@@ -44,6 +44,13 @@ class PairMetrics:
     taxonomy: Sequence[str] = ()
     feeds: Mapping[str, Sequence[str]] = field(default_factory=dict)
     judges: Sequence[ReliabilitySource] = ()
+    groups: Mapping[str, GroupOrder] = field(default_factory=dict)
+    """Taxonomy key -> (fixed groups, order of the others) as the benchmark declares them:
+    the fixed groups first, in order, each with a block even when empty; the others `sorted`
+    or `first_seen` (in the benchmark's sample order). A key not named: every group sorted."""
+    excluded_failed_outputs: bool = False
+    """The benchmark's own rule: samples without a usable output stay out of the metrics
+    (still counted), as `exclude_failed_outputs` asks for a whole run."""
 
 
 def stats_for(
@@ -67,21 +74,40 @@ def is_failed_output(rec: SampleRecord) -> bool:
 
 def failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
     """The stats a failed output counts for in this metric, or None when its scorer has none."""
-    scores = rec.failure_scores or {}
+    return _declared_stats(plan, metric, rec.failure_scores or {})
+
+
+def partial_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+    """The stats a partly scored record (a judged scorer failed, the others scored) counts for
+    in this metric: those of a scorer that feeds it and did score, else None."""
+    return _declared_stats(plan, metric, rec.scores or {})
+
+
+def _declared_stats(plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]) -> Mapping[str, Any] | None:
     _, _, key = metric.name.partition(":")
     if key:  # mean:<key>: any scorer whose stats hold the key
         return next((e.stats for e in scores.values() if key in e.stats), None)
     return next((scores[s].stats for s in plan.feeds.get(metric.name, ()) if s in scores), None)
 
 
+GroupOrder = tuple[Sequence[str], str]
+
+
+def _number(x: float) -> float | int:
+    return int(x) if float(x).is_integer() else x
+
+
 def _metric_block(metric: CorpusMetric, mv: MetricValue) -> dict[str, Any]:
-    return {
+    block: dict[str, Any] = {
         "value": mv.value,
         "ci": None if mv.ci_low is None else [mv.ci_low, mv.ci_high],
         "n": mv.n,
         "higher_is_better": metric.higher_is_better,
         "unit": metric.unit,
     }
+    if mv.total is not None and mv.count is not None:  # value = total / count
+        block["total"], block["count"] = _number(mv.total), _number(mv.count)
+    return block
 
 
 def summarise_records(
@@ -117,9 +143,14 @@ def _summarise(
     scored = [r for r in latest.values() if r.ok]
     failed = [r for r in latest.values() if r.error is not None]
     no_output = [r for r in failed if is_failed_output(r)]
+    exclude_failed_outputs = exclude_failed_outputs or plan.excluded_failed_outputs
     counted = [] if exclude_failed_outputs else no_output
+    # a judged scorer failed, the others scored: in the metrics those feed, counted as failed
+    counted += [r for r in failed if r.scores and not is_failed_output(r)]
     outcomes = Counter(r.processed.outcome if r.processed is not None else "ok" for r in scored)
-    metrics, breakdowns = _metric_blocks(plan, scored, counted, resamples, seed)
+    in_metrics = {r.id for r in counted}
+    in_order = [r for r in latest.values() if r.ok or r.id in in_metrics]
+    metrics, breakdowns = _metric_blocks(plan, scored, counted, resamples, seed, in_order)
     kinds = Counter(str(r.failure or FailureKind.MODEL) for r in failed)
     summary: dict[str, Any] = {
         "n": len(latest) if expected_ids is None else len(set(expected_ids)),
@@ -148,6 +179,7 @@ def _metric_blocks(
     counted: list[SampleRecord],
     resamples: int,
     seed: int,
+    in_order: Sequence[SampleRecord],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """(metrics, breakdowns): each metric over all samples and over each taxonomy group.
 
@@ -155,14 +187,20 @@ def _metric_blocks(
     of `corpus.aggregate_all`, whose jobs of equal sample counts share their resample draws
     (each CI is exactly what its own `aggregate` call gives)."""
     ok = {m.name: [stats_for(plan, m, r.scores or {}) for r in scored] for m in plan.metrics}
-    bad = {m.name: [failure_stats_for(plan, m, r) for r in counted] for m in plan.metrics}
+    bad = {
+        m.name: [
+            failure_stats_for(plan, m, r) if is_failed_output(r) else partial_stats_for(plan, m, r) for r in counted
+        ]
+        for m in plan.metrics
+    }
     everyone = (range(len(scored)), range(len(counted)))
     groups: list[tuple[str | None, str | None, tuple[Sequence[int], Sequence[int]]]] = [
         (None, None, everyone)
     ]
     for key in plan.taxonomy:
         ok_groups, bad_groups = _groups(scored, key), _groups(counted, key)
-        for g in sorted(set(ok_groups) | set(bad_groups)):
+        present = set(ok_groups) | set(bad_groups)
+        for g in _group_order(plan.groups.get(key), in_order, key, present):
             groups.append((key, g, (ok_groups.get(g, []), bad_groups.get(g, []))))
     jobs: list[tuple[CorpusMetric, list[Mapping[str, Any]]]] = []
     for _, _, (ok_idx, bad_idx) in groups:
@@ -180,6 +218,20 @@ def _metric_blocks(
         else:
             breakdowns[key][g] = blocks
     return metrics, breakdowns
+
+
+def _group_order(
+    declared: GroupOrder | None, in_order: Sequence[SampleRecord], key: str, present: set[str]
+) -> list[str]:
+    """The groups of one key in the order the benchmark declares (`PairMetrics.groups`):
+    `present` (the groups of the samples in the metrics), `in_order` (those samples, in the
+    benchmark's order) for `first_seen`."""
+    fixed, order = declared if declared is not None else ((), "sorted")
+    if order == "first_seen":
+        rest = list(group_by(in_order, lambda r: taxonomy_groups(r.taxonomy.get(key))))
+    else:
+        rest = sorted(present)
+    return list(dict.fromkeys([*fixed, *rest]))
 
 
 def _groups(recs: list[SampleRecord], key: str) -> dict[str, list[int]]:

@@ -1,94 +1,51 @@
-"""From per-item rows to the summary: every breakdown group with n, accuracy and a 95 % CI.
+"""The figures of `mcq_summary.json`, formatted from the pair summary the engine computed.
 
-Accuracies are micro, `(correct / n) * 100` as the official scripts compute them, so the
-two-decimal figures are the same to the last digit. Items without a prediction are left
-out of every group (as officially) but counted. Confidence intervals are percentile
-bootstraps: for 0/1 outcomes drawn as Binomial(n, k/n) / n, which has exactly the
-distribution of the mean of n items resampled with replacement and costs O(resamples)
-rather than O(resamples × n); rubric scores use `metrics.breakdown.summarise`.
+Every accuracy, count and CI is the engine's (`metrics/pair_summary.py`, from the records:
+`mcq_match` is `accuracy`, `mcq_robust` is `mean:robust_correct` and `mean:unparseable`), over
+the groups the benchmark declares (`McqBenchmark.axes`, given to the run spec by
+`source.score_spec`); items without a prediction are in none of them, as the official script
+skips them. Accuracies are micro, `(correct / n) * 100` with two decimals, as the official
+scripts print them (0 for an empty group). Rubric scores of MMAR-Rubrics (eligible items only,
+no corpus metric) are still summarised apart (`rubric_summary.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from operator import itemgetter
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
-from audioeval.metrics.bootstrap import binary_mean_ci
-from audioeval.metrics.breakdown import summarise
-from audioeval.metrics.grouping import taxonomy_groups
+from audioeval.benchmarks.mcq.rubric_summary import rubric_group
+from audioeval.metrics.grouping import group_by, taxonomy_groups
 
 Row = dict[str, Any]
+OFFICIAL, ROBUST, UNPARSEABLE = "accuracy", "mean:robust_correct", "mean:unparseable"
 
 
-def accuracy(correct: int, n: int) -> float:
-    """The official figure: `(correct / n) * 100`, 0 for an empty group."""
-    return (correct / n) * 100 if n > 0 else 0
+def percent(value: float | None) -> float:
+    """A share as the official scripts print it: × 100, two decimals, 0 when undefined."""
+    return 0 if value is None else round(value * 100, 2)
 
 
-def binary_ci(
-    correct: int, n: int, *, n_resamples: int, seed: int, confidence: float = 0.95
-) -> list[float] | None:
-    """Percentile bootstrap CI (in %) of the mean of n 0/1 outcomes, `correct` of them 1."""
-    lo, hi = binary_mean_ci(correct, n, confidence=confidence, n_resamples=n_resamples, seed=seed)
-    return None if lo is None or hi is None else [round(lo * 100, 2), round(hi * 100, 2)]
+def _ci(block: Mapping[str, Any]) -> list[float] | None:
+    ci = block.get("ci")
+    return None if not ci or ci[0] is None else [round(ci[0] * 100, 2), round(ci[1] * 100, 2)]
 
 
-def grouped(rows: Sequence[Row], bench: McqBenchmark) -> dict[str, dict[str, list[Row]]]:
-    """Scored rows per axis and group: the axis' fixed groups first, then first-seen order;
-    what `group_by` of `taxonomy_groups` gives (tests/test_mcq_speed_scoring.py), in one pass
-    over the rows for every axis, a string (every MMAR / MMAU group) being its own one group."""
-    axes = [(axis.name, {name: [] for name in axis.fixed}) for axis in bench.axes]
-    for row in rows:
-        for key, groups in axes:
-            value = row.get(key)
-            if type(value) is str:
-                members = groups.get(value)
-                if members is None:
-                    groups[value] = members = []
-                members.append(row)
-            else:
-                for name in taxonomy_groups(value):
-                    groups.setdefault(name, []).append(row)
-    return dict(axes)
+def _count(block: Mapping[str, Any]) -> int:
+    return int(block.get("total") or 0)
 
 
-def _count(members: Sequence[Row], name: str) -> int:
-    """The sum of `int(row[name])` over the members (summed in C: a group can hold every row)."""
-    return sum(map(int, map(itemgetter(name), members)))
+def _mode(block: Mapping[str, Any]) -> dict[str, Any]:
+    return {"correct": _count(block), "accuracy": percent(block.get("value")), "ci": _ci(block)}
 
 
-def _mode(members: Sequence[Row], name: str, n_resamples: int, seed: int) -> dict[str, Any]:
-    correct = _count(members, name)
-    return {
-        "correct": correct,
-        "accuracy": round(accuracy(correct, len(members)), 2),
-        "ci": binary_ci(correct, len(members), n_resamples=n_resamples, seed=seed),
-    }
-
-
-def summarise_group(
-    members: Sequence[Row], *, n_resamples: int, seed: int, rubrics: bool = True
-) -> dict[str, Any]:
-    """n, both modes' correct count, accuracy and CI, and the unparseable count and rate.
-    `rubrics` False: the caller knows no member has a rubric score (none is looked for)."""
-    group: dict[str, Any] = {"n": len(members)}
-    group["official"] = _mode(members, "official", n_resamples, seed)
-    group["robust"] = _mode(members, "robust", n_resamples, seed)
-    unparseable = _count(members, "unparseable")
-    group["robust"]["unparseable"] = unparseable
-    group["robust"]["unparseable_rate"] = round(accuracy(unparseable, len(members)), 2)
-    if rubrics and _has_rubric(members):
-        rubric_rows = [r for r in members if r.get("rubric_score") is not None]
-        rs = summarise(rubric_rows, ["rubric_score"], n_resamples=n_resamples, seed=seed)
-        group["rubric"] = {
-            "n": len(rubric_rows),
-            "score": rs["rubric_score"],
-            "ci": rs["rubric_score_ci"],
-            "failed": sum(1 for r in members if r.get("rubric_failed")),
-        }
-    return group
+def group_figures(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """One group of the pair summary (its metric blocks) as `mcq_summary.json` shows it."""
+    unparseable = blocks[UNPARSEABLE]
+    robust = _mode(blocks[ROBUST])
+    robust.update(unparseable=_count(unparseable), unparseable_rate=percent(unparseable.get("value")))
+    return {"n": int(blocks[OFFICIAL]["n"]), "official": _mode(blocks[OFFICIAL]), "robust": robust}
 
 
 def _has_rubric(rows: Sequence[Row]) -> bool:
@@ -97,21 +54,37 @@ def _has_rubric(rows: Sequence[Row]) -> bool:
 
 
 def summary_groups(
-    rows: Sequence[Row], bench: McqBenchmark, *, n_resamples: int = 1000, seed: int = 0
+    pair: Mapping[str, Any],
+    rows: Sequence[Row],
+    bench: McqBenchmark,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
 ) -> dict[str, Any]:
-    """`{"overall": group, "breakdowns": {axis: {name: group}}}` over scored rows."""
+    """`{"overall": group, "breakdowns": {axis: {name: group}}}`: the pair summary's figures
+    (`pair`), each group with its rubric block when items of the run were rubric-judged."""
+    breakdowns = pair.get("breakdowns") or {}
+    missing = [axis.name for axis in bench.axes if axis.name not in breakdowns]
+    if missing:
+        raise ValueError(
+            f"the pair summary has no breakdown by {', '.join(missing)}: this folder was scored "
+            "by an earlier audioeval; score it again with `audioeval mcq score`"
+        )
     scored = [r for r in rows if r.get("official") is not None]
-    rubrics = _has_rubric(scored)  # else no group has one: not looked for in each
-    return {
-        "overall": summarise_group(scored, n_resamples=n_resamples, seed=seed, rubrics=rubrics),
-        "breakdowns": {
-            axis: {
-                name: summarise_group(members, n_resamples=n_resamples, seed=seed, rubrics=rubrics)
-                for name, members in groups.items()
-            }
-            for axis, groups in grouped(scored, bench).items()
-        },
-    }
+    rubrics = _has_rubric(scored)
+    overall = group_figures(pair["metrics"])
+    out: dict[str, Any] = {"overall": overall, "breakdowns": {}}
+    if rubrics:
+        overall["rubric"] = rubric_group(scored, n_resamples=n_resamples, seed=seed)
+    for axis in bench.axes:
+        groups = {name: group_figures(blocks) for name, blocks in breakdowns[axis.name].items()}
+        if rubrics:
+            members = group_by(scored, lambda row, key=axis.name: taxonomy_groups(row.get(key)))
+            for name, group in groups.items():
+                if _has_rubric(members.get(name, [])):
+                    group["rubric"] = rubric_group(members[name], n_resamples=n_resamples, seed=seed)
+        out["breakdowns"][axis.name] = groups
+    return out
 
 
 def disagreements(rows: Sequence[Row]) -> list[Row]:

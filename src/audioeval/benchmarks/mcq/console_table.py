@@ -14,10 +14,11 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from audioeval.benchmarks.mcq.aggregate import accuracy
 from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
 
 RULE = "*" * 30
+OFFICIAL_NO_PREDICTION_LINE = "No prediction count: 0"
+"""What the official MMAR and MMAU scripts print, whatever the file holds."""
 _LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
 
 
@@ -27,25 +28,24 @@ def _cell(text: object) -> Text:
 
 
 def official_lines(summary: dict[str, Any], bench: McqBenchmark, mode: str = "official") -> list[str]:
-    """The official `evaluation.py` printout, from the summary's counts.
+    """The official `evaluation.py` printout, from the summary's figures.
 
     Figures are `(correct / n) * 100` with two decimals, as the scripts print them; an empty
-    group prints 0.00 %. The last line gives the true count of items without a prediction
-    (the original always prints 0).
+    group prints 0.00 %. The last line is the script's own: `No prediction count: 0`, which it
+    always prints (its count cannot be reached); the true count is on the counts line of
+    `mcq_tables` ("without prediction").
     """
     lines: list[str] = []
     for axis in bench.axes:
         lines += [RULE, axis.title]
         for name, group in summary["breakdowns"][axis.name].items():
-            acc = accuracy(group[mode]["correct"], group["n"])
-            lines.append(f"{name} : {acc:.2f}% over {group['n']} samples")
+            lines.append(f"{name} : {group[mode]['accuracy']:.2f}% over {group['n']} samples")
     overall = summary["overall"]
-    total = accuracy(overall[mode]["correct"], overall["n"])
     lines += [
         RULE,
-        f"Total Accuracy: {total:.2f}% over {overall['n']} samples",
+        f"Total Accuracy: {overall[mode]['accuracy']:.2f}% over {overall['n']} samples",
         RULE,
-        f"No prediction count: {summary['counts']['without_prediction']}",
+        OFFICIAL_NO_PREDICTION_LINE,
     ]
     return lines
 

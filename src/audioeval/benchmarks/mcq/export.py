@@ -33,6 +33,7 @@ from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
 from audioeval.benchmarks.mcq.rubric_scorer import failure_reason
 from audioeval.benchmarks.pair_exports import PairExport
+from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord, Score, in_order
 from audioeval.core.sample import Sample
 from audioeval.postprocess.chain import ROBUST_MCQ
@@ -158,6 +159,7 @@ def build_summary(
     bench: McqBenchmark,
     source: Provenance,
     rows: Sequence[Row],
+    pair: Mapping[str, Any],
     *,
     n_resamples: int = 1000,
     seed: int = 0,
@@ -165,24 +167,28 @@ def build_summary(
     reliability: Mapping[str, Any] | None = None,
     diffs: Sequence[Row] | None = None,
 ) -> dict[str, Any]:
-    """The JSON summary: counts, both modes per breakdown group, disagreements (`diffs`, when
-    the caller has them: `disagreements(rows)`), settings, and the rubric judge's reliability
-    when rubrics were judged."""
-    missing = [r["id"] for r in rows if r.get("official") is None]
+    """The JSON summary: counts, both modes per breakdown group (the figures of the pair
+    summary `pair`, which the engine computed from the same records), disagreements (`diffs`,
+    when the caller has them: `disagreements(rows)`), settings, and the rubric judge's
+    reliability when rubrics were judged."""
     diffs = disagreements(rows) if diffs is None else diffs
-    groups = summary_groups(rows, bench, n_resamples=n_resamples, seed=seed)
+    try:
+        groups = summary_groups(pair, rows, bench, n_resamples=n_resamples, seed=seed)
+    except ValueError as exc:
+        raise InputError(str(exc), field="summary.json") from None
+    without = pair.get("failed_outputs") or {}
     summary: dict[str, Any] = {
         "benchmark": bench.name,
         "predictions": source.predictions,
         "predictions_sha256": source.predictions_sha256,
         "prediction_key": source.prediction_key,
         "counts": {
-            "items": len(rows),
-            "scored": len(rows) - len(missing),
-            "without_prediction": len(missing),
+            "items": pair.get("n", len(rows)),
+            "scored": groups["overall"]["n"],
+            "without_prediction": without.get("n", 0),
             "answer_not_in_choices": sum(1 for r in rows if r.get("answer_letter") is None),
         },
-        "without_prediction_ids": missing,
+        "without_prediction_ids": list(without.get("ids") or []),
         "official": {"algorithm": "official token-set match (MMAR/MMAU evaluation.py)"},
         "robust": {"chain": ROBUST_MCQ.describe(), "methods": method_counts(rows)},
         **groups,
@@ -208,6 +214,7 @@ def export_folder(
     records: Sequence[SampleRecord],
     source: Provenance,
     *,
+    pair: Mapping[str, Any],
     rubric_info: Mapping[str, Any] | None,
     reliability: Mapping[str, Any] | None,
     n_resamples: int,
@@ -228,6 +235,7 @@ def export_folder(
         bench,
         source,
         rows,
+        pair,
         n_resamples=n_resamples,
         seed=seed,
         rubrics=rubrics,
@@ -265,6 +273,7 @@ def write_exports(folder: Path, export: PairExport) -> McqScoreResult:
         get_benchmark(export.bench.name),
         records,
         source,
+        pair=export.summary,
         rubric_info=info,
         reliability=export.reliability(RUBRIC_SCORER) if info is not None else None,
         n_resamples=export.resamples,

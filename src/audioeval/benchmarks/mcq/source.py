@@ -16,8 +16,11 @@ from typing import Any
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.loading import McqFile, McqItem
 from audioeval.benchmarks.mcq.rubric_plan import RubricPlan
-from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
+from audioeval.benchmarks.spec import BenchmarkSpec, BreakdownGroups, SourceSpec
 from audioeval.core.sample import Sample
+
+SCORE_METRICS = ("accuracy", "mean:robust_correct", "mean:unparseable")
+"""`mcq score`'s metrics: official accuracy, robust accuracy, robust's unparseable share."""
 
 
 def item_sample(item: McqItem, file: str, rubric: dict[str, Any] | None = None) -> Sample:
@@ -44,20 +47,26 @@ def score_spec(
     bench: McqBenchmark, predictions: Path, *, jsonl: bool, rubric_scorer: dict[str, Any] | None
 ) -> BenchmarkSpec:
     """The run spec of `mcq score`: official (`mcq_match` on the raw answer) and robust
-    (`mcq_robust`) scorers, like lm-eval's strict and flexible filters, and with `--rubrics`
-    the `mmar_rubrics` judged scorer with its arguments (votes, max_attempts). Rubric scores
-    (of eligible items only) are summarised by the export, not by a corpus metric."""
+    (`mcq_robust`, with its unparseable share) scorers, like lm-eval's strict and flexible
+    filters, and with `--rubrics` the `mmar_rubrics` judged scorer with its arguments (votes,
+    max_attempts). The breakdowns are the benchmark's axes (`McqBenchmark.axes`: fixed groups
+    first, the others in first-seen order, as the official script lists them), and an item
+    without a prediction is left out of every figure (`failed_outputs: excluded`), as the
+    official script skips it. Rubric scores (of eligible items only) are summarised by the
+    export, not by a corpus metric."""
     scorers: list[Any] = ["mcq_match", "mcq_robust"]
-    metrics = ["accuracy", "mean:robust_correct"]
     if rubric_scorer is not None:
         scorers.append({"mmar_rubrics": rubric_scorer})
     return BenchmarkSpec(
         name=bench.name,
         task="mcq",
         source=SourceSpec(type="jsonl" if jsonl else "json", path=str(predictions.expanduser().resolve())),
+        taxonomy=[axis.name for axis in bench.axes],
+        groups={axis.name: BreakdownGroups(fixed=list(axis.fixed), order="first_seen") for axis in bench.axes},
+        failed_outputs="excluded",
         prompt="mcq_stored_answer",
         postprocess=[],
         scorers=scorers,
-        metrics=metrics,
+        metrics=list(SCORE_METRICS),
         exports="mcq_score",
     )

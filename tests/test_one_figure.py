@@ -1,0 +1,202 @@
+"""One figure, one computation: the engine's pair summary is the only place a headline, a
+breakdown or a CI is computed; every file, board and console table formats it.
+
+- MMAR / MMAU items without the prediction key: one figure, the official script's (the item
+  is in no denominator), in `mcq_summary.json`, `summary.json`, its Reasoning board, the
+  leaderboard's files and on the console.
+- The modules that export, print or show figures compute no statistic: no bootstrap, no
+  grouped means, no corpus metric (an import scan of every module that formats them).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from audioeval.benchmarks.mcq.definitions import MMAR, MMAU, McqBenchmark
+from audioeval.cli.main import app
+
+runner = CliRunner()
+SRC = Path(__file__).resolve().parents[1] / "src" / "audioeval"
+
+
+# --- items without the prediction key ---
+
+
+def _items(bench: McqBenchmark, key: str) -> tuple[list[dict[str, Any]], int, int]:
+    """90 items: 80 with an answer (41 right: 51.25 %), 10 without the key (45.56 % if they
+    counted as wrong). Returns the items, how many are right and how many have no answer."""
+    items = []
+    for i in range(90):
+        item: dict[str, Any] = {
+            "id": f"q{i}",
+            "question": "Which sound?",
+            "choices": ["Dog barking", "Cat", "Rain"],
+            "answer": "Rain",
+            "sub-category": ("Counting", "Emotion")[i % 2],
+        }
+        for axis in bench.axes:
+            if axis.required:
+                item[axis.field] = axis.fixed[i % 2]
+        if i < 80:
+            item[key] = "Rain" if i < 41 else "Cat"
+        items.append(item)
+    return items, 41, 10
+
+
+@pytest.mark.parametrize(("bench", "key"), [(MMAR, "answer_prediction"), (MMAU, "model_output")])
+def test_items_without_a_prediction_key_give_one_figure_everywhere(
+    tmp_path: Path, bench: McqBenchmark, key: str
+) -> None:
+    items, right, without = _items(bench, key)
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps(items), encoding="utf-8")
+    out = tmp_path / "out"
+    res = runner.invoke(
+        app, ["mcq", "score", "--benchmark", bench.name, "--predictions", str(preds), "-o", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    official = round(100 * right / (len(items) - without), 2)
+    assert official == 51.25
+
+    mcq = json.loads((out / "mcq_summary.json").read_text())
+    assert mcq["overall"]["official"]["accuracy"] == official
+    assert mcq["overall"]["n"] == 80 and mcq["counts"]["without_prediction"] == without
+
+    run = json.loads((out / "summary.json").read_text())
+    pair = run["results"][0]
+    assert round(100 * pair["metrics"]["accuracy"]["value"], 2) == official
+    assert pair["metrics"]["accuracy"]["n"] == 80 and pair["failed_outputs"]["n"] == without
+    assert pair["failed_outputs"]["in_headline"] == "excluded"
+    board = run["boards"]["reasoning"]
+    (cell,) = [c for c in board["rows"][0]["cells"].values() if c.get("value") is not None]
+    assert round(100 * cell["value"], 2) == official
+
+    # the console: the official printout (the script's own last line), our count beside it
+    assert f"Total Accuracy: {official:.2f}% over 80 samples" in res.output
+    assert "No prediction count: 0" in res.output and f"without prediction {without}" in res.output
+
+    lb = runner.invoke(app, ["leaderboard", str(out), "-o", str(tmp_path / "lb")])
+    assert lb.exit_code == 0, lb.output
+    assert re.search(rf"\b{official:.2f}\b", lb.output) or re.search(rf"\b{official / 100:.3f}\b", lb.output)
+    assert "45.56" not in lb.output and "45.6" not in lb.output
+    board_file = json.loads((tmp_path / "lb" / "leaderboard.json").read_text())
+    text = json.dumps(board_file)
+    assert str(pair["metrics"]["accuracy"]["value"]) in text and str(right / 90) not in text
+
+
+# --- exporters, console tables, boards and pages compute no statistic ---
+
+STATISTICS = {
+    "audioeval.metrics.bootstrap",
+    "audioeval.metrics.breakdown",
+    "audioeval.metrics.corpus",
+    "audioeval.metrics.pair_summary",
+    "audioeval.metrics.stat_table",
+    "statistics",
+}
+"""What computes a mean, a CI or a corpus metric: a module that formats figures imports none."""
+
+STATISTIC_CALLS = re.compile(
+    r"^(mean|nanmean|average|median|quantile|percentile|bootstrap\w*|summarise\w*|\w*mean_ci\w*|aggregate\w*)$"
+)
+"""Calls that compute a statistic (numpy's or ours), whatever module they come from."""
+
+NOT_YET: dict[str, str] = {
+    "audioeval.benchmarks.mcq.rubric_summary": "MMAR-Rubrics scores of eligible items (no corpus metric yet)",
+    "audioeval.benchmarks.mmae.aggregate": "MMAE's taxonomy.json: headline, breakdowns, CIs, micro rates",
+    "audioeval.report.run_report": "the report's modality × complexity heatmap cells",
+    "audioeval.benchmarks.anyaudio_bench.summary": "the judge-eval summary (its own figures, not a pair's)",
+}
+"""Modules that still compute a figure of their own, each with what it computes."""
+
+
+def _formatting_modules() -> list[str]:
+    """Every module that writes, prints or shows a run's figures: each benchmark's exporters
+    (`Benchmark.exporters`, the modules their functions load), console tables and report
+    sections, the modules of `report/`, and the benchmark-local modules each of them imports."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+
+    roots: set[str] = {f"audioeval.report.{p.stem}" for p in (SRC / "report").glob("*.py")}
+    for bench in load_benchmarks().values():
+        hooks = [*bench.exporters.values(), bench.console_table, bench.report_section]
+        for hook in hooks:
+            if hook is None:
+                continue
+            roots.add(hook.__module__)
+            roots |= _imported(hook.__module__, inside=_package(hook.__module__))
+    found, todo = set(roots), [n for n in roots if n.startswith("audioeval.benchmarks.")]
+    while todo:  # every module of its benchmark a formatting module imports, at any depth
+        name = todo.pop()
+        for more in _imported(name, inside=_package(name)) - found:
+            found.add(more)
+            todo.append(more)
+    return sorted(n for n in found if _path(n).is_file())
+
+
+def _package(module: str) -> str:
+    return module.rsplit(".", 1)[0]
+
+
+def _path(module: str) -> Path:
+    return SRC.joinpath(*module.split(".")[1:]).with_suffix(".py")
+
+
+def _imported(module: str, *, inside: str) -> set[str]:
+    """The modules of package `inside` that `module` imports (at the top or in a function)."""
+    path = _path(module)
+    if not path.is_file():
+        return set()
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(inside + "."):
+            out.add(node.module)
+    return out
+
+
+def _statistics(module: str) -> list[str]:
+    tree = ast.parse(_path(module).read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        found += [f"imports {n}" for n in names if n in STATISTICS or n.split(".")[0] in STATISTICS]
+        if isinstance(node, ast.Call):
+            fn = node.func
+            name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+            if STATISTIC_CALLS.match(name):
+                found.append(f"calls {name}() at line {node.lineno}")
+    return found
+
+
+def test_the_scan_finds_the_exporters_and_tables_of_mmae_and_mcq() -> None:
+    modules = _formatting_modules()
+    for expected in (
+        "audioeval.benchmarks.mmae.exports",
+        "audioeval.benchmarks.mmae.console_table",
+        "audioeval.benchmarks.mcq.export",
+        "audioeval.benchmarks.mcq.console_table",
+        "audioeval.report.leaderboard_table",
+        "audioeval.report.mcq_table",
+        "audioeval.report.run_report",
+        "audioeval.benchmarks.mcq.aggregate",
+        "audioeval.benchmarks.mcq.rubric_summary",
+    ):
+        assert expected in modules
+    # and it would see a statistic: the former exporter imported the bootstrap
+    assert "imports audioeval.metrics.bootstrap" in _statistics("audioeval.metrics.breakdown")
+    assert any(s.startswith("calls summarise") for s in _statistics("audioeval.benchmarks.mmae.aggregate"))
+
+
+def test_exporters_and_tables_compute_no_statistic() -> None:
+    found = {m: s for m in _formatting_modules() if m not in NOT_YET and (s := _statistics(m))}
+    assert found == {}
