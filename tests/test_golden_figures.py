@@ -54,15 +54,6 @@ from tests.golden.links import LINKS, Link, RunFolder
 from tests.golden.record import FIGURES_FILE, REL_TOL, differences, read_golden
 from tests.golden.runs import RUNS, build_runs
 
-MCQ_MISSING = (
-    "items without the prediction key: mcq_summary.json gives the official figure over the "
-    "items that have one (as the official script), summary.json and the boards count the "
-    "missing items as wrong, over all items"
-)
-MCQ_BOOTSTRAP = (
-    "mcq_summary.json bootstraps its CIs again (mcq/export.py), apart from the engine's pair "
-    "summary: the CIs differ even where the accuracy is equal"
-)
 MCQ_ROBUST_UNIT = (
     "the robust accuracy (a share of the items) is declared unit 'score' in summary.json "
     "(mean:robust_correct), percent in mcq_summary.json"
@@ -82,21 +73,12 @@ MMAE_SHOWN = (
 )
 
 KNOWN: dict[tuple[str, str], str] = {
-    ("mcq_official_accuracy", "mcq_mmar_missing"): MCQ_MISSING,
-    ("mcq_official_accuracy", "mcq_mmau_missing"): MCQ_MISSING,
-    ("mcq_n", "mcq_mmar_missing"): MCQ_MISSING,
-    ("mcq_n", "mcq_mmau_missing"): MCQ_MISSING,
-    ("mcq_board", "mcq_mmar_missing"): MCQ_MISSING,
-    ("mcq_board", "mcq_mmau_missing"): MCQ_MISSING,
-    ("mcq_official_ci", "mcq_mmar_missing"): f"{MCQ_MISSING}; {MCQ_BOOTSTRAP}",
-    ("mcq_official_ci", "mcq_mmau_missing"): f"{MCQ_MISSING}; {MCQ_BOOTSTRAP}",
-    ("mcq_official_ci", "mcq_mmar_full"): MCQ_BOOTSTRAP,
-    ("mcq_robust_accuracy", "mcq_mmar_missing"): f"{MCQ_MISSING}; {MCQ_ROBUST_UNIT}",
-    ("mcq_robust_accuracy", "mcq_mmau_missing"): f"{MCQ_MISSING}; {MCQ_ROBUST_UNIT}",
+    ("mcq_robust_accuracy", "mcq_mmar_missing"): MCQ_ROBUST_UNIT,
+    ("mcq_robust_accuracy", "mcq_mmau_missing"): MCQ_ROBUST_UNIT,
     ("mcq_robust_accuracy", "mcq_mmar_full"): MCQ_ROBUST_UNIT,
-    ("mcq_robust_ci", "mcq_mmar_missing"): f"{MCQ_MISSING}; {MCQ_BOOTSTRAP}; {MCQ_ROBUST_UNIT}",
-    ("mcq_robust_ci", "mcq_mmau_missing"): f"{MCQ_MISSING}; {MCQ_BOOTSTRAP}; {MCQ_ROBUST_UNIT}",
-    ("mcq_robust_ci", "mcq_mmar_full"): f"{MCQ_BOOTSTRAP}; {MCQ_ROBUST_UNIT}",
+    ("mcq_robust_ci", "mcq_mmar_missing"): MCQ_ROBUST_UNIT,
+    ("mcq_robust_ci", "mcq_mmau_missing"): MCQ_ROBUST_UNIT,
+    ("mcq_robust_ci", "mcq_mmar_full"): MCQ_ROBUST_UNIT,
     ("mmae_rates", "mmae"): MMAE_FAILED_RUBRICS,
     ("mmae_ci", "mmae"): MMAE_FAILED_RUBRICS,
     ("mmae_n", "mmae"): f"{MMAE_FAILED_RUBRICS}; {MMAE_CR_N}",

@@ -365,7 +365,10 @@ def _mcq_metric(run: RunFolder, mode: str, sub: str) -> Pairs:
     theirs = (
         mcq["overall"]["n"] if sub == "n" else mcq["overall"][mode][{"value": "accuracy", "ci": "ci"}[sub]]
     )
-    yield Pair(run.where("mcq_summary.json", path), theirs, f"{where}.{sub}", scaled(metric[sub], factor))
+    digits = None if sub == "n" else 2  # mcq_summary.json rounds its percentages to 2 decimals
+    yield Pair(
+        run.where("mcq_summary.json", path), theirs, f"{where}.{sub}", scaled(metric[sub], factor), digits
+    )
 
 
 def mcq_official_accuracy(run: RunFolder) -> Pairs:
@@ -430,6 +433,7 @@ def mcq_board(run: RunFolder) -> Pairs:
             official,
             at,
             row["cells"][key]["normalised"],
+            2,  # mcq_summary.json rounds to 2 decimals
         )
 
 
