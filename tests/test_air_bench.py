@@ -223,3 +223,41 @@ def _groups(pair: dict[str, Any], key: str) -> dict[str, dict[str, Any]]:
         group: {metric: value["value"] for metric, value in metrics.items()}
         for group, metrics in pair["breakdowns"][key].items()
     }
+
+
+@pytest.mark.parametrize("blank", ["", None, "   "])
+def test_the_gold_letter_keeps_the_position_of_a_blank_choice_cell(tmp_path: Path, blank: Any) -> None:
+    """score_foundation.py compares answer_gt with choice_a ... choice_d in turn: a blank cell
+    keeps its letter, so `["", "guitar", "", "piano"]` with answer piano is D (reply "D" right,
+    reply "B" wrong), however the loader compacts the options for the prompt."""
+    root = tmp_path / "data"
+    folder = root / "air-bench-foundation"
+    (folder / "Foundation").mkdir(parents=True)
+    tone_wav(folder / "Foundation" / "q.wav", 330, seconds=0.2)
+    row = {"uniq_id": "u", "question": "Which?", "answer_gt": "piano", "task_name": "Music_AQA",
+           "dataset_name": "x", "task_id": "Music_AQA_x", "audio": "Foundation/q.wav",
+           "choice_a": blank, "choice_b": "guitar", "choice_c": blank, "choice_d": "piano"}  # fmt: skip
+    write_jsonl(folder / "manifest.jsonl", [row])
+    spec, where = load_shipped("air-bench-foundation")
+    (sample,) = load_samples(spec, where, root=root).samples
+    assert sample.get("choices") == ["guitar", "piano"]  # the prompt's options
+    assert sample.get("choices_by_column") == [None, "guitar", None, "piano"]
+    scorer = AirBenchFoundationScorer()
+    right = scorer.score(Prediction("D", "D"), sample)
+    assert right.stats["official_correct"] == 1 and right.detail["gold"] == "D"
+    assert scorer.score(Prediction("B", "B"), sample).stats["official_correct"] == 0
+
+
+def test_a_list_field_without_blank_cells_keeps_no_positions(tmp_path: Path) -> None:
+    root = tmp_path / "data"
+    folder = root / "air-bench-foundation"
+    (folder / "Foundation").mkdir(parents=True)
+    tone_wav(folder / "Foundation" / "q.wav", 330, seconds=0.2)
+    row = {"uniq_id": "u", "question": "Which?", "answer_gt": "cat", "task_name": "T", "dataset_name": "x",
+           "task_id": "T_x", "audio": "Foundation/q.wav", "choice_a": "dog", "choice_b": "cat",
+           "choice_c": "cow", "choice_d": "owl"}  # fmt: skip
+    write_jsonl(folder / "manifest.jsonl", [row])
+    spec, where = load_shipped("air-bench-foundation")
+    (sample,) = load_samples(spec, where, root=root).samples
+    assert sample.get("choices_by_column") is None
+    assert AirBenchFoundationScorer().score(Prediction("B", "B"), sample).stats["official_correct"] == 1

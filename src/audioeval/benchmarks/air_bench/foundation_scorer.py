@@ -12,6 +12,11 @@ Per reply, as `score_foundation.py` counts it:
 - a read letter whose gold text is none of the choices: the official script stops the whole
   run there; here the sample fails (InputError: recorded and counted, never scored).
 
+The gold letter is found among the choice columns by position, as the official script compares
+`answer_gt` with `choice_a` ... `choice_d` in turn: an empty, null or blank cell keeps its
+letter (the loader's `choices_by_column`), so `["", "guitar", "", "piano"]` with answer
+"piano" is D, never B.
+
 `mean:official_correct` per `task_id` group (task_name + "_" + dataset_name, the spec's
 taxonomy) is the official per-task accuracy. The official script prints no overall figure, so
 `mean:official_correct` over all samples (pooled over the counted replies) is ours. The reply
@@ -25,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from audioeval.benchmarks.air_bench.foundation_rule import gold_letter, official_letter, task_id
+from audioeval.benchmarks.sources.records_to_samples import by_column
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
@@ -74,7 +80,7 @@ class AirBenchFoundationScorer(Scorer):
             stats = {"official_correct": None, "official_left_out": 1, "official_skipped": 0}
             return Score({"official_correct": None}, stats, detail)
         answer = text_list(sample, self.answer_field, self.name)[0]
-        gold = gold_letter(answer, text_list(sample, self.choices_field, self.name))
+        gold = gold_letter(answer, self._cells(sample))
         if gold is None:
             raise InputError(
                 f"the answer {answer!r} is none of the choices: AIR-Bench's score_foundation.py "
@@ -87,3 +93,11 @@ class AirBenchFoundationScorer(Scorer):
         detail.update(letter=letter, gold=gold, reason="correct" if correct else "wrong")
         stats = {"official_correct": correct, "official_left_out": 0, "official_skipped": 0}
         return Score({"official_correct": float(correct)}, stats, detail)
+
+    def _cells(self, sample: Sample) -> list[str | None]:
+        """The choice cells by column position (A-D), an empty cell None, as the official script
+        compares them; the compacted list where no cell was empty."""
+        cells = sample.get(by_column(self.choices_field))
+        if isinstance(cells, list) and all(c is None or isinstance(c, str) for c in cells):
+            return cells
+        return list(text_list(sample, self.choices_field, self.name))

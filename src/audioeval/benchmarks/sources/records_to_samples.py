@@ -1,8 +1,11 @@
 """Turning source rows (dicts) into Samples: the field mapping, audio paths, taxonomy.
 
 A field maps to one column, or (a list field such as `choices`) to several columns read in
-order, empty ones dropped: `choices: [choice_a, choice_b, choice_c, choice_d]`. An audio
-column may hold one path or a list of one path.
+order, empty ones dropped: `choices: [choice_a, choice_b, choice_c, choice_d]`. When a cell
+was dropped, the cells by position are kept too, as `<field>_by_column` (None for an empty,
+null or blank cell): an official rule that letters the columns themselves (AIR-Bench's gold
+letter) reads them there, so a blank `choice_a` never shifts the letters. An audio column may
+hold one path or a list of one path.
 
 A row problem (no id, no audio, a field of the wrong type) is an InputError naming the
 file, the row's id and the field; the loader collects these and goes on.
@@ -84,9 +87,12 @@ class RowMapping:
             mapped = self.fields.get(name)
             col = self.column(row, name)
             if isinstance(mapped, list) and col is None:
-                items = self.joined(row, name, mapped, sid)
+                cells = self.joined(row, name, mapped, sid)
+                items = [c for c in cells if c is not None]
                 if items:
                     values[name] = items
+                    if len(items) < len(cells):
+                        values[by_column(name)] = cells
                 continue
             if col is None or col not in row:
                 if self.fields.get(name) is not None:
@@ -136,11 +142,11 @@ class RowMapping:
                 groups[key] = str(row[col])
         return Sample(sid, audio, values, groups, self.source)
 
-    def joined(self, row: Mapping[str, Any], name: str, columns: list[str], sid: str) -> list[str]:
-        """Field `name` built from several columns, in order; empty and null cells dropped.
-        A column that is not in the row is an InputError (a typo in the spec, or a row that
-        lacks the key: write it as null)."""
-        items: list[str] = []
+    def joined(self, row: Mapping[str, Any], name: str, columns: list[str], sid: str) -> list[str | None]:
+        """Field `name`'s cells, one per column in order: the text, or None for an empty, null
+        or blank cell. A column that is not in the row is an InputError (a typo in the spec, or
+        a row that lacks the key: write it as null)."""
+        items: list[str | None] = []
         for col in columns:
             if col not in row:
                 raise InputError(
@@ -158,9 +164,13 @@ class RowMapping:
                     sample_id=sid,
                     field=col,
                 )
-            if value is not None and str(value).strip():
-                items.append(str(value))
+            items.append(str(value) if value is not None and str(value).strip() else None)
         return items
+
+
+def by_column(name: str) -> str:
+    """The field holding list field `name`'s cells by column position, when one was empty."""
+    return f"{name}_by_column"
 
 
 def _one_clip(value: Any, sid: str, col: str) -> Any:
