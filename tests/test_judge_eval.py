@@ -173,3 +173,19 @@ def test_bad_flags_are_refused(tmp_path: Path, flags: list[str], message: str) -
 def test_a_missing_bench_names_the_file(tmp_path: Path) -> None:
     res = judge_eval(tmp_path / "nope.jsonl", "http://127.0.0.1:9/v1", tmp_path / "out")
     assert res.exit_code == 2 and "nope.jsonl" in res.output
+
+
+def test_all_at_once_rows_whose_answers_parse_no_item_are_counted_failed(tmp_path: Path) -> None:
+    """A row whose every attempt parses no item fails (the judge gave it no value): counted in
+    the summary, never scored, and the command ends with the nothing-scored exit."""
+    bench = judge_bench(tmp_path / "data", n=4)
+    out = tmp_path / "out"
+    with YesNoJudgeServer(YesNoJudgeConfig(model=JUDGE, all_at_once_text="I cannot tell.")) as server:
+        res = judge_eval(bench, server.base_url, out, "--mode", "all_at_once")
+        assert server.stats.all_at_once_requests == 4 * 3  # every attempt of every row
+    assert res.exit_code == 4, res.output
+    assert "failed (judge) 4" in res.output and "I cannot tell." in res.output
+    s = summary(out)
+    assert s["failed"]["n"] == 4 and s["official"]["overall_mean_score"] is None
+    rows = [json.loads(x) for x in (out / "per_row.jsonl").read_text().splitlines()]
+    assert all(r["failed"] and r["score"] is None for r in rows)

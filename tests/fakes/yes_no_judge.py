@@ -47,6 +47,7 @@ class YesNoJudgeConfig:
     confidence: float = 3.0  # logprob gap between the answer and the other side
     broken_all_at_once_first: int = 0  # the first N all-at-once answers are not valid JSON
     drop_last_all_at_once: bool = False  # all-at-once answers leave out the last item
+    all_at_once_text: str | None = None  # every all-at-once answer is this text (e.g. no JSON)
     prefix_cache: int = 0  # request prefixes (system + audio) kept, LRU; 0: none
     seed: int = 0
     bad_logprobs_every: int = 0  # every Nth request (1-based count) sends `bad_logprob` logprobs
@@ -137,6 +138,8 @@ class YesNoJudge:
                 self._broken += broken
             if broken:
                 return completion(n, self.config.model, '[{"id": 1, "answer": "yes", "evidence": "cut off')
+            if self.config.all_at_once_text is not None:
+                return completion(n, self.config.model, self.config.all_at_once_text)
             items = NUMBERED_RE.findall(text)
             verdicts = [
                 {

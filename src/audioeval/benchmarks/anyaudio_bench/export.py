@@ -59,15 +59,18 @@ class JudgeEvalResult:
 
 
 def _scorer(rec: SampleRecord) -> str:
-    """The scorer a record was judged by (an earlier run's: `rubric_items`)."""
-    if SCORER in rec.scores or SCORER in rec.judge:
+    """The scorer a record was judged by (an earlier run's: `rubric_items`). A failed record has
+    no scores (None), only what its judge answered."""
+    scores = rec.scores or {}
+    if SCORER in scores or SCORER in rec.judge:
         return SCORER
-    return EARLIER_SCORER if EARLIER_SCORER in rec.scores or EARLIER_SCORER in rec.judge else SCORER
+    return EARLIER_SCORER if EARLIER_SCORER in scores or EARLIER_SCORER in rec.judge else SCORER
 
 
 def record_row(rec: SampleRecord) -> JudgeEvalRow:
-    """The summary row of a record: its score, or failed when the judge gave none."""
-    score = rec.scores.get(_scorer(rec))
+    """The summary row of a record: its score, or failed when the judge gave none (a record
+    whose judge answers gave no item a value fails, and has no scores)."""
+    score = (rec.scores or {}).get(_scorer(rec))
     value = None if score is None else score.values.get(VALUE)
     return judge_eval_row(rec.sample, value, failed=value is None)
 
