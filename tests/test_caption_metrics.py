@@ -339,6 +339,30 @@ def test_meteor_corpus_equals_pycocoevalcap() -> None:
     assert mv.ci_low is not None and mv.ci_low <= mv.value <= mv.ci_high
 
 
+@needs_java
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [("a dog barks", ["a dog barks"]), ("a cat meows loudly", ["a cat meows", "the cat is loud"])],
+        [("a dog barks", ["a dog barks"]), ("rain falls", ["rain falls"])],  # every segment perfect
+        [("a dog barks", ["a dog barks"])],  # one perfect segment alone
+        [("barks a dog", ["a dog barks"]), ("the rain", ["rain falls on a roof"])],  # none perfect
+        [("a dog barks", ["the dog", "a dog barks"]), ("dog a", ["a dog"])],  # perfect on one reference
+    ],
+)
+def test_meteor_corpus_adds_no_chunk_for_a_perfect_match(pairs: list[tuple[str, list[str]]]) -> None:
+    """The jar's corpus score does not add the chunk of a segment matching its reference
+    completely (`MeteorStats.addStats`): "a dog barks" exact + "a cat meows loudly" is
+    pycocoevalcap's corpus METEOR, not the score of the plain sum of the two rows."""
+    meteor = _coco("pycocoevalcap.meteor.meteor")
+    gts = {str(i): refs for i, (_, refs) in enumerate(pairs)}
+    res = {str(i): [hyp] for i, (hyp, _) in enumerate(pairs)}
+    theirs, _ = meteor.Meteor().compute_score(gts, res)
+    scorer = build_scorer("meteor", where="t")
+    scores = [scorer.score(Prediction(h, None), Sample(str(i), fields={"references": r})) for i, (h, r) in enumerate(pairs)]
+    assert aggregate("meteor", [s.stats for s in scores], resamples=0).value == pytest.approx(theirs, abs=1e-12)
+
+
 def test_a_whole_set_headline_is_bootstrapped_not_held(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """`audioeval rank` over a captioning run: CIDEr-D (the captioning headline) is not a sum of
     per-sample statistics: its cells are resampled through the metric's function of draw counts,

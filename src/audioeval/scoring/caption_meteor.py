@@ -4,7 +4,10 @@
 A segment's statistics are the jar's answer to `SCORE ||| ref1 ||| … ||| hypothesis` (23
 numbers for English: lengths, matches by module, chunks, …). The corpus METEOR is the jar's
 score of the summed statistics: its `EVAL` sums the segments' statistics and scores the sum,
-so `EVAL` of one summed row is exactly the corpus score of those segments.
+except that a segment matching its reference completely in one chunk adds no chunk (the jar's
+`MeteorStats.addStats`: a perfect match is never fragmented). `corpus_rows` applies that rule
+to each segment's row, so that `EVAL` of one summed row is exactly the jar's corpus score of
+those segments, for the point value and every bootstrap resample.
 """
 
 from __future__ import annotations
@@ -34,6 +37,25 @@ def _meteor() -> LineProcess:
 def _clean(text: str) -> str:
     """As pycocoevalcap: no field separator in a sentence, double spaces made single."""
     return text.replace("|||", "").replace("  ", " ")
+
+
+# Where the jar's English statistics keep what the perfect-match rule reads (23 numbers: test and
+# reference lengths, function words, four stages of matches, then chunks and total matches).
+TEST_LENGTH, REFERENCE_LENGTH, CHUNKS, TEST_MATCHES, REFERENCE_MATCHES = 0, 1, 20, 21, 22
+
+
+def corpus_rows(rows: np.ndarray) -> np.ndarray:
+    """Segment rows (n, 23) as the jar adds them to a corpus: a perfect match (every test and
+    reference word matched, one chunk) adds no chunk."""
+    rows = np.array(rows, dtype=np.float64, copy=True)
+    if rows.size:
+        perfect = (
+            (rows[:, TEST_MATCHES] == rows[:, TEST_LENGTH])
+            & (rows[:, REFERENCE_MATCHES] == rows[:, REFERENCE_LENGTH])
+            & (rows[:, CHUNKS] == 1)
+        )
+        rows[perfect, CHUNKS] = 0.0
+    return rows
 
 
 def meteor_stats(hypothesis: str, references: Sequence[str]) -> list[float]:
