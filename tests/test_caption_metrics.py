@@ -359,8 +359,13 @@ def test_meteor_corpus_adds_no_chunk_for_a_perfect_match(pairs: list[tuple[str, 
     res = {str(i): [hyp] for i, (hyp, _) in enumerate(pairs)}
     theirs, _ = meteor.Meteor().compute_score(gts, res)
     scorer = build_scorer("meteor", where="t")
-    scores = [scorer.score(Prediction(h, None), Sample(str(i), fields={"references": r})) for i, (h, r) in enumerate(pairs)]
-    assert aggregate("meteor", [s.stats for s in scores], resamples=0).value == pytest.approx(theirs, abs=1e-12)
+    scores = [
+        scorer.score(Prediction(h, None), Sample(str(i), fields={"references": r}))
+        for i, (h, r) in enumerate(pairs)
+    ]
+    assert aggregate("meteor", [s.stats for s in scores], resamples=0).value == pytest.approx(
+        theirs, abs=1e-12
+    )
 
 
 def test_a_whole_set_headline_is_bootstrapped_not_held(tmp_path) -> None:  # type: ignore[no-untyped-def]
