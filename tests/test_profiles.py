@@ -183,3 +183,40 @@ def test_spec_and_run_config_profile_fields(tmp_path: Path) -> None:
     cfg = tmp_path / "run.yaml"
     cfg.write_text("benchmarks: [demo-speech-en]\nmodels: [oracle]\nprofile: ultraeval\n", encoding="utf-8")
     assert load_run_config(cfg).profile == "ultraeval"
+
+
+@pytest.mark.parametrize("symbols", ["…", "$", "%"])
+def test_english_asr_keeps_the_wer_of_a_reference_the_chinese_chain_empties(
+    tmp_path: Path, symbols: str
+) -> None:
+    """UltraEval-Audio's English ASR runs only its WER evaluator: a reference of symbols alone
+    has English tokens ("…" -> ". .", "$" stays) and is in their corpus WER. Our `cer` beside it
+    (their zh chain) leaves that sample out of the CER alone, never out of the WER."""
+    pairs = [("the cat sat", "the cat sat"), (symbols, "dollar"), ("a b c d", "a b")]
+    refs, hyps = _manifest(tmp_path, pairs)
+    out = tmp_path / "out"
+    res = _run("--model", f"predictions:{hyps}", "--task", "asr", "--benchmark", str(refs), "--language", "en",
+               "--profile", "ultraeval", "--output_dir", str(out))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    (pair,) = json.loads((out / "summary.json").read_text())["results"]
+    assert pair["failed"] == 0 and pair["scored"] == 3
+    expected, _ = corpus("wer", pairs, profile="ultraeval", language="en")
+    assert pair["metrics"]["wer"]["value"] == pytest.approx(expected)
+    assert pair["metrics"]["wer"]["n"] == 3 and pair["metrics"]["cer"]["n"] == 2
+    lines = [json.loads(x) for x in next(out.glob("*/*/records.jsonl")).read_text().splitlines()]
+    left_out = [r for r in lines if not r["scores"]["cer"]["values"]]
+    assert [r["scores"]["cer"]["detail"]["not_scored"] for r in left_out] == [
+        "the reference is empty after normalisation; under profile ultraeval the sample is not scored"
+    ]
+
+
+def test_chinese_asr_still_fails_a_sample_whose_reference_its_chain_empties(tmp_path: Path) -> None:
+    """The headline's scorer: their per-sample CER raises on it, and the sample is dropped
+    (fail_rate): here it fails, counted."""
+    refs, hyps = _manifest(tmp_path, [("你好世界", "你好世界"), ("，。", "你好")])
+    out = tmp_path / "out"
+    res = _run("--model", f"predictions:{hyps}", "--task", "asr", "--benchmark", str(refs), "--language", "zh",
+               "--profile", "ultraeval", "--output_dir", str(out), "--max-failed", "1")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    (pair,) = json.loads((out / "summary.json").read_text())["results"]
+    assert pair["failed"] == 1 and pair["metrics"]["cer"]["value"] == 0.0

@@ -71,6 +71,12 @@ class InputError(AudioevalError):
         )
 
 
+class NotScorable(InputError):
+    """One scorer cannot score this sample (a reference left empty by its text rules): the
+    sample's other scorers still score it, and that scorer's metrics leave it out. Where the
+    scorer feeds the pair's headline, the sample fails, as the benchmark's own code fails it."""
+
+
 class AudioError(InputError):
     """An audio file that is missing, unreadable or cannot be sliced as asked."""
 

@@ -37,7 +37,7 @@ from audioeval.adapters.base import GenerationConfig, ModelAdapter, ModelRequest
 from audioeval.audio.decode import require_readable_file
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.core.checks import non_finite_field
-from audioeval.core.errors import AudioError, AudioevalError, EndpointsUnreachable, InputError
+from audioeval.core.errors import AudioError, AudioevalError, EndpointsUnreachable, InputError, NotScorable
 from audioeval.core.messages import AudioPart, Message, TextPart
 from audioeval.core.model_output import NO_CONTENT, ModelOutput
 from audioeval.core.record import Answer, FailureKind, SampleRecord
@@ -190,6 +190,19 @@ def _record_failure(
     return True
 
 
+def _left_out(bench: ResolvedBenchmark, rec: SampleRecord, scorer: Scorer, exc: NotScorable) -> bool:
+    """Whether `scorer` leaves this sample out of its own metrics only (kept in the record as a
+    score with no value nor statistic, and why), the sample's other scorers scoring it: not
+    when the scorer feeds the pair's headline, or is its only scorer, or no scorer declares the
+    headline (the sample then fails)."""
+    feeders = bench.summary_plan().feeds.get(bench.headline, ())
+    if len(bench.scorers) == 1 or not feeders or scorer.name in feeders:
+        return False
+    assert rec.scores is not None
+    rec.scores[scorer.name] = Score({}, {}, {"not_scored": exc.message})
+    return True
+
+
 def _plainly_finite(*blocks: dict[str, Any]) -> bool:
     """Whether every value of the blocks is an int, a bool, None, a string or a finite float:
     then `non_finite_field` finds nothing in them, and need not walk them (the common score)."""
@@ -218,15 +231,21 @@ def _keep(rec: SampleRecord, scorer: Scorer, result: Score, judged: bool | None 
         judged = is_judged(scorer)
     bad = (
         "its result is not a Score"
-        if not isinstance(result, Score) or not isinstance(result.values, dict) or not isinstance(result.stats, dict)
+        if not isinstance(result, Score)
+        or not isinstance(result.values, dict)
+        or not isinstance(result.stats, dict)
         else None
     )
     if bad is None and not _plainly_finite(result.values, result.stats):
         field_name = non_finite_field({"values": result.values, "stats": result.stats})
         bad = None if field_name is None else f"{field_name} is not a finite number"
     if bad is not None:
-        where = InputError(bad, file=rec.sample.source or None, sample_id=rec.sample.id, field=f"scores.{scorer.name}")
-        rec.failed(f"cannot score ({scorer.name}): {where.describe()}", FailureKind.CANNOT_SCORE, where.as_record())
+        where = InputError(
+            bad, file=rec.sample.source or None, sample_id=rec.sample.id, field=f"scores.{scorer.name}"
+        )
+        rec.failed(
+            f"cannot score ({scorer.name}): {where.describe()}", FailureKind.CANNOT_SCORE, where.as_record()
+        )
         if judged and isinstance(result, Score):
             rec.judge[scorer.name] = result.detail
         return False
@@ -277,6 +296,11 @@ def score_output(
                 )
             else:
                 result = scorer.score(prediction, rec.sample)
+        except NotScorable as exc:
+            if _left_out(bench, rec, scorer, exc):
+                continue
+            _record_failure(bench, rec, scorer.name, exc, output)
+            return rec
         except Exception as exc:
             if not _record_failure(bench, rec, scorer.name, exc, output):
                 raise
@@ -305,6 +329,11 @@ async def score_output_async(
                 result = await scorer.score_async(prediction, rec.sample, judge)
             else:
                 result = await asyncio.to_thread(scorer.score, prediction, rec.sample)
+        except NotScorable as exc:
+            if _left_out(bench, rec, scorer, exc):
+                continue
+            _record_failure(bench, rec, scorer.name, exc, output)
+            return rec
         except Exception as exc:
             if not _record_failure(bench, rec, scorer.name, exc, output):
                 raise

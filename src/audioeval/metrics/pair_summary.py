@@ -58,7 +58,7 @@ def stats_for(
 ) -> Mapping[str, Any] | None:
     for scorer in plan.feeds.get(metric.name, ()):
         if scorer in scores:
-            return scores[scorer].stats
+            return scores[scorer].stats or None  # none: the scorer left the sample out
     merged: dict[str, Any] = {}
     for result in scores.values():
         merged.update(result.stats)

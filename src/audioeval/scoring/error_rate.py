@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from importlib.metadata import version
 from typing import Any
 
-from audioeval.core.errors import InputError
+from audioeval.core.errors import InputError, NotScorable
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
 from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
@@ -201,7 +201,9 @@ class ErrorRateScorer(Scorer):
             "whisper_normalizer": version("whisper-normalizer"),
         }
         if self.profile != DEFAULT_PROFILE:
-            hooks = profile_hook(self.profile, "tts_signature" if self.seed_tts else "wer_signature", self.name)
+            hooks = profile_hook(
+                self.profile, "tts_signature" if self.seed_tts else "wer_signature", self.name
+            )
             sig["profile"] = self.profile
             if self.seed_tts:
                 sig["tts"] = "mean of per-utterance rates"
@@ -253,10 +255,11 @@ class ErrorRateScorer(Scorer):
     def _scorable(
         self, candidates: list[tuple[dict[str, int], str]], sample: Sample
     ) -> list[tuple[dict[str, int], str]]:
-        """The candidates, or an InputError when every reference is empty after normalisation:
-        under a profile such a sample is not scored (their evaluator fails on it)."""
+        """The candidates, or NotScorable when every reference is empty after normalisation:
+        under a profile this scorer does not score such a sample (their evaluator fails on it);
+        the sample's other scorers still do (their English ASR runs only its WER)."""
         if not candidates:
-            raise InputError(
+            raise NotScorable(
                 f"the reference is empty after normalisation; under profile {self.profile} the "
                 "sample is not scored",
                 file=getattr(sample, "source", None) or None,
