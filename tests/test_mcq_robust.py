@@ -95,6 +95,29 @@ def test_a_letter_that_is_also_another_options_text_is_ambiguous() -> None:
     assert extract_choice("(A)", notes).letter == "A"  # no option is named "A": the letter
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The correct answer is: A woman",
+        "The answer is A woman.",
+        "Answer: A woman, because the voice is high",
+        "I choose A woman",
+        "the best option is (B) A woman",
+        "Final answer: \\boxed{A woman}",
+    ],
+)
+def test_a_stated_option_text_that_starts_with_a_letter_word_is_that_option(text: str) -> None:
+    """An option's text beginning with "A" is no lone letter: no clash with option A."""
+    assert extract_choice(text, ["A man", "A woman", "A child", "I don't know"]).letter == "B"
+
+
+def test_a_lone_letter_still_clashes_after_a_statement() -> None:
+    sizes = ["B", "A", "C", "D"]  # option B's whole text is the letter A
+    got = extract_choice("The correct answer is: A", sizes)
+    assert got.index is None and "both option letter A and the text of option B" in (got.reason or "")
+    assert extract_choice("The answer is A man", ["A man", "A woman"]).letter == "A"
+
+
 def test_word_order_matters_in_robust_mode() -> None:
     choices = ["From far to near", "From near to far"]
     assert ROBUST_MCQ("From near to far", choices).letter == "B"

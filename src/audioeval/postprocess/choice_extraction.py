@@ -9,7 +9,9 @@ Tried in order, the first rule that applies decides:
    by that option's text ("(B) Richard Nixon"). A letter out of range, or followed by the
    text of another option, is unparseable.
 3. `answer_statement`: "Answer: B", "the answer is (B)", "the correct option is Dog",
-   "I choose B", `\\boxed{B}` anywhere in the text; the last stated answer wins.
+   "I choose B", `\\boxed{B}` anywhere in the text; the last stated answer wins. A stated
+   option text that starts with a letter word ("The correct answer is: A woman") is that
+   option; only a lone letter that is also another option's whole text is ambiguous.
 4. `leading_option_text`: the answer starts with one option's text and a punctuation mark
    ("Yes, because …").
 5. `last_line`: rules 1–2 on the last non-empty line of a longer answer.
@@ -122,7 +124,10 @@ def _resolve_tail(tail: str, opts: Options) -> tuple[int | None, str | None]:
     stated = tail.strip(" \t\"'“”‘’")
     m = _TAIL_LETTER_RE.match(stated)
     if idx is not None:
-        clash = _ambiguous(m.group(1) or m.group(2), idx, opts) if m else None
+        # A clash needs a lone letter: an option whose whole text is that one letter ("E" among
+        # notes). In "the correct answer is: A woman" the letter starts option B's text.
+        lone = m is not None and len(opts.words[idx]) == 1
+        clash = _ambiguous(m.group(1) or m.group(2), idx, opts) if lone and m else None
         return (None, clash.reason) if clash else (idx, None)
     if m is None:
         return None, None
