@@ -102,8 +102,39 @@ def test_wer_signature_names_the_normaliser() -> None:
     sig = scorer("wer", normaliser=["whisper_basic", "cjk_split"]).signature()
     assert sig["normaliser"] == ["whisper_basic", "cjk_split"] and "jiwer" in sig
     by_language = scorer("cer").signature()["normaliser"]
-    assert by_language["zh"] == ["whisper_basic", "remove_whitespace"]
+    assert by_language["zh"] == ["whisper_basic", "cjk_split"]
     assert by_language["en"] == ["whisper_english"]
+    letters = scorer("cer", latin="letter").signature()
+    assert letters["normaliser"]["zh"] == ["whisper_basic", "remove_whitespace"]
+    assert letters["cjk_tokens"] != scorer("cer").signature()["cjk_tokens"]
+
+
+@pytest.mark.parametrize(
+    ("ref", "hyp", "latin", "tokens", "edits"),
+    [
+        ("我用iPhone打电话", "我用iPhone打电话", "word", 6, 0),  # 我 用 iphone 打 电 话
+        ("我用iPhone打电话", "我用i phone打电话", "word", 6, 2),  # 1 substitution + 1 insertion
+        ("我用iPhone打电话", "我用iPhone打电话", "letter", 11, 0),  # every letter a character
+        ("今天天气很好 hello world", "今天天气很好", "word", 8, 2),  # 2 Latin words deleted
+        ("今天天气很好 hello world", "今天天气很好", "letter", 16, 10),  # 10 letters deleted
+        ("2019年", "2019年", "word", 2, 0),  # a run of digits is one token
+    ],
+)
+def test_chinese_cer_counts_a_latin_word_as_one_token(
+    ref: str, hyp: str, latin: str, tokens: int, edits: int
+) -> None:
+    """The default CJK CER counts as WeNet, ESPnet, AudioBench and UltraEval-Audio count: each
+    Hanzi a token, a Latin run one token; `latin: letter` is the older per-character rule."""
+    out = scorer("cer", language="zh", latin=latin).score(
+        Prediction(hyp, hyp), Sample("s", fields={"reference": ref})
+    )
+    st = out.stats
+    assert st["ref_len"] == tokens and st["substitutions"] + st["deletions"] + st["insertions"] == edits
+
+
+def test_an_unknown_latin_rule_is_refused() -> None:
+    with pytest.raises(Exception, match="latin must be one of word, letter"):
+        scorer("cer", latin="letters")
 
 
 # --- bleu / chrf -------------------------------------------------------------------------

@@ -8,8 +8,13 @@ A `wer` scorer thus counts words of an English row and characters of a Chinese o
 | language          | wer                              | cer                                    |
 |-------------------|----------------------------------|----------------------------------------|
 | en                | whisper_english                  | whisper_english (spaces count)         |
-| zh, ja, ko, yue   | whisper_basic, cjk_split         | whisper_basic, remove_whitespace       |
+| zh, ja, ko, yue   | whisper_basic, cjk_split         | whisper_basic, cjk_split (tokens)      |
 | any other         | whisper_basic                    | whisper_basic (spaces count)           |
+
+A CJK `cer` counts each CJK character as a token and a run of Latin letters or digits as one
+token ("iphone" is 1), as WeNet's, ESPnet's, AudioBench's and UltraEval-Audio's scorers count;
+`cer` with `latin: letter` keeps the older rule (whitespace removed, every character a token,
+so "iphone" is 6), by name and in the signature.
 
 `stats` holds hits, substitutions, deletions, insertions and `ref_len` (hits +
 substitutions + deletions); corpus WER is the summed edits over the summed `ref_len`.
@@ -108,11 +113,15 @@ def sample_language(sample: Sample, fallback: str | None, field: str = "language
     return code
 
 
-def default_normaliser(unit: str, language: str | None) -> list[SpecItem]:
+LATIN_RULES = ("word", "letter")
+"""How a CJK `cer` counts Latin text: a run of letters or digits as one token, or each letter."""
+
+
+def default_normaliser(unit: str, language: str | None, latin: str = "word") -> list[SpecItem]:
     """The normalising chain for a unit ("word" | "char") and language, per the table above."""
     lang = language_code(language)
     if lang in CJK_LANGUAGES:
-        return ["whisper_basic", "remove_whitespace" if unit == "char" else "cjk_split"]
+        return ["whisper_basic", "remove_whitespace" if unit == "char" and latin == "letter" else "cjk_split"]
     return ["whisper_english"] if lang == "en" else ["whisper_basic"]
 
 
@@ -159,9 +168,13 @@ class ErrorRateScorer(Scorer):
         reference_field: str = "reference",
         profile: str = DEFAULT_PROFILE,
         tts: bool = False,
+        latin: str = "word",
     ) -> None:
         if unit not in ("word", "char"):
             raise ValueError(f"unit must be 'word' or 'char', got {unit!r}")
+        if latin not in LATIN_RULES:
+            raise ValueError(f"latin must be one of {', '.join(LATIN_RULES)}, got {latin!r}")
+        self.latin = latin
         self.name = "wer" if unit == "word" else "cer"
         self._tts_text: Any = None
         self._tokens: Any = None
@@ -188,8 +201,16 @@ class ErrorRateScorer(Scorer):
             return self._fixed
         lang = sample_language(sample, self.language)
         if lang not in self._by_language:
-            self._by_language[lang] = as_normaliser(default_normaliser(self.unit, lang))
+            self._by_language[lang] = as_normaliser(default_normaliser(self.unit, lang, self.latin))
         return self._by_language[lang]
+
+    def token_unit(self, sample: Sample) -> str:
+        """What one token is for this sample under the default chain: a whitespace word, or a
+        character; a CJK `cer` counting Latin words whole compares the `cjk_split` tokens."""
+        if self.unit == "char" and self._fixed is None and self.latin == "word":
+            if language_code(sample_language(sample, self.language)) in CJK_LANGUAGES:
+                return "word"
+        return self.unit
 
     def signature(self) -> dict[str, Any]:
         sig: dict[str, Any] = {
@@ -212,18 +233,27 @@ class ErrorRateScorer(Scorer):
         if self._fixed is not None:
             sig["normaliser"] = self._fixed.describe()
         else:
-            sig["normaliser"] = {lang: default_normaliser(self.unit, lang) for lang in ("en", "zh", "other")}
+            sig["normaliser"] = {
+                lang: default_normaliser(self.unit, lang, self.latin) for lang in ("en", "zh", "other")
+            }
+            if self.unit == "char":
+                sig["cjk_tokens"] = (
+                    "each CJK character; a Latin run one token"
+                    if self.latin == "word"
+                    else "each character, whitespace removed"
+                )
         return sig
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         if self.profile != DEFAULT_PROFILE:
             return self._score_profile(prediction, sample)
         chain = self.normaliser_for(sample)
+        unit = self.token_unit(sample)
         hypothesis = chain.normalise(prediction.text or "")
         candidates = []
         for ref in text_list(sample, self.reference_field, self.name):
             normalised = chain.normalise(ref)
-            candidates.append((edit_stats(normalised, hypothesis, self.unit), normalised))
+            candidates.append((edit_stats(normalised, hypothesis, unit), normalised))
         return self._best(candidates, hypothesis, prediction)
 
     def _score_profile(self, prediction: Prediction, sample: Sample) -> Score:
@@ -306,8 +336,10 @@ def cer_scorer(
     reference_field: str = "reference",
     profile: str = DEFAULT_PROFILE,
     tts: bool = False,
+    latin: str = "word",
 ) -> ErrorRateScorer:
-    """`cer`: character error rate (`tts`: of a transcript of generated speech, see the module doc)."""
+    """`cer`: character error rate (`tts`: of a transcript of generated speech, see the module
+    doc); `latin: letter` counts each Latin letter of a CJK text (the older default)."""
     return ErrorRateScorer(
         unit="char",
         normaliser=normaliser,
@@ -315,4 +347,5 @@ def cer_scorer(
         reference_field=reference_field,
         profile=profile,
         tts=tts,
+        latin=latin,
     )
