@@ -177,3 +177,18 @@ def test_the_credentials_of_a_url_are_found_and_the_query_follows_the_path() -> 
     assert request_url("http://h/v1?key=abc", "/chat/completions") == "http://h/v1/chat/completions?key=abc"
     assert request_url("http://h/v1?key=abc", "/x", "?api-version=1") == "http://h/v1/x?key=abc&api-version=1"
     assert request_url("http://h/v1", "/x", "?api-version=1") == "http://h/v1/x?api-version=1"
+
+
+def test_every_console_prints_through_the_gate(capsys: pytest.CaptureFixture[str]) -> None:
+    """What the commands print (tables, notes, progress, errors) leaves through one stream that
+    cuts the credentials in use, as the files do."""
+    from audioeval.cli.errors import err_console
+    from audioeval.cli.options import make_console
+    from audioeval.core.redact import register_secret
+
+    register_secret(QUERY_KEY)
+    for console in (make_console(), err_console):
+        console.print(f"endpoint http://h/v1?sig={SHORT_SIG} answered {QUERY_KEY}", highlight=False)
+    printed = capsys.readouterr()
+    assert printed.out.count(REDACTED) == 2 and printed.err.count(REDACTED) == 2
+    assert _leaks(Path("/nonexistent"), printed.out + printed.err) == []
