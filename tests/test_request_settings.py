@@ -108,11 +108,20 @@ def test_the_api_sends_a_mappings_values_with_their_json_types(tmp_path: Path) -
     assert json.loads(sig.read_text())["generation"]["skip_special_tokens"] is False
 
 
-def test_the_cli_reads_values_as_json_scalars_where_they_are_valid() -> None:
-    assert parse_gen_kwargs("skip_special_tokens=false,top_k=5,stop=END,seed=null,stop_words=[1]") == {
-        "skip_special_tokens": False, "top_k": 5, "stop": "END", "seed": None, "stop_words": "[1]",
+def test_the_cli_reads_values_as_json_where_they_are_valid() -> None:
+    given = (
+        'skip_special_tokens=false,top_k=5,stop=END,seed=null,chat_template_kwargs={"enable_thinking":false}'
+    )
+    assert parse_gen_kwargs(given) == {
+        "skip_special_tokens": False, "top_k": 5, "stop": "END", "seed": None,
+        "chat_template_kwargs": {"enable_thinking": False},
     }  # fmt: skip
-    assert generation_of({}, "skip_special_tokens=false").extra == {"skip_special_tokens": False}
+    assert generation_of({}, given).extra == {
+        "skip_special_tokens": False,
+        "top_k": 5,
+        "stop": "END",
+        "chat_template_kwargs": {"enable_thinking": False},
+    }
 
 
 def test_a_judge_request_never_carries_a_routed_setting() -> None:

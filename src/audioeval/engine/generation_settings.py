@@ -24,13 +24,12 @@ NAMED = ("temperature", "max_tokens", "seed", "top_p", "system_prompt")
 
 
 def _value(text: str) -> Any:
-    """A `--gen-kwargs` value: a JSON scalar (number, true/false, null) where it reads as one,
-    else the text itself."""
+    """A `--gen-kwargs` value: its JSON value where it reads as one (`0.5`, `false`, `null`,
+    `{"enable_thinking":false}`), else the text itself; the declaration then types it."""
     try:
-        value = json.loads(text)
+        return json.loads(text)
     except ValueError:
         return text
-    return text if isinstance(value, (list, dict)) else value
 
 
 def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
