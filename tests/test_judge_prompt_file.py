@@ -165,9 +165,10 @@ def _first_request(scorer: Any, case: dict[str, Any]) -> dict[str, Any]:
     async def main(url: str) -> None:
         async with ChatClient([url], timeout_s=10, backoff_base_s=0.01) as client:
 
-            async def generate(messages, attempt, accept=None, extra=None):  # type: ignore[no-untyped-def]
+            async def generate(messages, attempt, accept=None, extra=None, *, logprobs=None):  # type: ignore[no-untyped-def]
+                asked = {} if logprobs is None else {"logprobs": True, "top_logprobs": logprobs}
                 body = build_chat_request(
-                    messages, model="judge", clips=lambda ref: CLIP, sampling=dict(extra or {})
+                    messages, model="judge", clips=lambda ref: CLIP, sampling={**(extra or {}), **asked}
                 )
                 return await client.complete(body)
 

@@ -303,14 +303,16 @@ class ScriptedJudge:
         self.logprobs, self.fail_first, self.delay_s = logprobs, fail_first, delay_s
         self.logprob_calls = self.sampled_calls = self.in_flight = self.most_in_flight = 0
 
-    async def __call__(self, messages: Any, attempt: int, accept: Any = None, extra: Any = None) -> Any:
+    async def __call__(
+        self, messages: Any, attempt: int, accept: Any = None, extra: Any = None, *, logprobs: int | None = None
+    ) -> Any:
         import asyncio
         import hashlib
 
         from audioeval.core.generation import Generation
 
         question = messages[-1].parts[-1].text
-        asks_logprobs = bool(extra and extra.get("logprobs"))
+        asks_logprobs = logprobs is not None  # the judge's typed request, never a sampling field
         self.logprob_calls += asks_logprobs
         self.sampled_calls += not asks_logprobs
         fails = asks_logprobs and self.fail_first and self.logprob_calls == 1

@@ -68,7 +68,9 @@ def evaluate(
     `models` are model specs as on the command line (`NAME@URL`, `whisper-tiny.en`, a
     baseline, `NAME=predictions:FILE`, …) or `ModelConfig`s; `benchmarks` are registered names,
     spec files or manifests (with `task`). `gen_kwargs` is `"temperature=0,max_tokens=512"` or
-    a mapping; `judge` the judge's URL(s) for judged benchmarks. A rerun with the same
+    a mapping (its values kept as given: `{"skip_special_tokens": False}` sends `false`; a setting
+    that would change what is asked or what comes back, such as `model` or `logprobs`, is
+    refused: `core/request_settings.py`); `judge` the judge's URL(s) for judged benchmarks. A rerun with the same
     arguments resumes the same folder."""
     from audioeval.engine.evaluate import EvalRequest
     from audioeval.engine.generation_settings import generation_of
@@ -76,7 +78,6 @@ def evaluate(
     from audioeval.engine.run_judge import JudgeSettings, split_urls
 
     configs = [m if isinstance(m, ModelConfig) else parse_model_ref(str(m)) for m in models]
-    kwargs = gen_kwargs if isinstance(gen_kwargs, str) or gen_kwargs is None else _joined(gen_kwargs)
     settings = None
     if judge is not None:
         urls = split_urls(judge if isinstance(judge, str) else list(judge))
@@ -91,7 +92,7 @@ def evaluate(
         judge_prompt=Path(judge_prompt) if judge_prompt is not None else None,
         limit=limit,
         data_root=Path(data_root) if data_root is not None else None,
-        generation=generation_of({}, kwargs, system_prompt=system_prompt),
+        generation=generation_of({}, gen_kwargs, system_prompt=system_prompt),
         resamples=resamples,
         seed=seed,
         progress=progress,
@@ -137,7 +138,3 @@ def leaderboard(
         seed=seed,
         mean_of_available=mean_of_available,
     )
-
-
-def _joined(values: dict[str, Any]) -> str:
-    return ",".join(f"{k}={v}" for k, v in values.items())

@@ -48,6 +48,7 @@ class FakeMcqConfig:
     latency_s: float = 0.0  # each answer waits this long (for kill/resume tests)
     echo_credentials: int | None = None  # answer every request with this status, echoing the key
     wrong_rate: float = 0.0  # share of clips answered wrongly, drawn from a hash of the clip's bytes
+    echo_query: bool = False  # answers (200) repeat the request's URL query, a key in it included
 
 
 @dataclass
@@ -58,6 +59,7 @@ class FakeMcqStats:
     part_types: dict[str, int] = field(default_factory=dict)
     bodies: list[dict[str, Any]] = field(default_factory=list)
     systems: list[str | None] = field(default_factory=list)  # each request's system message text
+    queries: list[str] = field(default_factory=list)  # each request's URL query
 
 
 def dominant_hz(samples: np.ndarray, rate: int) -> float:
@@ -149,6 +151,7 @@ def _system_text(messages: Any) -> str | None:
 class _Handler(JsonHandler):
     def do_POST(self) -> None:
         fake: FakeMcq = self.server.app
+        path, _, query = self.path.partition("?")
         body = self.read_json()
         if body is None:
             return
@@ -157,10 +160,11 @@ class _Handler(JsonHandler):
             n = fake.stats.requests
             fake.stats.bodies.append({k: v for k, v in body.items() if k != "messages"})
             fake.stats.systems.append(_system_text(body.get("messages")))
+            fake.stats.queries.append(query)
         if fake.config.echo_credentials is not None:
             self.send_json(fake.config.echo_credentials, credentials_echo(self.headers.get("Authorization")))
             return
-        if not self.path.endswith("/chat/completions"):
+        if not path.endswith("/chat/completions"):
             self.send_json(404, {"error": "not found"})
             return
         if body.get("model") not in (fake.config.model, fake.config.judge_model):
@@ -171,7 +175,11 @@ class _Handler(JsonHandler):
             return
         if fake.config.latency_s:
             time.sleep(fake.config.latency_s)
-        self.send_json(200, completion(n, body["model"], fake.answer(body)))
+        answer = fake.answer(body)
+        if fake.config.echo_query:
+            key = query.partition("key=")[2].split("&")[0]
+            answer += f"\n(asked at {self.path}; my key: {key})"
+        self.send_json(200, completion(n, body["model"], answer))
 
 
 class FakeMcqServer(FakeServer):

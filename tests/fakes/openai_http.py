@@ -67,7 +67,7 @@ class JsonHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         """`GET /models`: the app's `served_models` when it has them (else an empty list)."""
-        if not self.path.endswith("/models"):
+        if not self.path.split("?")[0].endswith("/models"):
             self.send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         served = getattr(self.server.app, "served_models", [])

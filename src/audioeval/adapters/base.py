@@ -11,14 +11,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
 from audioeval.core.model_output import ModelOutput
+from audioeval.core.request_settings import checked_settings
 from audioeval.core.sample import Sample
 
 
 @dataclass(frozen=True, slots=True)
 class GenerationConfig:
-    """Sampling settings; every field that is set goes into the run signature."""
+    """Sampling settings; every field that is set goes into the run signature. Each one is
+    checked against the declaration of what a model request may carry
+    (`core/request_settings.py`) however the config is built: a refused or mistyped setting is
+    an InputError naming it."""
 
     temperature: float | None = None
     max_tokens: int | None = None
@@ -26,6 +31,14 @@ class GenerationConfig:
     extra: dict[str, Any] = field(default_factory=dict)
     top_p: float | None = None
     system_prompt: str | None = None  # a system message sent first (not a request field)
+
+    def __post_init__(self) -> None:
+        named = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
+        more = {"top_p": self.top_p, "system_prompt": self.system_prompt}
+        clash = sorted(set(self.extra) & {*named, *more})
+        if clash:
+            raise InputError(f"{clash[0]} is given twice (a named setting and in extra)", field="generation")
+        checked_settings({**named, **more, **self.extra}, field="generation")
 
     def to_record(self) -> dict[str, Any]:
         """Every setting, for signatures (top_p and the system prompt only when set)."""

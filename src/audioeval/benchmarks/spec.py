@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from audioeval.benchmarks.sources.records_to_samples import MULTI_COLUMN_FIELDS
 from audioeval.core.errors import InputError
+from audioeval.core.request_settings import checked_settings
 from audioeval.core.validation import describe_validation
 from audioeval.store.yaml_file import read_yaml_mapping
 
@@ -134,7 +135,8 @@ class BenchmarkSpec(_Strict):
     generation: dict[str, Any] | None = Field(
         None,
         description="sampling settings its requests carry (temperature, max_tokens, top_p, seed, …), "
-        "over the task's default (greedy for tasks with one right reply); the user's settings win",
+        "over the task's default (greedy for tasks with one right reply); the user's settings win; "
+        "each checked against core/request_settings.py",
     )
     profile: str = Field(
         "audioeval",
@@ -162,6 +164,17 @@ class BenchmarkSpec(_Strict):
         if not v or any(c.isspace() or c in "/,@" for c in v):
             raise ValueError("must be non-empty without spaces, '/', ',' or '@'")
         return v
+
+    @field_validator("generation")
+    @classmethod
+    def _generation(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Each setting as the one declaration of what a model request may carry types it."""
+        if v is None:
+            return v
+        try:
+            return checked_settings(v, field="generation")
+        except InputError as exc:
+            raise ValueError(f"{exc.field}: {exc.message}") from None
 
     @field_validator("scorers")
     @classmethod

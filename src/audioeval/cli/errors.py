@@ -13,11 +13,12 @@ import typer
 from rich.console import Console
 
 from audioeval.cli import exit_codes
+from audioeval.cli.redacted_output import STDERR
 from audioeval.cli.typed_flags import as_typed
 from audioeval.core.errors import AudioevalError, EndpointUnusable, InputError, RunLocked
 from audioeval.report.escaping import failure_text
 
-err_console = Console(stderr=True, soft_wrap=True)
+err_console = Console(file=STDERR, soft_wrap=True)  # type: ignore[arg-type]  # the credentials gate
 
 
 EXIT_CODES: tuple[tuple[type[AudioevalError], int], ...] = (

@@ -19,6 +19,7 @@ from typer.core import TyperCommand
 
 from audioeval.cli.failed_work import MAX_FAILED_HELP
 from audioeval.cli.number_flags import check_number_flags
+from audioeval.cli.redacted_output import STDOUT
 from audioeval.cli.typed_flags import remember
 from audioeval.core.checks import attempts_problem, number_problem, url_problem
 from audioeval.core.errors import InputError
@@ -132,9 +133,10 @@ def check_votes(votes_flag: str, votes: int, attempts_flag: str, attempts: int) 
 
 
 def make_console() -> Console:
-    """The terminal's console, or a 120-column one when output is piped (tables stay legible)."""
-    console = Console()
-    return console if console.is_terminal else Console(width=120)
+    """The terminal's console, or a 120-column one when output is piped (tables stay legible);
+    what it prints passes the credentials gate (`cli/redacted_output.py`)."""
+    console = Console(file=STDOUT)  # type: ignore[arg-type]
+    return console if console.is_terminal else Console(file=STDOUT, width=120)  # type: ignore[arg-type]
 
 
 class AliasedCommand(TyperCommand):

@@ -269,7 +269,7 @@ def run(
         models = _with_executor(models, executor, ray_address, ray_actors, ray_gpus_per_actor)
         models = with_endpoint_settings(models, timeout_s=timeout, concurrency=concurrency, api_key_env=api_key_env)
         generation = generation_of(
-            loaded.generation.model_dump() if loaded else {},
+            loaded.generation if loaded else {},
             gen_kwargs,
             temperature=temperature,
             max_tokens=max_tokens,

@@ -9,9 +9,15 @@ from __future__ import annotations
 import math
 from urllib.parse import urlsplit
 
+from audioeval.core.redact import register_url_secrets
+
 
 def url_problem(url: str) -> str | None:
-    """Why `url` is not an http(s) endpoint base URL such as http://host:8000/v1, or None."""
+    """Why `url` is not an http(s) endpoint base URL such as http://host:8000/v1, or None.
+
+    Every endpoint URL (a model's, the judge's, a flag's) is read through this check; one that
+    passes has the credentials written in it (user-info password, `?key=…`) registered as
+    secrets (`core/redact.register_url_secrets`), so no file or console line holds them."""
     text = url.strip()
     if not text:
         return "empty URL"
@@ -24,6 +30,7 @@ def url_problem(url: str) -> str | None:
         parts.port  # noqa: B018 - raises ValueError on a malformed port
     except ValueError:
         return f"malformed port in {url!r}"
+    register_url_secrets(text)
     return None
 
 

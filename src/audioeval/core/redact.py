@@ -1,17 +1,24 @@
-"""Keeping API keys out of everything stored or printed.
+"""Keeping credentials out of everything stored or printed, detected by kind.
 
-`redact(text)` replaces, with `[REDACTED]`:
-- every registered secret: the API keys in use, registered once per process where they are
-  read from the environment (`secret_from_env`);
-- any `Bearer <token>`, `sk-…` / `sk-proj-…` shaped token, `Authorization: …` header value and
-  `api_key=…` / `"api_key": "…"` value, whoever's key it is;
-- the password of a URL's user-info (`http://user:PASS@host/v1` → `http://user:[REDACTED]@host/v1`),
-  in every text and, through `redact_known`, in every line a run writes (run.json, records).
+The kinds of credential:
+- **configured secrets**: the API keys in use, registered once per process where they are read
+  from the environment (`secret_from_env`) or given in code;
+- **URL credentials**: the password of a URL's user-info (`http://user:PASS@host/v1`) and the
+  value of a query parameter that names a credential (`?key=…`, `api_key`, `api-key`, `token`,
+  `access_token`, `sig`, `signature`, `secret`, `password`, `X-Amz-Signature`, …:
+  `CREDENTIAL_PARAM`); `register_url_secrets` registers them when an endpoint URL is read, so
+  they are configured secrets from then on (an answer that echoes one loses it too);
+- **headers and tokens**: any `Bearer <token>`, `sk-…` / `sk-proj-…` shaped token,
+  `Authorization: …` header value and `api_key=…` / `"api_key": "…"` value, whoever's key it is.
 
-It runs on remote text where it enters our records (HTTP error bodies, adapter errors) and on
-failure texts before they are printed. The writers of run files apply `redact_known_bytes`
-/ `redact_known` to whole lines: a substring test per registered secret, cheap enough for
-every record, with no pattern matching on successful records.
+`redact(text)` replaces each with `[REDACTED]`: it runs on remote text where it enters our
+records (HTTP error bodies, adapter errors) and on every text printed (console errors, report
+pages). `redact_known` / `redact_known_bytes` are the gate of every file a run writes (run.json,
+signatures, records, summaries and exports: `store/atomic.py`, `store/jsonl.py`; the response
+cache: `store/response_cache.py`; report files): the configured secrets of 8 characters or more
+by one substring test each, URL user-info passwords and credential query values by pattern,
+only in lines that hold a URL-like `://…@` or `?…=`/`&…=`, so successful records pay a few
+substring tests.
 """
 
 from __future__ import annotations
@@ -34,12 +41,26 @@ _ordered: tuple[str, ...] = ()
 _line_secrets: tuple[tuple[bytes, bytes], ...] = ()
 _line_texts: tuple[str, ...] = ()
 
-_HEADER_RE = re.compile(r"""(?i)((?:proxy-)?authorization['"]?\s*[:=]\s*['"]?)[^'"\r\n,}]+""")
+_HEADER_RE = re.compile(
+    r"""(?i)((?<![\w-])(?:(?:proxy-)?authorization|cookie|set-cookie|x-[\w-]*?(?:token|signature|secret)"""
+    r"""|[\w-]*subscription-key)['"]?\s*[:=]\s*['"]?)[^'"\r\n,}]+"""
+)
+"""Header values that are credentials: Authorization, cookies, `X-…-Token` / `-Signature` /
+`-Secret`, `Ocp-Apim-Subscription-Key`; `api-key` / `x-api-key` are `_API_KEY_RE`'s."""
 _API_KEY_RE = re.compile(r"""(?i)(api[_\- ]?key['"]?\s*[:=]\s*['"]?)[^'"\s&,;}]+""")
 _BEARER_RE = re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=\-]+")
 _SK_RE = re.compile(r"(?<![A-Za-z0-9])sk-(?:proj-)?[A-Za-z0-9_\-]{8,}")
 _URL_PASSWORD_RE = re.compile(r"(://[^/\s:@'\"]*:)[^/\s@'\"]+(?=@)")
 _URL_PASSWORD_BYTES_RE = re.compile(_URL_PASSWORD_RE.pattern.encode("ascii"))
+CREDENTIAL_PARAM = (
+    r"(?:[A-Za-z0-9]+[_.\-])*"
+    r"(?:key|apikey|token|sig|signature|secret|password|passwd|pwd|credential|credentials|auth)"
+)
+"""A query parameter's name that says it holds a credential: one of the words, alone or as the
+last part of a name (`api_key`, `x-api-key`, `access_token`, `client_secret`, `X-Amz-Signature`);
+`monkey` or `keyword` are not."""
+_QUERY_SECRET_RE = re.compile(rf"(?i)([?&]{CREDENTIAL_PARAM}=)[^&#\s'\"<>\\]+")
+_QUERY_SECRET_BYTES_RE = re.compile(_QUERY_SECRET_RE.pattern.encode("ascii"))
 
 
 def _json_escaped(value: str) -> str:
@@ -59,6 +80,31 @@ def register_secret(value: str | None) -> None:
     _line_secrets = tuple((f.encode("utf-8"), REDACTED.encode("ascii")) for f in long_forms)
 
 
+def url_secrets(url: str) -> list[str]:
+    """The credentials written in a URL: its user-info password and every credential query value
+    (percent-decoded, and as written)."""
+    from urllib.parse import parse_qsl, unquote, urlsplit
+
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # not a URL (url_problem names why elsewhere)
+        return []
+    found = [password, unquote(password)] if password else []
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if re.fullmatch(CREDENTIAL_PARAM, name, re.IGNORECASE):
+            found.append(value)
+    for match in _QUERY_SECRET_RE.finditer("?" + parts.query):
+        found.append(match.group(0)[len(match.group(1)) :])
+    return found
+
+
+def register_url_secrets(url: str) -> None:
+    """Register the credentials written in an endpoint URL (`url_secrets`) as secrets."""
+    for secret in url_secrets(url):
+        register_secret(secret)
+
+
 def secret_from_env(name: str) -> str | None:
     """The API key in environment variable `name` (None when unset or empty), registered as a
     secret; the default key variable (`OPENAI_API_KEY`) is registered alongside."""
@@ -76,13 +122,16 @@ def redact(text: str) -> str:
     text = _HEADER_RE.sub(lambda m: m.group(1) + REDACTED, text)
     text = _API_KEY_RE.sub(lambda m: m.group(1) + REDACTED, text)
     text = _BEARER_RE.sub(lambda m: m.group(1) + REDACTED, text)
-    text = _url_passwords(text)
+    text = _url_credentials(text)
     return _SK_RE.sub(REDACTED, text)
 
 
-def _url_passwords(text: str) -> str:
+def _url_credentials(text: str) -> str:
+    """URL user-info passwords and credential query values, by pattern (in texts that can hold one)."""
     if "://" in text and "@" in text:
-        return _URL_PASSWORD_RE.sub(lambda m: m.group(1) + REDACTED, text)
+        text = _URL_PASSWORD_RE.sub(lambda m: m.group(1) + REDACTED, text)
+    if "=" in text and ("?" in text or "&" in text):
+        text = _QUERY_SECRET_RE.sub(lambda m: m.group(1) + REDACTED, text)
     return text
 
 
@@ -99,11 +148,15 @@ def excerpt(raw: bytes | str, limit: int) -> str:
 
 
 def redact_known(text: str) -> str:
-    """`text` without the registered secrets (long enough to never be ordinary text)."""
+    """`text` without the registered secrets (long enough to never be ordinary text) and without
+    URL credentials: the gate of every file written."""
     for secret in _line_texts:
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return _url_passwords(text)
+    return _url_credentials(text)
+
+
+_MARK = REDACTED.encode("ascii")
 
 
 def redact_known_bytes(line: bytes) -> bytes:
@@ -112,5 +165,7 @@ def redact_known_bytes(line: bytes) -> bytes:
         if secret in line:
             line = line.replace(secret, mark)
     if b"://" in line and b"@" in line:
-        line = _URL_PASSWORD_BYTES_RE.sub(lambda m: m.group(1) + REDACTED.encode("ascii"), line)
+        line = _URL_PASSWORD_BYTES_RE.sub(lambda m: m.group(1) + _MARK, line)
+    if b"=" in line and (b"?" in line or b"&" in line):
+        line = _QUERY_SECRET_BYTES_RE.sub(lambda m: m.group(1) + _MARK, line)
     return line

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote, urlsplit
 
+from audioeval.engine.endpoint_auth import request_url
+
 Provider = Literal["openai", "azure", "gemini"]
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai"
 AZURE_API_VERSION = "2024-10-21"
@@ -62,7 +64,7 @@ class ProviderWire:
             return (
                 f"{root}/openai/realtime?api-version={AZURE_REALTIME_API_VERSION}&deployment={quote(model)}"
             )
-        return f"{base}/realtime?model={quote(model)}"
+        return request_url(base, "/realtime", f"model={quote(model)}")
 
     def realtime_headers(self) -> dict[str, str]:
         return {} if self.provider == "azure" else {"OpenAI-Beta": "realtime=v1"}

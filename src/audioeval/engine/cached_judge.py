@@ -13,8 +13,10 @@ from typing import Any
 
 from audioeval.adapters.openai_chat import AudioPartStyle, encode_chat_request, request_identity
 from audioeval.audio.clip_cache import ClipCache
+from audioeval.core.errors import InputError
 from audioeval.core.generation import AnswerCheck, Generation, usable_answer
 from audioeval.core.messages import AudioRef, Message
+from audioeval.core.request_settings import checked_settings, routed_problem
 from audioeval.engine.chat_client import ChatClient, ReplyParser, chat_reply_first_token, chat_reply_text
 from audioeval.store.response_cache import ResponseCache, request_key
 
@@ -68,12 +70,26 @@ class CachedJudge:
         attempt: int,
         accept: AnswerCheck | None = None,
         extra: Mapping[str, Any] | None = None,
+        *,
+        logprobs: int | None = None,
     ) -> Generation:
         """One answer; `accept` (default: the judge's own) decides whether it may be cached;
-        `extra` request fields override the judge's sampling (with `logprobs`, the answer is
-        the JSON of the text and the first token's top logprobs)."""
-        sampling = {**self.sampling, **extra} if extra else self.sampling
-        parse = chat_reply_first_token if extra and extra.get("logprobs") else self.parse
+        `extra` request settings override the judge's sampling (each checked against the
+        declaration of what a request may carry: `core/request_settings.py`, so `logprobs` or
+        `model` never arrive this way). `logprobs=N`, the judge's own typed request, asks for
+        the first token's top N logprobs: the answer is then the JSON of the text and those."""
+        if extra:
+            checked = checked_settings({k: v for k, v in extra.items() if v is not None}, field="judge request")
+            routed = routed_problem(checked, "chat", self.model)
+            if routed:
+                raise InputError(routed, field="judge request")
+            sampling = {**self.sampling, **extra}
+        else:
+            sampling = self.sampling
+        parse = self.parse
+        if logprobs is not None:
+            sampling = {**sampling, "logprobs": True, "top_logprobs": logprobs}
+            parse = chat_reply_first_token
         key = None
         if self.cache is not None:
             ident = request_identity(messages, model=self.model, clips=self._clip, sampling=sampling)

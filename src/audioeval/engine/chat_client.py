@@ -24,6 +24,7 @@ from audioeval.adapters.openai_chat import reply_first_token, reply_text
 from audioeval.core.errors import EndpointsUnreachable
 from audioeval.core.generation import Generation
 from audioeval.core.redact import excerpt, redact
+from audioeval.engine.endpoint_auth import request_url
 from audioeval.engine.endpoint_pool import EndpointPool
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -151,7 +152,7 @@ class ChatClient:
             last_url = ep.url
             try:
                 async with self._session().post(
-                    ep.url + path + self.query,
+                    request_url(ep.url, path, self.query),
                     data=payload,
                     headers={**self._headers, "Content-Type": content_type, **ep.headers},
                     timeout=aiohttp.ClientTimeout(total=remaining),

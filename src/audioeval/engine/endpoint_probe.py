@@ -30,7 +30,7 @@ import aiohttp
 
 from audioeval.core.errors import EndpointUnusable
 from audioeval.core.redact import excerpt, register_secret
-from audioeval.engine.endpoint_auth import endpoint_auth
+from audioeval.engine.endpoint_auth import endpoint_auth, request_url
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -86,9 +86,9 @@ class _Prober:
         register_secret(api_key)  # an answer echoing it is redacted (core/redact.excerpt)
         self.key_env = key_env
 
-    async def _send(self, method: str, url: str) -> _Answer:
+    async def _send(self, method: str, url: str, path: str) -> _Answer:
         body = b"{}" if method == "POST" else None
-        url, auth = endpoint_auth(url + self.query, self.api_key, self.key_header)
+        url, auth = endpoint_auth(request_url(url, path, self.query), self.api_key, self.key_header)
         headers = {**auth, "Content-Type": "application/json"} if body else auth
         async with self.session.request(method, url, data=body, headers=headers) as resp:
             raw = await resp.read()
@@ -112,7 +112,7 @@ class _Prober:
         return EndpointCheck(url, problem)
 
     async def _check(self, url: str, model: str | None, api_path: str) -> str | None:
-        listing = await self._send("GET", f"{url}/models")
+        listing = await self._send("GET", url, "/models")
         if listing.status in (401, 403):
             return self._unauthorised(listing)
         if listing.status == 200:
@@ -124,7 +124,7 @@ class _Prober:
             if model and served and model not in served and f"models/{model}" not in served:
                 return f"model {model!r} is not served here; served: {', '.join(served[:20])}"
             return None
-        route = await self._send("POST", f"{url}{api_path}")
+        route = await self._send("POST", url, api_path)
         if route.status in (401, 403):
             return self._unauthorised(route)
         if route.status in (404, 405) or route.html:

@@ -37,7 +37,7 @@ from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigErr
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
-from audioeval.engine.generation_settings import pair_generation
+from audioeval.engine.generation_settings import check_routed_settings, pair_generation
 from audioeval.engine.model_factory import build_adapter
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
@@ -486,6 +486,15 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         for adapter in adapters.values():
             if isinstance(adapter, OpenAIChatModel):
                 adapter.sample_rate = req.sample_rate
+    check_routed_settings(
+        (
+            (b.name, b.spec.task, adapters[m.slug], b.spec.generation)
+            for b in benches
+            for m in req.models
+            if serves(adapters[m.slug], b.spec.task)
+        ),
+        req.generation,
+    )
     started: list[ModelAdapter] = []
     judge: RunJudge | None = None
     work_s = 0.0

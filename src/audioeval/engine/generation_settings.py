@@ -11,18 +11,21 @@ the pair's signature, so a changed setting never reuses records made under anoth
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from audioeval.adapters.base import GenerationConfig
 from audioeval.benchmarks.tasks import default_generation
 from audioeval.core.errors import InputError
+from audioeval.core.request_settings import checked_settings, routed_problem
 from audioeval.engine.model_specs import ModelConfig
 
 NAMED = ("temperature", "max_tokens", "seed", "top_p", "system_prompt")
 
 
 def _value(text: str) -> Any:
-    """A `--gen-kwargs` value: a JSON number, true/false/null, else the text itself."""
+    """A `--gen-kwargs` value: its JSON value where it reads as one (`0.5`, `false`, `null`,
+    `{"enable_thinking":false}`), else the text itself; the declaration then types it."""
     try:
         return json.loads(text)
     except ValueError:
@@ -43,37 +46,31 @@ def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
     return out
 
 
-def to_config(values: dict[str, Any], *, field: str = "--gen-kwargs") -> GenerationConfig:
-    """A GenerationConfig from a flat dict; keys other than the named ones are sent as given."""
-    for key, kind in (("temperature", float), ("top_p", float), ("max_tokens", int), ("seed", int)):
-        v = values.get(key)
-        if v is None:
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v or v in (float("inf"), -float("inf")):
-            raise InputError(f"{key} must be a finite number, got {v!r}", field=field)
-        if kind is int and int(v) != v:
-            raise InputError(f"{key} must be a whole number, got {v!r}", field=field)
-        if key != "seed" and v < (1 if key == "max_tokens" else 0):
-            raise InputError(f"{key} must be {'≥ 1' if key == 'max_tokens' else '≥ 0'}, got {v!r}", field=field)
-    named = {k: values.get(k) for k in NAMED}
-    for key in ("max_tokens", "seed"):
-        if named[key] is not None:
-            named[key] = int(named[key])
-    extra = {k: v for k, v in values.items() if k not in NAMED}
+def to_config(
+    values: Mapping[str, Any], *, field: str = "--gen-kwargs", file: str | None = None
+) -> GenerationConfig:
+    """A GenerationConfig from a flat mapping, every setting checked against the one declaration
+    of what a model request may carry (`core/request_settings.py`): InputError naming `field`."""
+    checked = checked_settings(values, field=field, file=file)
+    named = {k: checked.get(k) for k in NAMED}
+    extra = {k: v for k, v in checked.items() if k not in NAMED}
     return GenerationConfig(**named, extra=extra)
 
 
 def generation_of(
-    section: dict[str, Any],
-    gen_kwargs: str | None,
+    section: Mapping[str, Any],
+    gen_kwargs: str | Mapping[str, Any] | None,
     *,
     temperature: float | None = None,
     max_tokens: int | None = None,
     system_prompt: str | None = None,
 ) -> GenerationConfig:
-    """The user's settings: the run config's `generation:`, then `--gen-kwargs`, then the flags."""
+    """The user's settings: the run config's `generation:`, then `--gen-kwargs` (the CLI's
+    `KEY=VALUE,…` text, or a mapping whose values keep their JSON types), then the flags."""
     values = {k: v for k, v in section.items() if v is not None}
-    values.update(parse_gen_kwargs(gen_kwargs))
+    values.update(
+        parse_gen_kwargs(gen_kwargs) if gen_kwargs is None or isinstance(gen_kwargs, str) else gen_kwargs
+    )
     flags = {"temperature": temperature, "max_tokens": max_tokens, "system_prompt": system_prompt}
     values.update({k: v for k, v in flags.items() if v is not None})
     return to_config(values)
@@ -84,10 +81,26 @@ def _set(config: GenerationConfig) -> dict[str, Any]:
     return {k: v for k, v in rec.items() if v is not None}
 
 
-def pair_generation(task: str, spec_generation: dict[str, Any] | None, user: GenerationConfig) -> GenerationConfig:
-    """The settings one benchmark's requests carry: task default < spec < user."""
+def pair_generation(
+    task: str, spec_generation: Mapping[str, Any] | None, user: GenerationConfig
+) -> GenerationConfig:
+    """The settings one benchmark's requests carry: task default < spec < user (the spec's
+    were checked when it was read, the user's when they were given)."""
     values = {**default_generation(task), **(spec_generation or {}), **_set(user)}
     return to_config(values, field="generation")
+
+
+def check_routed_settings(
+    pairs: Iterable[tuple[str, str, Any, Mapping[str, Any] | None]], user: GenerationConfig
+) -> None:
+    """Refuse, before anything is asked, a routed setting (`response_format`, `prompt`: fields of
+    `/audio/transcriptions`) given to a pair whose model does not read it. `pairs` are
+    (benchmark, task, adapter, spec generation) for each benchmark × model pair that runs."""
+    for bench, task, adapter, spec_generation in pairs:
+        config = pair_generation(task, spec_generation, user)
+        problem = routed_problem(config.extra, getattr(adapter, "api", None), adapter.name)
+        if problem:
+            raise InputError(f"benchmark {bench}: {problem}", field="generation")
 
 
 def with_endpoint_settings(

@@ -10,7 +10,7 @@ task: asr                 # for ad-hoc manifests
 output_dir: runs/understanding
 limit: 100
 data_root: ~/data
-generation: {temperature: 0, max_tokens: 512, seed: 0, top_p: 1}   # also system_prompt: TEXT
+generation: {temperature: 0, max_tokens: 512, seed: 0, top_p: 1}   # also system_prompt: TEXT, core/request_settings.py
 resamples: 1000
 judge: {urls: [http://j:8001/v1], model: Qwen3Omni-Instruct, concurrency: 16}   # or judge: URL[,URL]
 exclude_missing: false    # true: samples without a usable output stay out of the metrics
@@ -28,19 +28,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from audioeval.core.errors import InputError
+from audioeval.core.request_settings import checked_settings
 from audioeval.core.validation import describe_validation
 from audioeval.engine.model_specs import ModelConfig, parse_model_entry
 from audioeval.engine.run_judge import JudgeSettings, split_urls
 from audioeval.store.yaml_file import read_yaml_mapping
-
-
-class GenerationSection(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
-    max_tokens: int | None = Field(None, ge=1)
-    seed: int | None = None
-    top_p: float | None = Field(None, ge=0, allow_inf_nan=False)
-    system_prompt: str | None = None
 
 
 class RunFile(BaseModel):
@@ -51,7 +43,9 @@ class RunFile(BaseModel):
     output_dir: str | None = None
     limit: int | None = Field(None, ge=1)
     data_root: str | None = None
-    generation: GenerationSection = Field(default_factory=GenerationSection)
+    generation: dict[str, Any] = Field(
+        default_factory=dict, description="settings of every model request (core/request_settings.py)"
+    )
     resamples: int = Field(1000, ge=0)
     judge: str | list[str] | dict[str, Any] | None = None
     exclude_missing: bool = False
@@ -65,7 +59,7 @@ class LoadedRunConfig(BaseModel):
     output_dir: Path | None
     limit: int | None
     data_root: Path | None
-    generation: GenerationSection
+    generation: dict[str, Any]
     resamples: int
     judge: JudgeSettings | None = None
     exclude_missing: bool = False
@@ -117,7 +111,7 @@ def load_run_config(path: Path) -> LoadedRunConfig:
         output_dir=Path(cfg.output_dir).expanduser() if cfg.output_dir else None,
         limit=cfg.limit,
         data_root=(base / Path(cfg.data_root).expanduser()) if cfg.data_root else None,
-        generation=cfg.generation,
+        generation=checked_settings(cfg.generation, field="generation", file=where),
         resamples=cfg.resamples,
         judge=parse_judge_entry(cfg.judge, where),
         exclude_missing=cfg.exclude_missing,

@@ -166,9 +166,11 @@ class RunJudge:
         attempt: int,
         accept: AnswerCheck | None = None,
         extra: Mapping[str, Any] | None = None,
+        *,
+        logprobs: int | None = None,
     ) -> Generation:
         await self.prepare([p.audio for m in messages for p in m.parts if isinstance(p, AudioPart)])
-        return await self.ask(messages, attempt, accept, extra)
+        return await self.ask(messages, attempt, accept, extra, logprobs=logprobs)
 
     async def ask(
         self,
@@ -176,12 +178,14 @@ class RunJudge:
         attempt: int,
         accept: AnswerCheck | None = None,
         extra: Mapping[str, Any] | None = None,
+        *,
+        logprobs: int | None = None,
     ) -> Generation:
         """One judge call whose clips are prepared (an unprepared clip is encoded on the loop)."""
         self.attempts += 1
         self.add_load(1)
         try:
-            return await self.judge(messages, attempt, accept, extra)
+            return await self.judge(messages, attempt, accept, extra, logprobs=logprobs)
         except (AudioevalError, asyncio.CancelledError):
             raise
         except Exception as exc:
@@ -267,8 +271,10 @@ class SampleJudge:
         attempt: int,
         accept: AnswerCheck | None = None,
         extra: Mapping[str, Any] | None = None,
+        *,
+        logprobs: int | None = None,
     ) -> Generation:
         self.release()
         if self.prepared:
-            return await self.judge.ask(messages, attempt, accept, extra)
-        return await self.judge.generate(messages, attempt, accept, extra)
+            return await self.judge.ask(messages, attempt, accept, extra, logprobs=logprobs)
+        return await self.judge.generate(messages, attempt, accept, extra, logprobs=logprobs)

@@ -29,6 +29,7 @@ from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
+from audioeval.core.request_settings import checked_settings
 from audioeval.core.sample import Sample
 from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.judge.votes import (
@@ -79,13 +80,12 @@ class AnswerJudge(JudgedScorer):
             raise InputError(
                 f"{self.name}: votes must be ≥ 1 and max_attempts ≥ votes", field=f"scorers.{self.name}"
             )
-        self.sampling = {**self.default_sampling, **(sampling or {})}
-        unknown = sorted(set(self.sampling) - set(SAMPLING_KEYS))
-        if unknown:
-            raise InputError(
-                f"{self.name}: unknown sampling key(s) {unknown}; allowed: {list(SAMPLING_KEYS)}",
-                field=f"scorers.{self.name}.sampling",
-            )
+        given = {**self.default_sampling, **(sampling or {})}
+        try:  # typed as every request setting is (core/request_settings.py), three of them here
+            checked = checked_settings(given, field=f"scorers.{self.name}.sampling", allowed=SAMPLING_KEYS)
+        except InputError as exc:
+            raise InputError(f"{self.name}: {exc.message}", field=exc.field) from None
+        self.sampling = {k: checked.get(k) for k in given}  # a key set to null stays: unset
         if not isinstance(early_stop, bool):
             raise InputError(
                 f"{self.name}: early_stop must be true or false, not {early_stop!r}",

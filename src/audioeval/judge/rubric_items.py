@@ -52,7 +52,8 @@ from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, p
 SCORER_NAME = "rubric_items"
 PROMPT_VERSION = "rubric-items-v1"
 VALUE = "rubric_score"
-LOGPROBS = {"max_tokens": 1, "logprobs": True, "top_logprobs": 20}
+TOP_LOGPROBS = 20  # the judge's typed logprobs request: the first token's top 20
+LOGPROBS = {"max_tokens": 1}  # the rest of that request
 SAMPLED = {"max_tokens": 4, "temperature": 1.0, "seed": None}  # no fixed seed: k different draws
 
 SYSTEM = (
@@ -259,7 +260,7 @@ class RubricItemsScorer(JudgedScorer):
         }
         if self.mode == "per_item":
             sig["p_yes"] = (
-                f"first-token logprobs (top {LOGPROBS['top_logprobs']}); without them, the share of "
+                f"first-token logprobs (top {TOP_LOGPROBS}); without them, the share of "
                 f"yes over {self.samples} sampled answers at temperature {SAMPLED['temperature']:g}"
             )
         else:
@@ -314,7 +315,7 @@ class RubricItemsScorer(JudgedScorer):
         async def ask(attempt: int) -> bool:
             answer = None
             try:
-                gen = await generate(messages, attempt, has_first_token, LOGPROBS)
+                gen = await generate(messages, attempt, has_first_token, LOGPROBS, logprobs=TOP_LOGPROBS)
                 answer = gen.text if gen.ok else None
             finally:
                 support.heard(answer)  # also on failure: requests waiting for this one go

@@ -33,7 +33,7 @@ from audioeval.report.portable import machine_prefixes, scrub
 from audioeval.report.reliability_table import HEADERS, RIGHT_ALIGNED, reliability_rows, reliability_title
 from audioeval.report.sample_chunks import CHUNK_DIR, write_samples
 from audioeval.report.units import axis_limits, show_span, show_value, shown, unit_label
-from audioeval.store.atomic import write_text_atomic
+from audioeval.store.atomic import write_text, write_text_atomic
 from audioeval.store.json_file import read_json_object
 from audioeval.store.records import read_records
 
@@ -393,7 +393,7 @@ def write_run_report(run_dir: Path) -> Path:
     samples = write_samples(pairs, report_dir, Path.cwd())
     page = render_page(f"audioeval report: {run_dir.name}", subtitle, sections, samples)
     for chunk in (report_dir / CHUNK_DIR).glob("*.js"):
-        chunk.write_text(scrub(chunk.read_text(encoding="utf-8"), prefixes), encoding="utf-8")
+        write_text(chunk, scrub(chunk.read_text(encoding="utf-8"), prefixes))
     path = report_dir / "index.html"
     write_text_atomic(path, scrub(page, prefixes))
     path.chmod(0o644)  # a page others may open or serve

@@ -19,6 +19,7 @@ from audioeval.report.clips import AUDIO_DIR, ClipCopier
 from audioeval.report.html_page import script_json
 from audioeval.report.sample_rows import details, index_entry, primary_score
 from audioeval.report.units import sample_units, scale, unit_of
+from audioeval.store.atomic import write_text
 
 CHUNK = 50  # samples per chunk file
 CHUNK_DIR = "samples"
@@ -61,8 +62,7 @@ def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, A
             rows = [details(r, clips, units) for r in records[ci : ci + CHUNK]]
             text = f"aeChunk({pi},{ci // CHUNK},{script_json(rows)});\n"
             path = report_dir / CHUNK_DIR / f"p{pi}-c{ci // CHUNK}.js"
-            path.write_text(text, encoding="utf-8")
-            path.chmod(0o644)
+            write_text(path, text)
         out.append(
             {
                 "name": p.name,

@@ -26,10 +26,11 @@ if TYPE_CHECKING:
 class JudgeGenerate(Protocol):
     """One judge call: the messages, the attempt index (part of the cache key), optionally
     the check an answer must pass to be cached (e.g. it parses as a verdict), and request
-    fields that override the judge's sampling for this call (`extra`, part of the cache key).
-    With `extra["logprobs"]` the answer's text is the JSON of `{"text", "top_logprobs"}`:
-    the first token's top logprobs as [token, logprob] pairs, or null when the server sent
-    none (`adapters/openai_chat.reply_first_token`)."""
+    fields that override the judge's sampling for this call (`extra`, part of the cache key;
+    only settings a request may carry: `core/request_settings.py`). `logprobs=N` asks for the
+    first token's top N logprobs, and the answer's text is then the JSON of `{"text",
+    "top_logprobs"}`: [token, logprob] pairs, or null when the server sent none
+    (`adapters/openai_chat.reply_first_token`)."""
 
     def __call__(
         self,
@@ -37,6 +38,8 @@ class JudgeGenerate(Protocol):
         attempt: int,
         accept: AnswerCheck | None = None,
         extra: Mapping[str, Any] | None = None,
+        *,
+        logprobs: int | None = None,
     ) -> Awaitable[Generation]: ...
 
 

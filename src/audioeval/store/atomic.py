@@ -1,6 +1,7 @@
-"""Atomic writes: a summary file is either the old one or the complete new one.
+"""Atomic writes: a summary file is either the old one or the complete new one; and plain
+writes of files a reader never needs whole at every moment (a report's sample chunks).
 
-The API keys in use never reach such a file (`core.redact.redact_known`)."""
+The credentials in use never reach such a file (`core.redact.redact_known`)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,14 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_text(path: str | Path, text: str, mode: int = 0o644) -> None:
+    """Write a file that need not be replaced atomically (a report's sample chunk), with the
+    credentials in use cut from it, as from every file written."""
+    p = Path(path)
+    p.write_text(redact_known(text), encoding="utf-8")
+    p.chmod(mode)
 
 
 def write_jsonl_atomic(path: str | Path, rows: Iterable[Any]) -> None:

@@ -5,7 +5,8 @@ the messages with each audio clip replaced by the SHA-256 of its encoded bytes, 
 vote index. Only answers their caller accepts are stored (a successful HTTP response whose
 text is non-empty and passes the caller's check: a parseable verdict, decodable audio);
 errors and unusable answers are always asked again. On reading, an entry the caller's check
-rejects (stored by an older version) counts as a miss, so such a cache heals itself.
+rejects (stored by an older version) counts as a miss, so such a cache heals itself. An answer
+is stored without the credentials in use (`core.redact.redact_known`), as every file is.
 
 Each `put` is committed at once (in WAL mode with synchronous=NORMAL a commit is a write to
 the WAL, no fsync), so a killed process loses no answer it had received. WAL checkpoints, the
@@ -24,6 +25,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from audioeval.core.redact import redact_known
 
 
 def request_key(parts: dict[str, Any]) -> str:
@@ -84,6 +87,9 @@ class ResponseCache:
         return text
 
     def put(self, key: str, text: str) -> None:
+        """Store an answer; the credentials in use are cut from it (`core.redact.redact_known`: a
+        model may echo its key in an answer it gives)."""
+        text = redact_known(text)
         with self._lock:
             self._conn().execute("INSERT OR REPLACE INTO responses (key, text) VALUES (?, ?)", (key, text))
             self._puts += 1
