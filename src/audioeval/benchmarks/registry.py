@@ -10,11 +10,13 @@ and whose everything else comes from the task's defaults.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.spec import BenchmarkSpec, load_spec_file, parse_spec
 from audioeval.core.errors import InputError
+from audioeval.core.names import folder_name, name_problem
 from audioeval.core.suggest import unknown_name
 from audioeval.store.yaml_file import parse_yaml_mapping
 
@@ -62,7 +64,9 @@ def adhoc_spec(path: Path, task: str, language: str | None = None) -> BenchmarkS
     """A spec for a local manifest scored as `task`, named after the file; `language` (default
     en) picks WER or CER and the normaliser of ASR scoring."""
     kind = MANIFEST_SUFFIXES[path.suffix.lower()]
-    name = path.stem.replace(" ", "_").replace(",", "_").replace("@", "_") or "adhoc"
+    name = re.sub(r"[\s,@/\\]", "_", path.stem) or "adhoc"
+    if name_problem(name, benchmark=True):  # `..jsonl`, a control character: a folder name of it
+        name = folder_name(path.stem, empty="adhoc")
     data: dict[str, Any] = {"name": name, "task": task, "source": {"type": kind, "path": str(path.resolve())}}
     if language:
         data["language"] = language

@@ -34,6 +34,7 @@ from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec, with_profile
 from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigError
+from audioeval.core.names import check_name, folder_collisions
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
@@ -215,10 +216,11 @@ def _check_judge(benches: list[ResolvedBenchmark], judge: JudgeSettings | None) 
 def _check_models(models: list[ModelConfig]) -> None:
     if not models:
         raise InputError("no model given", field="model")
-    slugs = [m.slug for m in models]
-    dupes = sorted({s for s in slugs if slugs.count(s) > 1})
-    if dupes:
-        raise InputError(f"model(s) named twice: {', '.join(dupes)}", field="model")
+    for m in models:  # a model built without validation (the Python API) passes here too
+        check_name(m.name, field="model")
+    clashes = folder_collisions([m.name for m in models])
+    if clashes:
+        raise InputError(f"models: {'; '.join(clashes)}; give each a distinct system name (NAME=SPEC)", field="model")
 
 
 def _nothing_served(benches: list[ResolvedBenchmark], models: list[ModelConfig], adapters: dict) -> str:
