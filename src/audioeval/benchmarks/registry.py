@@ -52,7 +52,10 @@ def shipped_benchmark_families() -> dict[str, str]:
 def load_shipped(name: str) -> tuple[BenchmarkSpec, str]:
     files = _spec_entries()
     if name not in files:
-        raise InputError(unknown_name("benchmark", name, files), field="benchmark")
+        from audioeval.benchmarks.plugins import broken_plugins_note
+
+        message, note = unknown_name("benchmark", name, files), broken_plugins_note()
+        raise InputError(f"{note}; {message}" if note else message, field="benchmark")
     entry, where = files[name]
     spec = parse_spec(parse_yaml_mapping(entry.read_text(encoding="utf-8"), where, "benchmark spec"), where)
     if spec.name != name:

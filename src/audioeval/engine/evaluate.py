@@ -62,6 +62,7 @@ from audioeval.engine.run_layout import (
 from audioeval.engine.run_summary import PairSummary, RunSummary, write_run_summary
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
 from audioeval.metrics.pair_summary import summarise_records
+from audioeval.scoring.hook_guard import call_hook
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic
@@ -430,7 +431,7 @@ def _planned_calls(bench: ResolvedBenchmark, sample: Any) -> int:
     total = 0
     for scorer in bench.scorers:
         if is_judged(scorer):
-            total += scorer.planned_calls(sample)
+            total += call_hook(scorer, "planned_calls", sample)
     return max(1, total)
 
 

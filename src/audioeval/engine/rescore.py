@@ -35,6 +35,7 @@ from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
 from audioeval.engine.run_summary import PairSummary, RunSummary, write_run_summary
 from audioeval.engine.sample_pipeline import mark_failed_output, record_unusable_output, score_output
+from audioeval.scoring.hook_guard import checked_signature
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
@@ -222,7 +223,7 @@ def _record_scorers(folder: Path, bench: ResolvedBenchmark) -> None:
     if not path.is_file():
         return
     signature = read_json_object(path)
-    signature.setdefault("benchmark", {})["scorers"] = [s.signature() for s in bench.scorers]
+    signature.setdefault("benchmark", {})["scorers"] = [checked_signature(s) for s in bench.scorers]
     write_json_atomic(path, signature)
 
 
