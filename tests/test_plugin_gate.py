@@ -27,7 +27,15 @@ import pytest
 
 from audioeval.core.record import Score
 from audioeval.core.sample import Sample
-from audioeval.scoring.hook_guard import CALLED, DECLARED, HOOKS, ScorerHookError, call_hook, check_declarations, checked_signature
+from audioeval.scoring.hook_guard import (
+    CALLED,
+    DECLARED,
+    HOOKS,
+    ScorerHookError,
+    call_hook,
+    check_declarations,
+    checked_signature,
+)
 from audioeval.scoring.judged import JudgedScorer
 from audioeval.scoring.scorer_hooks import Scorer
 from tests.run_helpers import tone_asr_manifest
@@ -288,7 +296,9 @@ SCORER_PLUGIN = """
 """
 
 
-def _scorer_site(site: Path, mode: str, *, units: bool = True, factor: float = 1.0, version: str = "0.1.0") -> Path:
+def _scorer_site(
+    site: Path, mode: str, *, units: bool = True, factor: float = 1.0, version: str = "0.1.0"
+) -> Path:
     declared = 'metric_units = MappingProxyType({"mean:gate_hit": "fraction"})' if units else ""
     return _install(site, SCORER_PLUGIN.format(mode=mode, units=declared, factor=factor), version=version)
 
@@ -309,7 +319,9 @@ def _records(out: Path) -> str:
 
 
 @pytest.mark.parametrize("mode", ["raises", "string stat"])
-def test_a_plugin_score_hook_that_raises_or_gives_a_string_fails_its_samples_naming_it(tmp_path: Path, mode: str) -> None:
+def test_a_plugin_score_hook_that_raises_or_gives_a_string_fails_its_samples_naming_it(
+    tmp_path: Path, mode: str
+) -> None:
     site = _scorer_site(tmp_path / "site", mode)
     out = tmp_path / "out"
     (res,) = _drive(site, "run", [["run", "-b", str(_spec(tmp_path)), "-m", "oracle", "-o", str(out)]])
@@ -324,7 +336,9 @@ def test_a_nan_from_failed_output_score_is_never_written_nor_averaged(tmp_path: 
     site = _scorer_site(tmp_path / "site", "nan failed")
     spec = _spec(tmp_path, n=3)
     preds = tmp_path / "preds.jsonl"
-    preds.write_text(json.dumps({"id": "c0", "text": "the tone number 0 is steady"}) + "\n")  # c1, c2: no output
+    preds.write_text(
+        json.dumps({"id": "c0", "text": "the tone number 0 is steady"}) + "\n"
+    )  # c1, c2: no output
     out = tmp_path / "out"
     args = ["run", "-b", str(spec), "-m", f"predictions:{preds}", "-o", str(out), "--max-failed", "100%"]
     first, again = _drive(site, "run", [args, args])

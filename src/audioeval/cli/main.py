@@ -39,34 +39,73 @@ def _built_benchmark_commands() -> dict[str, Any]:
     return _benchmark_commands
 
 
+class _LazyCommands(dict[str, Any]):
+    """The top-level group's commands: the generic ones, and every benchmark's presets and
+    tools, added on the first look at them (`load`, once)."""
+
+    def __init__(self, generic: dict[str, Any], load: Any) -> None:
+        super().__init__(generic)
+        self._load: Any = load
+
+    def _loaded(self) -> None:
+        load, self._load = self._load, None
+        if load is not None:
+            for name, command in load().items():
+                super().setdefault(name, command)
+
+    def __getitem__(self, key: str) -> Any:
+        self._loaded()
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._loaded()
+        return super().__contains__(key)
+
+    def __iter__(self) -> Any:
+        self._loaded()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._loaded()
+        return super().__len__()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._loaded()
+        return super().get(key, default)
+
+    def keys(self) -> Any:
+        self._loaded()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._loaded()
+        return super().values()
+
+    def items(self) -> Any:
+        self._loaded()
+        return super().items()
+
+
+def _benchmark_commands_with_notes() -> dict[str, Any]:
+    """The benchmarks' commands, loaded inside the error handler; a note for each plugin
+    that could not be loaded."""
+    with friendly_errors():
+        commands = _built_benchmark_commands()
+        for broken in broken_plugins():
+            err_console.print(
+                f"[yellow]note:[/yellow] {failure_text(broken.line())}; commands that need it stop (exit 2)",
+                highlight=False,
+            )
+    return commands
+
+
 class _Commands(TyperGroup):
-    """The top-level group: the generic commands, and every benchmark's presets and tools,
-    added when the first command is looked up (benchmarks loaded inside the error handler)."""
+    """The top-level group: its commands are a `_LazyCommands`, so benchmarks load when a
+    command is first looked up (inside the error handler), never on import."""
 
-    _benchmarks_added = False
-
-    def _add_benchmark_commands(self) -> None:
-        if self._benchmarks_added:
-            return
-        self._benchmarks_added = True
-        with friendly_errors():
-            commands = _built_benchmark_commands()
-            for broken in broken_plugins():
-                err_console.print(
-                    f"[yellow]note:[/yellow] {failure_text(broken.line())}; commands that need it stop (exit 2)",
-                    highlight=False,
-                )
-        for name, command in commands.items():
-            if name not in self.commands:
-                self.add_command(command, name)
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        self._add_benchmark_commands()
-        return super().list_commands(ctx)
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        self._add_benchmark_commands()
-        return super().get_command(ctx, cmd_name)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _LazyCommands(dict(self.commands), _benchmark_commands_with_notes)
 
 
 app = typer.Typer(

@@ -71,7 +71,11 @@ def _is_number(value: object) -> bool:
 
 
 def _mean_keys(scorer: Scorer) -> tuple[str, ...]:
-    names = [*(scorer.metrics or ()), *scorer.extra_metrics]
+    declared, extra = getattr(scorer, "metrics", None), getattr(scorer, "extra_metrics", ())
+    names = [
+        *(declared if isinstance(declared, (tuple, list)) else ()),
+        *(extra if isinstance(extra, (tuple, list)) else ()),
+    ]
     return tuple(m[len(MEAN_PREFIX) :] for m in names if isinstance(m, str) and m.startswith(MEAN_PREFIX))
 
 
