@@ -115,11 +115,19 @@ BROKEN = {
         from audioeval.benchmarks.contract import Benchmark
         BENCHMARK = Benchmark("gate", specs=Path(__file__).parent / "specs")
     """,
+    "ships a spec named '.'": """
+        from pathlib import Path
+        from audioeval.benchmarks.contract import Benchmark
+        (Path(__file__).parent / "specs").mkdir(exist_ok=True)
+        (Path(__file__).parent / "specs" / "..yaml").write_text("name: .")
+        BENCHMARK = Benchmark("gate", specs=Path(__file__).parent / "specs")
+    """,
 }
 WHY = {
     "raises on import": "RuntimeError: boom while importing",
     "clashes with a built-in name": "scorer name 'accuracy'",
     "lacks its specs folder": "specs folder cannot be read",
+    "ships a spec named '.'": "spec file '.': '.' is reserved",
 }
 
 
@@ -288,6 +296,8 @@ SCORER_PLUGIN = """
             return Score({{"gate_hit": hit * {factor}}}, {{"gate_hit": hit * {factor}}})
 
         def failed_output_score(self, sample, output_kind="text"):
+            if MODE == "raises failed":
+                raise RuntimeError("plugin bug in failed_output_score")
             if MODE == "nan failed":
                 return Score({{"gate_hit": math.nan}}, {{"gate_hit": math.nan}})
             return Score({{"gate_hit": 0.0}}, {{"gate_hit": 0.0}})
@@ -332,8 +342,11 @@ def test_a_plugin_score_hook_that_raises_or_gives_a_string_fails_its_samples_nam
     assert first["failure"] == "cannot score"
 
 
-def test_a_nan_from_failed_output_score_is_never_written_nor_averaged(tmp_path: Path) -> None:
-    site = _scorer_site(tmp_path / "site", "nan failed")
+@pytest.mark.parametrize("mode", ["nan failed", "raises failed"])
+def test_a_failed_output_score_hook_that_raises_or_gives_nan_is_never_written_nor_averaged(
+    tmp_path: Path, mode: str
+) -> None:
+    site = _scorer_site(tmp_path / "site", mode)
     spec = _spec(tmp_path, n=3)
     preds = tmp_path / "preds.jsonl"
     preds.write_text(
