@@ -221,7 +221,9 @@ def _check_models(models: list[ModelConfig]) -> None:
         check_name(m.name, field="model")
     clashes = folder_collisions([m.name for m in models])
     if clashes:
-        raise InputError(f"models: {'; '.join(clashes)}; give each a distinct system name (NAME=SPEC)", field="model")
+        raise InputError(
+            f"models: {'; '.join(clashes)}; give each a distinct system name (NAME=SPEC)", field="model"
+        )
 
 
 def _nothing_served(benches: list[ResolvedBenchmark], models: list[ModelConfig], adapters: dict) -> str:
