@@ -396,3 +396,10 @@ def test_a_plugin_upgraded_in_place_is_another_signature(tmp_path: Path) -> None
     site = _scorer_site(tmp_path / "site", "ok", factor=0.5, version="0.2.0")  # same signature()
     (second,) = _drive(site, "run", args)
     assert second["code"] == 2 and "0.2.0" in second["out"], second  # not resumed with old scores
+    # `rescore` scores the stored outputs again with the upgraded scorer and records its version
+    rescored, third = _drive(site, "run", [["rescore", str(out)], *args])
+    assert rescored["code"] == 0 and third["code"] == 0, (rescored, third)
+    sig = json.loads(next(out.glob("gate-tones/*/signature.json")).read_text())
+    assert sig["benchmark"]["plugins"]["gate"]["version"] == "0.2.0"
+    pair = json.loads(next(out.glob("gate-tones/*/summary.json")).read_text())
+    assert pair["metrics"]["mean:gate_hit"]["value"] == 0.5  # every sample by the new scorer

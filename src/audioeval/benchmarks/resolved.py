@@ -83,10 +83,10 @@ class ResolvedBenchmark:
             "postprocess": self.chain.describe(),
             "scorers": [checked_signature(s) for s in self.scorers],
             "metrics": [m.name for m in self.metrics],
-            **self._plugins(),
+            **self.plugins_signature(),
         }
 
-    def _plugins(self) -> dict[str, Any]:
+    def plugins_signature(self) -> dict[str, Any]:
         """`plugins`: the distribution, version and entry point of each installed package that
         provides this benchmark's spec or one of its scorers (none for built-in ones, whose
         signature is then as it was): a plugin upgraded in place gives another signature."""
