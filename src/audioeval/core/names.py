@@ -57,7 +57,7 @@ def name_problem(name: object, *, benchmark: bool = False) -> str | None:
         return f"a name of {len(name)} characters: {rule}"
     if name in RESERVED:
         return f"{name!r} is reserved: {rule}"
-    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in name):
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in name):
         return f"{name!r} holds a control character: {rule}"
     if name != name.strip():
         return f"{name!r} has white space at an end: {rule}"
@@ -87,7 +87,7 @@ def folder_name(name: str, *, empty: str = "model") -> str:
     `Qwen_Qwen2-Audio`); `empty` when nothing is left. A result that is reserved, or longer
     than `MAX_FOLDER_CHARS`, is cut and given a hash of the exact name (`.._1a2b3c4d`)."""
     out = _KEEP.sub("_", name).strip("_") or empty
-    if out in RESERVED or set(out) == {"."}:
+    if out in RESERVED:
         return f"{out}_{_digest(name)}"
     if len(out) > MAX_FOLDER_CHARS:
         return f"{out[: MAX_FOLDER_CHARS - 9]}_{_digest(name)}"
