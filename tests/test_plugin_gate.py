@@ -155,13 +155,17 @@ def test_list_and_unrelated_runs_work_and_a_run_that_needs_it_exits_2(tmp_path: 
         ["list", "benchmarks"],
         ["run", "-b", str(manifest), "--task", "asr", "-m", "oracle", "-o", str(tmp_path / "ok")],
         ["run", "-b", "gate-demo", "-m", "oracle", "-o", str(tmp_path / "needs")],
+        ["run", "-b", str(_spec(tmp_path)), "-m", "oracle", "-o", str(tmp_path / "scorer")],  # its scorer
     ]
-    listed, unrelated, needs = _drive(site, "run", runs)
+    listed, unrelated, needs, needs_scorer = _drive(site, "run", runs)
     assert listed["code"] == 0 and "mmau-test-mini" in listed["out"] and _line_in(listed["out"], kind)
     assert unrelated["code"] == 0 and _line_in(unrelated["out"], kind), unrelated
     assert needs["code"] == 2 and needs["exc"] is None
     assert "unknown benchmark 'gate-demo'" in needs["out"] and _line_in(needs["out"], kind)
-    assert "Traceback" not in json.dumps([listed, unrelated, needs])
+    assert needs_scorer["code"] == 2 and needs_scorer["exc"] is None
+    error = needs_scorer["out"].split("error:", 1)[1]
+    assert "unknown scorer 'gate_hit'" in error and _line_in(error, kind)
+    assert "Traceback" not in json.dumps([listed, unrelated, needs, needs_scorer])
 
 
 # The scorer hooks, each given a raising, a wrong-kind and (where it returns numbers) a NaN

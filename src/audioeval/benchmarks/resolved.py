@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.exporter_names import EXPORTERS
-from audioeval.benchmarks.plugins import load_benchmarks, plugin_origins
+from audioeval.benchmarks.plugins import broken_plugins_note, load_benchmarks, plugin_origins
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
 from audioeval.core.errors import InputError
@@ -130,6 +130,20 @@ class ResolvedBenchmark:
         return self.templates[name]
 
 
+def _built(name: str, args: dict[str, Any], where: str) -> Scorer:
+    """`build_scorer`; an unknown scorer name is led by the note of every plugin that was not
+    loaded (one of them may be the one that provides it)."""
+    from audioeval.scoring.base import SCORERS
+
+    note = "" if name in SCORERS else broken_plugins_note()
+    if not note:
+        return build_scorer(name, args, where=where)
+    try:
+        return build_scorer(name, args, where=where)
+    except InputError as exc:
+        raise InputError(f"{note}; {exc.message}", file=exc.file, field=exc.field) from None
+
+
 def metric_units(scorers: list[Scorer], where: str) -> dict[str, str]:
     """The unit of each `mean:` metric a scorer declares one for (`Scorer.metric_units`); a
     `mean:` metric of a scorer from an installed package that declares none is `undeclared`:
@@ -167,7 +181,7 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
         if name in PROFILED_SCORERS and spec.profile != "audioeval" and "profile" not in args:
             args = {**args, "profile": spec.profile}
         args = _prompt_file_beside_spec(_runtime_beside_spec(args, where), where)
-        scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
+        scorers.append(_built(name, args, where=f"{where} scorers[{i}]"))
     renamed = profile_metric_names(scorers)
     if spec.metrics is not None:
         metric_names = [renamed.get(m, m) for m in spec.metrics]
