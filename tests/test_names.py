@@ -38,7 +38,14 @@ def test_the_rule_and_its_folders() -> None:
         assert name_problem(bad) is not None, bad
         with pytest.raises(InputError, match="is not '.' or '..'"):
             check_name(bad)
-    for good in ["oracle", "Qwen/Qwen2-Audio-7B-Instruct", "predictions:/tmp/a b.jsonl", "émoji 🎧", "👩\u200d💻 dev", "..."]:
+    for good in [
+        "oracle",
+        "Qwen/Qwen2-Audio-7B-Instruct",
+        "predictions:/tmp/a b.jsonl",
+        "émoji 🎧",
+        "👩\u200d💻 dev",
+        "...",
+    ]:
         assert name_problem(good) is None, good
         folder = folder_name(good)
         assert folder not in (".", "..") and "/" not in folder and len(folder) <= MAX_FOLDER_CHARS
