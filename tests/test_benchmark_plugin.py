@@ -100,7 +100,9 @@ def test_plugin_benchmark_rescores_reports_and_ranks(plugin_run: tuple[Path, dic
     _cli(env, "leaderboard", str(run_dir), "-o", str(board_dir))
     board = json.loads((board_dir / "leaderboard.json").read_text())["boards"]["understanding"]
     (row,) = board["rows"]
-    assert row["cells"]["keyword-demo · keyword_hit"]["value"] == pytest.approx(2 / 3)
+    cell = row["cells"]["keyword-demo · keyword_hit"]
+    # a fraction, declared so: on the board's 0–100 scale beside 100 − WER, not 0.67
+    assert cell["value"] == pytest.approx(2 / 3) and cell["normalised"] == pytest.approx(200 / 3)
 
 
 def test_plugin_benchmark_is_listed_with_its_package(plugin_run: tuple[Path, dict[str, str]]) -> None:
@@ -120,19 +122,18 @@ def _entry_points(*eps: EntryPoint):
 def test_a_broken_plugin_names_its_entry_point(monkeypatch: pytest.MonkeyPatch) -> None:
     broken = EntryPoint("broken", "no_such_module_here:BENCHMARK", plugins.ENTRY_POINT_GROUP)
     monkeypatch.setattr(plugins, "entry_points", _entry_points(broken))
-    with pytest.raises(
-        BenchmarkPluginError, match=r"entry point broken = no_such_module_here:BENCHMARK.*failed to load"
-    ):
-        plugins.installed_benchmarks()
+    found, (bad,) = plugins.installed_benchmarks()
+    assert found == []
+    assert "entry point broken = no_such_module_here:BENCHMARK" in bad.line()
+    assert "failed to load" in bad.line()
 
 
 def test_a_plugin_that_names_no_benchmark_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     wrong = EntryPoint("wrong", "json:dumps", plugins.ENTRY_POINT_GROUP)
     monkeypatch.setattr(plugins, "entry_points", _entry_points(wrong))
-    with pytest.raises(
-        BenchmarkPluginError, match=r"entry point wrong = json:dumps.*not an audioeval Benchmark"
-    ):
-        plugins.installed_benchmarks()
+    found, (bad,) = plugins.installed_benchmarks()
+    assert found == [] and "entry point wrong = json:dumps" in bad.line()
+    assert "not an audioeval Benchmark" in bad.line()
 
 
 def test_names_taken_twice_are_errors() -> None:

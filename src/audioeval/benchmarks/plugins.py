@@ -4,16 +4,23 @@ of installed packages, through the entry point group `audioeval.benchmarks`.
 `load_benchmarks()` loads them all once and registers what they provide (scorers, template
 folders, profiles, exporters, spec folders), and with them the generic judged scorers of
 `judge/` (`judged_scorers()`: no benchmark's, and `scoring/` may not import `judge/`);
-whatever resolves a scorer, exporter, profile or benchmark name calls it first. A broken plugin is an error naming its package and entry point; a
-benchmark, scorer or exporter name given twice is an error naming both providers.
+whatever resolves a scorer, exporter, profile or benchmark name calls it first.
+
+A plugin is one gate: a plugin that raises on import, names no `Benchmark`, takes a name that
+is taken (a built-in one, or an earlier plugin's) or whose specs folder cannot be read is not
+loaded, and is listed in `broken_plugins()` as one line naming its distribution, entry point
+and error; every other benchmark loads, and the commands that need none of its names run. A
+name given twice among the built-in benchmarks is a defect: raised, naming both providers.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 
 from audioeval.benchmarks.contract import Benchmark, BenchmarkPluginError
+from audioeval.core.names import name_problem
 from audioeval.scoring.base import DeferredFactory, ScorerFactory
 
 ENTRY_POINT_GROUP = "audioeval.benchmarks"
@@ -24,6 +31,9 @@ _lock = threading.RLock()
 _loaded: dict[str, Benchmark] | None = None
 _loading = False
 _providers: dict[str, str] = {}  # benchmark name -> "audioeval" or "package (entry point x = y)"
+_origins: dict[str, PluginOrigin] = {}  # benchmark name -> its plugin's origin (installed ones)
+_scorer_origins: dict[str, tuple[str, PluginOrigin]] = {}  # scorer or spec name -> (benchmark, origin)
+_broken: list[BrokenPlugin] = []
 
 
 def builtin_benchmarks() -> list[Benchmark]:
@@ -93,34 +103,92 @@ def judged_scorers() -> dict[str, ScorerFactory]:
     }
 
 
-def _provider(ep: EntryPoint) -> str:
-    package = ep.dist.name if ep.dist is not None else "an unknown package"
-    return f"package {package!r} (entry point {ep.name} = {ep.value} in group {ENTRY_POINT_GROUP})"
+@dataclass(frozen=True)
+class PluginOrigin:
+    """Where a benchmark from an installed package came from: its distribution, version and
+    entry point (recorded in the signature of every pair it scores)."""
+
+    distribution: str
+    version: str
+    entry_point: str
+    """`name = module:attr` as the package declares it."""
+
+    def describe(self) -> str:
+        return (
+            f"package {self.distribution!r} {self.version} (entry point {self.entry_point} "
+            f"in group {ENTRY_POINT_GROUP})"
+        )
+
+    def as_signature(self) -> dict[str, str]:
+        return {"distribution": self.distribution, "version": self.version, "entry_point": self.entry_point}
 
 
-def installed_benchmarks() -> list[tuple[str, Benchmark]]:
-    """(provider, benchmark) of every entry point of the group, in name order."""
-    found = []
+@dataclass(frozen=True)
+class BrokenPlugin:
+    """A plugin that was not loaded (it raised on import, names no `Benchmark`, takes a name
+    that is taken, or its specs folder cannot be read), and why. The other benchmarks load."""
+
+    origin: PluginOrigin
+    error: str
+
+    def line(self) -> str:
+        """One line naming the distribution, the entry point and the error."""
+        return f"benchmark plugin {self.origin.describe()} not loaded: {self.error}"
+
+
+def _origin(ep: EntryPoint) -> PluginOrigin:
+    dist = ep.dist
+    name = dist.name if dist is not None else "an unknown package"
+    version = (dist.version if dist is not None else None) or "unknown version"
+    return PluginOrigin(name, version, f"{ep.name} = {ep.value}")
+
+
+def _load_entry_point(ep: EntryPoint) -> Benchmark:
+    """The `Benchmark` an entry point names; BenchmarkPluginError saying why not."""
+    try:
+        obj = ep.load()
+    except Exception as exc:  # the plugin's own failure, reported with where it came from
+        raise BenchmarkPluginError(f"failed to load: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(obj, Benchmark):
+        raise BenchmarkPluginError(
+            f"names a {type(obj).__name__}, not an audioeval Benchmark (audioeval.benchmarks.contract.Benchmark)"
+        )
+    return obj
+
+
+def installed_benchmarks() -> tuple[list[tuple[PluginOrigin, Benchmark]], list[BrokenPlugin]]:
+    """(origin, benchmark) of every entry point of the group that loads, in name order, and
+    the broken ones (`BrokenPlugin`): a plugin's failure is its own, never every command's."""
+    found, broken = [], []
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: (e.name, e.value)):
-        where = _provider(ep)
+        origin = _origin(ep)
         try:
-            obj = ep.load()
-        except Exception as exc:  # the plugin's own failure, reported with where it came from
-            raise BenchmarkPluginError(
-                f"benchmark plugin {where} failed to load: {type(exc).__name__}: {exc}"
-            ) from exc
-        if not isinstance(obj, Benchmark):
-            raise BenchmarkPluginError(
-                f"benchmark plugin {where} names a {type(obj).__name__}, not an audioeval Benchmark "
-                "(audioeval.benchmarks.contract.Benchmark)"
-            )
-        found.append((where, obj))
-    return found
+            found.append((origin, _load_entry_point(ep)))
+        except BenchmarkPluginError as exc:
+            broken.append(BrokenPlugin(origin, str(exc)))
+    return found, broken
 
 
-def _check(candidates: list[tuple[str, Benchmark]]) -> None:
-    """Every clash among the candidates, or with what is already registered, before any is
-    registered (a failed load leaves the registries as they were)."""
+def _names(bench: Benchmark) -> list[tuple[str, str]]:
+    """(kind, name) of everything a benchmark registers; its specs folder read here (an error
+    when it cannot be read, or holds a spec whose file name breaks the naming rule)."""
+    keys = [("benchmark", bench.name)]
+    keys += [("scorer", n) for n in bench.scorers]
+    keys += [("exporter", n) for n in bench.exporters]
+    keys += [("profile", p.name) for p in bench.profiles]
+    try:
+        specs = bench.spec_files()
+    except OSError as exc:
+        raise BenchmarkPluginError(f"its specs folder cannot be read ({type(exc).__name__}: {exc})") from None
+    for name in specs:
+        problem = name_problem(name, benchmark=True)
+        if problem is not None:
+            raise BenchmarkPluginError(f"spec file {name!r}: {problem}")
+    return keys + [("spec", n) for n in specs]
+
+
+def _taken() -> dict[tuple[str, str], str]:
+    """(kind, name) -> who holds it, of what is registered before any benchmark is."""
     from audioeval.benchmarks.exporter_names import EXPORTERS
     from audioeval.scoring.base import SCORERS
     from audioeval.scoring.profiles import PROFILES
@@ -129,19 +197,28 @@ def _check(candidates: list[tuple[str, Benchmark]]) -> None:
     for kind, names in (("scorer", SCORERS), ("exporter", EXPORTERS), ("profile", PROFILES)):
         seen.update({(kind, n): "already registered" for n in names})
     seen.update({("scorer", n): "a generic judged scorer of audioeval" for n in judged_scorers()})
+    return seen
+
+
+def _claim(seen: dict[tuple[str, str], str], where: str, bench: Benchmark) -> None:
+    """Take every name of `bench` in `seen`; BenchmarkPluginError naming the first that is taken
+    (nothing taken then)."""
+    keys = _names(bench)
+    for key in keys:
+        if key in seen:
+            raise BenchmarkPluginError(
+                f"{key[0]} name {key[1]!r} of benchmark {bench.name!r} from {where} is taken ({seen[key]})"
+            )
+    for key in keys:
+        seen[key] = f"by benchmark {bench.name!r} from {where}"
+
+
+def _check(candidates: list[tuple[str, Benchmark]]) -> None:
+    """Every clash among the candidates, or with what is already registered, before any is
+    registered (a failed check leaves the registries as they were)."""
+    seen = _taken()
     for where, bench in candidates:
-        keys = [("benchmark", bench.name)]
-        keys += [("scorer", n) for n in bench.scorers]
-        keys += [("exporter", n) for n in bench.exporters]
-        keys += [("profile", p.name) for p in bench.profiles]
-        keys += [("spec", n) for n in bench.spec_files()]
-        for key in keys:
-            if key in seen:
-                raise BenchmarkPluginError(
-                    f"{key[0]} name {key[1]!r} of benchmark {bench.name!r} from {where} is taken "
-                    f"({seen[key]})"
-                )
-            seen[key] = f"by benchmark {bench.name!r} from {where}"
+        _claim(seen, where, bench)
 
 
 def _register(bench: Benchmark) -> None:
@@ -177,16 +254,61 @@ def load_benchmarks() -> dict[str, Benchmark]:
 
 
 def _load() -> dict[str, Benchmark]:
+    """The built-in benchmarks (a clash among them is a defect: raised), then each plugin that
+    loads and takes no name that is taken; every other plugin is listed in `broken_plugins()`."""
     from audioeval.scoring.base import register_scorer
 
-    candidates = [(BUILTIN, b) for b in builtin_benchmarks()] + installed_benchmarks()
-    _check(candidates)
+    builtin = [(BUILTIN, b) for b in builtin_benchmarks()]
+    _check(builtin)
+    seen = _taken()
+    for where, bench in builtin:
+        _claim(seen, where, bench)
+    found, broken = installed_benchmarks()
+    plugins: list[tuple[PluginOrigin, Benchmark]] = []
+    for origin, bench in found:
+        try:
+            _claim(seen, origin.describe(), bench)
+        except BenchmarkPluginError as exc:
+            broken.append(BrokenPlugin(origin, str(exc)))
+            continue
+        plugins.append((origin, bench))
     for name, factory in judged_scorers().items():
         register_scorer(name, factory)
-    for where, bench in candidates:
+    for where, bench in builtin:
         _register(bench)
         _providers[bench.name] = where
-    return {bench.name: bench for _, bench in candidates}
+    for origin, bench in plugins:
+        _register(bench)
+        _providers[bench.name] = origin.describe()
+        _origins[bench.name] = origin
+        _scorer_origins.update(dict.fromkeys(bench.scorers, (bench.name, origin)))
+        _scorer_origins.update(dict.fromkeys(bench.spec_files(), (bench.name, origin)))
+    _broken[:] = broken
+    return {bench.name: bench for _, bench in [*builtin, *plugins]}
+
+
+def broken_plugins() -> list[BrokenPlugin]:
+    """The plugins that were not loaded, each with its reason (none when every one loaded)."""
+    load_benchmarks()
+    return list(_broken)
+
+
+def broken_plugins_note() -> str:
+    """Every plugin that was not loaded, one line each joined by "; ", to lead a message about
+    a name none of the loaded benchmarks provides ("" when every plugin loaded)."""
+    return "; ".join(b.line() for b in broken_plugins())
+
+
+def plugin_origins(scorers: list[str], spec: str | None = None) -> dict[str, dict[str, str]]:
+    """Benchmark (family) name -> distribution, version and entry point of each installed
+    plugin that provides one of `scorers` or the spec `spec`; built-in ones are not named."""
+    load_benchmarks()
+    out = {}
+    for name in [*scorers, *([spec] if spec else [])]:
+        if name in _scorer_origins:
+            family, origin = _scorer_origins[name]
+            out[family] = origin.as_signature()
+    return dict(sorted(out.items()))
 
 
 def provider_of(name: str) -> str:

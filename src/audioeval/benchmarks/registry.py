@@ -10,11 +10,13 @@ and whose everything else comes from the task's defaults.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.spec import BenchmarkSpec, load_spec_file, parse_spec
 from audioeval.core.errors import InputError
+from audioeval.core.names import folder_name, name_problem
 from audioeval.core.suggest import unknown_name
 from audioeval.store.yaml_file import parse_yaml_mapping
 
@@ -50,7 +52,10 @@ def shipped_benchmark_families() -> dict[str, str]:
 def load_shipped(name: str) -> tuple[BenchmarkSpec, str]:
     files = _spec_entries()
     if name not in files:
-        raise InputError(unknown_name("benchmark", name, files), field="benchmark")
+        from audioeval.benchmarks.plugins import broken_plugins_note
+
+        message, note = unknown_name("benchmark", name, files), broken_plugins_note()
+        raise InputError(f"{note}; {message}" if note else message, field="benchmark")
     entry, where = files[name]
     spec = parse_spec(parse_yaml_mapping(entry.read_text(encoding="utf-8"), where, "benchmark spec"), where)
     if spec.name != name:
@@ -62,7 +67,9 @@ def adhoc_spec(path: Path, task: str, language: str | None = None) -> BenchmarkS
     """A spec for a local manifest scored as `task`, named after the file; `language` (default
     en) picks WER or CER and the normaliser of ASR scoring."""
     kind = MANIFEST_SUFFIXES[path.suffix.lower()]
-    name = path.stem.replace(" ", "_").replace(",", "_").replace("@", "_") or "adhoc"
+    name = re.sub(r"[\s,@/\\]", "_", path.stem) or "adhoc"
+    if name_problem(name, benchmark=True):  # `..jsonl`, a control character: a folder name of it
+        name = folder_name(path.stem, empty="adhoc")
     data: dict[str, Any] = {"name": name, "task": task, "source": {"type": kind, "path": str(path.resolve())}}
     if language:
         data["language"] = language

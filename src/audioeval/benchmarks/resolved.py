@@ -12,16 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.exporter_names import EXPORTERS
-from audioeval.benchmarks.plugins import load_benchmarks
+from audioeval.benchmarks.plugins import broken_plugins_note, load_benchmarks, plugin_origins
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
 from audioeval.core.errors import InputError
-from audioeval.metrics.corpus import CorpusMetric, get_metric
+from audioeval.metrics.corpus import UNDECLARED, UNITS, CorpusMetric, get_metric
 from audioeval.metrics.judge_reliability import judges_of
 from audioeval.metrics.pair_summary import PairMetrics
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.prompts.templates import PromptTemplate, load_template
 from audioeval.scoring.base import Scorer, build_scorer, declared_metrics, scorer_factory
+from audioeval.scoring.hook_guard import MEAN_PREFIX, checked_signature, hook_error, mean_keys, scorer_origin
 from audioeval.scoring.judged import PROMPT_FILE, takes_prompt_file
 
 PROFILED_SCORERS = ("wer", "cer", "asr_wer", "asr_cer", "bleu", "accuracy")
@@ -80,9 +81,17 @@ class ResolvedBenchmark:
             "template": self.template.name,
             "template_digest": self.template.digest,
             "postprocess": self.chain.describe(),
-            "scorers": [s.signature() for s in self.scorers],
+            "scorers": [checked_signature(s) for s in self.scorers],
             "metrics": [m.name for m in self.metrics],
+            **self.plugins_signature(),
         }
+
+    def plugins_signature(self) -> dict[str, Any]:
+        """`plugins`: the distribution, version and entry point of each installed package that
+        provides this benchmark's spec or one of its scorers (none for built-in ones, whose
+        signature is then as it was): a plugin upgraded in place gives another signature."""
+        found = plugin_origins([s.name for s in self.scorers], self.spec.name)
+        return {"plugins": found} if found else {}
 
     def summary_plan(self) -> PairMetrics:
         """The metrics a pair summary computes, its breakdown keys, and the scorers that feed
@@ -121,6 +130,39 @@ class ResolvedBenchmark:
         return self.templates[name]
 
 
+def _built(name: str, args: dict[str, Any], where: str) -> Scorer:
+    """`build_scorer`; an unknown scorer name is led by the note of every plugin that was not
+    loaded (one of them may be the one that provides it)."""
+    from audioeval.scoring.base import SCORERS
+
+    note = "" if name in SCORERS else broken_plugins_note()
+    if not note:
+        return build_scorer(name, args, where=where)
+    try:
+        return build_scorer(name, args, where=where)
+    except InputError as exc:
+        raise InputError(f"{note}; {exc.message}", file=exc.file, field=exc.field) from None
+
+
+def metric_units(scorers: list[Scorer], where: str) -> dict[str, str]:
+    """The unit of each `mean:` metric a scorer declares one for (`Scorer.metric_units`); a
+    `mean:` metric of a scorer from an installed package that declares none is `undeclared`:
+    kept off the boards (`engine/leaderboard.py`), whose 0–100 scale needs its unit."""
+    units: dict[str, str] = {}
+    for scorer in scorers:
+        for metric, unit in scorer.metric_units.items():
+            if unit not in UNITS:
+                raise hook_error(
+                    scorer, "metric_units", f"{metric!r}: unit {unit!r} is not one of {', '.join(UNITS)}"
+                )
+            units[metric] = unit
+    for scorer in scorers:
+        if scorer_origin(scorer) != "audioeval":
+            for key in mean_keys(scorer):
+                units.setdefault(MEAN_PREFIX + key, UNDECLARED)
+    return units
+
+
 def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
     load_benchmarks()  # every benchmark's scorers, templates and exporters registered
     task = get_task(spec.task, where=where)
@@ -139,13 +181,13 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
         if name in PROFILED_SCORERS and spec.profile != "audioeval" and "profile" not in args:
             args = {**args, "profile": spec.profile}
         args = _prompt_file_beside_spec(_runtime_beside_spec(args, where), where)
-        scorers.append(build_scorer(name, args, where=f"{where} scorers[{i}]"))
+        scorers.append(_built(name, args, where=f"{where} scorers[{i}]"))
     renamed = profile_metric_names(scorers)
     if spec.metrics is not None:
         metric_names = [renamed.get(m, m) for m in spec.metrics]
     else:
         metric_names = default_metrics([renamed.get(m, m) for m in metrics_default], scorers)
-    units = {m: u for s in scorers for m, u in s.metric_units.items()}  # a scorer's `mean:` units
+    units = metric_units(scorers, where)
     metrics = [get_metric(m, where=f"{where} metrics", unit=units.get(m)) for m in metric_names]
     default = renamed.get(headline_default, headline_default)
     if spec.headline:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from audioeval.benchmarks.sources.records_to_samples import MULTI_COLUMN_FIELDS
 from audioeval.core.errors import InputError
+from audioeval.core.names import name_problem
 from audioeval.core.request_settings import checked_settings
 from audioeval.core.validation import describe_validation
 from audioeval.store.yaml_file import read_yaml_mapping
@@ -161,8 +162,9 @@ class BenchmarkSpec(_Strict):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not v or any(c.isspace() or c in "/,@" for c in v):
-            raise ValueError("must be non-empty without spaces, '/', ',' or '@'")
+        problem = name_problem(v, benchmark=True)
+        if problem is not None:
+            raise ValueError(problem)
         return v
 
     @field_validator("generation")

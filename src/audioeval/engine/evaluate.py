@@ -34,6 +34,7 @@ from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec, with_profile
 from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigError
+from audioeval.core.names import check_name, folder_collisions
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
@@ -61,6 +62,7 @@ from audioeval.engine.run_layout import (
 from audioeval.engine.run_summary import PairSummary, RunSummary, write_run_summary
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
 from audioeval.metrics.pair_summary import summarise_records
+from audioeval.scoring.hook_guard import call_hook
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic
@@ -215,10 +217,13 @@ def _check_judge(benches: list[ResolvedBenchmark], judge: JudgeSettings | None) 
 def _check_models(models: list[ModelConfig]) -> None:
     if not models:
         raise InputError("no model given", field="model")
-    slugs = [m.slug for m in models]
-    dupes = sorted({s for s in slugs if slugs.count(s) > 1})
-    if dupes:
-        raise InputError(f"model(s) named twice: {', '.join(dupes)}", field="model")
+    for m in models:  # a model built without validation (the Python API) passes here too
+        check_name(m.name, field="model")
+    clashes = folder_collisions([m.name for m in models])
+    if clashes:
+        raise InputError(
+            f"models: {'; '.join(clashes)}; give each a distinct system name (NAME=SPEC)", field="model"
+        )
 
 
 def _nothing_served(benches: list[ResolvedBenchmark], models: list[ModelConfig], adapters: dict) -> str:
@@ -428,7 +433,7 @@ def _planned_calls(bench: ResolvedBenchmark, sample: Any) -> int:
     total = 0
     for scorer in bench.scorers:
         if is_judged(scorer):
-            total += scorer.planned_calls(sample)
+            total += call_hook(scorer, "planned_calls", sample)
     return max(1, total)
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from audioeval.benchmarks.tasks import TASKS
 from audioeval.core.errors import InputError
 from audioeval.engine.board_spec import AVERAGE, HEADLINE, BoardSpec, ColumnSpec, display_name
+from audioeval.metrics.corpus import UNDECLARED
 
 SCALES = {"percent": 100.0, "mos": 20.0, "as_is": 1.0}
 UNRANKED = "listed below the complete rows, unranked"
@@ -79,6 +80,13 @@ def _applies(col: ColumnSpec, res: Mapping[str, Any]) -> bool:
 
 def _metric_of(col: ColumnSpec, res: Mapping[str, Any]) -> str:
     return str(res.get("headline")) if col.metric == HEADLINE else col.metric
+
+
+def _on_board(col: ColumnSpec, block: Mapping[str, Any] | None) -> bool:
+    """Whether a metric block can be a column: it exists, and its 0–100 scale is known (a
+    metric of a plugin's scorer that declares no unit stays off, unless the board's spec
+    gives its transform)."""
+    return block is not None and not (col.transform == "auto" and block.get("unit") == UNDECLARED)
 
 
 def _block(res: Mapping[str, Any] | None, metric: str) -> Mapping[str, Any] | None:
@@ -136,13 +144,15 @@ def _columns(spec: BoardSpec, pairs: Sequence[Mapping[str, Any]], benchmarks: li
             metric = _metric_of(col, res)
             if col.metric == HEADLINE and metric in named:
                 continue  # the headline is another column of the board already (a MOS, say)
-            if col.per == "benchmark" and _applies(col, res) and _block(res, metric) is not None:
+            if col.per == "benchmark" and _applies(col, res) and _on_board(col, _block(res, metric)):
                 label = col.shown_label or display_name(metric)
                 out.append(_column(col, metric, label, bench, [bench], res))
     for col in spec.columns:
         if col.per != "board":
             continue
-        over = [b for b in benchmarks if _applies(col, first[b]) and _block(first[b], col.metric)]
+        over = [
+            b for b in benchmarks if _applies(col, first[b]) and _on_board(col, _block(first[b], col.metric))
+        ]
         if over:
             out.append(_column(col, col.metric, str(col.shown_label), None, over, first[over[0]]))
     keys = [c["key"] for c in out]

@@ -24,6 +24,7 @@ from audioeval.adapters.codecs.registry import BUILTIN_CODECS, NEURAL_CODECS
 from audioeval.adapters.runtimes.spec import builtin_spec_files
 from audioeval.core.checks import url_problem
 from audioeval.core.errors import InputError
+from audioeval.core.names import folder_name, name_problem
 from audioeval.core.suggest import unknown_name
 from audioeval.core.validation import describe_validation
 from audioeval.engine.api_providers import GEMINI_BASE_URL
@@ -55,7 +56,9 @@ class ModelConfig(BaseModel):
         description="type openai: whose API (URL, key header, audio format: engine/api_providers.py); "
         "default: read from the URL's host",
     )
-    api_version: str | None = Field(None, description="provider azure: the api-version query (default 2024-10-21)")
+    api_version: str | None = Field(
+        None, description="provider azure: the api-version query (default 2024-10-21)"
+    )
     runtime: str | None = Field(None, description="runtime name or spec file (type runtime)")
     workers: int = Field(1, ge=1, description="worker processes of a runtime")
     executor: Literal["local", "ray"] = Field(
@@ -99,6 +102,14 @@ class ModelConfig(BaseModel):
             raise ValueError(f"unknown predictions format {v!r}: one of {known}")
         return v
 
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        problem = name_problem(v)
+        if problem is not None:
+            raise ValueError(f"model name: {problem}")
+        return v
+
     @field_validator("api_version", mode="before")
     @classmethod
     def _api_version(cls, v: Any) -> Any:
@@ -127,7 +138,8 @@ class ModelConfig(BaseModel):
 
     @property
     def slug(self) -> str:
-        return re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_") or "model"
+        """The model's folder under each benchmark (`core/names.folder_name`)."""
+        return folder_name(self.name)
 
 
 def known_model_names() -> list[str]:
@@ -153,6 +165,32 @@ API_PREFIXES = ("chat", "speech", "transcription", "translation", "realtime")
 
 
 _SYSTEM_NAME = re.compile(r"^[A-Za-z0-9][\w.+-]*$")
+SYSTEM_NAME_RULE = "a system name starts with a letter or digit, then letters, digits, '.', '_', '+' or '-'"
+
+
+def _system_name(name: str) -> str | None:
+    """The system name of `NAME=SPEC` (None when `ref` is no such reference: a path or URL
+    holding `=`); InputError stating the rule when it is one and breaks it."""
+    if not name or any(c in name for c in ":/@"):
+        return None
+    problem = name_problem(name) or (None if _SYSTEM_NAME.match(name) else f"{name!r}: {SYSTEM_NAME_RULE}")
+    if problem is not None:
+        raise InputError(f"system name: {problem}", field="model")
+    return name
+
+
+def model_config(values: dict[str, Any], *, name_field: str = "model") -> ModelConfig:
+    """A model from a reference's or a preset's values; a name that breaks the naming rule (or
+    any other bad value) is an InputError stating it, naming `name_field` for the name."""
+    try:
+        return ModelConfig(**values)
+    except ValidationError as exc:
+        msg, loc = describe_validation(exc.errors(), ModelConfig.model_fields)
+        raise InputError(msg, field=name_field if loc == "name" else f"model.{loc}") from None
+
+
+def _config(**values: Any) -> ModelConfig:
+    return model_config(values)
 
 
 def parse_model_ref(ref: str) -> ModelConfig:
@@ -162,10 +200,10 @@ def parse_model_ref(ref: str) -> ModelConfig:
     if not ref:
         raise InputError("empty model name", field="model")
     name, eq, spec = ref.partition("=")
-    if eq and _SYSTEM_NAME.match(name.strip()):
+    if eq and (system := _system_name(name.strip())) is not None:
         base = parse_model_ref(spec)
         served = base.served_model or (base.name if base.type == "openai" else None)
-        return base.model_copy(update={"name": name.strip(), "served_model": served})
+        return base.model_copy(update={"name": system, "served_model": served})
     if "@" in ref:
         name, _, urls = ref.partition("@")
         api, sep, rest = name.partition(":")
@@ -176,30 +214,30 @@ def parse_model_ref(ref: str) -> ModelConfig:
         if not name or problem:
             why = problem or "no name before @"
             raise InputError(f"expected NAME@http://host:port/v1, got {ref!r} ({why})", field="model")
-        return ModelConfig(name=name, type="openai", urls=url_list)
+        return _config(name=name, type="openai", urls=url_list)
     if ref.startswith("gemini:") and ref.removeprefix("gemini:").strip():
         name = ref.removeprefix("gemini:").strip()
-        return ModelConfig(name=name, type="openai", provider="gemini", urls=[GEMINI_BASE_URL])
+        return _config(name=name, type="openai", provider="gemini", urls=[GEMINI_BASE_URL])
     if ref.startswith("replay:"):
-        return ModelConfig(name=ref, type="replay", replay=ref.removeprefix("replay:"))
+        return _config(name=ref, type="replay", replay=ref.removeprefix("replay:"))
     if ref.startswith("predictions:"):
         path = ref.removeprefix("predictions:").strip()
         if not path:
             raise InputError(
                 "expected predictions:FILE (a predictions file, e.g. of {id, text} items)", field="model"
             )
-        return ModelConfig(name=ref, type="predictions", predictions=path)
+        return _config(name=ref, type="predictions", predictions=path)
     if ref.partition(":")[0] in builtin_spec_files():  # `encodec:6k`: a runtime's variant
-        return ModelConfig(name=ref, type="runtime", runtime=ref)
+        return _config(name=ref, type="runtime", runtime=ref)
     if ref.endswith((".yaml", ".yml")):
-        return ModelConfig(name=ref.rsplit("/", 1)[-1].rsplit(".", 1)[0], type="runtime", runtime=ref)
+        return _config(name=ref.rsplit("/", 1)[-1].rsplit(".", 1)[0], type="runtime", runtime=ref)
     kind = ref.split(":", 1)[0]
     if kind == "espeak-ng":
-        return ModelConfig(name=ref, type="tts", voice=ref.partition(":")[2] or None)
+        return _config(name=ref, type="tts", voice=ref.partition(":")[2] or None)
     if kind in BUILTIN_CODECS or kind in NEURAL_CODECS:
-        return ModelConfig(name=ref, type="codec", codec=ref)
+        return _config(name=ref, type="codec", codec=ref)
     if kind in BASELINES:
-        return ModelConfig(name=ref, type="baseline", baseline=ref)
+        return _config(name=ref, type="baseline", baseline=ref)
     raise InputError(unknown_name("model", ref, known_model_names()), field="model")
 
 

@@ -35,6 +35,7 @@ from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
 from audioeval.engine.run_summary import PairSummary, RunSummary, write_run_summary
 from audioeval.engine.sample_pipeline import mark_failed_output, record_unusable_output, score_output
+from audioeval.scoring.hook_guard import checked_signature
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
@@ -199,6 +200,8 @@ def _rescore(
             ignored += bad
             if profile is not None:
                 _record_scorers(folder, bench)
+            else:
+                _record_plugins(folder, bench)
             ids = list(latest_records(records)) if expected is None else expected
             if expected is None:  # no ids.json: each unusable line is a sample missing all the same
                 unlisted += len(bad)
@@ -217,13 +220,32 @@ def _rescore(
 
 
 def _record_scorers(folder: Path, bench: ResolvedBenchmark) -> None:
-    """The pair's signature.json with the scorers it is now scored by (the rest as run)."""
+    """The pair's signature.json with the scorers it is now scored by, and the plugins they
+    come from (the rest as run)."""
     path = folder / SIGNATURE_FILE
     if not path.is_file():
         return
     signature = read_json_object(path)
-    signature.setdefault("benchmark", {})["scorers"] = [s.signature() for s in bench.scorers]
+    block = signature.setdefault("benchmark", {})
+    block["scorers"] = [checked_signature(s) for s in bench.scorers]
+    block.pop("plugins", None)
+    block.update(bench.plugins_signature())
     write_json_atomic(path, signature)
+
+
+def _record_plugins(folder: Path, bench: ResolvedBenchmark) -> None:
+    """The pair's signature.json naming the plugins (distribution, version) whose scorers
+    scored it again, when they differ from those it names (an upgraded plugin)."""
+    path = folder / SIGNATURE_FILE
+    if not path.is_file():
+        return
+    signature = read_json_object(path)
+    block = signature.setdefault("benchmark", {})
+    now = bench.plugins_signature().get("plugins")
+    if block.get("plugins") != now:
+        block.pop("plugins", None)
+        block.update(bench.plugins_signature())
+        write_json_atomic(path, signature)
 
 
 def _record_profile(run_dir: Path, run: dict[str, Any], benches: list[ResolvedBenchmark]) -> None:

@@ -20,6 +20,9 @@ import json
 import re
 from pathlib import Path
 
+from audioeval.core.errors import InputError
+from audioeval.core.names import FOLDER_RULE, check_name, folder_name, name_problem
+
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 RECORDS_FILE = "records.jsonl"
@@ -30,6 +33,12 @@ MODEL_SKIPPED_FILE = "model_skipped.json"
 
 
 def pair_dir(run_dir: Path, benchmark: str, model_slug: str) -> Path:
+    """The folder of one benchmark × model pair, always two levels below the run: a benchmark
+    name or model folder that is no single folder name (`..`, `a/b`) is refused here, whatever
+    path it came by (names are checked where they enter: `core/names.py`)."""
+    check_name(benchmark, kind="benchmark", field="benchmark")
+    if name_problem(model_slug, benchmark=True) or folder_name(model_slug) != model_slug:
+        raise InputError(f"model folder {model_slug!r} is not a folder name: {FOLDER_RULE}", field="model")
     return run_dir / benchmark / model_slug
 
 

@@ -36,7 +36,6 @@ from typing import Any
 from audioeval.adapters.base import GenerationConfig, ModelAdapter, ModelRequest
 from audioeval.audio.decode import require_readable_file
 from audioeval.benchmarks.resolved import ResolvedBenchmark
-from audioeval.core.checks import non_finite_field
 from audioeval.core.errors import AudioError, AudioevalError, EndpointsUnreachable, InputError, NotScorable
 from audioeval.core.messages import AudioPart, Message, TextPart
 from audioeval.core.model_output import NO_CONTENT, ModelOutput
@@ -45,6 +44,13 @@ from audioeval.core.sample import Sample
 from audioeval.prompts.templates import RenderedTexts, render
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.failed_output import failed_output_scores
+from audioeval.scoring.hook_guard import (
+    ScorerHookError,
+    hook_error,
+    means_are_numbers,
+    score_problem,
+    scorer_origin,
+)
 from audioeval.scoring.judged import JudgeFailed, JudgeGenerate, is_judged
 
 
@@ -147,9 +153,16 @@ def _about_input(exc: InputError, sample: Sample) -> bool:
 
 
 def mark_failed_output(bench: ResolvedBenchmark, rec: SampleRecord) -> SampleRecord:
-    """A sample without a usable output: the flag, and what it counts for in the headline."""
+    """A sample without a usable output: the flag, and what it counts for in the headline. A
+    scorer whose `failed_output_score` hook raised or gave a wrong value (a NaN, a string
+    statistic) gives it nothing: the sample stays counted, out of that scorer's means, and its
+    error names the scorer, its package and the hook."""
     rec.output_failed = True
-    rec.failure_scores = failed_output_scores(bench.scorers, rec.sample, bench.task.output)
+    errors: list[ScorerHookError] = []
+    rec.failure_scores = failed_output_scores(bench.scorers, rec.sample, bench.task.output, errors)
+    if errors:
+        hooks = "; ".join(e.message for e in errors)
+        rec.error = f"{rec.error}; {hooks}" if rec.error else hooks
     return rec
 
 
@@ -163,10 +176,17 @@ def record_unusable_output(
 
 
 def _record_failure(
-    bench: ResolvedBenchmark, rec: SampleRecord, scorer_name: str, exc: Exception, output: ModelOutput
+    bench: ResolvedBenchmark,
+    rec: SampleRecord,
+    scorer_name: str,
+    exc: Exception,
+    output: ModelOutput,
+    scorer: Scorer | None = None,
+    hook: str = "score",
 ) -> bool:
-    """Record that scorer `scorer_name` raised `exc` on this sample: the sample fails, the run
-    goes on. False for errors of set-up (a missing package or model), which stop the run."""
+    """Record that scorer `scorer_name` raised `exc` on this sample (in its `hook`): the
+    sample fails, the run goes on. False for errors of set-up (a missing package or model),
+    which stop the run."""
     sample = rec.sample
     if isinstance(exc, JudgeFailed):
         scored = {k: v for k, v in (rec.scores or {}).items() if k != scorer_name}
@@ -185,7 +205,10 @@ def _record_failure(
     elif isinstance(exc, AudioevalError):
         return False
     else:  # a metric library failing on this sample's audio (PESQ, librosa, onnxruntime, …)
-        where = InputError(f"{type(exc).__name__}: {exc}", file=sample.source or None, sample_id=sample.id)
+        why = f"{type(exc).__name__}: {exc}"
+        if scorer is not None and scorer_origin(scorer) != "audioeval":  # a plugin's scorer: name it
+            why = hook_error(scorer, hook, f"raised {why}").message
+        where = InputError(why, file=sample.source or None, sample_id=sample.id)
         rec.failed(f"cannot score ({scorer_name}): {where.describe()}", FailureKind.CANNOT_SCORE)
     return True
 
@@ -220,7 +243,9 @@ def _plainly_finite(*blocks: dict[str, Any]) -> bool:
 _LIGHT = operator.attrgetter("light")  # `Scorer.light`
 
 
-def _keep(rec: SampleRecord, scorer: Scorer, result: Score, judged: bool | None = None) -> bool:
+def _keep(
+    rec: SampleRecord, scorer: Scorer, result: Score, judged: bool | None = None, hook: str = "score"
+) -> bool:
     """A scorer's result in the record; a judged scorer's detail (its judge answers) in `judge`
     (`judged`: whether the scorer is judged, when the caller knows).
     False, and the sample failed (`cannot score`, naming the scorer and the field), when the
@@ -229,16 +254,17 @@ def _keep(rec: SampleRecord, scorer: Scorer, result: Score, judged: bool | None 
     assert rec.scores is not None
     if judged is None:
         judged = is_judged(scorer)
-    bad = (
-        "its result is not a Score"
-        if not isinstance(result, Score)
-        or not isinstance(result.values, dict)
-        or not isinstance(result.stats, dict)
-        else None
-    )
-    if bad is None and not _plainly_finite(result.values, result.stats):
-        field_name = non_finite_field({"values": result.values, "stats": result.stats})
-        bad = None if field_name is None else f"{field_name} is not a finite number"
+    bad = None
+    if not (
+        type(result) is Score
+        and type(result.values) is dict
+        and type(result.stats) is dict
+        and _plainly_finite(result.values, result.stats)
+        and means_are_numbers(scorer, result.stats)
+    ):  # anything but the common plain score: the hook guard's check, naming the hook
+        bad = score_problem(scorer, result)
+        if bad is not None:
+            bad = hook_error(scorer, hook, bad).message
     if bad is not None:
         where = InputError(
             bad, file=rec.sample.source or None, sample_id=rec.sample.id, field=f"scores.{scorer.name}"
@@ -288,6 +314,7 @@ def score_output(
         judged = is_judged(scorer)
         try:
             stored = _stored(scorer, rec, earlier, judged)
+            hook = "rescore" if stored is not None else "score"
             if stored is not None:
                 result = scorer.rescore(prediction, rec.sample, stored)
             elif judged:
@@ -302,10 +329,10 @@ def score_output(
             _record_failure(bench, rec, scorer.name, exc, output)
             return rec
         except Exception as exc:
-            if not _record_failure(bench, rec, scorer.name, exc, output):
+            if not _record_failure(bench, rec, scorer.name, exc, output, scorer, hook):
                 raise
             return rec
-        if not _keep(rec, scorer, result, judged):
+        if not _keep(rec, scorer, result, judged, hook):
             return rec
     return rec
 
@@ -322,6 +349,7 @@ async def score_output_async(
     rec.scores = {}
     for scorer in bench.scorers:
         judged = is_judged(scorer)
+        hook = "score_async" if judged else "score"
         try:
             if judged:
                 if judge is None:
@@ -335,10 +363,10 @@ async def score_output_async(
             _record_failure(bench, rec, scorer.name, exc, output)
             return rec
         except Exception as exc:
-            if not _record_failure(bench, rec, scorer.name, exc, output):
+            if not _record_failure(bench, rec, scorer.name, exc, output, scorer, hook):
                 raise
             return rec
-        if not _keep(rec, scorer, result, judged):
+        if not _keep(rec, scorer, result, judged, hook):
             return rec
     return rec
 

@@ -56,6 +56,9 @@ from audioeval.metrics.stat_table import (
 )
 
 UNITS = ("fraction", "percent", "score", "mos")
+UNDECLARED = "undeclared"
+"""The unit of a plugin scorer's `mean:` metric that declares none: shown as it is, kept off
+the boards (their 0–100 scale needs a unit)."""
 MEAN_PREFIX = "mean:"
 
 
@@ -174,7 +177,7 @@ def get_metric(name: str, *, where: str = "", field: str = "metrics", unit: str 
     """The registered metric, or `mean:<key>` (in `unit` when given: a scorer's
     `metric_units`); unknown names raise InputError with suggestions."""
     if isinstance(name, str) and name.startswith(MEAN_PREFIX) and len(name) > len(MEAN_PREFIX):
-        if unit is not None and unit not in UNITS:
+        if unit is not None and unit not in (*UNITS, UNDECLARED):
             raise ValueError(f"metric {name!r}: unit {unit!r} is not one of {UNITS}")
         return mean_metric(name[len(MEAN_PREFIX) :], unit=unit)
     return METRICS.get(name, where=where, field=field)

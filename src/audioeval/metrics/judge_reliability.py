@@ -28,6 +28,7 @@ never 0.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
@@ -37,6 +38,7 @@ from audioeval.core.record import SampleRecord
 from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.metrics import binary_judge
 from audioeval.metrics.binary_judge import ECE_BINS
+from audioeval.scoring.hook_guard import call_hook
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.scorer_hooks import Scorer
 
@@ -311,5 +313,8 @@ def records_reliability(
     latest record, as the caller chose them)."""
     recs = list(records)
     return {
-        j.name: stored_reliability(j.reliability_items, (r.judge.get(j.name) for r in recs)) for j in judges
+        j.name: stored_reliability(
+            functools.partial(call_hook, j, "reliability_items"), (r.judge.get(j.name) for r in recs)
+        )
+        for j in judges
     }

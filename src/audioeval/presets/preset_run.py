@@ -27,7 +27,7 @@ from audioeval.benchmarks.preset import EXPORTED, REQUIRED, Preset, PresetOutcom
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.redact import secret_from_env
 from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
-from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.model_specs import model_config
 from audioeval.engine.rescore import rescore_run
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.engine.run_layout import pair_dir
@@ -134,7 +134,7 @@ def preset_request(preset: Preset, values: Mapping[str, Any]) -> EvalRequest:
     asks_model = preset.uses("model")
     return EvalRequest(
         benchmarks=[],
-        models=[ModelConfig(**plan.model)],
+        models=[model_config(dict(plan.model), name_field="--name")],
         output_dir=out,
         specs=[(plan.spec, plan.where), *((p.spec, p.where) for p in plan.also)],
         resamples=values["resamples"],

@@ -18,6 +18,7 @@ from audioeval.core.record import Score as Score  # re-exported: what a scorer r
 from audioeval.core.registry import Registry
 from audioeval.postprocess.spec_args import build, check_args
 from audioeval.postprocess.steps import PostprocessChain, SpecItem, build_normaliser
+from audioeval.scoring.hook_guard import call_hook, check_declarations
 from audioeval.scoring.judged import PROMPT_FILE, JudgedScorer, load_judge_prompt, takes_prompt_file
 from audioeval.scoring.scorer_hooks import Scorer
 
@@ -186,8 +187,8 @@ def build_scorer(
             field=field,
         )
     if prompt_file is not None and isinstance(scorer, JudgedScorer):  # its prompt from a file
-        scorer.use_prompt(load_judge_prompt(prompt_file, scorer))
-    return scorer
+        call_hook(scorer, "use_prompt", load_judge_prompt(prompt_file, scorer))
+    return check_declarations(scorer)
 
 
 def as_normaliser(

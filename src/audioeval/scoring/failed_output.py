@@ -18,24 +18,38 @@ from __future__ import annotations
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
+from audioeval.scoring.hook_guard import ScorerHookError, call_hook
 
 NO_OUTPUT = Prediction(text=None, raw=None, audio_path=None, outcome="no output")
 
 
 def failed_output_score(scorer: Scorer, sample: Sample, output_kind: str) -> Score | None:
     """The score of a sample without a usable output (the scorer's `failed_output_score`
-    hook), or None when the scorer has none or the sample itself cannot be scored."""
+    hook, through the hook guard), or None when the scorer has none or the sample itself
+    cannot be scored; ScorerHookError when the hook raised or returned a wrong value (a NaN,
+    a string statistic)."""
     try:
-        return scorer.failed_output_score(sample, output_kind)
+        return call_hook(scorer, "failed_output_score", sample, output_kind)
+    except ScorerHookError:
+        raise
     except InputError:  # the sample itself cannot be scored (e.g. no reference): not counted
         return None
 
 
-def failed_output_scores(scorers: list[Scorer], sample: Sample, output_kind: str) -> dict[str, Score]:
-    """The score (values and stats) of each scorer that has one for a failed output."""
+def failed_output_scores(
+    scorers: list[Scorer], sample: Sample, output_kind: str, errors: list[ScorerHookError] | None = None
+) -> dict[str, Score]:
+    """The score (values and stats) of each scorer that has one for a failed output; a scorer
+    whose hook failed has none, and its error is added to `errors` (raised when None)."""
     out: dict[str, Score] = {}
     for scorer in scorers:
-        result = failed_output_score(scorer, sample, output_kind)
+        try:
+            result = failed_output_score(scorer, sample, output_kind)
+        except ScorerHookError as exc:
+            if errors is None:
+                raise
+            errors.append(exc)
+            continue
         if result is not None:
             out[scorer.name] = Score(result.values, result.stats)
     return out

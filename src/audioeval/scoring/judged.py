@@ -17,6 +17,7 @@ from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import Message
 from audioeval.core.record import Score
 from audioeval.core.sample import Sample
+from audioeval.scoring.hook_guard import call_hook
 from audioeval.scoring.scorer_hooks import Scorer
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def load_judge_prompt(path: str, scorer: JudgedScorer) -> Any:
     if not isinstance(path, str) or not path.strip():
         raise InputError("give the path of a prompt template file", field=f"{scorer.name}.{PROMPT_FILE}")
     template = parse_template(read_text_input(Path(path), "prompt template"), path)
-    examples: list[dict[str, Any]] = scorer.prompt_examples()
+    examples: list[dict[str, Any]] = call_hook(scorer, "prompt_examples")
     passed = sorted({k for e in examples for k in e})
     for name in ("system", "user"):
         text = getattr(template, name)
