@@ -67,6 +67,16 @@ class SourceSpec(_Strict):
         description="the folder under the data root that holds the local copy (default: the "
         "benchmark's name); specs reading the same data name one folder",
     )
+    origin: str | None = Field(
+        None,
+        description="where the data comes from when it is not on a hub in a loadable form (a "
+        "download page, the files to fetch): said when the data is missing",
+    )
+    prepare: str | None = Field(
+        None,
+        description="the command that makes the local copy ($AUDIOEVAL_DATA stands for the data "
+        "root): said when the data is missing; a hub source has one made from its name",
+    )
 
     @field_validator("local_name")
     @classmethod

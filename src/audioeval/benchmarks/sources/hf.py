@@ -38,13 +38,15 @@ def open_dataset(
     revision: str | None = None,
     *,
     local_name: str = "<benchmark>",
+    how: str = "",
 ) -> Any:
     """The dataset split as a `datasets.Dataset` (an iterable one for parquet).
 
     `kind`: `hf` (a hub name or a local dataset folder), `hf_disk` (a `save_to_disk`
     folder) or `parquet` (a parquet file, or a folder of them: its one split, `split` unused).
     `local_name`: the folder under the data root a local copy would be read from (for the
-    error when the hub cannot be reached).
+    error when the hub cannot be reached); `how`: where the data comes from and the command
+    that prepares a local copy (`sources/missing_data.how_to_get`), said in that error.
     """
     datasets = _datasets()
     try:
@@ -56,7 +58,7 @@ def open_dataset(
             files = [str(f) for f in parquet_files(Path(path))]
             ds = datasets.load_dataset("parquet", data_files=files, split="train", streaming=True)
         else:
-            _refuse_unreachable_hub(path, where, local_name)
+            _refuse_unreachable_hub(path, where, local_name, how)
             ds = datasets.load_dataset(path, name, split=split, revision=revision)
     except InputError:
         raise
@@ -81,7 +83,7 @@ def open_dataset(
     return _undecoded(ds, datasets)
 
 
-def _refuse_unreachable_hub(path: str, where: str, local_name: str) -> None:
+def _refuse_unreachable_hub(path: str, where: str, local_name: str, how: str = "") -> None:
     """A hub name on a machine that cannot reach the hub: one line now, not ~30 s of retries."""
     from audioeval.benchmarks.sources.hub_reach import declared_offline, hub_unreachable
 
@@ -93,7 +95,7 @@ def _refuse_unreachable_hub(path: str, where: str, local_name: str) -> None:
             f"offline: the Hugging Face hub cannot be reached ({why}), so {path!r} cannot be "
             f"downloaded. Put a local copy at <data root>/{local_name}/ (--data-root or "
             "AUDIOEVAL_DATA), point the spec's source at one, or set HF_HUB_OFFLINE=1 to read "
-            "the datasets cache",
+            "the datasets cache" + (f". {how}" if how else ""),
             file=where,
             field="source",
         )

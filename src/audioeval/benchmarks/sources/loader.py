@@ -83,6 +83,20 @@ def _resolve_path(raw: str, spec_dir: Path | None, root: Path | None) -> Path:
     return next((c for c in candidates if c.exists()), candidates[0] if candidates else p)
 
 
+def _require_source(
+    path: Path, spec: BenchmarkSpec, spec_file: str, spec_dir: Path | None, root: Path | None
+) -> None:
+    """A source path found nowhere is an error naming every place looked (the data root's
+    first), where the data comes from and how to prepare it (`sources/missing_data.py`)."""
+    if path.exists():
+        return
+    from audioeval.benchmarks.sources.missing_data import missing_source
+
+    raw = Path(spec.source.path).expanduser()
+    looked = [path] if raw.is_absolute() else [d / raw for d in (root, spec_dir) if d is not None]
+    raise missing_source(spec, spec_file, looked, root)
+
+
 def load_samples(
     spec: BenchmarkSpec,
     spec_file: str,
@@ -107,12 +121,22 @@ def load_samples(
         return SampleSet(samples, skipped, str(meta), file_sha256(meta))
     if src.type in ("hf", "hf_disk"):
         from audioeval.benchmarks.sources import hf
+        from audioeval.benchmarks.sources.missing_data import how_to_get
 
         path = src.path
         if src.type == "hf_disk":
-            path = str(_resolve_path(src.path, spec_dir, root))
+            path_obj = _resolve_path(src.path, spec_dir, root)
+            _require_source(path_obj, spec, spec_file, spec_dir, root)
+            path = str(path_obj)
         ds = hf.open_dataset(
-            src.type, path, src.name, src.split, spec_file, src.revision, local_name=spec.local_copy_name
+            src.type,
+            path,
+            src.name,
+            src.split,
+            spec_file,
+            src.revision,
+            local_name=spec.local_copy_name,
+            how=how_to_get(spec, root),
         )
         if limit is not None and hasattr(ds, "select"):
             ds = ds.select(range(min(limit, len(ds))))
@@ -122,6 +146,7 @@ def load_samples(
         location = path
     else:
         path_obj = _resolve_path(src.path, spec_dir, root)
+        _require_source(path_obj, spec, spec_file, spec_dir, root)
         location = str(path_obj)
         if src.type == "folder":
             rows = read_folder(path_obj, labels_from_folder=src.labels_from == "folder")
