@@ -5,7 +5,7 @@ checked here, the same way for a built-in scorer and a plugin's:
 
 - a declared hook (`name`, `metrics`, `extra_metrics`, `metric_renames`, `metric_units`,
   `needs_judge`, `light`, `early_stop`, `reports_reliability`, `signature()`) is checked when
-  the scorer is built (`check_declarations`): a value of the wrong kind, or a `signature()`
+  the scorer is built (`check_declarations`; `signature()` where it is taken): a value of the wrong kind, or a `signature()`
   that raises or is not a mapping of JSON values, is a `ScorerHookError` naming the scorer,
   the package it comes from and the hook (exit 2);
 - a hook called per sample (`score`, `rescore`, `score_async`, `failed_output_score`,
@@ -204,9 +204,13 @@ async def call_hook_async(scorer: Scorer, hook: str, *args: Any) -> Any:
 
 
 def checked_signature(scorer: Scorer) -> dict[str, Any]:
-    """`scorer.signature()`: a mapping of JSON values (finite numbers), or a ScorerHookError."""
+    """`scorer.signature()`: a mapping of JSON values (finite numbers), or a ScorerHookError.
+    An error of audioeval's own (a metric model that cannot be loaded here, a missing optional
+    package) is said as it is: a set-up problem, not a broken hook."""
     try:
         sig = scorer.signature()
+    except AudioevalError:
+        raise
     except Exception as exc:
         raise hook_error(scorer, "signature", f"raised {type(exc).__name__}: {exc}") from exc
     if not isinstance(sig, dict):
@@ -223,16 +227,19 @@ def _refuse(value: object) -> Any:
 
 
 def check_declarations(scorer: Scorer) -> Scorer:
-    """`scorer` when every hook it declares as a value is of its kind and `signature()`
-    gives JSON; a ScorerHookError naming the first that is not."""
+    """`scorer` when every hook it declares as a value is of its kind; a ScorerHookError naming
+    the first that is not. `signature()` is checked where it is taken (`checked_signature`, by
+    the pair's signature and rescore), not here: a scorer's signature may load its metric model,
+    which building the scorer (`validate`, `list`) must not."""
     for hook, (ok, kind) in DECLARED.items():
         if not hasattr(scorer, hook) and hook in ("early_stop", "reports_reliability"):
             continue  # a judged scorer's hooks
         try:
             value = getattr(scorer, hook)
+        except AudioevalError:
+            raise
         except Exception as exc:
             raise hook_error(scorer, hook, f"raised {type(exc).__name__}: {exc}") from exc
         if not ok(value):
             raise hook_error(scorer, hook, f"expected {kind}, got {value!r}")
-    checked_signature(scorer)
     return scorer
