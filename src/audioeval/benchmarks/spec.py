@@ -18,8 +18,6 @@ from audioeval.core.errors import InputError
 from audioeval.core.validation import describe_validation
 from audioeval.store.yaml_file import read_yaml_mapping
 
-SourceType = Literal["jsonl", "json", "csv", "folder", "hf", "hf_disk", "mmae"]
-"""`mmae`: an MMAE metadata file (JSON list or JSONL), read by `benchmarks/mmae/source.py`."""
 StepSpec = str | dict[str, dict[str, Any]]
 
 
@@ -51,7 +49,10 @@ class SourceSpec(_Strict):
     relative local path is taken from the spec file's folder, or from `data_root`. A local
     copy at `<data root>/<local_name>/` (default: the benchmark's name) is read in its place."""
 
-    type: SourceType
+    type: str = Field(
+        description="a generic type (jsonl, json, csv, folder, hf, hf_disk: read through `fields`) "
+        "or a file format a benchmark contributes (`sources/source_formats.py`)"
+    )
     path: str
     name: str | None = Field(None, description="Hugging Face dataset configuration")
     split: str | None = None
@@ -65,6 +66,16 @@ class SourceSpec(_Strict):
         description="the folder under the data root that holds the local copy (default: the "
         "benchmark's name); specs reading the same data name one folder",
     )
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, v: str) -> str:
+        from audioeval.benchmarks.sources.source_formats import source_type_names
+
+        known = source_type_names()
+        if v not in known:
+            raise ValueError(f"unknown source type {v!r}: one of {', '.join(known)}")
+        return v
 
     @field_validator("local_name")
     @classmethod

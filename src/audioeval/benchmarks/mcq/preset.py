@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.mcq.definitions import BENCHMARKS
 from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
@@ -33,7 +34,9 @@ RESULTS_FILE = Path("rubrics") / "results.jsonl"
 SCORE_ALIASES = {"--bootstrap": "--resamples", "--judge-base-urls": "--judge", "--judge-cache": "--cache"}
 
 OPTIONS = (
-    PresetOption("benchmark", "--benchmark", str, choices=("mmar", "mmau"), help="mmar or mmau."),
+    PresetOption(
+        "benchmark", "--benchmark", str, choices=tuple(BENCHMARKS.names()), help=" or ".join(BENCHMARKS.names()) + "."
+    ),
     PresetOption(
         "predictions", "--predictions", Path,
         help="The benchmark's metadata (JSON list or JSONL) with the model's answer added to each item.",
