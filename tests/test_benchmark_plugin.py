@@ -59,7 +59,8 @@ def plugin_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     )
     preds = base / "captions.jsonl"
     preds.write_text("".join(json.dumps(p) + "\n" for p in PREDICTIONS))
-    env = {**os.environ, "PYTHONPATH": str(site)}
+    # the plugin first, then whatever audioeval is under test (a source tree on PYTHONPATH)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)}
     run_dir = base / "run"
     _cli(env, "run", "-b", "keyword-demo", "-m", f"predictions:{preds}", "-o", str(run_dir))
     return run_dir, env
@@ -87,6 +88,24 @@ def test_plugin_benchmark_runs_with_its_own_scorer(plugin_run: tuple[Path, dict[
         0,
     )
     assert s["metrics"]["mean:keyword_hit"]["value"] == pytest.approx(2 / 3)
+
+
+def test_plugin_benchmark_reads_its_own_predictions_format(plugin_run: tuple[Path, dict[str, str]]) -> None:
+    """The plugin's data is in its own source type (`keyword_tsv`), and a file of captions in its
+    own predictions format (`caption_tsv`) is found by `auto` among every registered format,
+    said so, and scores as the JSONL file of the same captions does."""
+    run_dir, env = plugin_run
+    tsv = run_dir.parent / "captions.tsv"
+    tsv.write_text("".join(f"{p['id']}\t{p['text']}\n" for p in PREDICTIONS))
+    other = run_dir.parent / "run_tsv"
+    res = _cli(env, "run", "-b", "keyword-demo", "-m", f"mine=predictions:{tsv}", "-o", str(other))
+    assert "read as caption_tsv (the one format it matches)" in " ".join(res.stdout.split())
+    (path,) = (other / "keyword-demo").glob("*/summary.json")
+    s = json.loads(path.read_text())
+    assert (s["n"], s["scored"]) == (3, 3)
+    assert s["metrics"]["mean:keyword_hit"]["value"] == pytest.approx(2 / 3)
+    signature = json.loads((other / "run.json").read_text())
+    assert '"format": "caption_tsv"' in json.dumps(signature) and '"matching": "by id"' in json.dumps(signature)
 
 
 def test_plugin_benchmark_rescores_reports_and_ranks(plugin_run: tuple[Path, dict[str, str]]) -> None:

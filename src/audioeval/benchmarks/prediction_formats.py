@@ -38,14 +38,15 @@ class PredictionFormat:
     """`reader(key)` gives the parser of a file (`key`: the prediction key given, where the
     format has several candidate keys; the parser refuses a file holding several of them
     when none is given); `output` is what each id's entry is; `tasks` the tasks it answers;
-    `matches(item)` whether a file whose first item is `item` is of this format (`auto`);
+    `matches(path)` whether the file is of this format (`auto`; `json_items` makes one from a
+    test of a JSON file's first item);
     `expects` says in a few words what an item holds; `matching` how items find their
     samples."""
 
     reader: Callable[[str | None], Loader]
     output: Literal["audio", "text"]
     tasks: frozenset[str]
-    matches: Callable[[Any], bool]
+    matches: Callable[[Path], bool]
     expects: str
     matching: str = MATCHED_BY_ID
 
@@ -66,14 +67,6 @@ def _is_text_item(item: Any) -> bool:
     return isinstance(item, dict) and "id" in item and "text" in item
 
 
-TEXT_TASKS = frozenset(name for name, task in TASKS.items() if task.output == "text")
-
-PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
-    "predictions format",
-    [("text", PredictionFormat(_text, "text", TEXT_TASKS, _is_text_item, '{"id", "text"} items'))],
-)
-
-
 @dataclass(frozen=True)
 class ChosenFormat:
     """The format a predictions file is read as, and how it was chosen."""
@@ -92,27 +85,62 @@ def format_names() -> list[str]:
     return ["auto", *PREDICTION_FORMATS.names()]
 
 
-def first_item(path: Path) -> Any:
-    """The file's first item: from its first line when that holds a whole object (JSONL),
-    else from the whole file (a JSON list). InputError naming the file when it is missing,
-    unreadable, malformed or empty."""
+def _readable(path: Path) -> None:
+    """InputError naming the file when it is missing, a folder or unreadable."""
     if not path.is_file():
         why = "is a folder, not a file" if path.is_dir() else "not found"
         raise InputError(f"predictions file {why}", file=str(path))
     try:
         with path.open("rb") as f:
+            f.read(1)
+    except OSError as exc:
+        raise InputError(f"predictions file unreadable: {exc.strerror or exc}", file=str(path)) from None
+
+
+_first: dict[tuple[str, int, int], Any] = {}
+
+
+def first_json_item(path: Path) -> Any:
+    """The first item of a JSON list or JSONL file (from its first line when that holds a
+    whole object, else from the whole file), or None when it holds none or is not JSON; read
+    once per file version for all the formats that ask."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _first:
+        _first.clear()
+        _first[key] = _read_first(path)
+    return _first[key]
+
+
+def _read_first(path: Path) -> Any:
+    try:
+        with path.open("rb") as f:
             head = f.readline(1 << 20).decode("utf-8-sig").strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"predictions file unreadable: {exc}", file=str(path)) from None
-    if head.startswith("{"):
-        try:
+        if head.startswith("{"):
             return json.loads(head)
-        except ValueError:
-            pass  # an object over several lines: read as a whole
-    items, _ = read_items(path, "predictions")
-    if not items:
-        raise InputError("the predictions file is empty: it holds no answer to score", file=str(path))
-    return items[0][0]
+    except (OSError, ValueError):
+        pass  # an object over several lines, or not JSON lines: read as a whole below
+    try:
+        items, _ = read_items(path, "predictions")
+    except InputError:
+        return None
+    return items[0][0] if items else None
+
+
+def json_items(matches: Callable[[Any], bool]) -> Callable[[Path], bool]:
+    """The `matches` of a format of JSON items, from a test of its first item."""
+    return lambda path: matches(first_json_item(path))
+
+
+TEXT_TASKS = frozenset(name for name, task in TASKS.items() if task.output == "text")
+
+PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
+    "predictions format",
+    [("text", PredictionFormat(_text, "text", TEXT_TASKS, json_items(_is_text_item), '{"id", "text"} items'))],
+)
 
 
 def format_of(name: str, path: Path) -> ChosenFormat:
@@ -120,18 +148,18 @@ def format_of(name: str, path: Path) -> ChosenFormat:
     from audioeval.benchmarks.plugins import load_benchmarks
 
     load_benchmarks()
+    _readable(path)  # a missing or unreadable file is named before anything runs
     if name != "auto":
-        first_item(path)  # a missing or unreadable file is named before anything runs
         return ChosenFormat(name, PREDICTION_FORMATS.get(name, field="predictions_format"), "named")
-    item = first_item(path)
-    found = [(n, f) for n, f in PREDICTION_FORMATS.items() if f.matches(item)]
+    found = [(n, f) for n, f in PREDICTION_FORMATS.items() if f.matches(path)]
     if len(found) == 1:
         return ChosenFormat(found[0][0], found[0][1], "auto")
     every = "; ".join(f"{n}: {f.expects}" for n, f in PREDICTION_FORMATS.items())
     if not found:
+        item = first_json_item(path)
+        held = f"; its first item has the keys {sorted(item)}" if isinstance(item, dict) else ""
         raise InputError(
-            f"the predictions file matches no predictions format ({every}); its first item has "
-            f"the keys {sorted(item) if isinstance(item, dict) else type(item).__name__}",
+            f"the predictions file matches no predictions format ({every}){held}",
             file=str(path),
             field="predictions_format",
         )

@@ -489,7 +489,6 @@ def codec(
         bad = [m.name for m in models if m.type not in ("codec", "runtime")]
         if bad:
             raise typer.BadParameter(f"not a codec: {', '.join(bad)}", param_hint="--codec")
-        models = with_predictions_settings(models, predictions_format, prediction_key)
         models = _with_executor(models, executor, ray_address, ray_actors, ray_gpus_per_actor)
         req = EvalRequest(
             benchmarks=benches,

@@ -249,7 +249,7 @@ def _check_served(
         needed = "; ".join(f"{b.name} needs task {b.spec.task}" for b in benches)
         how = f" ({adapter.describe()})" if isinstance(adapter, PredictionsFile) else ""
         raise InputError(
-            f"model {m.name} serves {', '.join(tasks)}{how}, no benchmark given: {needed}",
+            f"model {m.name} serves no benchmark given: it serves {', '.join(tasks)}{how}; {needed}",
             field="model",
         )
 

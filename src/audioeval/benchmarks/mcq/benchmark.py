@@ -14,7 +14,7 @@ from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.mcq.definitions import BENCHMARKS, McqBenchmark
 from audioeval.benchmarks.mcq.predict_preset import PREDICT
 from audioeval.benchmarks.mcq.preset import SCORE
-from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat
+from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, json_items
 from audioeval.scoring.base import DeferredFactory
 
 
@@ -73,7 +73,7 @@ def _format(bench: McqBenchmark) -> PredictionFormat:
         _answers(bench),
         "text",
         frozenset({"mcq"}),
-        _matches(bench),
+        json_items(_matches(bench)),
         f"{bench.name.upper()} items (choices, answer) with the model's answer under {keys}",
     )
 

@@ -11,7 +11,7 @@ from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.mmae.console_table import console_table
 from audioeval.benchmarks.mmae.preset import BASELINE, SCORE, SYNTH
 from audioeval.adapters.predictions import PredictionsRead
-from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat
+from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, json_items
 from audioeval.benchmarks.sources.source_formats import SourceFormat
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
@@ -85,7 +85,7 @@ BENCHMARK = Benchmark(
             _edited_audio,
             "audio",
             frozenset({"audio_edit"}),
-            _is_prediction,
+            json_items(_is_prediction),
             '{"id", "messages"} items whose last assistant turn holds the edited audio',
         )
     },
