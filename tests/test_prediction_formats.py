@@ -18,7 +18,7 @@ from audioeval.adapters.predictions import PredictionsFile
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS, format_names, format_of
 from audioeval.benchmarks.sources.loader import load_samples
-from audioeval.benchmarks.sources.source_formats import SOURCE_FORMATS, GENERIC_SOURCE_TYPES
+from audioeval.benchmarks.sources.source_formats import GENERIC_SOURCE_TYPES, SOURCE_FORMATS
 from audioeval.benchmarks.spec import parse_spec
 from audioeval.cli import exit_codes
 from audioeval.cli.main import app
@@ -76,7 +76,9 @@ def test_every_format_names_a_missing_folder_or_empty_file(tmp_path: Path, name:
         cfg = ModelConfig(name="mine", type="predictions", predictions=str(path), predictions_format=name)
         with pytest.raises(InputError) as info:
             build_predictions(cfg)
-        assert info.value.file == str(path) and why in info.value.message and "model mine" in info.value.message
+        assert (
+            info.value.file == str(path) and why in info.value.message and "model mine" in info.value.message
+        )
 
 
 def test_auto_takes_the_one_matching_format_and_says_which(tmp_path: Path) -> None:
@@ -90,9 +92,12 @@ def test_auto_takes_the_one_matching_format_and_says_which(tmp_path: Path) -> No
         assert (chosen.name, chosen.how) == (name, "auto")
     adapter = build_predictions(ModelConfig(name="mine", type="predictions", predictions=str(HYPS)))
     assert "read as text (the one format it matches)" in adapter.describe()
-    assert {"format": "text", "format_chosen": "auto", "prediction_key": "text", "matching": "by id"}.items() <= (
-        adapter.signature().items()
-    )
+    assert {
+        "format": "text",
+        "format_chosen": "auto",
+        "prediction_key": "text",
+        "matching": "by id",
+    }.items() <= (adapter.signature().items())
 
 
 def test_auto_refuses_a_file_no_format_or_several_formats_match(tmp_path: Path) -> None:
@@ -114,7 +119,15 @@ def test_auto_refuses_a_file_no_format_or_several_formats_match(tmp_path: Path) 
 def test_a_mistyped_predictions_file_is_an_error_before_anything_is_written(tmp_path: Path) -> None:
     """Once: `mine` vanished from the board, exit 0, when its file was mistyped."""
     out = tmp_path / "out"
-    res = run_cli("run", "-m", f"mine=predictions:{tmp_path / 'hyps.jsonl'},oracle", "-b", "demo-speech-en", "-o", str(out))
+    res = run_cli(
+        "run",
+        "-m",
+        f"mine=predictions:{tmp_path / 'hyps.jsonl'},oracle",
+        "-b",
+        "demo-speech-en",
+        "-o",
+        str(out),
+    )
     assert res.exit_code == exit_codes.BAD_INPUT, res.output
     assert "hyps.jsonl" in res.output and "model mine: predictions file not found" in _flat(res.output)
     assert not out.exists()
@@ -136,7 +149,8 @@ def test_a_model_that_serves_no_benchmark_given_is_an_error_naming_it(tmp_path: 
 def _both_keys(tmp_path: Path) -> Path:
     """An MMAU file carrying two candidate answer keys, as published files do."""
     items = [
-        {**item, "model_output": item["choices"][-1], "model_prediction": item["answer"]} for item in _mcq_items()
+        {**item, "model_output": item["choices"][-1], "model_prediction": item["answer"]}
+        for item in _mcq_items()
     ]
     path = tmp_path / "published.json"
     path.write_text(json.dumps(items))
@@ -151,11 +165,20 @@ def test_several_candidate_keys_are_an_error_unless_one_is_given_in_run(tmp_path
     assert not (tmp_path / "a").exists()
     out = tmp_path / "b"
     res = run_cli(
-        "run", "-m", f"mine=predictions:{path}", "-b", "demo-mcq", "-o", str(out), "--prediction-key", "model_prediction"
+        "run",
+        "-m",
+        f"mine=predictions:{path}",
+        "-b",
+        "demo-mcq",
+        "-o",
+        str(out),
+        "--prediction-key",
+        "model_prediction",
     )
     assert res.exit_code == 0, res.output
-    assert "read as mmau (the one format it matches), answers under 'model_prediction', matched by id" in _flat(
-        res.output
+    assert (
+        "read as mmau (the one format it matches), answers under 'model_prediction', matched by id"
+        in _flat(res.output)
     )
     summary = json.loads(next((out / "demo-mcq").glob("*/summary.json")).read_text())
     assert summary["metrics"]["accuracy"]["value"] == 1.0  # model_prediction holds the gold answers
@@ -166,7 +189,9 @@ def test_several_candidate_keys_are_an_error_unless_one_is_given_in_run(tmp_path
 def test_several_candidate_keys_are_an_error_unless_one_is_given_in_mcq_score(tmp_path: Path) -> None:
     """Once: `mcq score` read `model_output` silently (59.70 % where the authors published 66.00 %)."""
     path = _both_keys(tmp_path)
-    res = run_cli("mcq", "score", "--benchmark", "mmau", "--predictions", str(path), "-o", str(tmp_path / "a"))
+    res = run_cli(
+        "mcq", "score", "--benchmark", "mmau", "--predictions", str(path), "-o", str(tmp_path / "a")
+    )
     assert res.exit_code == exit_codes.BAD_INPUT, res.output
     assert "'model_output', 'model_prediction'" in res.output
     res = run_cli(
@@ -183,7 +208,9 @@ def _clipless_manifest(tmp_path: Path) -> Path:
     manifest.parent.mkdir()
     manifest.write_text("".join(json.dumps(r) + "\n" for r in rows))
     spec = tmp_path / "clipless.yaml"
-    spec.write_text(f"name: clipless\ntask: asr\nsource: {{type: jsonl, path: {manifest}}}\nfields: {{reference: text}}\n")
+    spec.write_text(
+        f"name: clipless\ntask: asr\nsource: {{type: jsonl, path: {manifest}}}\nfields: {{reference: text}}\n"
+    )
     return spec
 
 
@@ -220,7 +247,12 @@ def test_an_mcq_gold_answer_not_among_its_choices_is_refused(tmp_path: Path) -> 
         item["audio_id"] = f"c{i}.flac"
     data.write_text(json.dumps(items))
     spec = parse_spec(
-        {"name": "m", "task": "mcq", "source": {"type": "json", "path": str(data)}, "fields": {"audio": "audio_id"}},
+        {
+            "name": "m",
+            "task": "mcq",
+            "source": {"type": "json", "path": str(data)},
+            "fields": {"audio": "audio_id"},
+        },
         "inline.yaml",
     )
     loaded = load_samples(spec, "inline.yaml")

@@ -31,6 +31,8 @@ def test_the_readme_python_example_runs_as_written(tmp_path: Path, monkeypatch: 
     result = scope["result"]
     stated = re.search(r'\["wer"\]\s+# ([0-9.]+)', code)
     assert stated is not None
-    assert result.summary.scores["demo-speech-en"]["mine"]["wer"] == pytest.approx(float(stated.group(1)), abs=5e-4)
+    assert result.summary.scores["demo-speech-en"]["mine"]["wer"] == pytest.approx(
+        float(stated.group(1)), abs=5e-4
+    )
     assert set(result.summary.scores["demo-speech-en"]) == {"mine", "oracle"}
     assert any("read as text" in line for line in result.readings)

@@ -56,6 +56,7 @@ def _text(key: str | None) -> Loader:
 
     if key not in (None, "text"):
         raise InputError(f"the text format reads the key 'text', not {key!r}", field="prediction_key")
+
     def read(path: Path) -> PredictionsRead:
         texts, errors = text_predictions_by_id(path)
         return PredictionsRead(texts, errors, "text")
@@ -139,7 +140,12 @@ TEXT_TASKS = frozenset(name for name, task in TASKS.items() if task.output == "t
 
 PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
     "predictions format",
-    [("text", PredictionFormat(_text, "text", TEXT_TASKS, json_items(_is_text_item), '{"id", "text"} items'))],
+    [
+        (
+            "text",
+            PredictionFormat(_text, "text", TEXT_TASKS, json_items(_is_text_item), '{"id", "text"} items'),
+        )
+    ],
 )
 
 

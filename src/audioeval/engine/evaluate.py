@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from audioeval import __version__
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
+from audioeval.adapters.predictions import PredictionsFile
 from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge_prompt
@@ -38,7 +39,6 @@ from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.generation_settings import pair_generation
-from audioeval.adapters.predictions import PredictionsFile
 from audioeval.engine.model_factory import build_adapter, build_predictions
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel

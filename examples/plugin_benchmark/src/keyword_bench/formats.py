@@ -35,7 +35,9 @@ def _lines(path: Path) -> list[tuple[int, list[str]]]:
     ]
 
 
-def read_clips(path: Path, audio_root: Path | None, limit: int | None) -> tuple[list[Sample], list[InputError]]:
+def read_clips(
+    path: Path, audio_root: Path | None, limit: int | None
+) -> tuple[list[Sample], list[InputError]]:
     """The samples of a `keyword_tsv` file."""
     root = audio_root or path.parent
     samples: list[Sample] = []
@@ -46,7 +48,9 @@ def read_clips(path: Path, audio_root: Path | None, limit: int | None) -> tuple[
         sid = cells[0].strip()
         if len(cells) != 3 or not sid:
             errors.append(
-                InputError("expected id<TAB>audio<TAB>keywords", file=str(path), line=n, sample_id=sid or None)
+                InputError(
+                    "expected id<TAB>audio<TAB>keywords", file=str(path), line=n, sample_id=sid or None
+                )
             )
             continue
         audio = Path(cells[1].strip())
@@ -69,7 +73,9 @@ def _captions(key: str | None) -> Loader:
         for n, cells in _lines(path):
             sid = cells[0].strip()
             if len(cells) != 2 or not sid:
-                errors.append(InputError("expected id<TAB>caption", file=str(path), line=n, sample_id=sid or None))
+                errors.append(
+                    InputError("expected id<TAB>caption", file=str(path), line=n, sample_id=sid or None)
+                )
             elif sid in captions:
                 errors.append(InputError("id repeated", file=str(path), line=n, sample_id=sid, field="id"))
             else:

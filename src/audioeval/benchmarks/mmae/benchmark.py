@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from audioeval.adapters.predictions import PredictionsRead
 from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.mmae.console_table import console_table
 from audioeval.benchmarks.mmae.preset import BASELINE, SCORE, SYNTH
-from audioeval.adapters.predictions import PredictionsRead
 from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, json_items
 from audioeval.benchmarks.sources.source_formats import SourceFormat
 from audioeval.core.errors import InputError

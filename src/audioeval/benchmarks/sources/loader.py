@@ -22,6 +22,7 @@ from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.store.file_digest import file_sha256
 
+
 @dataclass
 class SampleSet:
     """The samples of one benchmark, the rows that could not be read, and where from."""

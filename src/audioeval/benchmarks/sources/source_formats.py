@@ -38,7 +38,9 @@ class SourceFormat:
     clip is one of its errors): the engine then reads none of them again before asking."""
 
 
-SOURCE_FORMATS: Registry[SourceFormat] = Registry("source type", spec_names=True, also_known=GENERIC_SOURCE_TYPES)
+SOURCE_FORMATS: Registry[SourceFormat] = Registry(
+    "source type", spec_names=True, also_known=GENERIC_SOURCE_TYPES
+)
 
 
 def source_type_names() -> list[str]:
