@@ -18,7 +18,7 @@ from audioeval.adapters.predictions import PredictionsFile
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS, format_names, format_of
 from audioeval.benchmarks.sources.loader import load_samples
-from audioeval.benchmarks.sources.source_formats import GENERIC_SOURCE_TYPES, SOURCE_FORMATS
+from audioeval.benchmarks.sources.source_formats import GENERIC_SOURCE_TYPES, SOURCE_FORMATS, source_type_names
 from audioeval.benchmarks.spec import parse_spec
 from audioeval.cli import exit_codes
 from audioeval.cli.main import app
@@ -273,3 +273,37 @@ def test_the_signature_holds_how_the_file_was_read(tmp_path: Path) -> None:
     assert (sig["format"], sig["format_chosen"], sig["prediction_key"], sig["matching"]) == (
         "mmau", "named", "model_output", "by id",
     )  # fmt: skip
+
+
+@pytest.mark.parametrize("name", [n for n in source_type_names() if n not in GENERIC_SOURCE_TYPES])
+def test_every_contributed_source_type_names_a_missing_file(tmp_path: Path, name: str) -> None:
+    missing = tmp_path / "missing.json"
+    spec = parse_spec({"name": "x", "task": "asr", "source": {"type": name, "path": str(missing)}}, "inline.yaml")
+    with pytest.raises(InputError) as info:
+        load_samples(spec, "inline.yaml")
+    assert info.value.file == str(missing)
+
+
+def test_an_unknown_source_type_lists_the_contributed_ones() -> None:
+    with pytest.raises(InputError) as info:
+        parse_spec({"name": "x", "task": "asr", "source": {"type": "mmea", "path": "x"}}, "inline.yaml")
+    assert info.value.field == "source.type" and "mmae" in info.value.message and "jsonl" in info.value.message
+
+
+def test_mcq_score_loads_its_file_as_its_benchmark_s_source_type(tmp_path: Path) -> None:
+    """No second route: the preset names the file as a source of the benchmark's own type,
+    and the engine's loader reads it, as it reads an installed package's."""
+    from audioeval.benchmarks.mcq.preset import plan
+
+    path = tmp_path / "mmau.json"
+    path.write_text(json.dumps([{**item, "model_output": item["answer"]} for item in _mcq_items()]))
+    planned = plan(
+        {"benchmark": "mmau", "predictions": path, "prediction_key": None, "rubrics": False, "judge_concurrency": 8}
+    )
+    assert planned.samples is None
+    source = planned.spec.source
+    assert (source.type, source.options) == ("mmau", {"prediction_key": "model_output"})
+    assert source.type in SOURCE_FORMATS.names()
+    loaded = load_samples(planned.spec, str(path))
+    assert [s.id for s in loaded.samples] == [item["id"] for item in _mcq_items()]
+    assert loaded.samples[0].fields["prediction"] == _mcq_items()[0]["answer"]

@@ -75,7 +75,9 @@ class ResolvedBenchmark:
             # endpoint may change between runs like any endpoint; not `local_name`: which
             # folder under the data root holds the copy is, like the data root, where the
             # data is read from, and a copy holding other data changes the samples' hashes
-            "source": self.spec.source.model_dump(exclude={"decompose", "local_name"}),
+            "source": self.spec.source.model_dump(
+                exclude={"decompose", "local_name", *(() if self.spec.source.options else ("options",))}
+            ),
             "fields": self.spec.fields,
             "variables": self.spec.variables,
             "template": self.template.name,

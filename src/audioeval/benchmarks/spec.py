@@ -61,6 +61,11 @@ class SourceSpec(_Strict):
     labels_from: Literal["folder", "none"] = "none"
     streaming: bool = False
     decompose: DecomposeSpec | None = None
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="settings of a source type a benchmark contributes (its reader's own, e.g. the "
+        "key holding an answer); the generic types take none",
+    )
     local_name: str | None = Field(
         None,
         description="the folder under the data root that holds the local copy (default: the "

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from audioeval.adapters.predictions import PredictionsRead
 from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat
-from audioeval.benchmarks.sources.source_formats import SourceFormat
+from audioeval.benchmarks.sources.source_formats import SourceFormat, SourceRequest
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
@@ -35,11 +35,10 @@ def _lines(path: Path) -> list[tuple[int, list[str]]]:
     ]
 
 
-def read_clips(
-    path: Path, audio_root: Path | None, limit: int | None
-) -> tuple[list[Sample], list[InputError]]:
+def read_clips(asked: SourceRequest) -> tuple[list[Sample], list[InputError]]:
     """The samples of a `keyword_tsv` file."""
-    root = audio_root or path.parent
+    path, limit = asked.path, asked.limit
+    root = asked.audio_root or path.parent
     samples: list[Sample] = []
     errors: list[InputError] = []
     for n, cells in _lines(path):

@@ -15,6 +15,7 @@ from audioeval.benchmarks.mcq.definitions import BENCHMARKS, McqBenchmark
 from audioeval.benchmarks.mcq.predict_preset import PREDICT
 from audioeval.benchmarks.mcq.preset import SCORE
 from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, json_items
+from audioeval.benchmarks.sources.source_formats import SourceFormat, SourceRequest
 from audioeval.scoring.base import DeferredFactory
 
 
@@ -67,6 +68,15 @@ def _matches(bench: McqBenchmark) -> Any:
     return matches
 
 
+def _items(bench: McqBenchmark) -> SourceFormat:
+    def read(asked: SourceRequest) -> Any:
+        from audioeval.benchmarks.mcq.source import read_mcq_samples
+
+        return read_mcq_samples(asked, bench)
+
+    return SourceFormat(read, f"an {bench.name.upper()} file whose items carry the model's answer")
+
+
 def _format(bench: McqBenchmark) -> PredictionFormat:
     keys = " or ".join(bench.prediction_keys)
     return PredictionFormat(
@@ -84,6 +94,7 @@ BENCHMARK = Benchmark(
     specs=resources.files("audioeval.benchmarks.mcq").joinpath("specs"),
     scorers={"mmar_rubrics": DeferredFactory(_rubric_scorer)},
     exporters={"mcq_score": _write_exports, "mcq_predictions": _write_predictions},
+    source_types={bench.name: _items(bench) for bench in BENCHMARKS.values()},
     prediction_formats={bench.name: _format(bench) for bench in BENCHMARKS.values()},
     presets=(SCORE, PREDICT),
     console_table=_console_table,

@@ -2,8 +2,10 @@
 ways (official token match, robust choice reading), and with `--rubrics` MMAR-Rubrics.
 
 The plan reads and checks the predictions file itself (`loading.py`; the first bad item is
-an error naming file, line, id and field, before anything is written) and hands the engine
-its samples (`source.py`, with the rubric plan of `--rubrics`): a `predictions` model answers
+an error naming file, line, id and field, before anything is written) and names it as the
+benchmark's source, of this benchmark's own source type (`mmar` / `mmau`, `source.py`, with
+the answer key and the rubric settings of `--rubrics` as its options): the engine loads it as
+it loads any benchmark's source; a `predictions` model answers
 each item with its stored answer; the scorers are `mcq_match` and `mcq_robust`, and with
 `--rubrics` the `mmar_rubrics` judged scorer on the run judge (the shared `judge` options,
 with its seed and `max_tokens`). A rerun into the same folder keeps the records of items
@@ -130,9 +132,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     """The predictions file read and checked, as the samples of an `mmar`/`mmau` run."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.benchmarks.mcq.loading import load_mcq_file
-    from audioeval.benchmarks.mcq.rubric_plan import load_rubric_meta, plan_rubrics
-    from audioeval.benchmarks.mcq.source import mcq_samples, score_spec
-    from audioeval.benchmarks.sources.loader import SampleSet
+    from audioeval.benchmarks.mcq.source import rubric_plan as plan_of, score_spec
     from audioeval.store.file_digest import file_sha256
     from audioeval.store.json_items import gc_paused
 
@@ -144,14 +144,16 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     predictions = Path(values["predictions"])
     with gc_paused():  # many small acyclic objects: collector passes only cost time
         file = load_mcq_file(predictions, bench, prediction_key=values.get("prediction_key"))
-    rubric_plan = None
+    options: dict[str, Any] = {"prediction_key": file.prediction_key}  # the source type's (`source.py`)
     if rubrics:
-        meta = load_rubric_meta(values["rubric_meta"]) if values.get("rubric_meta") else None
-        rubric_plan = plan_rubrics(file.items, str(predictions), meta)
+        options["rubrics"] = True
+        if values.get("rubric_meta"):
+            options["rubric_meta"] = str(Path(values["rubric_meta"]).expanduser().resolve())
+    rubric_plan = plan_of(file, options)
     scorer = (
         {"votes": values["judge_votes"], "max_attempts": values["judge_max_attempts"]} if rubrics else None
     )
-    spec = score_spec(bench, predictions, jsonl=file.jsonl, rubric_scorer=scorer)
+    spec = score_spec(bench, predictions, options, rubric_scorer=scorer)
     model = {
         "name": MODEL_NAME,
         "type": "predictions",
@@ -170,7 +172,6 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         spec,
         str(predictions),
         model,
-        samples=SampleSet(mcq_samples(file, rubric_plan), [], str(predictions)),
         rescore_changed_samples=True,
         export_info={"mcq": source},  # export.RUN_INFO_KEY
         judge={"max_tokens": values["judge_max_tokens"], "seed": values["judge_seed"]} if rubrics else None,

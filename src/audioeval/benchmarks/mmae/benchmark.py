@@ -12,7 +12,7 @@ from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.mmae.console_table import console_table
 from audioeval.benchmarks.mmae.preset import BASELINE, SCORE, SYNTH
 from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, json_items
-from audioeval.benchmarks.sources.source_formats import SourceFormat
+from audioeval.benchmarks.sources.source_formats import SourceFormat, SourceRequest
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import DeferredFactory
@@ -34,12 +34,10 @@ def _rubric_scorer() -> Any:
     return MmaeRubricScorer
 
 
-def _read_metadata(
-    path: Path, audio_root: Path | None, limit: int | None
-) -> tuple[list[Sample], list[InputError]]:
+def _read_metadata(asked: SourceRequest) -> tuple[list[Sample], list[InputError]]:
     from audioeval.benchmarks.mmae.source import load_mmae_samples
 
-    return load_mmae_samples(path, audio_root=audio_root, limit=limit)
+    return load_mmae_samples(asked.path, audio_root=asked.audio_root, limit=asked.limit)
 
 
 def _edited_audio(key: str | None) -> Loader:

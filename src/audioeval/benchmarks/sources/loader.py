@@ -16,7 +16,7 @@ from pathlib import Path
 from audioeval.benchmarks.sources.folder import read_folder
 from audioeval.benchmarks.sources.manifest import read_rows
 from audioeval.benchmarks.sources.records_to_samples import RowMapping, path_resolver
-from audioeval.benchmarks.sources.source_formats import contributed
+from audioeval.benchmarks.sources.source_formats import SourceRequest, contributed
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
@@ -96,10 +96,16 @@ def load_samples(
     if reader is not None:  # a benchmark's own file format, read by its own reader
         data = _resolve_path(src.path, spec_dir, root)
         clips = _resolve_path(src.audio_root, spec_dir or data.parent, root) if src.audio_root else None
-        samples, skipped = reader.read(data, clips, limit)
+        samples, skipped = reader.read(SourceRequest(data, clips, limit, dict(src.options)))
         if not samples and not skipped:
             raise InputError("the benchmark has no samples", file=str(data))
         return SampleSet(samples, skipped, str(data), file_sha256(data))
+    if src.options:
+        raise InputError(
+            f"source type {src.type} takes no options (they are settings of a benchmark's own reader)",
+            file=spec_file,
+            field="source.options",
+        )
     if src.type in ("hf", "hf_disk"):
         from audioeval.benchmarks.sources import hf
 

@@ -9,9 +9,10 @@ name. A spec names it in `source.type`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.core.registry import Registry
@@ -20,9 +21,23 @@ from audioeval.core.sample import Sample
 GENERIC_SOURCE_TYPES = ("jsonl", "json", "csv", "folder", "hf", "hf_disk")
 """The types read through the spec's field mapping (`sources/records_to_samples.py`)."""
 
-SourceReader = Callable[[Path, Path | None, int | None], tuple[list[Sample], list[InputError]]]
-"""(the source file, its audio root or None, the sample limit or None) -> the samples read and
-the errors of the items that could not be (each naming file, id and field)."""
+@dataclass(frozen=True)
+class SourceRequest:
+    """What a contributed reader is asked to read."""
+
+    path: Path
+    """The source file (a relative spec path already resolved)."""
+    audio_root: Path | None = None
+    """The folder its clips' relative paths start from (None: the reader's default)."""
+    limit: int | None = None
+    """Read the first `limit` samples only."""
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """The spec's `source.options`: settings of this reader (e.g. the key an answer is under)."""
+
+
+SourceReader = Callable[[SourceRequest], tuple[list[Sample], list[InputError]]]
+"""-> the samples read and the errors of the items that could not be (each naming file, id
+and field)."""
 
 
 @dataclass(frozen=True)
