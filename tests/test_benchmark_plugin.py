@@ -166,6 +166,34 @@ def test_names_taken_twice_are_errors() -> None:
         plugins._check([("pkg A", Benchmark("y", exporters={"mcq_score": lambda folder, export: None}))])
 
 
+def test_formats_and_task_scorers_taken_twice_are_errors() -> None:
+    """A source type, a predictions format or a task's default scorers is given once: by one
+    benchmark, never over a generic one (`jsonl`, `auto`, a task's own scorers)."""
+    loaded = plugins.load_benchmarks()
+    mmae = loaded["mmae"]
+    with pytest.raises(BenchmarkPluginError, match=r"source type name 'mmae' .*already registered"):
+        plugins._check([("pkg A", Benchmark("y", source_types=dict(mmae.source_types)))])
+    with pytest.raises(BenchmarkPluginError, match=r"source type name 'jsonl' .*generic source type"):
+        plugins._check([("pkg A", Benchmark("y", source_types={"jsonl": mmae.source_types["mmae"]}))])
+    with pytest.raises(BenchmarkPluginError, match=r"predictions format name 'auto'"):
+        plugins._check([("pkg A", Benchmark("y", prediction_formats={"auto": mmae.prediction_formats["mmae"]}))])
+    with pytest.raises(BenchmarkPluginError, match=r"task scorers name 'asr' .*the task's own"):
+        plugins._check([("pkg A", Benchmark("y", task_scorers={"asr": ("wer",)}))])
+    with pytest.raises(BenchmarkPluginError, match=r"task scorers name 'audio_edit' .*already registered"):
+        plugins._check([("pkg A", Benchmark("y", task_scorers={"audio_edit": ("wer",)}))])
+    with pytest.raises(BenchmarkPluginError, match=r"unknown task\(s\) no_such_task"):
+        plugins._check([("pkg A", Benchmark("y", task_scorers={"no_such_task": ("wer",)}))])
+    with pytest.raises(TypeError, match="must be a SourceFormat"):
+        Benchmark("y", source_types={"x": "pkg.mod:read"})  # type: ignore[dict-item]
+
+
+def test_a_task_without_scorers_of_its_own_gets_its_benchmark_s() -> None:
+    from audioeval.benchmarks.tasks import default_scorers, get_task
+
+    assert get_task("audio_edit").scorers == () and default_scorers(get_task("audio_edit")) == ("mmae_rubrics",)
+    assert default_scorers(get_task("audio_chat")) == ("airbench_chat",)
+
+
 def test_a_benchmark_holds_objects_not_module_paths() -> None:
     with pytest.raises(TypeError, match="factory object"):
         Benchmark("y", scorers={"s": "pkg.mod:Scorer"})  # type: ignore[dict-item]

@@ -18,7 +18,11 @@ from audioeval.adapters.predictions import PredictionsFile
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS, format_names, format_of
 from audioeval.benchmarks.sources.loader import load_samples
-from audioeval.benchmarks.sources.source_formats import GENERIC_SOURCE_TYPES, SOURCE_FORMATS, source_type_names
+from audioeval.benchmarks.sources.source_formats import (
+    GENERIC_SOURCE_TYPES,
+    SOURCE_FORMATS,
+    source_type_names,
+)
 from audioeval.benchmarks.spec import parse_spec
 from audioeval.cli import exit_codes
 from audioeval.cli.main import app

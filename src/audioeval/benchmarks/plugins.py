@@ -125,7 +125,7 @@ def _check(candidates: list[tuple[str, Benchmark]]) -> None:
     from audioeval.benchmarks.exporter_names import EXPORTERS
     from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
     from audioeval.benchmarks.sources.source_formats import GENERIC_SOURCE_TYPES, SOURCE_FORMATS
-    from audioeval.benchmarks.tasks import TASKS
+    from audioeval.benchmarks.tasks import TASK_SCORERS, TASKS
     from audioeval.scoring.base import SCORERS
     from audioeval.scoring.profiles import PROFILES
 
@@ -136,6 +136,7 @@ def _check(candidates: list[tuple[str, Benchmark]]) -> None:
         ("profile", PROFILES),
         ("source type", SOURCE_FORMATS),
         ("predictions format", PREDICTION_FORMATS),
+        ("task scorers", TASK_SCORERS),
     ):
         seen.update({(kind, n): "already registered" for n in names})
     seen.update({("source type", n): "a generic source type of audioeval" for n in GENERIC_SOURCE_TYPES})

@@ -132,7 +132,8 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     """The predictions file read and checked, as the samples of an `mmar`/`mmau` run."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.benchmarks.mcq.loading import load_mcq_file
-    from audioeval.benchmarks.mcq.source import rubric_plan as plan_of, score_spec
+    from audioeval.benchmarks.mcq.source import rubric_plan as plan_of
+    from audioeval.benchmarks.mcq.source import score_spec
     from audioeval.store.file_digest import file_sha256
     from audioeval.store.json_items import gc_paused
 
