@@ -311,3 +311,19 @@ def test_mcq_score_loads_its_file_as_its_benchmark_s_source_type(tmp_path: Path)
     loaded = load_samples(planned.spec, str(path))
     assert [s.id for s in loaded.samples] == [item["id"] for item in _mcq_items()]
     assert loaded.samples[0].fields["prediction"] == _mcq_items()[0]["answer"]
+
+
+def test_a_model_left_out_of_some_benchmarks_is_named_with_them() -> None:
+    """A model serving some of the benchmarks given runs on those; the others are named, not
+    silently absent from their boards."""
+    from types import SimpleNamespace
+
+    from audioeval.engine.evaluate import _unpaired
+
+    load_benchmarks()
+    mine = ModelConfig(name="mine", type="predictions", predictions=str(HYPS))
+    adapters = {mine.slug: build_predictions(mine)}
+    benches = [SimpleNamespace(name=n, spec=SimpleNamespace(task=t)) for n, t in (("a", "asr"), ("t", "tts"))]
+    (line,) = _unpaired(benches, [mine], adapters)  # type: ignore[arg-type]
+    assert line.startswith("mine is not run on t: it serves ") and "asr" in line
+    assert _unpaired(benches[:1], [mine], adapters) == []  # type: ignore[arg-type]

@@ -318,7 +318,7 @@ def run(
         # benchmarks first, then the engine, which writes the run's summary.json
         result = run_request(req, on_rubrics=lambda line: console.print(line, highlight=False))
     report_ignored_lines(result.ignored_lines)
-    for line in result.readings:
+    for line in [*result.readings, *result.unpaired]:
         console.print(console_text(line), highlight=False)
     for errors in [*result.skipped.values(), *result.model_skipped.values()]:
         report_skipped(errors)

@@ -181,6 +181,9 @@ class EvalResult:
     # How each predictions file was read: format (named or the one it matches), answer key,
     # matching rule (as its signature records them), one line per file.
     readings: list[str] = field(default_factory=list)
+    # Each model left out of some benchmarks given (it serves none of their tasks), one line
+    # per model: what it serves and the benchmarks it was not run on; never silently absent.
+    unpaired: list[str] = field(default_factory=list)
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -252,6 +255,19 @@ def _check_served(
             f"model {m.name} serves no benchmark given: it serves {', '.join(tasks)}{how}; {needed}",
             field="model",
         )
+
+
+def _unpaired(
+    benches: list[ResolvedBenchmark], models: list[ModelConfig], adapters: Mapping[str, ModelAdapter]
+) -> list[str]:
+    """One line per model not run on some benchmarks given, naming them and what it serves."""
+    lines = []
+    for m in models:
+        left = [b.name for b in benches if not serves(adapters[m.slug], b.spec.task)]
+        if left:
+            tasks = ", ".join(sorted(getattr(adapters[m.slug], "tasks", None) or ()))
+            lines.append(f"{m.name} is not run on {', '.join(left)}: it serves {tasks} only")
+    return lines
 
 
 def serves(adapter: ModelAdapter, task: str) -> bool:
@@ -602,6 +618,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         model_skipped={f"{p.bench.name} · {p.model.name}": p.model_skipped for p in pairs if p.model_skipped},
         summary=run_summary,
         readings=[a.describe() for a in adapters.values() if isinstance(a, PredictionsFile)],
+        unpaired=_unpaired(benches, req.models, adapters),
     )
 
 
