@@ -512,13 +512,13 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     _check_models(req.models)
     benches = _resolve_all(req)
     _check_judge(benches, req.judge)
-    read_now = {m.slug: build_predictions(m) for m in req.models if m.type == "predictions"}
-    _check_served(benches, req.models, read_now)  # files produced elsewhere: before anything is read or written
     sample_sets = {
         b.name: req.inputs.samples.get(b.name)
         or load_samples(b.spec, b.where, root=req.data_root, limit=req.limit)
         for b in benches
     }
+    read_now = {m.slug: build_predictions(m) for m in req.models if m.type == "predictions"}
+    _check_served(benches, req.models, read_now)  # files produced elsewhere: before anything is written
     run_dir = req.output_dir or default_output_dir(req)
     run_dir.mkdir(parents=True, exist_ok=True)
     cache = ResponseCache(req.cache_path or run_dir / CACHE_FILE) if req.use_cache else None
