@@ -11,6 +11,7 @@ the `_` between them (`airbench_chat` holds `air_bench`), is named after a bench
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 from collections import Counter
@@ -151,3 +152,90 @@ def test_no_scorer_registers_by_import_side_effect() -> None:
         if path.name not in ("templates.py", "plugins.py", "profiles.py", "base.py"):
             assert "add_template_folder(" not in text, path
             assert "register_profile(" not in text, path
+
+
+# Generic code: the machinery every benchmark goes through. It names no benchmark in its code:
+# a benchmark's source type, predictions format, scorers and defaults come through its
+# `Benchmark`, by name, as a package installed beside audioeval gives its own.
+GENERIC_CODE = (
+    "benchmarks/sources",
+    "benchmarks/tasks.py",
+    "benchmarks/prediction_formats.py",
+    "engine",
+    "analysis",
+    "report",
+    "cli",
+)
+
+# Words of the benchmark names that are also plain words of generic code (`--seed`).
+PLAIN_WORDS = {"seed"}
+
+# Sentences of generic code (help texts, board titles, messages) that still cite a benchmark as
+# an example, by file -> how many: they may only go. A name used as code (a string with no
+# space: a type, a format, a scorer, a key) is never allowed.
+PROSE_CITING_A_BENCHMARK: dict[str, int] = {
+    "analysis/score_table.py": 1,
+    "benchmarks/tasks.py": 6,
+    "cli/leaderboard_commands.py": 1,
+    "cli/rank_commands.py": 1,
+    "cli/report_commands.py": 1,
+    "cli/run_commands.py": 4,
+    "engine/family_boards.py": 5,
+    "engine/leaderboard.py": 1,
+    "report/judge_eval_table.py": 1,
+    "report/leaderboard_table.py": 2,
+}
+
+
+def _generic_files() -> list[Path]:
+    found = []
+    for part in GENERIC_CODE:
+        path = PKG / part
+        found += [path] if path.is_file() else sorted(path.rglob("*.py"))
+    return found
+
+
+def _literals(tree: ast.AST) -> list[ast.Constant]:
+    """Every string literal that is not documentation (a docstring, or a string standing
+    alone as a statement, such as an attribute's doc)."""
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    return [
+        n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+    ]
+
+
+def _benchmark_words(text: str, keys: dict[str, str]) -> list[str]:
+    words = _words(text)
+    return [w for w in words if w in keys and w not in PLAIN_WORDS]
+
+
+def test_generic_code_names_no_benchmark_in_a_string() -> None:
+    keys = _keys()
+    as_code: list[str] = []
+    prose: Counter[str] = Counter()
+    for path in _generic_files():
+        rel = str(path.relative_to(PKG))
+        for node in _literals(ast.parse(path.read_text(encoding="utf-8"))):
+            named = _benchmark_words(node.value, keys)
+            if not named:
+                continue
+            if any(c.isspace() for c in node.value.strip()):
+                prose[rel] += 1
+            else:
+                as_code.append(f"{rel}:{node.lineno} {node.value!r} names {', '.join(keys[w] for w in named)}")
+    assert not as_code, (
+        "generic code names a benchmark: let the benchmark give it through its `Benchmark` "
+        f"(source_types, prediction_formats, task_scorers, …): {as_code}"
+    )
+    grown = {f: (n, PROSE_CITING_A_BENCHMARK.get(f, 0)) for f, n in prose.items() if n > PROSE_CITING_A_BENCHMARK.get(f, 0)}
+    assert not grown, f"new sentences of generic code citing a benchmark (file: (found, allowed)): {grown}"
+    gone = {f: (prose.get(f, 0), n) for f, n in PROSE_CITING_A_BENCHMARK.items() if prose.get(f, 0) < n}
+    assert not gone, f"fewer sentences cite a benchmark now: lower PROSE_CITING_A_BENCHMARK (found, listed): {gone}"
+
+
+def test_the_generic_code_check_sees_a_benchmark_name() -> None:
+    keys = _keys()
+    tree = ast.parse('"""mmae in a docstring"""\nTYPE = "mmae"\nFORMATS = ("mmar", "text")\nHELP = "Reasoning (MMAU)"\n')
+    found = sorted(n.value for n in _literals(tree) if _benchmark_words(n.value, keys))
+    assert found == ["Reasoning (MMAU)", "mmae", "mmar"]
+    assert not _benchmark_words("--seed", keys)

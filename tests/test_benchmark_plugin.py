@@ -59,7 +59,8 @@ def plugin_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
     )
     preds = base / "captions.jsonl"
     preds.write_text("".join(json.dumps(p) + "\n" for p in PREDICTIONS))
-    env = {**os.environ, "PYTHONPATH": str(site)}
+    # the plugin first, then whatever audioeval is under test (a source tree on PYTHONPATH)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)}
     run_dir = base / "run"
     _cli(env, "run", "-b", "keyword-demo", "-m", f"predictions:{preds}", "-o", str(run_dir))
     return run_dir, env
@@ -87,6 +88,24 @@ def test_plugin_benchmark_runs_with_its_own_scorer(plugin_run: tuple[Path, dict[
         0,
     )
     assert s["metrics"]["mean:keyword_hit"]["value"] == pytest.approx(2 / 3)
+
+
+def test_plugin_benchmark_reads_its_own_predictions_format(plugin_run: tuple[Path, dict[str, str]]) -> None:
+    """The plugin's data is in its own source type (`keyword_tsv`), and a file of captions in its
+    own predictions format (`caption_tsv`) is found by `auto` among every registered format,
+    said so, and scores as the JSONL file of the same captions does."""
+    run_dir, env = plugin_run
+    tsv = run_dir.parent / "captions.tsv"
+    tsv.write_text("".join(f"{p['id']}\t{p['text']}\n" for p in PREDICTIONS))
+    other = run_dir.parent / "run_tsv"
+    res = _cli(env, "run", "-b", "keyword-demo", "-m", f"mine=predictions:{tsv}", "-o", str(other))
+    assert "read as caption_tsv (the one format it matches)" in " ".join(res.stdout.split())
+    (path,) = (other / "keyword-demo").glob("*/summary.json")
+    s = json.loads(path.read_text())
+    assert (s["n"], s["scored"]) == (3, 3)
+    assert s["metrics"]["mean:keyword_hit"]["value"] == pytest.approx(2 / 3)
+    signature = json.loads((other / "run.json").read_text())
+    assert '"format": "caption_tsv"' in json.dumps(signature) and '"matching": "by id"' in json.dumps(signature)
 
 
 def test_plugin_benchmark_rescores_reports_and_ranks(plugin_run: tuple[Path, dict[str, str]]) -> None:
@@ -146,6 +165,34 @@ def test_names_taken_twice_are_errors() -> None:
         plugins._check([("pkg A", Benchmark("y", scorers={"accuracy": AccuracyScorer}))])
     with pytest.raises(BenchmarkPluginError, match=r"exporter name 'mcq_score'"):
         plugins._check([("pkg A", Benchmark("y", exporters={"mcq_score": lambda folder, export: None}))])
+
+
+def test_formats_and_task_scorers_taken_twice_are_errors() -> None:
+    """A source type, a predictions format or a task's default scorers is given once: by one
+    benchmark, never over a generic one (`jsonl`, `auto`, a task's own scorers)."""
+    loaded = plugins.load_benchmarks()
+    mmae = loaded["mmae"]
+    with pytest.raises(BenchmarkPluginError, match=r"source type name 'mmae' .*already registered"):
+        plugins._check([("pkg A", Benchmark("y", source_types=dict(mmae.source_types)))])
+    with pytest.raises(BenchmarkPluginError, match=r"source type name 'jsonl' .*generic source type"):
+        plugins._check([("pkg A", Benchmark("y", source_types={"jsonl": mmae.source_types["mmae"]}))])
+    with pytest.raises(BenchmarkPluginError, match=r"predictions format name 'auto'"):
+        plugins._check([("pkg A", Benchmark("y", prediction_formats={"auto": mmae.prediction_formats["mmae"]}))])
+    with pytest.raises(BenchmarkPluginError, match=r"task scorers name 'asr' .*the task's own"):
+        plugins._check([("pkg A", Benchmark("y", task_scorers={"asr": ("wer",)}))])
+    with pytest.raises(BenchmarkPluginError, match=r"task scorers name 'audio_edit' .*already registered"):
+        plugins._check([("pkg A", Benchmark("y", task_scorers={"audio_edit": ("wer",)}))])
+    with pytest.raises(BenchmarkPluginError, match=r"unknown task\(s\) no_such_task"):
+        plugins._check([("pkg A", Benchmark("y", task_scorers={"no_such_task": ("wer",)}))])
+    with pytest.raises(TypeError, match="must be a SourceFormat"):
+        Benchmark("y", source_types={"x": "pkg.mod:read"})  # type: ignore[dict-item]
+
+
+def test_a_task_without_scorers_of_its_own_gets_its_benchmark_s() -> None:
+    from audioeval.benchmarks.tasks import default_scorers, get_task
+
+    assert get_task("audio_edit").scorers == () and default_scorers(get_task("audio_edit")) == ("mmae_rubrics",)
+    assert default_scorers(get_task("audio_chat")) == ("airbench_chat",)
 
 
 def test_a_benchmark_holds_objects_not_module_paths() -> None:

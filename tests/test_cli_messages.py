@@ -29,8 +29,7 @@ def test_a_model_serving_another_task_says_what_it_serves_and_what_is_needed(tmp
     res = run_cli("-m", "espeak-ng", "--task", "mcq", "-b", str(manifest), "-o", str(tmp_path / "out"))
     assert res.exit_code == exit_codes.BAD_INPUT, res.output
     out = _flat(res.output)
-    assert "no model serves the task" in out
-    assert "espeak-ng serves tts" in out and "needs task mcq" in out
+    assert "model espeak-ng serves no benchmark given: it serves tts" in out and "needs task mcq" in out
 
 
 def test_an_empty_predictions_file_is_named_empty(tmp_path: Path) -> None:

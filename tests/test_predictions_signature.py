@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import audioeval.adapters.predictions as predictions
-from audioeval.adapters.predictions import PredictionsFile
+from audioeval.adapters.predictions import PredictionsFile, PredictionsRead
 
 
 def _clips(tmp_path: Path) -> None:
@@ -18,8 +18,8 @@ def _clips(tmp_path: Path) -> None:
 
 def _file(tmp_path: Path) -> PredictionsFile:
 
-    def load(path: Path) -> tuple[dict[str, str], list]:
-        return {f"s{i}": f"c{i}.wav" for i in range(3)}, []
+    def load(path: Path) -> PredictionsRead:
+        return PredictionsRead({f"s{i}": f"c{i}.wav" for i in range(3)}, [])
 
     return PredictionsFile("m", tmp_path / "preds.json", load)
 

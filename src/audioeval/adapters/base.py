@@ -76,7 +76,10 @@ class ModelAdapter(Protocol):
     """A model under test. `name` labels results; `signature()` goes into run signatures.
 
     An adapter may also have `tasks`: the task names it serves (None or absent: all); the
-    engine does not pair it with benchmarks of other tasks.
+    engine does not pair it with benchmarks of other tasks; and `reads_input_audio` (absent:
+    True): False for a model whose answers are stored (a predictions file, a replay), whose
+    samples are then asked without their input clips being checked, so a benchmark whose
+    clips are absent is scored from the stored answers.
     """
 
     name: str

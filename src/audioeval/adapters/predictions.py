@@ -10,7 +10,12 @@ become the failures of those ids. An id without an output is a recorded failure 
 
 Its signature holds the content hash of the file and, for audio, one hash over every output
 clip it names (path relative to the audio root + content hash), so a run folder is never
-resumed with another predictions file, or with edited audio that changed.
+resumed with another predictions file, or with edited audio that changed; and how the file
+was read: its format (and whether it was named or found), the key the answers were read
+from, and how items find their samples (`reading()` says the same in words).
+
+It never reads a sample's input audio: a benchmark whose clips are absent is scored from the
+file alone (`reads_input_audio`).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import InputError, RunConfigError
@@ -28,7 +33,33 @@ from audioeval.store.file_digest import audio_digest, file_sha256
 
 OUTPUT_FIELD = "messages[-1].content.audio_url"
 
-PredictionsLoader = Callable[[Path], tuple[Mapping[str, str], list[InputError]]]
+class PredictionsRead(NamedTuple):
+    """What a format's reader found in a file."""
+
+    outputs: Mapping[str, str]
+    """The output of each id (an audio path, or the answer text)."""
+    errors: list[InputError]
+    """The items that could not be read, each naming file, line, id and field."""
+    key: str | None = None
+    """The key the answers were read from (None: the format has none)."""
+
+
+PredictionsLoader = Callable[[Path], PredictionsRead]
+
+
+@dataclass(frozen=True)
+class PredictionsReading:
+    """How a predictions file is read, as written to the signature and said on the console."""
+
+    format: str = "text"
+    how: str = "named"
+    """`named` (given by the user or the command) or `auto` (the one format matching the file)."""
+    matching: str = "by id"
+
+    def words(self, name: str, path: Path, key: str | None) -> str:
+        found = "the one format it matches" if self.how == "auto" else "as named"
+        held = f", answers under {key!r}" if key else ""
+        return f"{name}: {shorten_path(str(path))} read as {self.format} ({found}){held}, matched {self.matching}"
 
 
 @dataclass
@@ -37,14 +68,18 @@ class PredictionsFile:
 
     name: str
     path: Path
-    load: PredictionsLoader
+    read: PredictionsLoader
     audio_root: Path | None = None
     tasks: frozenset[str] | None = frozenset({"audio_edit"})
     max_concurrency: int = 16
     output: Literal["audio", "text"] = "audio"
+    reading: PredictionsReading = field(default_factory=PredictionsReading)
+    key: str | None = None
+    """The key the answers were read from (known once the file is read)."""
     outputs: dict[str, str] = field(default_factory=dict)
     errors: dict[str, InputError] = field(default_factory=dict)
     unreadable: list[InputError] = field(default_factory=list)
+    reads_input_audio: bool = False
 
     _loaded: bool = False
     _signature: dict[str, Any] | None = None
@@ -57,8 +92,22 @@ class PredictionsFile:
             self._signature = self._content_signature()
         return dict(self._signature)
 
+    def describe(self) -> str:
+        """One line: the file, its format and how it was chosen, the key, the matching rule."""
+        return self.reading.words(self.name, self.path, self.key)
+
+    def _read_as(self) -> dict[str, Any]:
+        return {
+            "format": self.reading.format,
+            "format_chosen": self.reading.how,
+            "prediction_key": self.key,
+            "matching": self.reading.matching,
+        }
+
     def _content_signature(self) -> dict[str, Any]:
         root = self.audio_root or self.path.parent
+        if self.path.is_file():
+            self._load()
         if self.output == "text":
             return {
                 "model": self.name,
@@ -66,9 +115,8 @@ class PredictionsFile:
                 "output": "text",
                 "file": str(self.path.resolve()),
                 "predictions_sha256": file_sha256(self.path),
+                **self._read_as(),
             }
-        if self.path.is_file():
-            self._load()
         return {
             "model": self.name,
             "type": "predictions",
@@ -76,12 +124,17 @@ class PredictionsFile:
             "audio_root": str(self.audio_root) if self.audio_root else None,
             "predictions_sha256": file_sha256(self.path),
             "outputs_sha256": audio_digest(self.outputs.values(), root),
+            **self._read_as(),
         }
+
+    def load(self) -> None:
+        """Read the file now (InputError naming it when it cannot be): before anything runs."""
+        self._load()
 
     def _load(self) -> None:
         if self._loaded:
             return
-        outputs, errors = self.load(self.path)
+        outputs, errors, self.key = self.read(self.path)
         root = self.audio_root or self.path.parent
         for sid, raw in outputs.items():
             if self.output == "text":

@@ -24,6 +24,7 @@ class Replay:
     folder: Path
     max_concurrency: int = 64
     outputs: dict[str, ModelOutput] = field(default_factory=dict)
+    reads_input_audio: bool = False  # its answers are stored: a sample's clips need not be there
     _digest: str | None = None  # of the outputs replayed, once they are loaded
 
     def signature(self) -> dict[str, Any]:

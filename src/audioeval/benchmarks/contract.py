@@ -5,7 +5,7 @@ A benchmark, built in (a folder under `benchmarks/`) or from an installed packag
 listed there, then every entry point of the group `audioeval.benchmarks`, each naming a
 `Benchmark` object) and registers what they provide: scorers with the scorer registry,
 template folders with the prompt loader, text profiles with the profile registry, exporters
-with the exporter registry; spec folders are searched by `benchmarks/registry.py` for shipped
+with the exporter registry, source types and predictions formats with theirs; spec folders are searched by `benchmarks/registry.py` for shipped
 benchmark names. Nothing is found by a module path in a string: every field holds the
 object itself. A heavy module stays out of import time behind a factory whose body imports
 it (`scoring.base.DeferredFactory`, or a small function that imports and calls).
@@ -26,6 +26,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audioeval.benchmarks.prediction_formats import PredictionFormat
+from audioeval.benchmarks.sources.source_formats import SourceFormat
 from audioeval.core.errors import RunConfigError
 from audioeval.scoring.base import ScorerFactory
 from audioeval.scoring.profiles import TextProfile
@@ -77,6 +79,19 @@ class Benchmark:
     at the end of every run and rescore. The name is either a scorer's (its records are
     exported whenever a spec lists it) or one a spec names in `exports:`."""
 
+    source_types: Mapping[str, SourceFormat] = field(default_factory=dict)
+    """Source type name -> reader of the benchmark's own data file format, which a spec names
+    in `source.type` (`sources/source_formats.py`); the generic types need none."""
+
+    prediction_formats: Mapping[str, PredictionFormat] = field(default_factory=dict)
+    """Predictions format name -> how a `predictions:FILE` model reads a file of outputs in the
+    benchmark's own format (`prediction_formats.py`): its reader, what it answers, and how
+    `auto` recognises it."""
+
+    task_scorers: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
+    """Task name -> the scorers a benchmark of that task gets when its spec names none, for a
+    task (`tasks.py`) whose default scorers this benchmark provides."""
+
     presets: tuple[Preset, ...] = ()
     """The commands this benchmark offers beside `audioeval run`, as data (`benchmarks/preset.py`:
     its options, the shared CLI options it exposes, its defaults); `cli/preset_commands.py`
@@ -112,6 +127,15 @@ class Benchmark:
                 raise TypeError(
                     f"benchmark {self.name!r}: scorer {name!r} must be a factory object, not {factory!r}"
                 )
+        for kind, named, wanted in (
+            ("source type", self.source_types, SourceFormat),
+            ("predictions format", self.prediction_formats, PredictionFormat),
+        ):
+            for name, value in named.items():
+                if not isinstance(value, wanted):
+                    raise TypeError(
+                        f"benchmark {self.name!r}: {kind} {name!r} must be a {wanted.__name__}, not {value!r}"
+                    )
         for name, exporter in self.exporters.items():
             if isinstance(exporter, str) or not callable(exporter):
                 raise TypeError(

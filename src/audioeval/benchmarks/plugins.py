@@ -2,7 +2,8 @@
 of installed packages, through the entry point group `audioeval.benchmarks`.
 
 `load_benchmarks()` loads them all once and registers what they provide (scorers, template
-folders, profiles, exporters, spec folders), and with them the generic judged scorers of
+folders, profiles, exporters, source types, predictions formats, default scorers of a task,
+spec folders), and with them the generic judged scorers of
 `judge/` (`judged_scorers()`: no benchmark's, and `scoring/` may not import `judge/`);
 whatever resolves a scorer, exporter, profile or benchmark name calls it first.
 
@@ -184,18 +185,42 @@ def _names(bench: Benchmark) -> list[tuple[str, str]]:
         problem = name_problem(name, benchmark=True)
         if problem is not None:
             raise BenchmarkPluginError(f"spec file {name!r}: {problem}")
-    return keys + [("spec", n) for n in specs]
+    from audioeval.benchmarks.tasks import TASKS
+
+    unknown_tasks = sorted(set(bench.task_scorers) - set(TASKS.names()))
+    if unknown_tasks:
+        raise BenchmarkPluginError(
+            f"benchmark {bench.name!r} gives default scorers for unknown task(s) {', '.join(unknown_tasks)}"
+        )
+    keys += [("spec", n) for n in specs]
+    keys += [("source type", n) for n in bench.source_types]
+    keys += [("predictions format", n) for n in bench.prediction_formats]
+    keys += [("task scorers", n) for n in bench.task_scorers]
+    return keys
 
 
 def _taken() -> dict[tuple[str, str], str]:
     """(kind, name) -> who holds it, of what is registered before any benchmark is."""
     from audioeval.benchmarks.exporter_names import EXPORTERS
+    from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
+    from audioeval.benchmarks.sources.source_formats import GENERIC_SOURCE_TYPES, SOURCE_FORMATS
+    from audioeval.benchmarks.tasks import TASK_SCORERS, TASKS
     from audioeval.scoring.base import SCORERS
     from audioeval.scoring.profiles import PROFILES
 
     seen: dict[tuple[str, str], str] = {}
-    for kind, names in (("scorer", SCORERS), ("exporter", EXPORTERS), ("profile", PROFILES)):
+    for kind, names in (
+        ("scorer", SCORERS),
+        ("exporter", EXPORTERS),
+        ("profile", PROFILES),
+        ("source type", SOURCE_FORMATS),
+        ("predictions format", PREDICTION_FORMATS),
+        ("task scorers", TASK_SCORERS),
+    ):
         seen.update({(kind, n): "already registered" for n in names})
+    seen.update({("source type", n): "a generic source type of audioeval" for n in GENERIC_SOURCE_TYPES})
+    seen.update({("predictions format", "auto"): "the word that asks for the format to be found"})
+    seen.update({("task scorers", t.name): "the task's own" for t in TASKS.values() if t.scorers})
     seen.update({("scorer", n): "a generic judged scorer of audioeval" for n in judged_scorers()})
     return seen
 
@@ -223,6 +248,9 @@ def _check(candidates: list[tuple[str, Benchmark]]) -> None:
 
 def _register(bench: Benchmark) -> None:
     from audioeval.benchmarks.exporter_names import EXPORTERS
+    from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
+    from audioeval.benchmarks.sources.source_formats import SOURCE_FORMATS
+    from audioeval.benchmarks.tasks import TASK_SCORERS
     from audioeval.prompts.templates import add_template_folder
     from audioeval.scoring.base import register_scorer
     from audioeval.scoring.profiles import register_profile
@@ -235,6 +263,12 @@ def _register(bench: Benchmark) -> None:
         register_profile(profile.name, profile)
     for package, folder in bench.template_folders:
         add_template_folder(package, folder)
+    for name, source in bench.source_types.items():
+        SOURCE_FORMATS.register(name, source)
+    for name, fmt in bench.prediction_formats.items():
+        PREDICTION_FORMATS.register(name, fmt)
+    for task, scorers in bench.task_scorers.items():
+        TASK_SCORERS.register(task, tuple(scorers))
 
 
 def load_benchmarks() -> dict[str, Benchmark]:

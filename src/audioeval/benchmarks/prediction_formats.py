@@ -1,59 +1,139 @@
 """Predictions files produced elsewhere, by format: how a `predictions:FILE` model reads the
-output of each id. Each format's parser lives with its benchmark:
+output of each id.
 
-| format | output | tasks | parser |
-|---|---|---|---|
-| `mmae` | edited audio (paths from the audio root) | audio_edit | `mmae/loading.edited_audio_by_id` |
-| `mmar`, `mmau` | the answer text under the prediction key | mcq | `mcq/loading.answers_by_id` |
-| `text` | `{"id", "text"}` items: any text output | every task with text output | `sources/text_predictions.text_predictions_by_id` |
+One format is generic: `text`, a file of `{"id", "text"}` items, answering every task with
+text output (`sources/text_predictions.py`). Every other format is contributed by a benchmark
+through its `Benchmark` (`contract.py`, field `prediction_formats`), by name, exactly as a
+package installed beside audioeval contributes one; `benchmarks/plugins.py` registers it
+here, and `audioeval list` names them all.
 
-`auto` (the default of `predictions:FILE`) reads a file whose first item has `text` as
-`text`, any other as `mmae`.
+A format is declared, never guessed: `predictions_format: NAME` (`--predictions-format` on
+`run`) names it; `auto` (the default) takes the one format whose `matches` accepts the file's
+first item, says which, and is an error naming the file when none or several do. A missing or
+unreadable file is an error naming it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from audioeval.adapters.predictions import PredictionsLoader, PredictionsRead
 from audioeval.benchmarks.tasks import TASKS
 from audioeval.core.errors import InputError
 from audioeval.core.registry import Registry
+from audioeval.store.json_items import read_items
 
-Loader = Callable[[Path], tuple[Mapping[str, str], list[InputError]]]
+Loader = PredictionsLoader
+
+MATCHED_BY_ID = "by id"
+"""The matching rule of every format whose items carry the sample's id."""
 
 
 @dataclass(frozen=True)
 class PredictionFormat:
-    """`reader(key)` gives the parser of a file (`key`: the prediction key, where the format has
-    several); `output` is what each id's entry is; `tasks` the tasks it answers."""
+    """`reader(key)` gives the parser of a file (`key`: the prediction key given, where the
+    format has several candidate keys; the parser refuses a file holding several of them
+    when none is given); `output` is what each id's entry is; `tasks` the tasks it answers;
+    `matches(path)` whether the file is of this format (`auto`; `json_items` makes one from a
+    test of a JSON file's first item);
+    `expects` says in a few words what an item holds; `matching` how items find their
+    samples."""
 
     reader: Callable[[str | None], Loader]
     output: Literal["audio", "text"]
     tasks: frozenset[str]
-
-
-def _mmae(key: str | None) -> Loader:
-    from audioeval.benchmarks.mmae.loading import edited_audio_by_id
-
-    return edited_audio_by_id
-
-
-def _mcq(benchmark: str) -> Callable[[str | None], Loader]:
-    def reader(key: str | None) -> Loader:
-        from audioeval.benchmarks.mcq.loading import answers_by_id
-
-        return answers_by_id(benchmark, key)
-
-    return reader
+    matches: Callable[[Path], bool]
+    expects: str
+    matching: str = MATCHED_BY_ID
 
 
 def _text(key: str | None) -> Loader:
     from audioeval.benchmarks.sources.text_predictions import text_predictions_by_id
 
-    return text_predictions_by_id
+    if key not in (None, "text"):
+        raise InputError(f"the text format reads the key 'text', not {key!r}", field="prediction_key")
+
+    def read(path: Path) -> PredictionsRead:
+        texts, errors = text_predictions_by_id(path)
+        return PredictionsRead(texts, errors, "text")
+
+    return read
+
+
+def _is_text_item(item: Any) -> bool:
+    return isinstance(item, dict) and "id" in item and "text" in item
+
+
+@dataclass(frozen=True)
+class ChosenFormat:
+    """The format a predictions file is read as, and how it was chosen."""
+
+    name: str
+    format: PredictionFormat
+    how: str
+    """`named` (given by the user or the command) or `auto` (the one format matching the file)."""
+
+
+def format_names() -> list[str]:
+    """Every registered format (the benchmarks' included), after `auto`."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+
+    load_benchmarks()
+    return ["auto", *PREDICTION_FORMATS.names()]
+
+
+def _readable(path: Path) -> None:
+    """InputError naming the file when it is missing, a folder or unreadable."""
+    if not path.is_file():
+        why = "is a folder, not a file" if path.is_dir() else "not found"
+        raise InputError(f"predictions file {why}", file=str(path))
+    try:
+        with path.open("rb") as f:
+            f.read(1)
+    except OSError as exc:
+        raise InputError(f"predictions file unreadable: {exc.strerror or exc}", file=str(path)) from None
+
+
+_first: dict[tuple[str, int, int], Any] = {}
+
+
+def first_json_item(path: Path) -> Any:
+    """The first item of a JSON list or JSONL file (from its first line when that holds a
+    whole object, else from the whole file), or None when it holds none or is not JSON; read
+    once per file version for all the formats that ask."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _first:
+        _first.clear()
+        _first[key] = _read_first(path)
+    return _first[key]
+
+
+def _read_first(path: Path) -> Any:
+    try:
+        with path.open("rb") as f:
+            head = f.readline(1 << 20).decode("utf-8-sig").strip()
+        if head.startswith("{"):
+            return json.loads(head)
+    except (OSError, ValueError):
+        pass  # an object over several lines, or not JSON lines: read as a whole below
+    try:
+        items, _ = read_items(path, "predictions")
+    except InputError:
+        return None
+    return items[0][0] if items else None
+
+
+def json_items(matches: Callable[[Any], bool]) -> Callable[[Path], bool]:
+    """The `matches` of a format of JSON items, from a test of its first item."""
+    return lambda path: matches(first_json_item(path))
 
 
 TEXT_TASKS = frozenset(name for name, task in TASKS.items() if task.output == "text")
@@ -61,18 +141,38 @@ TEXT_TASKS = frozenset(name for name, task in TASKS.items() if task.output == "t
 PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
     "predictions format",
     [
-        ("mmae", PredictionFormat(_mmae, "audio", frozenset({"audio_edit"}))),
-        ("mmar", PredictionFormat(_mcq("mmar"), "text", frozenset({"mcq"}))),
-        ("mmau", PredictionFormat(_mcq("mmau"), "text", frozenset({"mcq"}))),
-        ("text", PredictionFormat(_text, "text", TEXT_TASKS)),
+        (
+            "text",
+            PredictionFormat(_text, "text", TEXT_TASKS, json_items(_is_text_item), '{"id", "text"} items'),
+        )
     ],
 )
 
 
-def format_of(name: str, path: Path) -> PredictionFormat:
-    """The format named (`auto`: `text` for a file of `{id, text}` items, else `mmae`)."""
-    if name == "auto":
-        from audioeval.benchmarks.sources.text_predictions import looks_like_text_predictions
+def format_of(name: str, path: Path) -> ChosenFormat:
+    """The format named, or (`auto`) the one registered format that matches the file."""
+    from audioeval.benchmarks.plugins import load_benchmarks
 
-        name = "text" if looks_like_text_predictions(path) else "mmae"
-    return PREDICTION_FORMATS.get(name, field="predictions_format")
+    load_benchmarks()
+    _readable(path)  # a missing or unreadable file is named before anything runs
+    if name != "auto":
+        return ChosenFormat(name, PREDICTION_FORMATS.get(name, field="predictions_format"), "named")
+    found = [(n, f) for n, f in PREDICTION_FORMATS.items() if f.matches(path)]
+    if len(found) == 1:
+        return ChosenFormat(found[0][0], found[0][1], "auto")
+    every = "; ".join(f"{n}: {f.expects}" for n, f in PREDICTION_FORMATS.items())
+    if not found:
+        item = first_json_item(path)
+        held = f"; its first item has the keys {sorted(item)}" if isinstance(item, dict) else ""
+        raise InputError(
+            f"the predictions file matches no predictions format ({every}){held}",
+            file=str(path),
+            field="predictions_format",
+        )
+    names = ", ".join(n for n, _ in found)
+    raise InputError(
+        f"the predictions file matches several predictions formats ({names}): name one with "
+        "--predictions-format (predictions_format in a run config)",
+        file=str(path),
+        field="predictions_format",
+    )

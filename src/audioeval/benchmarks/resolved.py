@@ -14,7 +14,7 @@ from typing import Any
 from audioeval.benchmarks.exporter_names import EXPORTERS
 from audioeval.benchmarks.plugins import broken_plugins_note, load_benchmarks, plugin_origins
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
-from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, get_task
+from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, default_scorers, get_task
 from audioeval.core.errors import InputError
 from audioeval.metrics.corpus import UNDECLARED, UNITS, CorpusMetric, get_metric
 from audioeval.metrics.judge_reliability import judges_of
@@ -60,10 +60,11 @@ class ResolvedBenchmark:
     @property
     def loader_checks_inputs(self) -> bool:
         """Whether the loader of this benchmark's source already checked every input clip a
-        sample names (`sources/loader.SOURCES_CHECKING_INPUTS`): the engine then reads none again."""
-        from audioeval.benchmarks.sources.loader import SOURCES_CHECKING_INPUTS
+        sample names (`SourceFormat.checks_inputs`): the engine then reads none again."""
+        from audioeval.benchmarks.sources.source_formats import contributed
 
-        return self.spec.source.type in SOURCES_CHECKING_INPUTS
+        reader = contributed(self.spec.source.type)
+        return reader is not None and reader.checks_inputs
 
     def signature(self) -> dict[str, Any]:
         """Every choice that moves this benchmark's numbers."""
@@ -75,7 +76,9 @@ class ResolvedBenchmark:
             # endpoint may change between runs like any endpoint; not `local_name`: which
             # folder under the data root holds the copy is, like the data root, where the
             # data is read from, and a copy holding other data changes the samples' hashes
-            "source": self.spec.source.model_dump(exclude={"decompose", "local_name"}),
+            "source": self.spec.source.model_dump(
+                exclude={"decompose", "local_name", *(() if self.spec.source.options else ("options",))}
+            ),
             "fields": self.spec.fields,
             "variables": self.spec.variables,
             "template": self.template.name,
@@ -166,7 +169,7 @@ def metric_units(scorers: list[Scorer], where: str) -> dict[str, str]:
 def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
     load_benchmarks()  # every benchmark's scorers, templates and exporters registered
     task = get_task(spec.task, where=where)
-    scorers_default, metrics_default, headline_default = task.scorers, task.metrics, task.headline
+    scorers_default, metrics_default, headline_default = default_scorers(task), task.metrics, task.headline
     if task.name == "asr":
         scorers_default, metrics_default, headline_default = asr_defaults_for(spec.language)
     template = load_template(spec.prompt or task.prompt)
@@ -182,6 +185,12 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
             args = {**args, "profile": spec.profile}
         args = _prompt_file_beside_spec(_runtime_beside_spec(args, where), where)
         scorers.append(_built(name, args, where=f"{where} scorers[{i}]"))
+    if not scorers:
+        raise InputError(
+            f"task {task.name} has no default scorers and no benchmark provides them: name them in `scorers`",
+            file=where,
+            field="scorers",
+        )
     renamed = profile_metric_names(scorers)
     if spec.metrics is not None:
         metric_names = [renamed.get(m, m) for m in spec.metrics]
@@ -233,7 +242,7 @@ def _default_scorers(spec: BenchmarkSpec, where: str) -> list[StepSpec]:
     if spec.scorers is not None:
         return list(spec.scorers)
     task = get_task(spec.task, where=where)
-    return list(asr_defaults_for(spec.language)[0] if task.name == "asr" else task.scorers)
+    return list(asr_defaults_for(spec.language)[0] if task.name == "asr" else default_scorers(task))
 
 
 def judges_spec(spec: BenchmarkSpec, where: str) -> bool:

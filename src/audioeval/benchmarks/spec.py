@@ -20,8 +20,6 @@ from audioeval.core.request_settings import checked_settings
 from audioeval.core.validation import describe_validation
 from audioeval.store.yaml_file import read_yaml_mapping
 
-SourceType = Literal["jsonl", "json", "csv", "folder", "hf", "hf_disk", "mmae"]
-"""`mmae`: an MMAE metadata file (JSON list or JSONL), read by `benchmarks/mmae/source.py`."""
 StepSpec = str | dict[str, dict[str, Any]]
 
 
@@ -53,7 +51,10 @@ class SourceSpec(_Strict):
     relative local path is taken from the spec file's folder, or from `data_root`. A local
     copy at `<data root>/<local_name>/` (default: the benchmark's name) is read in its place."""
 
-    type: SourceType
+    type: str = Field(
+        description="a generic type (jsonl, json, csv, folder, hf, hf_disk: read through `fields`) "
+        "or a file format a benchmark contributes (`sources/source_formats.py`)"
+    )
     path: str
     name: str | None = Field(None, description="Hugging Face dataset configuration")
     split: str | None = None
@@ -62,6 +63,11 @@ class SourceSpec(_Strict):
     labels_from: Literal["folder", "none"] = "none"
     streaming: bool = False
     decompose: DecomposeSpec | None = None
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="settings of a source type a benchmark contributes (its reader's own, e.g. the "
+        "key holding an answer); the generic types take none",
+    )
     local_name: str | None = Field(
         None,
         description="the folder under the data root that holds the local copy (default: the "
@@ -77,6 +83,16 @@ class SourceSpec(_Strict):
         description="the command that makes the local copy ($AUDIOEVAL_DATA stands for the data "
         "root): said when the data is missing; a hub source has one made from its name",
     )
+
+    @field_validator("type")
+    @classmethod
+    def _type(cls, v: str) -> str:
+        from audioeval.benchmarks.sources.source_formats import source_type_names
+
+        known = source_type_names()
+        if v not in known:
+            raise ValueError(f"unknown source type {v!r}: one of {', '.join(known)}")
+        return v
 
     @field_validator("local_name")
     @classmethod

@@ -23,12 +23,16 @@ class TaskDefaults:
     prompt: str
     postprocess: tuple[Any, ...]
     scorers: tuple[Any, ...]
+    """Its default scorers; empty where a benchmark provides them (`TASK_SCORERS`)."""
     metrics: tuple[str, ...]
     headline: str
     family: str
     """Its leaderboard: one of FAMILIES."""
     required_fields: tuple[str, ...] = ()
     output: str = "text"  # "text" | "audio"
+    answer_among_choices: bool = False
+    """Whether a sample's gold `answer` must be one of its `choices` (surrounding spaces
+    aside): a sample whose answer is not is bad input, refused naming file, id and field."""
 
 
 def _asr_scoring(language: str) -> tuple[tuple[Any, ...], tuple[str, ...], str]:
@@ -107,6 +111,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             "accuracy",
             "reasoning",
             ("question", "choices", "answer"),
+            answer_among_choices=True,
         ),
         TaskDefaults(
             "spoken_safety",
@@ -150,7 +155,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             "answer by an LLM judge reading the clip's description, needs --judge",
             "audio_chat",
             ("strip_think", "strip"),
-            ("airbench_chat",),
+            (),  # the benchmark providing the judge gives them (`Benchmark.task_scorers`)
             ("mean:chat_score", "mean:reference_score", "mean:win"),
             "mean:chat_score",
             "understanding",
@@ -224,7 +229,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             "IFR, CR and EM (× 100) per sample, needs --judge",
             "audio_edit",
             (),
-            ("mmae_rubrics",),
+            (),  # the benchmark providing the judge gives them (`Benchmark.task_scorers`)
             ("mean:ifr", "mean:cr", "mean:em"),
             "mean:ifr",
             "editing",
@@ -234,6 +239,21 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
     )
 }
 TASKS: Registry[TaskDefaults] = Registry("task", _TASK_DEFAULTS.items())
+
+TASK_SCORERS: Registry[tuple[Any, ...]] = Registry("default scorers of task")
+"""Task name -> the default scorers a benchmark provides for a task that has none of its own
+(a judge that lives with its benchmark); `benchmarks/plugins.py` registers them."""
+
+
+def default_scorers(task: TaskDefaults) -> tuple[Any, ...]:
+    """The scorers a spec of this task gets when it names none: the task's own, else those a
+    benchmark provides (`Benchmark.task_scorers`), else none (the spec must name them)."""
+    if task.scorers:
+        return task.scorers
+    from audioeval.benchmarks.plugins import load_benchmarks
+
+    load_benchmarks()
+    return TASK_SCORERS.find(task.name) or ()
 
 
 ONE_RIGHT_REPLY = ("asr", "ast", "classification", "spoken_qa", "mcq")

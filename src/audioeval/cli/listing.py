@@ -75,9 +75,16 @@ def _models() -> Table:
     for codec in BUILTIN_CODECS.values():
         t.add_row(codec.usage.split(" ", 1)[0].rstrip(","), "codec", codec.usage)
     t.add_row("replay:RUN/BENCHMARK/MODEL", "replay", "stored outputs of an earlier run")
-    t.add_row(
-        "predictions:FILE", "predictions", "the edited audio of an MMAE predictions file (task audio_edit)"
-    )
+    from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS, format_names
+
+    format_names()  # every benchmark's formats registered
+    for name, fmt in PREDICTION_FORMATS.items():
+        tasks = ", ".join(sorted(fmt.tasks))
+        t.add_row(
+            f"predictions:FILE ({name})",
+            "predictions",
+            f"{fmt.expects}: {fmt.output} output, matched {fmt.matching}; tasks {tasks}",
+        )
     return t
 
 
@@ -106,13 +113,13 @@ def _prompts() -> Table:
 
 
 def _tasks() -> Table:
-    from audioeval.benchmarks.tasks import TASKS
+    from audioeval.benchmarks.tasks import TASKS, default_scorers
 
     t = Table(title="Tasks")
     for col in ("task", "prompt", "scorers", "metrics", "description"):
         t.add_column(col, overflow="fold")
     for task in TASKS.values():
-        scorers = ", ".join(s if isinstance(s, str) else next(iter(s)) for s in task.scorers)
+        scorers = ", ".join(s if isinstance(s, str) else next(iter(s)) for s in default_scorers(task))
         t.add_row(task.name, task.prompt, scorers, ", ".join(task.metrics), task.description)
     return t
 

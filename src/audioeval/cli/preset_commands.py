@@ -168,6 +168,8 @@ def score_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
             done = run_preset(preset, values)
         out, engine = done.outcome, done.engine
         report_ignored_lines(engine.ignored_lines)
+        for line in engine.readings:
+            console.print(console_text(line), highlight=False)
         report_skipped(out.skipped)
         _print_figures(bench, out.figures)
         report_failed_outputs(out.failed_outputs, excluded=bool(values.get("exclude_missing")))

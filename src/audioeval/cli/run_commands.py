@@ -228,6 +228,18 @@ def run(
         "audio) out of the metrics, instead of counting them as wrong / fully deleted; still counted.",
     ),
     profile: str | None = typer.Option(None, "--profile", help=PROFILE_HELP),
+    predictions_format: str | None = typer.Option(
+        None,
+        "--predictions-format",
+        help="Format of the predictions:FILE models' files (audioeval list models names them); "
+        "default: the one format each file matches.",
+    ),
+    prediction_key: str | None = typer.Option(
+        None,
+        "--prediction-key",
+        help="Key holding the answer in the predictions:FILE models' files, where their format "
+        "has several candidate keys (a file holding several is refused without it).",
+    ),
     max_failed: opt.MaxFailedFlag = "0",
     no_probe: opt.NoProbe = False,
     executor: opt.Executor = "local",
@@ -242,7 +254,7 @@ def run(
     from audioeval.api import run_request
     from audioeval.engine.evaluate import EvalRequest
     from audioeval.engine.generation_settings import generation_of, with_endpoint_settings
-    from audioeval.engine.model_specs import parse_model_ref
+    from audioeval.engine.model_specs import parse_model_ref, with_predictions_settings
     from audioeval.engine.run_config import load_run_config
     from audioeval.store.run_lock import check_output_file
 
@@ -266,6 +278,7 @@ def run(
             )
         if not models:
             raise typer.BadParameter("no model given (--model or a config file)", param_hint="--model")
+        models = with_predictions_settings(models, predictions_format, prediction_key)
         models = _with_executor(models, executor, ray_address, ray_actors, ray_gpus_per_actor)
         models = with_endpoint_settings(models, timeout_s=timeout, concurrency=concurrency, api_key_env=api_key_env)
         generation = generation_of(
@@ -305,6 +318,8 @@ def run(
         # benchmarks first, then the engine, which writes the run's summary.json
         result = run_request(req, on_rubrics=lambda line: console.print(line, highlight=False))
     report_ignored_lines(result.ignored_lines)
+    for line in [*result.readings, *result.unpaired]:
+        console.print(console_text(line), highlight=False)
     for errors in [*result.skipped.values(), *result.model_skipped.values()]:
         report_skipped(errors)
     show_summary(result.summary, result.run_dir)

@@ -17,7 +17,7 @@ import gc
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from audioeval import __version__
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
+from audioeval.adapters.predictions import PredictionsFile
 from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge_prompt
@@ -39,7 +40,7 @@ from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.generation_settings import check_routed_settings, pair_generation
-from audioeval.engine.model_factory import build_adapter
+from audioeval.engine.model_factory import build_adapter, build_predictions
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.openai_model import OpenAIChatModel
 from audioeval.engine.pair_signature import (
@@ -179,6 +180,12 @@ class EvalResult:
     # its unreadable items), by pair: reported, not samples, so not failed work.
     model_skipped: dict[str, list[InputError]] = field(default_factory=dict)
     summary: RunSummary | None = None  # what the run's summary.json holds
+    # How each predictions file was read: format (named or the one it matches), answer key,
+    # matching rule (as its signature records them), one line per file.
+    readings: list[str] = field(default_factory=list)
+    # Each model left out of some benchmarks given (it serves none of their tasks), one line
+    # per model: what it serves and the benchmarks it was not run on; never silently absent.
+    unpaired: list[str] = field(default_factory=list)
 
 
 def _resolve_all(req: EvalRequest) -> list[ResolvedBenchmark]:
@@ -234,6 +241,38 @@ def _nothing_served(benches: list[ResolvedBenchmark], models: list[ModelConfig],
     )
     needed = "; ".join(f"{b.name} needs task {b.spec.task}" for b in benches)
     return f"no model serves the task of any benchmark given: {served}; {needed}"
+
+
+def _check_served(
+    benches: list[ResolvedBenchmark], models: list[ModelConfig], adapters: Mapping[str, ModelAdapter]
+) -> None:
+    """Every model given serves a benchmark given: one that serves none is an error naming
+    it, what it serves and what the benchmarks need, never a model silently absent from the
+    board. (A model serving some of them is paired with those.)"""
+    for m in models:
+        adapter = adapters.get(m.slug)
+        if adapter is None or any(serves(adapter, b.spec.task) for b in benches):
+            continue
+        tasks = sorted(getattr(adapter, "tasks", None) or ())
+        needed = "; ".join(f"{b.name} needs task {b.spec.task}" for b in benches)
+        how = f" ({adapter.describe()})" if isinstance(adapter, PredictionsFile) else ""
+        raise InputError(
+            f"model {m.name} serves no benchmark given: it serves {', '.join(tasks)}{how}; {needed}",
+            field="model",
+        )
+
+
+def _unpaired(
+    benches: list[ResolvedBenchmark], models: list[ModelConfig], adapters: Mapping[str, ModelAdapter]
+) -> list[str]:
+    """One line per model not run on some benchmarks given, naming them and what it serves."""
+    lines = []
+    for m in models:
+        left = [b.name for b in benches if not serves(adapters[m.slug], b.spec.task)]
+        if left:
+            tasks = ", ".join(sorted(getattr(adapters[m.slug], "tasks", None) or ()))
+            lines.append(f"{m.name} is not run on {', '.join(left)}: it serves {tasks} only")
+    return lines
 
 
 def serves(adapter: ModelAdapter, task: str) -> bool:
@@ -483,10 +522,15 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         or load_samples(b.spec, b.where, root=req.data_root, limit=req.limit)
         for b in benches
     }
+    read_now = {m.slug: build_predictions(m) for m in req.models if m.type == "predictions"}
+    _check_served(benches, req.models, read_now)  # files produced elsewhere: before anything is written
     run_dir = req.output_dir or default_output_dir(req)
     run_dir.mkdir(parents=True, exist_ok=True)
     cache = ResponseCache(req.cache_path or run_dir / CACHE_FILE) if req.use_cache else None
-    adapters = {m.slug: build_adapter(m, config=req.generation, cache=cache) for m in req.models}
+    adapters = {
+        m.slug: read_now.get(m.slug) or build_adapter(m, config=req.generation, cache=cache) for m in req.models
+    }
+    _check_served(benches, req.models, adapters)
     if req.sample_rate is not None:
         for adapter in adapters.values():
             if isinstance(adapter, OpenAIChatModel):
@@ -587,6 +631,8 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         exports=exports,
         model_skipped={f"{p.bench.name} · {p.model.name}": p.model_skipped for p in pairs if p.model_skipped},
         summary=run_summary,
+        readings=[a.describe() for a in adapters.values() if isinstance(a, PredictionsFile)],
+        unpaired=_unpaired(benches, req.models, adapters),
     )
 
 

@@ -8,7 +8,7 @@ from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.adapters.baselines import make_baseline
 from audioeval.adapters.generators import CodecModel, EspeakTts
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter
-from audioeval.adapters.predictions import PredictionsFile
+from audioeval.adapters.predictions import PredictionsFile, PredictionsReading
 from audioeval.adapters.replay import Replay
 from audioeval.benchmarks.prediction_formats import format_of
 from audioeval.core.errors import InputError
@@ -36,21 +36,36 @@ def build_adapter(
             cfg.name, cfg.codec or cfg.name, max_concurrency=cfg.concurrency if cfg.concurrency != 8 else 2
         )
     if cfg.type == "predictions":
-        path = Path(cfg.predictions or "").expanduser()
-        _refuse_empty(path)
-        fmt = format_of(cfg.predictions_format, path)
-        return PredictionsFile(
-            cfg.name,
-            path,
-            fmt.reader(cfg.prediction_key),
-            audio_root=Path(cfg.audio_root).expanduser() if cfg.audio_root else None,
-            tasks=fmt.tasks,
-            max_concurrency=cfg.concurrency,
-            output=fmt.output,
-        )
+        return build_predictions(cfg)
     if cfg.type == "replay":
         return Replay(cfg.name, Path(cfg.replay or "").expanduser())
     return make_baseline(cfg.baseline or cfg.name, name=cfg.name)
+
+
+def build_predictions(cfg: ModelConfig) -> PredictionsFile:
+    """A predictions file as a model, read now: a missing, unreadable or empty file, a format
+    that is not found or not the only one the file matches, or an ambiguous answer key is an
+    InputError naming the file before anything runs."""
+    try:
+        path = Path(cfg.predictions or "").expanduser()
+        _refuse_empty(path)
+        chosen = format_of(cfg.predictions_format, path)
+        adapter = PredictionsFile(
+            cfg.name,
+            path,
+            chosen.format.reader(cfg.prediction_key),
+            audio_root=Path(cfg.audio_root).expanduser() if cfg.audio_root else None,
+            tasks=chosen.format.tasks,
+            max_concurrency=cfg.concurrency,
+            output=chosen.format.output,
+            reading=PredictionsReading(chosen.name, chosen.how, chosen.format.matching),
+        )
+        adapter.load()
+    except InputError as exc:
+        where = exc.file or str(cfg.predictions)
+        raise InputError(f"model {cfg.name}: {exc.message}", file=where, line=exc.line,
+                         sample_id=exc.sample_id, field=exc.field) from None
+    return adapter
 
 
 def _refuse_empty(path: Path) -> None:

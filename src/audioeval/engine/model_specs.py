@@ -76,12 +76,13 @@ class ModelConfig(BaseModel):
     predictions: str | None = Field(None, description="predictions file (type predictions)")
     predictions_format: str = Field(
         "auto",
-        description="type predictions: a format registered in benchmarks/prediction_formats.py "
-        "(`audioeval list` names them), or auto (`format_of`: read from the file)",
+        description="type predictions: a format registered by a benchmark (`audioeval list models` "
+        "names them), or auto: the one format the file matches (an error when none or several do)",
     )
     prediction_key: str | None = Field(
         None,
-        description="type predictions, MMAR / MMAU: the key holding the answer (default: the benchmark's)",
+        description="type predictions: the key holding the answer, where the format has several "
+        "candidate keys (default: the one the file holds; several are an error)",
     )
     audio_root: str | None = Field(
         None, description="folder relative output paths start from (type predictions; default its folder)"
@@ -95,11 +96,11 @@ class ModelConfig(BaseModel):
     @field_validator("predictions_format")
     @classmethod
     def _predictions_format(cls, v: str) -> str:
-        from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
+        from audioeval.benchmarks.prediction_formats import format_names
 
-        if v != "auto" and v not in PREDICTION_FORMATS:
-            known = ", ".join(["auto", *PREDICTION_FORMATS.names()])
-            raise ValueError(f"unknown predictions format {v!r}: one of {known}")
+        known = format_names()
+        if v not in known:
+            raise ValueError(f"unknown predictions format {v!r}: one of {', '.join(known)}")
         return v
 
     @field_validator("name")
@@ -263,6 +264,29 @@ def parse_model_entry(entry: Any, where: str, index: int) -> ModelConfig:
     except ValidationError as exc:
         msg, loc = describe_validation(exc.errors(), ModelConfig.model_fields)
         raise InputError(msg, file=where, field=f"{field}.{loc}") from None
+
+
+def with_predictions_settings(
+    models: list[ModelConfig], predictions_format: str | None, prediction_key: str | None
+) -> list[ModelConfig]:
+    """The models with `--predictions-format` / `--prediction-key` applied to the predictions
+    models that name none; given without a predictions model, an error."""
+    update = {
+        k: v for k, v in (("predictions_format", predictions_format), ("prediction_key", prediction_key)) if v
+    }
+    if not update:
+        return models
+    if not any(m.type == "predictions" for m in models):
+        flags = ", ".join("--" + k.replace("_", "-") for k in update)
+        raise InputError(f"{flags}: no predictions:FILE model given", field="model")
+    out = []
+    for m in models:
+        if m.type != "predictions":
+            out.append(m)
+            continue
+        mine = {k: v for k, v in update.items() if k not in m.model_fields_set}
+        out.append(ModelConfig.model_validate({**m.model_dump(), **mine}) if mine else m)
+    return out
 
 
 def with_executor(

@@ -377,6 +377,15 @@ def _require_readable_inputs(sample: Sample) -> None:
         require_readable_file(ref.path, sample_id=sample.id, field=name)
 
 
+def _reads_inputs(ctx: PairContext) -> bool:
+    """Whether the engine checks a sample's input clips before asking: not when the loader
+    checked them itself, nor for a model that never reads them (a predictions file, a replay:
+    its answers are stored, so a text-only copy of a benchmark, clips absent, is scored)."""
+    if ctx.bench.loader_checks_inputs:
+        return False
+    return getattr(ctx.adapter, "reads_input_audio", True)
+
+
 @dataclass
 class PairContext:
     """What every sample of one benchmark × model pair shares."""
@@ -405,7 +414,7 @@ async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
         ctx.audio_dir.mkdir(parents=True, exist_ok=True)
         audio_out = str(ctx.audio_dir / f"{hashlib.sha256(sample.id.encode()).hexdigest()[:16]}.wav")
     try:  # an unreadable input clip fails its sample before any model (a baseline too) is asked
-        if sample.audio and not ctx.bench.loader_checks_inputs:  # a loader that checks its clips: not again
+        if sample.audio and _reads_inputs(ctx):
             await asyncio.to_thread(_require_readable_inputs, sample)
     except AudioError as exc:
         return rec.failed(f"input: {exc}", FailureKind.INPUT, exc.as_record())

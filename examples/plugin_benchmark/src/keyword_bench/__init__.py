@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 from audioeval.benchmarks.contract import Benchmark
+from keyword_bench.formats import PREDICTION_FORMATS, SOURCE_TYPES
 from keyword_bench.scorer import KeywordHitScorer
 
 BENCHMARK = Benchmark(
@@ -12,4 +13,6 @@ BENCHMARK = Benchmark(
     description="captions of three tiny clips, scored by the keywords they contain",
     specs=resources.files(__name__).joinpath("specs"),
     scorers={"keyword_hit": KeywordHitScorer},
+    source_types=SOURCE_TYPES,  # its data file format, named in the spec's `source.type`
+    prediction_formats=PREDICTION_FORMATS,  # its file of captions produced elsewhere
 )

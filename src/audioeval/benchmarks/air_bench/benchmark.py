@@ -32,4 +32,5 @@ BENCHMARK = Benchmark(
         "airbench_chat": DeferredFactory(_chat_judge),
     },
     template_folders=(("audioeval.benchmarks.air_bench", "templates"),),
+    task_scorers={"audio_chat": ("airbench_chat",)},
 )

@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.contract import Benchmark
+from audioeval.benchmarks.mcq.definitions import BENCHMARKS, McqBenchmark
 from audioeval.benchmarks.mcq.predict_preset import PREDICT
 from audioeval.benchmarks.mcq.preset import SCORE
+from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, json_items
+from audioeval.benchmarks.sources.source_formats import SourceFormat, SourceRequest
 from audioeval.scoring.base import DeferredFactory
 
 
@@ -41,12 +44,58 @@ def _rubric_scorer() -> Any:
     return McqRubricScorer
 
 
+def _answers(bench: McqBenchmark) -> Any:
+    def reader(key: str | None) -> Loader:
+        from audioeval.benchmarks.mcq.loading import answers_by_id
+
+        return answers_by_id(bench.name, key)
+
+    return reader
+
+
+def _matches(bench: McqBenchmark) -> Any:
+    """Its items: choices, the gold answer, one of its prediction keys and its required
+    breakdown fields (what tells an MMAR file from an MMAU one)."""
+    needed = ("choices", "answer", *(a.field for a in bench.axes if a.required))
+
+    def matches(item: Any) -> bool:
+        return (
+            isinstance(item, dict)
+            and all(k in item for k in needed)
+            and any(k in item for k in bench.prediction_keys)
+        )
+
+    return matches
+
+
+def _items(bench: McqBenchmark) -> SourceFormat:
+    def read(asked: SourceRequest) -> Any:
+        from audioeval.benchmarks.mcq.source import read_mcq_samples
+
+        return read_mcq_samples(asked, bench)
+
+    return SourceFormat(read, f"an {bench.name.upper()} file whose items carry the model's answer")
+
+
+def _format(bench: McqBenchmark) -> PredictionFormat:
+    keys = " or ".join(bench.prediction_keys)
+    return PredictionFormat(
+        _answers(bench),
+        "text",
+        frozenset({"mcq"}),
+        json_items(_matches(bench)),
+        f"{bench.name.upper()} items (choices, answer) with the model's answer under {keys}",
+    )
+
+
 BENCHMARK = Benchmark(
     name="mmar_mmau",
     description="MMAR and MMAU: multiple-choice audio reasoning, official-exact and robust",
     specs=resources.files("audioeval.benchmarks.mcq").joinpath("specs"),
     scorers={"mmar_rubrics": DeferredFactory(_rubric_scorer)},
     exporters={"mcq_score": _write_exports, "mcq_predictions": _write_predictions},
+    source_types={bench.name: _items(bench) for bench in BENCHMARKS.values()},
+    prediction_formats={bench.name: _format(bench) for bench in BENCHMARKS.values()},
     presets=(SCORE, PREDICT),
     console_table=_console_table,
 )

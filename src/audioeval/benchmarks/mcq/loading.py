@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from audioeval.adapters.predictions import PredictionsRead
 from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
 from audioeval.core.errors import InputError
 from audioeval.store.json_items import read_bytes, read_items
@@ -40,12 +41,24 @@ class McqFile:
     jsonl: bool
 
 
-def resolve_prediction_key(records: list[Any], keys: tuple[str, ...]) -> str | None:
-    """The first candidate key that at least one item has."""
-    for key in keys:
-        if any(isinstance(r, dict) and key in r for r in records):
-            return key
-    return None
+def present_keys(records: list[Any], keys: tuple[str, ...]) -> list[str]:
+    """The candidate keys that at least one item has, in the benchmark's order."""
+    return [key for key in keys if any(isinstance(r, dict) and key in r for r in records)]
+
+
+def resolve_prediction_key(records: list[Any], keys: tuple[str, ...], file: str | None = None) -> str | None:
+    """The one candidate key the items have (None: none has any). Items holding several
+    candidate keys are an error listing them: which one is the answer is the user's choice
+    (`--prediction-key`), never a silent one."""
+    found = present_keys(records, keys)
+    if len(found) > 1:
+        raise InputError(
+            f"the items hold several candidate prediction keys ({', '.join(repr(k) for k in found)}): "
+            "name the one holding the answer with --prediction-key (prediction_key in a run config)",
+            file=file,
+            field="prediction_key",
+        )
+    return found[0] if found else None
 
 
 def _text(obj: dict[str, Any], name: str, where: dict[str, Any], *, nullable: bool = False) -> Any:
@@ -126,7 +139,11 @@ def _load(
 ) -> McqFile:
     file = str(path)
     pairs, jsonl = read_items(path, "predictions" if require_predictions else "metadata", raw)
-    key = prediction_key or resolve_prediction_key([o for o, _ in pairs], bench.prediction_keys)
+    key = prediction_key
+    if key is None and require_predictions:
+        key = resolve_prediction_key([o for o, _ in pairs], bench.prediction_keys, file)
+    elif key is None:  # metadata: no answer is scored from it
+        key = next(iter(present_keys([o for o, _ in pairs], bench.prediction_keys)), None)
     if require_predictions and key is None:
         raise InputError(
             f"no item has a prediction under {' or '.join(repr(k) for k in bench.prediction_keys)}"
@@ -158,14 +175,14 @@ def _load(
     return McqFile(Path(path), items, key, jsonl)
 
 
-def answers_by_id(
-    benchmark: str, key: str | None
-) -> Callable[[Path], tuple[dict[str, str], list[InputError]]]:
+def answers_by_id(benchmark: str, key: str | None) -> Callable[[Path], PredictionsRead]:
     """The reader of each id's answer text in an MMAR / MMAU predictions file (the
-    `predictions:` model of `mcq score`); `key` the prediction key (None: the benchmark's own)."""
+    `predictions:` model of `mcq score` and `run`); `key` the prediction key (None: the one
+    candidate key of the benchmark that the items hold; several are an error)."""
 
-    def load(path: Path) -> tuple[dict[str, str], list[InputError]]:
+    def load(path: Path) -> PredictionsRead:
         file = load_mcq_file(path, get_benchmark(benchmark), prediction_key=key)
-        return {item.id: item.prediction for item in file.items if item.prediction is not None}, []
+        answers = {item.id: item.prediction for item in file.items if item.prediction is not None}
+        return PredictionsRead(answers, [], file.prediction_key)
 
     return load

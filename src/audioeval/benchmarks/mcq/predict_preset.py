@@ -20,11 +20,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.mcq.definitions import BENCHMARKS
 from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.errors import InputError
 
 OPTIONS = (
-    PresetOption("benchmark", "--benchmark", str, choices=("mmar", "mmau"), help="mmar or mmau."),
+    PresetOption(
+        "benchmark", "--benchmark", str, choices=tuple(BENCHMARKS.names()), help=" or ".join(BENCHMARKS.names()) + "."
+    ),
     PresetOption("audio_root", "--audio-root", Path, help="Folder the metadata's audio paths are relative to."),
     PresetOption(
         "output", "--output", Path, help="Predictions file to write (.jsonl or .json), read by `mcq score`."

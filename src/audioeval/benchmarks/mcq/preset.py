@@ -2,8 +2,10 @@
 ways (official token match, robust choice reading), and with `--rubrics` MMAR-Rubrics.
 
 The plan reads and checks the predictions file itself (`loading.py`; the first bad item is
-an error naming file, line, id and field, before anything is written) and hands the engine
-its samples (`source.py`, with the rubric plan of `--rubrics`): a `predictions` model answers
+an error naming file, line, id and field, before anything is written) and names it as the
+benchmark's source, of this benchmark's own source type (`mmar` / `mmau`, `source.py`, with
+the answer key and the rubric settings of `--rubrics` as its options): the engine loads it as
+it loads any benchmark's source; a `predictions` model answers
 each item with its stored answer; the scorers are `mcq_match` and `mcq_robust`, and with
 `--rubrics` the `mmar_rubrics` judged scorer on the run judge (the shared `judge` options,
 with its seed and `max_tokens`). A rerun into the same folder keeps the records of items
@@ -21,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.mcq.definitions import BENCHMARKS
 from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
@@ -33,7 +36,9 @@ RESULTS_FILE = Path("rubrics") / "results.jsonl"
 SCORE_ALIASES = {"--bootstrap": "--resamples", "--judge-base-urls": "--judge", "--judge-cache": "--cache"}
 
 OPTIONS = (
-    PresetOption("benchmark", "--benchmark", str, choices=("mmar", "mmau"), help="mmar or mmau."),
+    PresetOption(
+        "benchmark", "--benchmark", str, choices=tuple(BENCHMARKS.names()), help=" or ".join(BENCHMARKS.names()) + "."
+    ),
     PresetOption(
         "predictions", "--predictions", Path,
         help="The benchmark's metadata (JSON list or JSONL) with the model's answer added to each item.",
@@ -127,9 +132,8 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     """The predictions file read and checked, as the samples of an `mmar`/`mmau` run."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.benchmarks.mcq.loading import load_mcq_file
-    from audioeval.benchmarks.mcq.rubric_plan import load_rubric_meta, plan_rubrics
-    from audioeval.benchmarks.mcq.source import mcq_samples, score_spec
-    from audioeval.benchmarks.sources.loader import SampleSet
+    from audioeval.benchmarks.mcq.source import rubric_plan as plan_of
+    from audioeval.benchmarks.mcq.source import score_spec
     from audioeval.store.file_digest import file_sha256
     from audioeval.store.json_items import gc_paused
 
@@ -141,14 +145,16 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     predictions = Path(values["predictions"])
     with gc_paused():  # many small acyclic objects: collector passes only cost time
         file = load_mcq_file(predictions, bench, prediction_key=values.get("prediction_key"))
-    rubric_plan = None
+    options: dict[str, Any] = {"prediction_key": file.prediction_key}  # the source type's (`source.py`)
     if rubrics:
-        meta = load_rubric_meta(values["rubric_meta"]) if values.get("rubric_meta") else None
-        rubric_plan = plan_rubrics(file.items, str(predictions), meta)
+        options["rubrics"] = True
+        if values.get("rubric_meta"):
+            options["rubric_meta"] = str(Path(values["rubric_meta"]).expanduser().resolve())
+    rubric_plan = plan_of(file, options)
     scorer = (
         {"votes": values["judge_votes"], "max_attempts": values["judge_max_attempts"]} if rubrics else None
     )
-    spec = score_spec(bench, predictions, jsonl=file.jsonl, rubric_scorer=scorer)
+    spec = score_spec(bench, predictions, options, rubric_scorer=scorer)
     model = {
         "name": MODEL_NAME,
         "type": "predictions",
@@ -167,7 +173,6 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         spec,
         str(predictions),
         model,
-        samples=SampleSet(mcq_samples(file, rubric_plan), [], str(predictions)),
         rescore_changed_samples=True,
         export_info={"mcq": source},  # export.RUN_INFO_KEY
         judge={"max_tokens": values["judge_max_tokens"], "seed": values["judge_seed"]} if rubrics else None,

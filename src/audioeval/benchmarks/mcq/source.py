@@ -1,4 +1,7 @@
-"""An MMAR / MMAU predictions file as the samples of a run (`mcq score` on the run engine).
+"""An MMAR / MMAU predictions file as the samples of a run (`mcq score` on the run engine): the
+source types `mmar` and `mmau` that this benchmark contributes (`benchmark.py`), read by the
+loader as any benchmark's own source type is, with the spec's `source.options`
+(`prediction_key`, and for `--rubrics` `rubrics` and `rubric_meta`).
 
 The file is read and validated by `loading.py` (the first bad item is an error naming file,
 line, id and field). Each item becomes a Sample with the fields scoring needs and the
@@ -14,10 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
-from audioeval.benchmarks.mcq.loading import McqFile, McqItem
-from audioeval.benchmarks.mcq.rubric_plan import RubricPlan
+from audioeval.benchmarks.mcq.loading import McqFile, McqItem, load_mcq_file
+from audioeval.benchmarks.mcq.rubric_plan import RubricPlan, load_rubric_meta, plan_rubrics
+from audioeval.benchmarks.sources.source_formats import SourceRequest
 from audioeval.benchmarks.spec import BenchmarkSpec, BreakdownGroups, SourceSpec
+from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
+from audioeval.store.json_items import gc_paused
+
+OPTIONS = ("prediction_key", "rubrics", "rubric_meta")
+"""The `source.options` of the `mmar` and `mmau` source types."""
 
 SCORE_METRICS = ("accuracy", "mean:robust_correct", "mean:unparseable")
 """`mcq score`'s metrics: official accuracy, robust accuracy, robust's unparseable share."""
@@ -43,8 +52,30 @@ def mcq_samples(file: McqFile, plan: RubricPlan | None = None) -> list[Sample]:
     return [item_sample(item, where, rubrics.get(item.id)) for item in file.items]
 
 
+def rubric_plan(file: McqFile, options: dict[str, Any] | Any) -> RubricPlan | None:
+    """The judge's inputs of `--rubrics` (None without it)."""
+    if not options.get("rubrics"):
+        return None
+    meta = load_rubric_meta(options["rubric_meta"]) if options.get("rubric_meta") else None
+    return plan_rubrics(file.items, str(file.path), meta)
+
+
+def read_mcq_samples(asked: SourceRequest, bench: McqBenchmark) -> tuple[list[Sample], list[InputError]]:
+    """The samples of an MMAR / MMAU predictions file (source type `mmar` / `mmau`)."""
+    unknown = sorted(set(asked.options) - set(OPTIONS))
+    if unknown:
+        raise InputError(
+            f"unknown option(s) {', '.join(unknown)} of source type {bench.name}: {', '.join(OPTIONS)}",
+            field="source.options",
+        )
+    with gc_paused():  # many small acyclic objects: collector passes only cost time
+        file = load_mcq_file(asked.path, bench, prediction_key=asked.options.get("prediction_key"))
+        samples = mcq_samples(file, rubric_plan(file, asked.options))
+    return (samples[: asked.limit] if asked.limit is not None else samples), []
+
+
 def score_spec(
-    bench: McqBenchmark, predictions: Path, *, jsonl: bool, rubric_scorer: dict[str, Any] | None
+    bench: McqBenchmark, predictions: Path, options: dict[str, Any], *, rubric_scorer: dict[str, Any] | None
 ) -> BenchmarkSpec:
     """The run spec of `mcq score`: official (`mcq_match` on the raw answer) and robust
     (`mcq_robust`, with its unparseable share) scorers, like lm-eval's strict and flexible
@@ -60,7 +91,7 @@ def score_spec(
     return BenchmarkSpec(
         name=bench.name,
         task="mcq",
-        source=SourceSpec(type="jsonl" if jsonl else "json", path=str(predictions.expanduser().resolve())),
+        source=SourceSpec(type=bench.name, path=str(predictions.expanduser().resolve()), options=options),
         taxonomy=[axis.name for axis in bench.axes],
         groups={axis.name: BreakdownGroups(fixed=list(axis.fixed), order="first_seen") for axis in bench.axes},
         failed_outputs="excluded",

@@ -117,6 +117,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         "name": values.get("name") or MODEL,
         "type": "predictions",
         "predictions": str(_absolute(values["predictions"])),
+        "predictions_format": "mmae",
         "audio_root": str(_root(values)),
     }
     return PresetPlan(spec, metadata, model)

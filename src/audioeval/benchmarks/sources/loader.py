@@ -16,15 +16,11 @@ from pathlib import Path
 from audioeval.benchmarks.sources.folder import read_folder
 from audioeval.benchmarks.sources.manifest import read_rows
 from audioeval.benchmarks.sources.records_to_samples import RowMapping, path_resolver
+from audioeval.benchmarks.sources.source_formats import SourceRequest, contributed
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.store.file_digest import file_sha256
-
-SOURCES_CHECKING_INPUTS = frozenset({"mmae"})
-"""Source types whose loader checks the clips of each sample itself (MMAE's loader checks the
-clips its rubrics name and skips a sample with a missing one), so the engine does not read
-them again before asking the model."""
 
 
 @dataclass
@@ -34,7 +30,7 @@ class SampleSet:
     samples: list[Sample]
     skipped: list[InputError] = field(default_factory=list)
     location: str = ""
-    source_sha256: str | None = None  # content hash of a one-file source whose every byte counts (MMAE)
+    source_sha256: str | None = None  # content hash of a one-file source read by its own reader
 
 
 def data_root(explicit: Path | None = None) -> Path | None:
@@ -110,15 +106,20 @@ def load_samples(
     root = data_root(root)
     src = _local_copy(spec, root, spec_file) or spec.source
     limit = limit or spec.limit
-    if src.type == "mmae":
-        from audioeval.benchmarks.mmae.source import load_mmae_samples
-
-        meta = _resolve_path(src.path, spec_dir, root)
-        audio_base = _resolve_path(src.audio_root, spec_dir or meta.parent, root) if src.audio_root else None
-        samples, skipped = load_mmae_samples(meta, audio_root=audio_base, limit=limit)
+    reader = contributed(src.type)
+    if reader is not None:  # a benchmark's own file format, read by its own reader
+        data = _resolve_path(src.path, spec_dir, root)
+        clips = _resolve_path(src.audio_root, spec_dir or data.parent, root) if src.audio_root else None
+        samples, skipped = reader.read(SourceRequest(data, clips, limit, dict(src.options)))
         if not samples and not skipped:
-            raise InputError("the benchmark has no samples", file=str(meta))
-        return SampleSet(samples, skipped, str(meta), file_sha256(meta))
+            raise InputError("the benchmark has no samples", file=str(data))
+        return SampleSet(samples, skipped, str(data), file_sha256(data))
+    if src.options:
+        raise InputError(
+            f"source type {src.type} takes no options (they are settings of a benchmark's own reader)",
+            file=spec_file,
+            field="source.options",
+        )
     if src.type in ("hf", "hf_disk"):
         from audioeval.benchmarks.sources import hf
         from audioeval.benchmarks.sources.missing_data import how_to_get
@@ -157,7 +158,9 @@ def load_samples(
         if src.audio_root:
             audio_base = _resolve_path(src.audio_root, spec_dir or path_obj.parent, root)
         resolver = path_resolver(audio_base)
-    mapping = RowMapping(location, spec.fields, spec.taxonomy, resolver, _constants(spec), _required(spec))
+    mapping = RowMapping(
+        location, spec.fields, spec.taxonomy, resolver, _constants(spec), _required(spec), _gold_among_choices(spec)
+    )
     return _collect(rows, mapping, limit)
 
 
@@ -169,6 +172,13 @@ def _required(spec: BenchmarkSpec) -> tuple[str, ...]:
     if spec.source.decompose is not None:
         required = tuple(f for f in required if f != "rubric")
     return required
+
+
+def _gold_among_choices(spec: BenchmarkSpec) -> bool:
+    from audioeval.benchmarks.tasks import TASKS
+
+    task = TASKS.find(spec.task)
+    return task is not None and task.answer_among_choices
 
 
 def _constants(spec: BenchmarkSpec) -> dict[str, object]:

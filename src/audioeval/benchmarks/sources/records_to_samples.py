@@ -64,6 +64,9 @@ class RowMapping:
     constants: Mapping[str, Any] = field(default_factory=dict)
     required: tuple[str, ...] = ()
     """The fields the task needs (`TaskDefaults.required_fields`): a row without one is skipped."""
+    answer_among_choices: bool = False
+    """The task's gold answer is one of the choices (`TaskDefaults.answer_among_choices`): a row
+    whose answer is not contradicts itself and is skipped, never scored."""
 
     def column(self, row: Mapping[str, Any], name: str) -> str | None:
         """The column holding field `name`: the mapped one (or, when a local copy uses the
@@ -134,6 +137,8 @@ class RowMapping:
                 raise InputError(
                     f"missing field {col!r}: the task needs its {name}", sample_id=sid, field=col
                 )
+        if self.answer_among_choices:
+            self._check_gold(row, values, sid)
         groups = {}
         for key in self.taxonomy:
             mapped = self.fields.get(key)
@@ -141,6 +146,21 @@ class RowMapping:
             if row.get(col) is not None:
                 groups[key] = str(row[col])
         return Sample(sid, audio, values, groups, self.source)
+
+    def _check_gold(self, row: Mapping[str, Any], values: Mapping[str, Any], sid: str) -> None:
+        answer, choices = values.get("answer"), values.get("choices")
+        if not isinstance(answer, str) or not isinstance(choices, list) or not choices:
+            return
+        texts = {c.strip() for c in choices if isinstance(c, str)}  # a blank cell (None) is no choice
+        if answer.strip() not in texts:
+            mapped = self.fields.get("answer")
+            col = mapped if isinstance(mapped, str) else (self.column(row, "answer") or "answer")
+            raise InputError(
+                f"the gold answer {answer!r} is not one of the item's {len(texts)} choices",
+                file=self.source,
+                sample_id=sid,
+                field=col,
+            )
 
     def joined(self, row: Mapping[str, Any], name: str, columns: list[str], sid: str) -> list[str | None]:
         """Field `name`'s cells, one per column in order: the text, or None for an empty, null

@@ -13,7 +13,6 @@ benchmark does not have answers no sample and is reported; a sample with no item
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,26 +21,6 @@ from audioeval.core.model_output import answer_too_long
 from audioeval.store.json_items import read_items
 
 ID, TEXT = "id", "text"
-
-
-def looks_like_text_predictions(path: Path) -> bool:
-    """Whether the file's first item is `{id, text}` (how `predictions:FILE` tells a text
-    predictions file from an MMAE one), read from its first line when that holds a whole
-    object (JSONL), else from the whole file; False when it cannot be read (the chosen reader
-    then says why)."""
-    try:
-        with path.open("rb") as f:
-            head = f.readline(1 << 20).decode("utf-8-sig").strip()
-        first: Any = json.loads(head) if head.startswith("{") else None
-    except (OSError, ValueError):
-        first = None
-    if first is None:
-        try:
-            items, _ = read_items(path, "predictions")
-        except InputError:
-            return False
-        first = items[0][0] if items else None
-    return isinstance(first, dict) and TEXT in first
 
 
 def _id(item: dict[str, Any]) -> str | None:
