@@ -26,6 +26,7 @@ from audioeval.core.generation import Generation
 from audioeval.core.redact import excerpt, redact
 from audioeval.engine.endpoint_auth import request_url
 from audioeval.engine.endpoint_pool import EndpointPool
+from audioeval.store.bounded_json import loads
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 CONNECTION_ERRORS = (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError)
@@ -48,13 +49,13 @@ ReplyParser = Callable[[bytes], str]
 
 
 def chat_reply_text(raw: bytes) -> str:
-    return reply_text(json.loads(raw))
+    return reply_text(loads(raw))
 
 
 def chat_reply_first_token(raw: bytes) -> str:
     """The reply to a request with `logprobs`: its text and first token's top logprobs, as a
     JSON text (what a `Generation` carries and the response cache stores)."""
-    return json.dumps(reply_first_token(json.loads(raw)), ensure_ascii=False)
+    return json.dumps(reply_first_token(loads(raw)), ensure_ascii=False)
 
 
 class ChatClient:

@@ -21,7 +21,6 @@ a bearer token and never appears in a message.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ import aiohttp
 from audioeval.core.errors import EndpointUnusable
 from audioeval.core.redact import excerpt, register_secret
 from audioeval.engine.endpoint_auth import endpoint_auth, request_url
+from audioeval.store.bounded_json import loads
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -59,7 +59,7 @@ def _warn_stderr(message: str) -> None:
 def _served_models(body: bytes) -> list[str] | None:
     """The model ids of a `/models` answer; None when the body is not such a JSON object."""
     try:
-        data = json.loads(body)
+        data = loads(body)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict):

@@ -50,6 +50,7 @@ from audioeval.engine.cached_judge import through_cache
 from audioeval.engine.chat_client import CONNECTION_ERRORS, RETRYABLE_STATUS
 from audioeval.engine.endpoint_pool import Endpoint, EndpointPool
 from audioeval.engine.openai_model import _audio_decodes, generation_output
+from audioeval.store.bounded_json import loads
 from audioeval.store.response_cache import ResponseCache, request_key
 
 
@@ -231,7 +232,7 @@ class RealtimeModel:
             reply = TurnReply()
             async for msg in ws:
                 if msg.type == aiohttp.WSMsgType.TEXT:
-                    reply.feed(json.loads(msg.data))
+                    reply.feed(loads(msg.data))
                     if reply.done:
                         return reply
                 elif msg.type == aiohttp.WSMsgType.ERROR:

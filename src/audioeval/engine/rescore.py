@@ -39,6 +39,7 @@ from audioeval.scoring.hook_guard import checked_signature
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
+from audioeval.store.bounded_json import loads
 from audioeval.store.json_file import read_json_object, read_sample_ids
 from audioeval.store.records import record_problem
 from audioeval.store.run_lock import hold_run_lock
@@ -119,7 +120,7 @@ def _line_record(text: str) -> tuple[dict[str, Any] | None, str | None]:
     if "\x00" in text or "\ufffd" in text:
         return None, "damaged line (NUL or undecodable bytes)"
     try:
-        raw = json.loads(text)
+        raw = loads(text)
     except ValueError:
         return None, "not a JSON object (cut short or damaged)"
     if not isinstance(raw, dict):

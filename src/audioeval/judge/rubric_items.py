@@ -30,7 +30,6 @@ the detail, so rescoring re-reads the stored answers with no judge call.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -48,6 +47,7 @@ from audioeval.postprocess.yes_no import read_label, yes_no_answer
 from audioeval.prompts.templates import PromptTemplate, render
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
+from audioeval.store.bounded_json import loads
 
 SCORER_NAME = "rubric_items"
 PROMPT_VERSION = "rubric-items-v1"
@@ -78,7 +78,7 @@ def rubric_of(sample: Sample, field: str, *, empty_questions: bool = False) -> l
     raw = sample.get(field)
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = loads(raw)
         except ValueError:
             raise InputError("not a JSON list of items", sample_id=sample.id, field=field) from None
     if not isinstance(raw, list) or not raw:

@@ -15,13 +15,13 @@ the run folder (`--output-dir`, default `OUTPUT.run/`); the `mcq_predictions` ex
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.errors import InputError
+from audioeval.store.bounded_json import loads
 
 OPTIONS = (
     PresetOption("benchmark", "--benchmark", str, choices=("mmar", "mmau"), help="mmar or mmau."),
@@ -116,7 +116,7 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
 
     from audioeval.benchmarks.mcq.predict_export import SUMMARY_FILE
 
-    s = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
+    s = loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
     note = (
         f"{s['answered']}/{s['items']} answered ({s['failed']} without an answer: see the records "
         f"in {escape(str(folder))}). Predictions: {escape(str(s['output']))}"

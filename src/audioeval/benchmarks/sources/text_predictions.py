@@ -13,12 +13,12 @@ benchmark does not have answers no sample and is reported; a sample with no item
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.core.model_output import answer_too_long
+from audioeval.store.bounded_json import loads
 from audioeval.store.json_items import read_items
 
 ID, TEXT = "id", "text"
@@ -32,7 +32,7 @@ def looks_like_text_predictions(path: Path) -> bool:
     try:
         with path.open("rb") as f:
             head = f.readline(1 << 20).decode("utf-8-sig").strip()
-        first: Any = json.loads(head) if head.startswith("{") else None
+        first: Any = loads(head) if head.startswith("{") else None
     except (OSError, ValueError):
         first = None
     if first is None:
