@@ -44,7 +44,7 @@ def read_json_records(path: str | Path, what: str) -> list[Any]:
         data = loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
-            f"malformed JSON ({exc.msg} at column {exc.colno})", file=str(p), line=exc.lineno
+            f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", file=str(p)
         ) from exc
     if not isinstance(data, list):
         raise InputError(f"{what} must be a JSON list of objects, got {type(data).__name__}", file=str(p))
