@@ -21,6 +21,7 @@ import aiohttp
 from pydantic import Field
 
 from audioeval.adapters.openai_chat import reply_first_token, reply_text
+from audioeval.core.bounds import MAX_SECONDS
 from audioeval.core.errors import EndpointsUnreachable
 from audioeval.core.generation import Generation
 from audioeval.core.redact import excerpt, redact
@@ -38,6 +39,7 @@ UnreachableAfterS = Annotated[
     Field(
         UNREACHABLE_AFTER_S,
         gt=0,
+        le=MAX_SECONDS,
         allow_inf_nan=False,
         exclude=True,
         description="stop the run when every endpoint has failed by connection this long (a rerun resumes)",
