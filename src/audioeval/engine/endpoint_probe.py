@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import aiohttp
@@ -153,6 +153,14 @@ async def check_endpoints(
     async with aiohttp.ClientSession(timeout=timeout) as session:
         prober = _Prober(session, api_key, api_key_env, key_header, query)
         checks = await asyncio.gather(*(prober.check(u, model, api_path) for u in urls))
+    return keep_usable(checks, role, warn)
+
+
+def keep_usable(
+    checks: Sequence[EndpointCheck], role: str, warn: Callable[[str], None] = _warn_stderr
+) -> list[str]:
+    """The usable endpoints of `checks`, warning about the others; `EndpointUnusable`, naming
+    each endpoint's reason, when none is usable (every check of an endpoint ends here)."""
     bad = [c for c in checks if not c.usable]
     if len(bad) == len(checks):
         reasons = "; ".join(f"{c.url}: {c.problem}" for c in bad)

@@ -652,7 +652,7 @@ async def _check_endpoints(
                 judged = judged or needs_judge(bench)
     for slug in sorted(asked):
         adapter = adapters[slug]
-        if isinstance(adapter, OpenAIChatModel):
+        if isinstance(adapter, OpenAIChatModel | RealtimeModel):
             await adapter.check_endpoints()
     judge = req.judge
     if judge is None or not judged:
