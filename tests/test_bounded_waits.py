@@ -166,3 +166,79 @@ def test_a_rescore_stopped_after_its_first_pair_leaves_the_folder_as_it_was(
         assert {s.get("profile") for s in json.loads(sig.read_text())["benchmark"]["scorers"]} == {
             "ultraeval"
         }
+
+
+# --- every judged scorer: a judge call that timed out is a counted failure, never a score ---
+
+
+def _judged_scorers() -> list[str]:
+    from audioeval.benchmarks.plugins import load_benchmarks
+    from audioeval.core.errors import OptionalDependencyError
+    from audioeval.scoring.base import SCORERS, build_scorer
+    from audioeval.scoring.judged import is_judged
+
+    load_benchmarks()
+    names = []
+    for name in SCORERS.names():
+        try:
+            scorer = build_scorer(name, where="test")
+        except OptionalDependencyError:  # a metric model that is not installed: not judged
+            continue
+        if is_judged(scorer):
+            names.append(name)
+    return sorted(names)
+
+
+def test_the_judged_scorers_are_found() -> None:
+    assert {"qa_judge", "mmae_rubrics", "mmar_rubrics", "anyaudio_items", "rubric_items"} <= set(
+        _judged_scorers()
+    )
+
+
+FIELDS: dict[str, dict[str, Any]] = {
+    "mmar_rubrics": {"rubric": [{"name": "steps", "scoring_point": "reasons", "choices": [0, 1]}]},
+}
+"""Sample fields a scorer reads under a name another scorer reads differently."""
+
+
+def _sample_for(name: str, tmp_path: Path) -> tuple[Any, Any]:
+    from audioeval.core.messages import AudioRef
+    from audioeval.core.sample import Sample
+    from audioeval.scoring.base import Prediction
+
+    wav = tmp_path / "a.wav"
+    tone_wav(wav, 440, seconds=0.3)
+    prediction = Prediction("yes", "yes", audio_path=str(wav))
+    if name == "mmae_rubrics":
+        from audioeval.benchmarks.mmae.source import load_mmae_samples
+        from audioeval.benchmarks.mmae.synthetic import write_synthetic_set
+
+        synthetic = write_synthetic_set(tmp_path / "mmae", 2)
+        return load_mmae_samples(synthetic.metadata)[0][0], prediction
+    fields = {
+        "question": "Is the tone high?", "answer": "yes", "reference": "yes", "instruction": "Describe it.",
+        "audio_description": "a tone", "caption": "a steady tone", "domain": "sound",
+        "rubric": [{"dimension": "pitch", "question": "Is there a tone?", "basis": "a tone"}],
+        **FIELDS.get(name, {}),
+    }  # fmt: skip
+    return Sample("s1", {"audio": AudioRef(str(wav))}, fields), prediction
+
+
+@pytest.mark.parametrize("name", _judged_scorers())
+def test_every_judged_scorer_counts_a_timed_out_judge_as_a_failure(tmp_path: Path, name: str) -> None:
+    from audioeval.core.generation import Generation
+    from audioeval.scoring.base import build_scorer
+    from audioeval.scoring.judged import JudgeFailed
+
+    scorer = build_scorer(name, where="test")
+    sample, prediction = _sample_for(name, tmp_path)
+    calls: list[int] = []
+
+    async def stalled(messages: Any, attempt: int, *args: Any, **kwargs: Any) -> Generation:
+        calls.append(attempt)
+        return Generation(None, error="timed out after 0.3s (last: http://127.0.0.1:9/v1: request timed out)")
+
+    with pytest.raises(JudgeFailed) as err:
+        asyncio.run(scorer.score_async(prediction, sample, stalled))
+    assert calls, "the judge was asked"
+    assert "timed out" in str(err.value) or "no usable answer" in str(err.value), str(err.value)
