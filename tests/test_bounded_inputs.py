@@ -75,6 +75,31 @@ def test_the_bound_is_exact_and_any_depth_is_refused_as_malformed_json() -> None
     assert err.value.lineno == 2
     many = json.dumps([{"id": str(i), "x": [[1]]} for i in range(500)])  # many brackets, shallow
     assert len(loads(many)) == 500 and loads(many.encode()) == loads(many)
+    # brackets, quotes and escapes inside strings never count
+    tricky = json.dumps({"a": "[[[{{" * 50 + '\\"]]', "b": [["\\", '"']] * 60})
+    assert loads(tricky) == json.loads(tricky)
+    # the hot paths (record lines, HTTP bodies) only turn the interpreter's limit into the error
+    assert loads("[" * 150 + "]" * 150, nesting=None) is not None
+    with pytest.raises(NestingError):
+        loads(DEEP.encode(), nesting=None)
+
+
+@pytest.mark.parametrize("depth", [99, 100, 101, 102])
+@pytest.mark.parametrize("size", ["small", "large"])
+def test_the_two_measures_agree_at_the_bound(depth: int, size: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from audioeval.store import bounded_json
+
+    value: Any = "x]"
+    for i in range(depth):
+        value = [value, '"{'] if i % 2 else {"k[": value, "q": "\\"}
+    text = json.dumps(value)
+    if size == "large":  # past the measured size: walked after parsing instead
+        monkeypatch.setattr(bounded_json, "_MEASURED_CHARS", 10)
+    if depth > MAX_NESTING:
+        with pytest.raises(NestingError):
+            loads(text)
+    else:
+        assert loads(text) == value
 
 
 # --- every predictions format (enumerated from its registry) -------------------------------

@@ -84,7 +84,7 @@ def transcription_text(raw: bytes, response_format: str = "json") -> str:
             raise ValueError(f"expected plain text (response_format text), got JSON: {excerpt(raw, 200)}")
         return text.strip()
     try:
-        body = loads(raw)
+        body = loads(raw, nesting=None)
     except ValueError as exc:
         raise ValueError(f"not JSON: {excerpt(raw, 200)}") from exc
     text = body.get("text") if isinstance(body, dict) else None

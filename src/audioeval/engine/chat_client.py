@@ -51,13 +51,13 @@ ReplyParser = Callable[[bytes], str]
 
 
 def chat_reply_text(raw: bytes) -> str:
-    return reply_text(loads(raw))
+    return reply_text(loads(raw, nesting=None))
 
 
 def chat_reply_first_token(raw: bytes) -> str:
     """The reply to a request with `logprobs`: its text and first token's top logprobs, as a
     JSON text (what a `Generation` carries and the response cache stores)."""
-    return json.dumps(reply_first_token(loads(raw)), ensure_ascii=False)
+    return json.dumps(reply_first_token(loads(raw, nesting=None)), ensure_ascii=False)
 
 
 class ChatClient:

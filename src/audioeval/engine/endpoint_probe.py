@@ -59,7 +59,7 @@ def _warn_stderr(message: str) -> None:
 def _served_models(body: bytes) -> list[str] | None:
     """The model ids of a `/models` answer; None when the body is not such a JSON object."""
     try:
-        data = loads(body)
+        data = loads(body, nesting=None)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict):

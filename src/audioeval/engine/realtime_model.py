@@ -271,7 +271,7 @@ class RealtimeModel:
             reply = TurnReply()
             async for msg in ws:
                 if msg.type == aiohttp.WSMsgType.TEXT:
-                    reply.feed(loads(msg.data))
+                    reply.feed(loads(msg.data, nesting=None))
                     if reply.done:
                         return reply
                 elif msg.type == aiohttp.WSMsgType.ERROR:

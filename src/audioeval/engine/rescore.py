@@ -120,7 +120,7 @@ def _line_record(text: str) -> tuple[dict[str, Any] | None, str | None]:
     if "\x00" in text or "\ufffd" in text:
         return None, "damaged line (NUL or undecodable bytes)"
     try:
-        raw = loads(text)
+        raw = loads(text, nesting=None)
     except ValueError:
         return None, "not a JSON object (cut short or damaged)"
     if not isinstance(raw, dict):

@@ -36,7 +36,7 @@ def read_first_token(answer: str | None) -> FirstToken | None:
     if answer is None:
         return None
     try:
-        data = loads(answer)
+        data = loads(answer, nesting=None)
     except ValueError:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):

@@ -9,8 +9,11 @@ refuses a value nested deeper than `MAX_NESTING` with a `json.JSONDecodeError`
 (`NestingError`), so every caller's handling of malformed JSON names the file and line as it
 already does. No input audioeval reads nests more than a dozen levels.
 
-Cost: a text with no more brackets than the bound (a JSONL line, an answer) is parsed as by
-`json.loads`; a larger one is walked once after parsing (only its lists and objects).
+Cost: a text with no more brackets than the bound is parsed as by `json.loads`; one with more,
+up to a megabyte, is measured on its brackets (in C: strings dropped, then the innermost pairs
+once per level); a larger text is walked once after parsing (only its lists and objects).
+Record lines and HTTP bodies, read on the hot paths, are only guarded against the
+interpreter's own limit (`nesting=None`).
 """
 
 from __future__ import annotations
@@ -29,20 +32,48 @@ class NestingError(json.JSONDecodeError):
     """A JSON text nested deeper than MAX_NESTING (a malformed-JSON error to its callers)."""
 
 
-def loads(text: str | bytes | bytearray) -> Any:
-    """`json.loads(text)`, refusing a value nested deeper than MAX_NESTING (NestingError,
-    with the line and column of the first bracket past the bound)."""
-    if isinstance(text, str):
-        brackets = text.count("[") + text.count("{")
-    else:
-        brackets = text.count(b"[") + text.count(b"{")
+def loads(text: str | bytes | bytearray, *, nesting: int | None = MAX_NESTING) -> Any:
+    """`json.loads(text)`, refusing a value nested deeper than `nesting` (NestingError, with
+    the line and column of the first bracket past the bound). `nesting=None` on the hot paths
+    that read what audioeval or a server wrote (record lines, HTTP bodies): there only the
+    interpreter's own limit (about 1,000 levels) is turned into a NestingError, which costs
+    nothing."""
     try:
         value = json.loads(text)
     except RecursionError:
-        raise _too_deep(text) from None
-    if brackets > MAX_NESTING and too_deep(value):
-        raise _too_deep(text)
+        raise _too_deep(text, nesting or MAX_NESTING) from None
+    if nesting is not None and _brackets(text) > nesting:
+        deep = too_deep(value, nesting) if len(text) > _MEASURED_CHARS else _brackets_too_deep(text, nesting)
+        if deep:
+            raise _too_deep(text, nesting)
     return value
+
+
+def _brackets(text: str | bytes | bytearray) -> int:
+    if isinstance(text, str):
+        return text.count("[") + text.count("{")
+    return text.count(b"[") + text.count(b"{")
+
+
+_MEASURED_CHARS = 1 << 20
+_KEPT = b'[]{}"'
+_DROPPED = bytes(c for c in range(256) if c not in _KEPT)
+_STRING = re.compile(rb'"[^"]*"')
+_PAIR = re.compile(rb"\[\]|\{\}")
+
+
+def _brackets_too_deep(text: str | bytes | bytearray, nesting: int) -> bool:
+    """Whether a valid JSON text nests deeper than `nesting`, from its brackets alone:
+    escaped backslashes and quotes dropped, then all but brackets and quotes, then the strings
+    (what is left between quotes), then the innermost pairs, one level a pass."""
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else bytes(text)
+    raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _DROPPED)
+    left = _STRING.sub(b"", raw)
+    for _ in range(nesting):
+        if not left:
+            return False
+        left = _PAIR.sub(b"", left)
+    return bool(left)
 
 
 def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
@@ -60,16 +91,16 @@ def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
     return False
 
 
-def _too_deep(text: str | bytes | bytearray) -> NestingError:
+def _too_deep(text: str | bytes | bytearray, nesting: int) -> NestingError:
     doc = text if isinstance(text, str) else bytes(text).decode("utf-8", errors="replace")
     depth, pos = 0, 0
     for m in _TOKENS.finditer(doc):
         token = m.group()
         if token in "[{":
             depth += 1
-            if depth > MAX_NESTING:
+            if depth > nesting:
                 pos = m.start()
                 break
         elif token in "]}":
             depth -= 1
-    return NestingError(f"nested deeper than {MAX_NESTING} levels of lists and objects", doc, pos)
+    return NestingError(f"nested deeper than {nesting} levels of lists and objects", doc, pos)

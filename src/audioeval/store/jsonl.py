@@ -66,7 +66,7 @@ def iter_jsonl(
                 if not line.strip():
                     continue
                 try:
-                    obj = loads(line)
+                    obj = loads(line, nesting=None)
                 except json.JSONDecodeError:
                     yield lineno, None
                     continue

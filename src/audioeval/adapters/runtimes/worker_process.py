@@ -228,7 +228,7 @@ class WorkerProcess:
 
     def _dispatch(self, line: str) -> bool:
         try:
-            msg = loads(line)
+            msg = loads(line, nesting=None)
         except ValueError:
             return False
         if not isinstance(msg, dict):
