@@ -24,6 +24,8 @@ MAX_SAMPLE_RATE = 384_000
 """Audio sample rates (Hz)."""
 MAX_TEMPERATURE = 100.0
 """Sampling temperatures (servers accept 0-2)."""
+MAX_PENALTY = 100.0
+"""Repetition and length penalties of a model request (servers use 1-2)."""
 MAX_SECONDS = 86_400.0
 """Timeouts: a day."""
 MAX_GPUS = 1024.0

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from audioeval.core.bounds import MAX_SEED, MAX_TEMPERATURE, MAX_TOKENS
+from audioeval.core.bounds import MAX_PENALTY, MAX_SEED, MAX_TEMPERATURE, MAX_TOKENS
 from audioeval.core.errors import InputError
 from audioeval.core.suggest import did_you_mean
 
@@ -107,8 +107,8 @@ SETTINGS: dict[str, RequestSetting] = {
     "seed": RequestSetting("whole number", _whole(-MAX_SEED, MAX_SEED)),
     "presence_penalty": RequestSetting("number in [-2, 2]", _number(-2, 2)),
     "frequency_penalty": RequestSetting("number in [-2, 2]", _number(-2, 2)),
-    "repetition_penalty": RequestSetting("number > 0", _number(0, above=True)),
-    "length_penalty": RequestSetting("number", _number()),
+    "repetition_penalty": RequestSetting("number > 0", _number(0, MAX_PENALTY, above=True)),
+    "length_penalty": RequestSetting("number", _number(-MAX_PENALTY, MAX_PENALTY)),
     "stop": RequestSetting("text or list of texts", _texts),
     "stop_token_ids": RequestSetting("list of whole numbers", _wholes),
     "ignore_eos": RequestSetting("true or false", _switch),
