@@ -51,7 +51,7 @@ with a message naming it, instead of taking gigabytes. The sandbox also refuses 
 over more than 100,000 numbers."""
 
 MAX_TEMPLATE_STEPS = 1_000_000
-"""The most steps (loop iterations and calls, macros and filters included) one rendering may
+"""The most steps (loop iterations and calls, macros included) one rendering may
 take: two nested loops each under the range cap, or a macro calling itself twice, would run
 for minutes; a prompt template takes a few hundred."""
 
@@ -152,10 +152,6 @@ def _env() -> Any:
                 return super().call(context, obj, *args, **kwargs)
             finally:
                 budget.depth -= 1
-
-        def call_filter(self, name: str, value: Any, *args: Any, **kwargs: Any) -> Any:
-            _budget().tick()
-            return super().call_filter(name, value, *args, **kwargs)
 
         @staticmethod
         def counted(items: Any) -> Any:
