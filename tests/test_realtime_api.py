@@ -101,7 +101,8 @@ def test_realtime_spoken_qa_through_run_resumes_and_rescores(
         assert res.exit_code == exit_codes.TOO_MANY_FAILURES, res.output
         state = server.state
         assert state.violations == []
-        assert len(state.connections) == 7  # six samples, q2's dropped socket retried once
+        # the endpoint check's handshake, six samples, q2's dropped socket retried once
+        assert len(state.connections) == 1 + 7
         first = state.connections[0]
         assert first["path"] == "/v1/realtime" and first["query"] == {"model": "gpt-4o-realtime"}
         assert first["headers"]["Authorization"] == "Bearer sk-realtime-test"
@@ -121,7 +122,7 @@ def test_realtime_spoken_qa_through_run_resumes_and_rescores(
 
         res = runner.invoke(app, ["run", *args, "--max-failed", "3"], catch_exceptions=False)
         assert res.exit_code == 0, res.output
-        assert len(state.connections) == 7 + 3  # only the three failed samples asked again
+        assert len(state.connections) == 8 + 1 + 3  # a check, then only the three failed samples
     res = runner.invoke(app, ["rescore", str(out)], catch_exceptions=False)
     # (whether rescore's exit code counts the 3 recorded failures is rescore's own policy)
     assert res.exit_code in (0, exit_codes.TOO_MANY_FAILURES), res.output

@@ -31,9 +31,13 @@ def run_request(req: EvalRequest, *, on_rubrics: Callable[[str], None] | None = 
     """Run a built request: the rubrics of benchmarks that decompose captions first, then the
     evaluation, which writes the run directory and its summary.json. `on_rubrics` receives the
     line that says how many rubrics were made."""
+    from audioeval.core.bounds import MAX_COUNT, MAX_RESAMPLES, MAX_SEED, check_settings
     from audioeval.engine.evaluate import evaluate as run_engine
     from audioeval.presets.rubrics_on_the_fly import rubric_counts, with_rubrics
 
+    check_settings(
+        resamples=(req.resamples, MAX_RESAMPLES), seed=(req.seed, MAX_SEED), limit=(req.limit, MAX_COUNT)
+    )
     req, decomposed = with_rubrics(req)
     if on_rubrics is not None and rubric_counts(decomposed):
         on_rubrics(rubric_counts(decomposed))
@@ -113,8 +117,10 @@ def rescore(
 ) -> RescoreResult:
     """Score a run directory again from its stored outputs, as `audioeval rescore` does: no
     model or judge call; `result.summary` is the rewritten summary.json."""
+    from audioeval.core.bounds import MAX_RESAMPLES, check_settings
     from audioeval.engine.rescore import rescore_run
 
+    check_settings(resamples=(resamples, MAX_RESAMPLES))
     return rescore_run(Path(run_dir), resamples=resamples, exclude_missing=exclude_missing, profile=profile)
 
 
@@ -130,7 +136,9 @@ def leaderboard(
     builds it (board score CIs, paired-bootstrap p-values between adjacent ranks); nothing is
     written."""
     from audioeval.analysis.leaderboard_runs import leaderboard_from_runs
+    from audioeval.core.bounds import MAX_RESAMPLES, MAX_SEED, check_settings
 
+    check_settings(resamples=(resamples, MAX_RESAMPLES), seed=(seed, MAX_SEED))
     return leaderboard_from_runs(
         [Path(d) for d in run_dirs],
         [Path(b) for b in boards],

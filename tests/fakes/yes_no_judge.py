@@ -25,6 +25,7 @@ import json
 import random
 import re
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,8 @@ class YesNoJudgeConfig:
     seed: int = 0
     bad_logprobs_every: int = 0  # every Nth request (1-based count) sends `bad_logprob` logprobs
     bad_logprob: float = float("nan")  # NaN, inf or an impossible positive logprob (+5)
+    stall_when: str = ""  # requests whose text matches this (a regex) are answered after `stall_seconds`
+    stall_seconds: float = 0.0
 
 
 @dataclass
@@ -126,6 +129,8 @@ class YesNoJudge:
         sha = hashlib.sha256(data).hexdigest()
         samples, rate = sf.read(io.BytesIO(data), dtype="float32")
         system = "".join(str(m["content"]) for m in body["messages"] if m["role"] == "system")
+        if self.config.stall_when and re.search(self.config.stall_when, text):
+            time.sleep(self.config.stall_seconds)
         with self._lock:
             self.stats.requests += 1
             n = self.stats.requests

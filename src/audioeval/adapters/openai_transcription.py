@@ -13,12 +13,12 @@ This module only translates; sending, retrying and caching belong to the engine.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
 from audioeval.core.redact import excerpt
+from audioeval.store.bounded_json import loads
 
 RESPONSE_FORMATS = ("json", "text", "verbose_json")
 FORM_FIELDS = ("language", "prompt", "response_format", "temperature")
@@ -84,7 +84,7 @@ def transcription_text(raw: bytes, response_format: str = "json") -> str:
             raise ValueError(f"expected plain text (response_format text), got JSON: {excerpt(raw, 200)}")
         return text.strip()
     try:
-        body = json.loads(raw)
+        body = loads(raw, nesting=None)
     except ValueError as exc:
         raise ValueError(f"not JSON: {excerpt(raw, 200)}") from exc
     text = body.get("text") if isinstance(body, dict) else None

@@ -32,6 +32,7 @@ from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.suggest import unknown_spec_name
 from audioeval.engine.run_layout import IDS_FILE
 from audioeval.engine.run_summary import PairSummary, RunSummary
+from audioeval.store.bounded_json import loads
 from audioeval.store.csv_cells import restore_cell
 from audioeval.store.json_file import read_json_object, read_sample_ids
 from audioeval.store.text_input import read_text_input, text_lines
@@ -236,7 +237,7 @@ def read_summary(run_dir: Path) -> list[PairSummary]:
             file=str(run_dir),
         )
     try:
-        data = json.loads(read_text_input(path, "run summary"))
+        data = loads(read_text_input(path, "run summary"))
     except json.JSONDecodeError:
         data = None
     if isinstance(data, dict) and isinstance(data.get("results"), list):
@@ -261,7 +262,7 @@ def pair_summaries(run_dir: Path) -> list[PairSummary]:
         return out
     for path in sorted(run_dir.glob("*/*/summary.json")):
         try:
-            data = json.loads(read_text_input(path, "pair summary"))
+            data = loads(read_text_input(path, "pair summary"))
         except (json.JSONDecodeError, InputError):
             continue
         if isinstance(data, dict) and all(k in data for k in ("benchmark", "model", "metrics")):

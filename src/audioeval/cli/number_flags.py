@@ -3,7 +3,8 @@
 Each option typed `int` or `float` (or `… | None`) is checked as it is parsed, after its own
 conversion and range: a value that is not a finite number (`nan`, `inf`), or that is below the
 option's declared `min` (0 where none is declared: no numeric flag of audioeval means anything
-below 0: counts, seconds, seeds, temperatures, thresholds), is refused with exit code 2 and a
+below 0: counts, seconds, seeds, temperatures, thresholds), or above its bound
+(`core/bounds.py`: `--resamples` 100,000, timeouts a day, …), is refused with exit code 2 and a
 one-line message naming the flag as typed (`error: field '--judge-timeout': must be a finite
 number, got nan`, as every flag check of `cli/options.py`). What the option's own converter
 refuses (`nan` for an integer, a value below a declared `min`) keeps the option parser's
@@ -22,6 +23,7 @@ from typing import Any
 from typer._click.exceptions import BadParameter, UsageError
 
 from audioeval.cli.errors import friendly_errors
+from audioeval.core.bounds import option_maximum
 from audioeval.core.checks import number_problem
 from audioeval.core.errors import InputError
 
@@ -44,6 +46,8 @@ def _values(value: Any) -> Iterable[Any]:
 
 def _checked(param: Any, process: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     lowest = float(param.min) if getattr(param, "min", None) is not None else 0.0
+    declared = getattr(param, "max", None)
+    highest = option_maximum(param.opts[0], None if declared is None else float(declared))
 
     def process_value(ctx: Any, value: Any) -> Any:
         try:
@@ -53,7 +57,7 @@ def _checked(param: Any, process: Callable[[Any, Any], Any]) -> Callable[[Any, A
         except UsageError as exc:  # the converter's message, with the flag named
             raise BadParameter(exc.message, ctx=ctx, param=param) from exc
         for v in _values(value):
-            problem = number_problem(v, minimum=lowest)
+            problem = number_problem(v, minimum=lowest, maximum=highest)
             if problem:
                 with friendly_errors():  # one line, `error: field '--flag': …`, exit 2
                     raise InputError(problem, field=param.opts[0])

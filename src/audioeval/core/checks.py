@@ -34,15 +34,21 @@ def url_problem(url: str) -> str | None:
     return None
 
 
-def number_problem(value: float | None, *, minimum: float = 0.0, inclusive: bool = True) -> str | None:
-    """Why `value` is not a finite number ≥ `minimum` (> with `inclusive=False`), or None.
-    None (not given) is fine."""
+def number_problem(
+    value: float | None, *, minimum: float = 0.0, inclusive: bool = True, maximum: float | None = None
+) -> str | None:
+    """Why `value` is not a finite number ≥ `minimum` (> with `inclusive=False`) and ≤
+    `maximum` (when given), or None. None (not given) is fine."""
     if value is None:
         return None
     if isinstance(value, float) and not math.isfinite(value):
         return f"must be a finite number, got {value}"
     if value < minimum or (not inclusive and value == minimum):
         return f"must be {'≥' if inclusive else '>'} {minimum:g}, got {value:g}"
+    if maximum is not None and value > maximum:
+        shown = f"{value}" if isinstance(value, int) else f"{value:g}"
+        bound = f"{int(maximum):,}" if float(maximum).is_integer() else f"{maximum:g}"
+        return f"must be ≤ {bound}, got {shown}"
     return None
 
 

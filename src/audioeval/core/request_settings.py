@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from audioeval.core.bounds import MAX_PENALTY, MAX_SEED, MAX_TEMPERATURE, MAX_TOKENS
 from audioeval.core.errors import InputError
 from audioeval.core.suggest import did_you_mean
 
@@ -44,12 +45,14 @@ def _number(lo: float | None = None, hi: float | None = None, *, above: bool = F
     return check
 
 
-def _whole(lo: int | None = None) -> Check:
+def _whole(lo: int | None = None, hi: int | None = None) -> Check:
     def check(v: Any) -> str | None:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or int(v) != v:
             return f"must be a whole number, got {v!r}"
         if lo is not None and v < lo:
             return f"must be ≥ {lo}, got {v!r}"
+        if hi is not None and v > hi:
+            return f"must be ≤ {hi:,}, got {v!r}"
         return None
 
     return check
@@ -94,18 +97,18 @@ class RequestSetting:
 TRANSCRIPTION_APIS = ("transcription", "translation")
 
 SETTINGS: dict[str, RequestSetting] = {
-    "temperature": RequestSetting("number ≥ 0", _number(0)),
+    "temperature": RequestSetting("number ≥ 0", _number(0, MAX_TEMPERATURE)),
     "top_p": RequestSetting("number in [0, 1]", _number(0, 1)),
-    "top_k": RequestSetting("whole number ≥ -1", _whole(-1)),
+    "top_k": RequestSetting("whole number ≥ -1", _whole(-1, MAX_TOKENS)),
     "min_p": RequestSetting("number in [0, 1]", _number(0, 1)),
-    "max_tokens": RequestSetting("whole number ≥ 1", _whole(1)),
-    "max_completion_tokens": RequestSetting("whole number ≥ 1", _whole(1)),
-    "min_tokens": RequestSetting("whole number ≥ 0", _whole(0)),
-    "seed": RequestSetting("whole number", _whole()),
+    "max_tokens": RequestSetting("whole number ≥ 1", _whole(1, MAX_TOKENS)),
+    "max_completion_tokens": RequestSetting("whole number ≥ 1", _whole(1, MAX_TOKENS)),
+    "min_tokens": RequestSetting("whole number ≥ 0", _whole(0, MAX_TOKENS)),
+    "seed": RequestSetting("whole number", _whole(-MAX_SEED, MAX_SEED)),
     "presence_penalty": RequestSetting("number in [-2, 2]", _number(-2, 2)),
     "frequency_penalty": RequestSetting("number in [-2, 2]", _number(-2, 2)),
-    "repetition_penalty": RequestSetting("number > 0", _number(0, above=True)),
-    "length_penalty": RequestSetting("number", _number()),
+    "repetition_penalty": RequestSetting("number > 0", _number(0, MAX_PENALTY, above=True)),
+    "length_penalty": RequestSetting("number", _number(-MAX_PENALTY, MAX_PENALTY)),
     "stop": RequestSetting("text or list of texts", _texts),
     "stop_token_ids": RequestSetting("list of whole numbers", _wholes),
     "ignore_eos": RequestSetting("true or false", _switch),

@@ -21,11 +21,13 @@ import aiohttp
 from pydantic import Field
 
 from audioeval.adapters.openai_chat import reply_first_token, reply_text
+from audioeval.core.bounds import MAX_SECONDS
 from audioeval.core.errors import EndpointsUnreachable
 from audioeval.core.generation import Generation
 from audioeval.core.redact import excerpt, redact
 from audioeval.engine.endpoint_auth import request_url
 from audioeval.engine.endpoint_pool import EndpointPool
+from audioeval.store.bounded_json import loads
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 CONNECTION_ERRORS = (aiohttp.ClientConnectorError, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError)
@@ -37,6 +39,7 @@ UnreachableAfterS = Annotated[
     Field(
         UNREACHABLE_AFTER_S,
         gt=0,
+        le=MAX_SECONDS,
         allow_inf_nan=False,
         exclude=True,
         description="stop the run when every endpoint has failed by connection this long (a rerun resumes)",
@@ -48,13 +51,13 @@ ReplyParser = Callable[[bytes], str]
 
 
 def chat_reply_text(raw: bytes) -> str:
-    return reply_text(json.loads(raw))
+    return reply_text(loads(raw, nesting=None))
 
 
 def chat_reply_first_token(raw: bytes) -> str:
     """The reply to a request with `logprobs`: its text and first token's top logprobs, as a
     JSON text (what a `Generation` carries and the response cache stores)."""
-    return json.dumps(reply_first_token(json.loads(raw)), ensure_ascii=False)
+    return json.dumps(reply_first_token(loads(raw, nesting=None)), ensure_ascii=False)
 
 
 class ChatClient:

@@ -21,9 +21,8 @@ a bearer token and never appears in a message.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import aiohttp
@@ -31,6 +30,7 @@ import aiohttp
 from audioeval.core.errors import EndpointUnusable
 from audioeval.core.redact import excerpt, register_secret
 from audioeval.engine.endpoint_auth import endpoint_auth, request_url
+from audioeval.store.bounded_json import loads
 
 PROBE_TIMEOUT_S = 10.0
 
@@ -59,7 +59,7 @@ def _warn_stderr(message: str) -> None:
 def _served_models(body: bytes) -> list[str] | None:
     """The model ids of a `/models` answer; None when the body is not such a JSON object."""
     try:
-        data = json.loads(body)
+        data = loads(body, nesting=None)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict):
@@ -153,6 +153,14 @@ async def check_endpoints(
     async with aiohttp.ClientSession(timeout=timeout) as session:
         prober = _Prober(session, api_key, api_key_env, key_header, query)
         checks = await asyncio.gather(*(prober.check(u, model, api_path) for u in urls))
+    return keep_usable(checks, role, warn)
+
+
+def keep_usable(
+    checks: Sequence[EndpointCheck], role: str, warn: Callable[[str], None] = _warn_stderr
+) -> list[str]:
+    """The usable endpoints of `checks`, warning about the others; `EndpointUnusable`, naming
+    each endpoint's reason, when none is usable (every check of an endpoint ends here)."""
     bad = [c for c in checks if not c.usable]
     if len(bad) == len(checks):
         reasons = "; ".join(f"{c.url}: {c.problem}" for c in bad)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
@@ -67,6 +66,7 @@ from audioeval.scoring.hook_guard import call_hook
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic
+from audioeval.store.bounded_json import loads
 from audioeval.store.jsonl import JsonlAppender
 from audioeval.store.records import StoredRecords, read_records, record_problem
 from audioeval.store.response_cache import ResponseCache
@@ -698,7 +698,7 @@ async def _check_endpoints(
                 judged = judged or needs_judge(bench)
     for slug in sorted(asked):
         adapter = adapters[slug]
-        if isinstance(adapter, OpenAIChatModel):
+        if isinstance(adapter, OpenAIChatModel | RealtimeModel):
             await adapter.check_endpoints()
     judge = req.judge
     if judge is None or not judged:
@@ -768,7 +768,7 @@ def _write_run_file(
     if path.exists():
         # Endpoints, concurrency and timeouts may change between runs; what each benchmark ×
         # model pair was scored with is checked against its own signature.json.
-        old = json.loads(path.read_text(encoding="utf-8"))
+        old = loads(path.read_text(encoding="utf-8"))
         before = _names(old)
         now = _names(data)
         if before != now:

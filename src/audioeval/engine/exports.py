@@ -9,7 +9,6 @@ directory).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from audioeval.benchmarks.pair_exports import PairExport, exporter_for
 from audioeval.core.errors import InputError
 from audioeval.engine.run_layout import MODEL_SKIPPED_FILE
+from audioeval.store.bounded_json import loads
 from audioeval.store.json_items import gc_paused
 
 
@@ -37,7 +37,7 @@ class ExportSettings:
 def _errors(path: Path) -> list[InputError]:
     if not path.is_file():
         return []
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = loads(path.read_text(encoding="utf-8"))
     return [InputError.from_record(r) for r in data if isinstance(r, dict)] if isinstance(data, list) else []
 
 

@@ -10,7 +10,6 @@ the pair's signature, so a changed setting never reuses records made under anoth
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -19,6 +18,7 @@ from audioeval.benchmarks.tasks import default_generation
 from audioeval.core.errors import InputError
 from audioeval.core.request_settings import checked_settings, routed_problem
 from audioeval.engine.model_specs import ModelConfig
+from audioeval.store.bounded_json import loads
 
 NAMED = ("temperature", "max_tokens", "seed", "top_p", "system_prompt")
 
@@ -27,7 +27,7 @@ def _value(text: str) -> Any:
     """A `--gen-kwargs` value: its JSON value where it reads as one (`0.5`, `false`, `null`,
     `{"enable_thinking":false}`), else the text itself; the declaration then types it."""
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError:
         return text
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from audioeval.adapters.baselines import BASELINES
 from audioeval.adapters.codecs.registry import BUILTIN_CODECS, NEURAL_CODECS
 from audioeval.adapters.runtimes.spec import builtin_spec_files
+from audioeval.core.bounds import MAX_CONCURRENCY, MAX_GPUS, MAX_SECONDS
 from audioeval.core.checks import url_problem
 from audioeval.core.errors import InputError
 from audioeval.core.names import folder_name, name_problem
@@ -41,8 +42,8 @@ class ModelConfig(BaseModel):
     urls: list[str] = Field(default_factory=list, description="OpenAI-compatible base URLs (…/v1)")
     served_model: str | None = Field(None, description="the `model` field sent; defaults to name")
     api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the API key")
-    concurrency: int = Field(8, ge=1)
-    timeout_s: float = Field(300.0, gt=0, allow_inf_nan=False)
+    concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY)
+    timeout_s: float = Field(300.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
     unreachable_after_s: UnreachableAfterS
     audio_part: Literal["audio_url", "input_audio"] = "audio_url"
     api: Literal["chat", "speech", "transcription", "translation", "realtime"] = Field(
@@ -60,7 +61,7 @@ class ModelConfig(BaseModel):
         None, description="provider azure: the api-version query (default 2024-10-21)"
     )
     runtime: str | None = Field(None, description="runtime name or spec file (type runtime)")
-    workers: int = Field(1, ge=1, description="worker processes of a runtime")
+    workers: int = Field(1, ge=1, le=MAX_CONCURRENCY, description="worker processes of a runtime")
     executor: Literal["local", "ray"] = Field(
         "local", description="type runtime: worker processes here, or one per Ray actor (docs/scaling.md)"
     )
@@ -68,9 +69,12 @@ class ModelConfig(BaseModel):
         None, description="executor ray: `auto` or HOST:PORT of a running cluster (default: start Ray here)"
     )
     ray_actors: int | None = Field(
-        None, ge=1, description="executor ray: actors (default one per free CPU, or GPU slot)"
+        None,
+        ge=1,
+        le=MAX_CONCURRENCY,
+        description="executor ray: actors (default one per free CPU, or GPU slot)",
     )
-    ray_gpus_per_actor: float = Field(0.0, ge=0, allow_inf_nan=False, description="executor ray")
+    ray_gpus_per_actor: float = Field(0.0, ge=0, le=MAX_GPUS, allow_inf_nan=False, description="executor ray")
     baseline: str | None = Field(None, description="baseline kind with its argument, e.g. constant:yes")
     replay: str | None = Field(None, description="folder of a stored benchmark × model result")
     predictions: str | None = Field(None, description="predictions file (type predictions)")

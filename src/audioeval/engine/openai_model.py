@@ -40,6 +40,7 @@ from audioeval.engine.cached_judge import CachedJudge, through_cache
 from audioeval.engine.chat_client import ChatClient
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.postprocess.think_tags import strip_think
+from audioeval.store.bounded_json import loads
 from audioeval.store.response_cache import ResponseCache, request_key
 
 OpenAIApi = Literal["chat", "speech", "transcription", "translation"]
@@ -53,7 +54,7 @@ API_PATHS = {
 
 def _spoken_reply(raw: bytes) -> str:
     """A chat answer in speech, kept as JSON text (so the response cache can hold it)."""
-    text, audio_b64 = reply_audio(json.loads(raw))
+    text, audio_b64 = reply_audio(loads(raw, nesting=None))
     return json.dumps({"text": text, "audio": audio_b64})
 
 
@@ -69,7 +70,7 @@ def _speech_reply(raw: bytes) -> str:
 def _audio_decodes(payload: str) -> bool:
     """Whether a spoken reply carries audio that decodes (only such replies are cached)."""
     try:
-        reply = json.loads(payload)
+        reply = loads(payload, nesting=None)
         decode_bytes(base64.b64decode(reply["audio"]), source="cache", sample_id="", field="output.audio")
     except (AudioevalError, ValueError, KeyError, TypeError):
         return False
@@ -87,7 +88,7 @@ def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str
     """Decode the audio of a spoken reply into the WAV at `path`; returns the reply's text."""
     import soundfile as sf
 
-    reply = json.loads(payload)
+    reply = loads(payload, nesting=None)
     frames, rate = decode_bytes(
         base64.b64decode(reply["audio"]), source=source, sample_id=sample_id, field="output.audio"
     )

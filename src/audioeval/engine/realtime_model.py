@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import json
 import random
 import time
@@ -49,12 +50,18 @@ from audioeval.engine.api_providers import ProviderWire
 from audioeval.engine.cached_judge import through_cache
 from audioeval.engine.chat_client import CONNECTION_ERRORS, RETRYABLE_STATUS
 from audioeval.engine.endpoint_pool import Endpoint, EndpointPool
+from audioeval.engine.endpoint_probe import PROBE_TIMEOUT_S, EndpointCheck, keep_usable
 from audioeval.engine.openai_model import _audio_decodes, generation_output
+from audioeval.store.bounded_json import loads
 from audioeval.store.response_cache import ResponseCache, request_key
 
 
 class _Dropped(Exception):
     """The socket closed before `response.done` (retried)."""
+
+
+class _NoHandshake(Exception):
+    """The server took the connection but answered no WebSocket handshake in time."""
 
 
 @dataclass
@@ -67,6 +74,7 @@ class RealtimeModel:
     max_concurrency: int = 8
     timeout_s: float = 300.0
     unreachable_after_s: float = 30.0
+    handshake_timeout_s: float = PROBE_TIMEOUT_S
     config: GenerationConfig = field(default_factory=GenerationConfig)
     cache: ResponseCache | None = None
     voice: str | None = None
@@ -91,6 +99,33 @@ class RealtimeModel:
         if self.voice:
             sig["voice"] = self.voice
         return sig
+
+    async def check_endpoints(self) -> None:
+        """One WebSocket handshake with each endpoint within PROBE_TIMEOUT_S, before the run;
+        the usable ones are kept (`endpoint_probe.keep_usable`)."""
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None)) as http:
+            checks = await asyncio.gather(*(self._check(http, url) for url in self.wire.urls))
+        urls = keep_usable(checks, f"model {self.name}")
+        self.wire = dataclasses.replace(self.wire, urls=urls)
+
+    async def _check(self, http: aiohttp.ClientSession, base: str) -> EndpointCheck:
+        ep = EndpointPool([base], api_key=self.api_key, key_header=self.wire.key_header).acquire()
+        url = self.wire.realtime_url(base, self.served_model)
+        headers = {**ep.headers, **self.wire.realtime_headers()}
+        problem: str | None = None
+        try:
+            ws = await asyncio.wait_for(http.ws_connect(url, headers=headers), PROBE_TIMEOUT_S)
+            await ws.close()
+        except TimeoutError:
+            problem = f"no WebSocket handshake within {PROBE_TIMEOUT_S:g}s"
+        except aiohttp.WSServerHandshakeError as exc:
+            if exc.status in (401, 403):
+                problem = f"unauthorised (HTTP {exc.status}): check ${self.api_key_env}"
+            elif exc.status in (404, 405):
+                problem = f"no Realtime API here: the WebSocket handshake answered HTTP {exc.status}"
+        except aiohttp.ClientError as exc:
+            problem = f"cannot connect ({type(exc).__name__}: {redact(str(exc))})"
+        return EndpointCheck(base, problem)
 
     async def start(self) -> None:
         self._pool = EndpointPool(self.wire.urls, api_key=self.api_key, key_header=self.wire.key_header)
@@ -176,7 +211,7 @@ class RealtimeModel:
                     return Generation(
                         None, error=last_error, endpoint=ep.url, latency_s=time.monotonic() - start
                     )
-            except CONNECTION_ERRORS as exc:
+            except (*CONNECTION_ERRORS, _NoHandshake) as exc:
                 reason = f"{type(exc).__name__}: {redact(str(exc))}"
                 pool.release(ep, failed=True, unreachable=True, error=reason)
                 last_error = f"{ep.url}: {reason}"
@@ -225,13 +260,18 @@ class RealtimeModel:
         assert self._http is not None
         url = self.wire.realtime_url(ep.url, self.served_model)
         headers = {**ep.headers, **self.wire.realtime_headers()}
-        async with self._http.ws_connect(url, headers=headers, max_msg_size=0, autoping=True) as ws:
+        connect = self._http.ws_connect(url, headers=headers, max_msg_size=0, autoping=True)
+        try:
+            ws = await asyncio.wait_for(connect, self.handshake_timeout_s)
+        except TimeoutError:
+            raise _NoHandshake(f"no WebSocket handshake within {self.handshake_timeout_s:g}s") from None
+        async with ws:
             for event in events:
                 await ws.send_str(json.dumps(event, ensure_ascii=False))
             reply = TurnReply()
             async for msg in ws:
                 if msg.type == aiohttp.WSMsgType.TEXT:
-                    reply.feed(json.loads(msg.data))
+                    reply.feed(loads(msg.data, nesting=None))
                     if reply.done:
                         return reply
                 elif msg.type == aiohttp.WSMsgType.ERROR:

@@ -39,6 +39,7 @@ from audioeval.scoring.hook_guard import checked_signature
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
+from audioeval.store.bounded_json import loads
 from audioeval.store.json_file import read_json_object, read_sample_ids
 from audioeval.store.records import record_problem
 from audioeval.store.run_lock import hold_run_lock
@@ -85,12 +86,13 @@ def _load_run(
 
 def _rescore_pair(
     bench: ResolvedBenchmark, folder: Path, expected: set[str] | None = None
-) -> tuple[list[SampleRecord], int, int, list[str]]:
-    """The pair's records scored again (written back atomically), how many were rescored, how
-    many changed, and every stored line that could not be used (`file:line: why`): a line cut
-    short or damaged, a record that is not valid (a NaN score), or one whose id is not a sample
-    of the pair (`expected`, from ids.json). Such lines are kept as they are, left out, and
-    their samples count as missing work."""
+) -> tuple[list[SampleRecord], int, int, list[str], str]:
+    """The pair's records scored again, how many were rescored, how many changed, every
+    stored line that could not be used (`file:line: why`): a line cut short or damaged, a
+    record that is not valid (a NaN score), or one whose id is not a sample of the pair
+    (`expected`, from ids.json), and the records file's new text (written by the caller, once
+    every pair is scored). Unusable lines are kept as they are, left out, and their samples
+    count as missing work."""
     path = folder / RECORDS_FILE
     out_lines, records, ignored, rescored, changed = [], [], [], 0, 0
     raw_bytes = path.read_bytes()
@@ -110,8 +112,7 @@ def _rescore_pair(
         rescored += int(rec.output is not None and rec.output.error is None)
         changed += int(_outcome(raw) != _outcome(line))
         out_lines.append(json.dumps(line, ensure_ascii=False, allow_nan=False))
-    write_text_atomic(path, "".join(line + "\n" for line in out_lines))
-    return records, rescored, changed, ignored
+    return records, rescored, changed, ignored, "".join(line + "\n" for line in out_lines)
 
 
 def _line_record(text: str) -> tuple[dict[str, Any] | None, str | None]:
@@ -119,7 +120,7 @@ def _line_record(text: str) -> tuple[dict[str, Any] | None, str | None]:
     if "\x00" in text or "\ufffd" in text:
         return None, "damaged line (NUL or undecodable bytes)"
     try:
-        raw = json.loads(text)
+        raw = loads(text, nesting=None)
     except ValueError:
         return None, "not a JSON object (cut short or damaged)"
     if not isinstance(raw, dict):
@@ -190,23 +191,32 @@ def _rescore(
     total = changed = 0
     ignored: list[str] = []
     unlisted = 0
+    rewritten: list[tuple[Path, ResolvedBenchmark, str]] = []
     for bench in benches:
         for model in models:
             folder = pair_dir(run_dir, bench.name, model.slug)
             if not (folder / RECORDS_FILE).is_file():
                 continue
             expected = read_sample_ids(folder / IDS_FILE) if (folder / IDS_FILE).is_file() else None
-            records, n, c, bad = _rescore_pair(bench, folder, None if expected is None else set(expected))
+            records, n, c, bad, text = _rescore_pair(
+                bench, folder, None if expected is None else set(expected)
+            )
             ignored += bad
-            if profile is not None:
-                _record_scorers(folder, bench)
-            else:
-                _record_plugins(folder, bench)
+            rewritten.append((folder, bench, text))
             ids = list(latest_records(records)) if expected is None else expected
             if expected is None:  # no ids.json: each unusable line is a sample missing all the same
                 unlisted += len(bad)
             total, changed = total + n, changed + c
             pairs.append(PairRun(bench, model, folder, [], len(ids), ids, records=records))
+    # Written only once every pair is scored: a rescore stopped before this point (killed,
+    # a failure) leaves the folder as it was, so a later `run` of the original command resumes
+    # it; each pair's records and signature are replaced whole, run.json last.
+    for folder, bench, text in rewritten:
+        write_text_atomic(folder / RECORDS_FILE, text)
+        if profile is not None:
+            _record_scorers(folder, bench)
+        else:
+            _record_plugins(folder, bench)
     if profile is not None:
         _record_profile(run_dir, run, benches)
     settings = _export_settings(run_dir, run, resamples, seed, exclude_missing)
@@ -215,7 +225,9 @@ def _rescore(
     )
     exports = export_pairs(run_dir, pairs, settings)
     metric_models = throughput_since(metric_before)
-    summary = write_run_summary(run_dir, results, metric_models=metric_models)  # the one writer of summary.json
+    summary = write_run_summary(
+        run_dir, results, metric_models=metric_models
+    )  # the one writer of summary.json
     return RescoreResult(results, total, changed, metric_models, exports, ignored, unlisted, summary)
 
 

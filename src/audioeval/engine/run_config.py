@@ -27,6 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from audioeval.core.bounds import MAX_COUNT, MAX_RESAMPLES
 from audioeval.core.errors import InputError
 from audioeval.core.request_settings import checked_settings
 from audioeval.core.validation import describe_validation
@@ -41,12 +42,12 @@ class RunFile(BaseModel):
     models: list[Any]
     task: str | None = None
     output_dir: str | None = None
-    limit: int | None = Field(None, ge=1)
+    limit: int | None = Field(None, ge=1, le=MAX_COUNT)
     data_root: str | None = None
     generation: dict[str, Any] = Field(
         default_factory=dict, description="settings of every model request (core/request_settings.py)"
     )
-    resamples: int = Field(1000, ge=0)
+    resamples: int = Field(1000, ge=0, le=MAX_RESAMPLES)
     judge: str | list[str] | dict[str, Any] | None = None
     exclude_missing: bool = False
     profile: str | None = None  # a registered scoring profile, checked by `with_profile`

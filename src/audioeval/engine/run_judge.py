@@ -28,11 +28,20 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from audioeval.audio.clip_cache import ClipCache
+from audioeval.core.bounds import (
+    MAX_CONCURRENCY,
+    MAX_SAMPLE_RATE,
+    MAX_SECONDS,
+    MAX_SEED,
+    MAX_TEMPERATURE,
+    MAX_TOKENS,
+)
 from audioeval.core.checks import url_problem
 from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import AudioPart, AudioRef, Message
 from audioeval.core.redact import register_secret, secret_from_env
+from audioeval.core.shorten import shorten
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient, UnreachableAfterS
 from audioeval.store.response_cache import ResponseCache
@@ -47,17 +56,27 @@ class JudgeSettings(BaseModel):
 
     urls: list[str] = Field(description="OpenAI-compatible base URLs (…/v1)")
     model: str = Field(DEFAULT_JUDGE_MODEL, description="the served judge model")
-    concurrency: int = Field(16, ge=1, description="judge requests in flight, over all endpoints")
+    concurrency: int = Field(
+        16, ge=1, le=MAX_CONCURRENCY, description="judge requests in flight, over all endpoints"
+    )
     timeout_s: float = Field(
-        300.0, gt=0, allow_inf_nan=False, description="seconds per judge request, retries included"
+        300.0,
+        gt=0,
+        le=MAX_SECONDS,
+        allow_inf_nan=False,
+        description="seconds per judge request, retries included",
     )
     unreachable_after_s: UnreachableAfterS
     api_key_env: str = "OPENAI_API_KEY"
     audio_part: Literal["audio_url", "input_audio"] = "audio_url"
-    sample_rate: int = Field(16000, ge=0, description="clips resampled to this rate (0: native)")
-    temperature: float | None = Field(None, ge=0, allow_inf_nan=False)
-    max_tokens: int | None = Field(1024, ge=1)
-    seed: int | None = Field(None, description="sampling seed sent with every judge request")
+    sample_rate: int = Field(
+        16000, ge=0, le=MAX_SAMPLE_RATE, description="clips resampled to this rate (0: native)"
+    )
+    temperature: float | None = Field(None, ge=0, le=MAX_TEMPERATURE, allow_inf_nan=False)
+    max_tokens: int | None = Field(1024, ge=1, le=MAX_TOKENS)
+    seed: int | None = Field(
+        None, ge=0, le=MAX_SEED, description="sampling seed sent with every judge request"
+    )
     # What messages call it ("judge"; "LLM" for the text LLM of `rubric decompose`).
     role: str = Field("judge", exclude=True)
     # A key given in code (never written anywhere); otherwise read from `api_key_env`.
@@ -106,7 +125,19 @@ def checked_urls(urls: list[str]) -> list[str]:
 
 
 def split_urls(value: str | list[str]) -> list[str]:
-    items = value.split(",") if isinstance(value, str) else value
+    """`URL[,URL]` or a list of URLs; anything else (a number, a mapping, a list holding one)
+    is an InputError saying what it got."""
+    if isinstance(value, list) and all(isinstance(u, str) for u in value):
+        items = value
+    elif isinstance(value, str):
+        items = value.split(",")
+    else:
+        got = next((u for u in value if not isinstance(u, str)), value) if isinstance(value, list) else value
+        raise InputError(
+            f"expected judge URL(s) http://host:port/v1[,…] as text or a list of texts, got "
+            f"{type(got).__name__} {shorten(got, 60)}",
+            field="judge",
+        )
     urls = [u.strip().rstrip("/") for u in items if u and u.strip()]
     try:
         return checked_urls(urls)

@@ -16,7 +16,6 @@ and rescoring gives them without a model call.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from audioeval.engine.family_boards import family_boards
 from audioeval.engine.leaderboard import build_boards
 from audioeval.engine.run_layout import SUMMARY_FILE
 from audioeval.store.atomic import write_json_atomic
+from audioeval.store.bounded_json import loads
 
 BOARDS_FILE = "boards.yaml"
 """The user's boards of a run, beside its summary."""
@@ -203,7 +203,7 @@ def read_run_summary(run_dir: Path) -> RunSummary | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
         return RunSummary.from_json(data) if isinstance(data, dict) else None
     except (ValueError, UnicodeDecodeError):
         return None

@@ -12,10 +12,11 @@ attempt, never cached (`has_first_token`), never a P(yes).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from audioeval.store.bounded_json import loads
 
 YES_TOKENS = frozenset({"yes", "Yes", "YES", " yes", " Yes", " YES"})
 NO_TOKENS = frozenset({"no", "No", "NO", " no", " No", " NO"})
@@ -35,7 +36,7 @@ def read_first_token(answer: str | None) -> FirstToken | None:
     if answer is None:
         return None
     try:
-        data = json.loads(answer)
+        data = loads(answer, nesting=None)
     except ValueError:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("text"), str):

@@ -30,7 +30,6 @@ the detail, so rescoring re-reads the stored answers with no judge call.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -48,6 +47,7 @@ from audioeval.postprocess.yes_no import read_label, yes_no_answer
 from audioeval.prompts.templates import PromptTemplate, render
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
+from audioeval.store.bounded_json import loads
 
 SCORER_NAME = "rubric_items"
 PROMPT_VERSION = "rubric-items-v1"
@@ -78,7 +78,7 @@ def rubric_of(sample: Sample, field: str, *, empty_questions: bool = False) -> l
     raw = sample.get(field)
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = loads(raw)
         except ValueError:
             raise InputError("not a JSON list of items", sample_id=sample.id, field=field) from None
     if not isinstance(raw, list) or not raw:
@@ -379,6 +379,20 @@ class RubricItemsScorer(JudgedScorer):
 
     def _result(self, items: Sequence[Mapping[str, str]], judged: Sequence[Mapping[str, Any]]) -> Score:
         rows = [{**item, **self._item_value(j), **j} for item, j in zip(items, judged, strict=True)]
+        lost = [(i, r) for i, r in enumerate(rows) if r["p_yes"] is None and _unanswered(r)]
+        if lost:  # a request that failed (timed out, an endpoint error) is a failure, not an answer
+            i, row = lost[0]
+            values = [r["p_yes"] for r in rows if r["p_yes"] is not None]
+            detail = {
+                "mode": "per_item",
+                "items": rows,
+                "valued": len(values),
+                "without_value": len(rows) - len(values),
+            }
+            raise JudgeFailed(
+                f"judge: {len(lost)} of {len(rows)} rubric item(s) got no answer (item {i}: {row.get('why')})",
+                detail,
+            )
         return self._score(rows, {"mode": "per_item"})
 
     def _all_result(self, items: Sequence[Mapping[str, str]], attempts: list[dict[str, Any]]) -> Score:
@@ -438,6 +452,15 @@ class RubricItemsScorer(JudgedScorer):
                 self.all_at_once_reader,
             )
         return [JudgedItem(_item_votes(r), read_label(r.get("label"), loose=True)) for r in rows]
+
+
+def _unanswered(stored: Mapping[str, Any]) -> bool:
+    """Whether every request of an item failed with no answer (each attempt has an error and
+    no text): the judge was never heard, unlike an answer with no yes/no in it."""
+    tries = [*(stored.get("attempts") or []), *(stored.get("sampled") or [])]
+    return bool(tries) and all(
+        isinstance(a, Mapping) and a.get("answer") is None and a.get("error") for a in tries
+    )
 
 
 def _item_votes(row: Mapping[str, Any]) -> list[JudgeVote]:

@@ -12,6 +12,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+MAX_DRAW_CELLS = 16_000_000
+"""The most resample indices drawn at once (128 MB of int64)."""
+
 
 def bootstrap_mean_ci(
     values: np.ndarray | list[float],
@@ -70,10 +73,19 @@ def bootstrap_means_ci_groups(
             by_size.setdefault(arr.size, []).append((g, c, arr, defined))
         out.append(cis)
     for size, resampled in by_size.items():
-        idx = np.random.default_rng(seed).integers(0, size, size=(n_resamples, size))
-        for g, c, arr, defined in resampled:
-            out[g][c] = percentile_ci(_resampled_means(arr, defined, idx), confidence)
-        del idx
+        # drawn in chunks of rows (the same draws as one (n_resamples, size) array), so memory
+        # stays under MAX_DRAW_CELLS indices whatever the resamples and the set's size
+        rng = np.random.default_rng(seed)
+        rows = max(1, min(n_resamples, MAX_DRAW_CELLS // size))
+        means: list[list[np.ndarray]] = [[] for _ in resampled]
+        for start in range(0, n_resamples, rows):
+            idx = rng.integers(0, size, size=(min(rows, n_resamples - start), size))
+            for k, (_, _, arr, defined) in enumerate(resampled):
+                means[k].append(_resampled_means(arr, defined, idx))
+            del idx
+        for k, (g, c, _, _) in enumerate(resampled):
+            drawn = means[k][0] if len(means[k]) == 1 else np.concatenate(means[k])
+            out[g][c] = percentile_ci(drawn, confidence)
     return out
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from audioeval.postprocess.json_in_text import fenced_blocks, json_values
 from audioeval.postprocess.outcome import Unparseable
+from audioeval.store.bounded_json import loads
 
 _MISSING = object()
 
@@ -22,7 +23,7 @@ _MISSING = object()
 def _parse(text: str) -> Any:
     text = text.strip()
     try:
-        return json.loads(text)
+        return loads(text)
     except ValueError:
         pass
     if not text.startswith("{"):

@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from audioeval.store.bounded_json import loads
+
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON|python)?[ \t]*\n?(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
 
@@ -280,7 +282,7 @@ def _values_in_order(text: str) -> Iterator[tuple[Any, tuple[str, ...]]]:
             continue
         fixed, repairs, used = repaired
         try:
-            value = json.loads(fixed)
+            value = loads(fixed)
         except (ValueError, RecursionError):
             continue
         pos = i + used

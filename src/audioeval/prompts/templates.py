@@ -8,8 +8,10 @@ undefined variable is an error, never an empty string.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import hashlib
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from importlib import resources
@@ -48,20 +50,83 @@ template that would render more (`{{ 'a' * 10**9 }}`, a loop over a huge range) 
 with a message naming it, instead of taking gigabytes. The sandbox also refuses a `range`
 over more than 100,000 numbers."""
 
+MAX_TEMPLATE_STEPS = 1_000_000
+"""The most steps (loop iterations and calls, macros included) one rendering may
+take: two nested loops each under the range cap, or a macro calling itself twice, would run
+for minutes; a prompt template takes a few hundred."""
 
-class PromptSizeError(Exception):
+MAX_CALL_DEPTH = 64
+"""The deepest nesting of calls in one rendering (a macro that calls itself)."""
+
+MAX_RENDER_SECONDS = 10.0
+"""The longest one rendering may take, checked every 1,024 steps (a backstop to the steps)."""
+
+
+class PromptBoundError(Exception):
+    """A template that would take more than one of the bounds above to render."""
+
+
+class PromptSizeError(PromptBoundError):
     """A template would render more than MAX_RENDERED_CHARS characters."""
+
+
+class TemplateCodeError(Exception):
+    """A Python error raised inside a template (`{{ 1 // 0 }}`), with the template's line and
+    expression."""
+
+
+class _Budget:
+    """The steps, call depth and deadline of one rendering."""
+
+    __slots__ = ("deadline", "depth", "steps")
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.depth = 0
+        self.deadline = time.monotonic() + MAX_RENDER_SECONDS
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_TEMPLATE_STEPS:
+            raise PromptBoundError(
+                f"rendering takes more than {MAX_TEMPLATE_STEPS:,} steps (loop iterations and calls)"
+            )
+        if not self.steps & 1023 and time.monotonic() > self.deadline:
+            raise PromptBoundError(f"rendering takes more than {MAX_RENDER_SECONDS:g} s")
+
+
+_BUDGET: contextvars.ContextVar[_Budget | None] = contextvars.ContextVar("template_budget", default=None)
+
+
+def _budget() -> _Budget:
+    budget = _BUDGET.get()
+    if budget is None:  # rendered outside `_render_bounded` (never in audioeval): bounded all the same
+        budget = _Budget()
+        _BUDGET.set(budget)
+    return budget
 
 
 @functools.lru_cache(maxsize=1)
 def _env() -> Any:
-    from jinja2 import StrictUndefined
+    from jinja2 import StrictUndefined, nodes
+    from jinja2.compiler import CodeGenerator
     from jinja2.sandbox import SandboxedEnvironment
 
+    class CountedLoops(CodeGenerator):
+        """Every `for` loop iterates through `environment.counted`, one step per item."""
+
+        def visit_For(self, node: Any, frame: Any) -> None:
+            if not getattr(node, "counted", False):
+                node.iter = nodes.Call(nodes.EnvironmentAttribute("counted"), [node.iter], [], None, None)
+                node.counted = True
+            super().visit_For(node, frame)
+
     class BoundedEnvironment(SandboxedEnvironment):
-        """The sandbox, with `*` and `**` refused where they would build a huge value."""
+        """The sandbox, with `*` and `**` refused where they would build a huge value, and
+        every loop item and call counted against the rendering's budget."""
 
         intercepted_binops = frozenset({"*", "**"})
+        code_generator_class = CountedLoops
 
         def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
             if operator == "**" and isinstance(right, int) and abs(right) > 1000:
@@ -75,21 +140,70 @@ def _env() -> Any:
                     )
             return super().call_binop(context, operator, left, right)
 
+        def call(self, context: Any, obj: Any, *args: Any, **kwargs: Any) -> Any:
+            budget = _budget()
+            budget.tick()
+            budget.depth += 1
+            try:
+                if budget.depth > MAX_CALL_DEPTH:
+                    raise PromptBoundError(
+                        f"calls nested more than {MAX_CALL_DEPTH} deep (a macro calling itself?)"
+                    )
+                return super().call(context, obj, *args, **kwargs)
+            finally:
+                budget.depth -= 1
+
+        @staticmethod
+        def counted(items: Any) -> Any:
+            budget = _budget()
+            for item in items:
+                budget.tick()
+                yield item
+
     return BoundedEnvironment(
         undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False, trim_blocks=True
     )
 
 
 def _render_bounded(text: str, variables: dict[str, Any]) -> str:
-    """The rendered text; PromptSizeError past MAX_RENDERED_CHARS, OverflowError from the
-    sandbox's range limit."""
+    """The rendered text; PromptSizeError past MAX_RENDERED_CHARS, PromptBoundError past
+    the steps, call depth or time of a rendering, OverflowError from the sandbox's range
+    limit, TemplateCodeError for any other Python error raised inside the template."""
     chunks, size = [], 0
-    for chunk in _compiled(text).generate(**variables):
-        size += len(chunk)
-        if size > MAX_RENDERED_CHARS:
-            raise PromptSizeError(f"the rendered text would exceed {MAX_RENDERED_CHARS:,} characters")
-        chunks.append(chunk)
+    token = _BUDGET.set(_Budget())
+    try:
+        for chunk in _compiled(text).generate(**variables):
+            size += len(chunk)
+            if size > MAX_RENDERED_CHARS:
+                raise PromptSizeError(f"the rendered text would exceed {MAX_RENDERED_CHARS:,} characters")
+            chunks.append(chunk)
+    except _render_errors():
+        raise
+    except RecursionError:
+        raise PromptBoundError("calls nested too deep") from None
+    except Exception as exc:
+        raise TemplateCodeError(_where_in_template(exc, text)) from None
+    finally:
+        _BUDGET.reset(token)
     return "".join(chunks)
+
+
+def _where_in_template(exc: Exception, text: str) -> str:
+    """`line N: Kind: message in `expression`` for a Python error raised inside a template
+    (the last frame of the template's code in its traceback gives the line)."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    what = f"{type(exc).__name__}: {exc}"
+    lines = text.splitlines()
+    if line is None or not 0 < line <= len(lines):
+        return f"{what} (a Python error inside the template)"
+    source = " ".join(lines[line - 1].split())
+    source = source if len(source) <= 120 else source[:117] + "..."
+    return f"line {line}: {what} in `{source}`"
 
 
 @functools.lru_cache(maxsize=256)
@@ -233,11 +347,12 @@ class RenderedTexts:
 
 @functools.cache
 def _render_errors() -> tuple[type[Exception], ...]:
-    """What a template that cannot be rendered raises (OverflowError: a sandboxed range); jinja2
+    """What a template that cannot be rendered raises (OverflowError: a sandboxed range;
+    TemplateCodeError: any other Python error inside it, with its line); jinja2
     is imported when first needed, and this tuple is only built when one is raised."""
     from jinja2 import TemplateError
 
-    return (TemplateError, PromptSizeError, OverflowError)
+    return (TemplateError, PromptBoundError, TemplateCodeError, OverflowError)
 
 
 def render_text(text: str, variables: dict[str, Any]) -> str | None:
@@ -347,14 +462,17 @@ def render(
     """System and user messages; the audio part goes where the template says. With `memo`,
     texts are rendered through it (the same texts, rendered once per distinct values)."""
     text_of = _render_bounded if memo is None else memo.render
+    field = "system"
     try:
         system = text_of(template.system, variables) if template.system else None
+        field = "user"
         user = text_of(template.user, variables)
     except _render_errors() as exc:
         raise InputError(
             f"prompt template {template.name!r} could not be rendered: {exc}",
             file=template.source,
             sample_id=sample_id,
+            field=field,
         ) from None
     parts: list[ContentPart] = [TextPart(user)]
     if audio is not None and template.audio != "none":

@@ -22,6 +22,7 @@ from audioeval.core.redact import redact
 from audioeval.report.clips import ClipCopier
 from audioeval.report.units import show_sample, unit_of
 from audioeval.report.word_diff import diff_of_scores
+from audioeval.store.bounded_json import loads
 
 REASON_CHARS = 400
 SHOWN_CHARS = 20_000
@@ -85,7 +86,7 @@ def _gold(fields: dict[str, Any]) -> dict[str, Any] | None:
 def _reason(raw: Any) -> str:
     text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, default=str)
     try:
-        parsed = json.loads(text)
+        parsed = loads(text)
     except (ValueError, TypeError):
         parsed = None
     if isinstance(parsed, dict) and isinstance(parsed.get("reason"), str):

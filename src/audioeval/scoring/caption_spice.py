@@ -23,6 +23,7 @@ from audioeval.scoring.caption_java import (
     coco_dir,
     shared_process,
 )
+from audioeval.store.bounded_json import loads
 
 SPICE_JAR = "spice-1.0.jar"
 CORENLP_JARS = ("stanford-corenlp-3.6.0.jar", "stanford-corenlp-3.6.0-models.jar")
@@ -63,7 +64,7 @@ def spice_f(hypothesis: str, references: Sequence[str]) -> dict[str, float]:
     if answer.startswith("ERROR "):  # this item's failure (SpiceLines caught it): the sample's
         raise JavaItemError(f"SPICE failed on this caption: {answer[6:]}")
     try:
-        scores: dict[str, Any] = json.loads(answer)[0]["scores"]["All"]
+        scores: dict[str, Any] = loads(answer)[0]["scores"]["All"]
         return {k: float(scores[key]) for k, key in (("f", "f"), ("precision", "pr"), ("recall", "re"))}
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise JavaToolError(f"SPICE answered {answer[:200]!r}") from exc

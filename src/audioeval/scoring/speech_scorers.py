@@ -35,6 +35,7 @@ from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.scoring.base import Prediction, Score, Scorer, build_scorer
 from audioeval.scoring.profiles import DEFAULT_PROFILE
+from audioeval.store.bounded_json import loads
 from audioeval.store.file_digest import MISSING, file_sha256, json_digest
 
 
@@ -280,13 +281,12 @@ class SimScorer(Scorer):
         return cosine(output, self._embedding(ref, sample.id))
 
     def _embedding(self, audio: AudioRef, sample_id: str) -> Any:
-        import json
 
         import numpy as np
 
         text = self._runtime.ask(audio, sample_id, self.name)
         try:
-            vec = np.asarray(json.loads(text), dtype=np.float64)
+            vec = np.asarray(loads(text), dtype=np.float64)
         except (ValueError, TypeError) as exc:
             raise InputError(
                 f"runtime {self._runtime.spec.name!r} answered {text[:80]!r}, not a JSON list of numbers",

@@ -3,16 +3,16 @@ sample_ids.json): one error wording."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import RunConfigError
+from audioeval.store.bounded_json import loads
 
 
 def _read_json(path: Path, kind: type, what: str) -> Any:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise RunConfigError(f"{path}: cannot be read ({exc})") from None
     if not isinstance(data, kind):

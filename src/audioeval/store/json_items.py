@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
-from audioeval.store.text_input import decode_text, not_utf8
+from audioeval.store.bounded_json import loads
+from audioeval.store.text_input import decode_text, not_utf8, read_input_bytes
 
 
 @contextlib.contextmanager
@@ -35,7 +36,7 @@ def _jsonl(raw: bytes, file: str, what: str) -> list[tuple[Any, int]]:
         if not line.strip():
             continue
         try:
-            out.append((json.loads(line), lineno))
+            out.append((loads(line), lineno))
         except UnicodeDecodeError as exc:
             raise not_utf8(line, exc.start, file, what, line=lineno) from None
         except json.JSONDecodeError as exc:
@@ -66,10 +67,7 @@ def item_lines(text: str) -> list[int]:
 
 
 def read_bytes(path: str | Path, what: str = "predictions") -> bytes:
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{what} file not found", file=str(p))
-    return p.read_bytes()
+    return read_input_bytes(Path(path), what)
 
 
 def read_items(
@@ -86,7 +84,7 @@ def read_items(
     text = decode_text(raw, str(p), what)
     try:
         with gc_paused():
-            data = json.loads(text)
+            data = loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"malformed JSON ({exc.msg} at column {exc.colno})", file=str(p), line=exc.lineno

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.redact import redact_known_bytes
+from audioeval.store.bounded_json import loads
 
 
 @dataclass
@@ -65,7 +66,7 @@ def iter_jsonl(
                 if not line.strip():
                     continue
                 try:
-                    obj = json.loads(line)
+                    obj = loads(line, nesting=None)
                 except json.JSONDecodeError:
                     yield lineno, None
                     continue

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import RunConfigError
 from audioeval.store.atomic import write_json_atomic
+from audioeval.store.bounded_json import loads
 
 SIGNATURE_FILE = "signature.json"
 
@@ -44,7 +44,7 @@ def check_or_write_signature(run_dir: str | Path, signature: dict[str, Any]) -> 
     """
     path = Path(run_dir) / SIGNATURE_FILE
     if path.exists():
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored = loads(path.read_text(encoding="utf-8"))
         diffs = signature_diffs(stored, signature)
         if diffs:
             raise RunConfigError(
@@ -60,5 +60,5 @@ def read_signature(run_dir: str | Path) -> dict[str, Any]:
     path = Path(run_dir) / SIGNATURE_FILE
     if not path.exists():
         raise RunConfigError(f"{path} not found: {run_dir} is not an audioeval run directory")
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    data: dict[str, Any] = loads(path.read_text(encoding="utf-8"))
     return data

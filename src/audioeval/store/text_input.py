@@ -3,6 +3,8 @@
 Every JSON, JSONL, CSV and YAML input (metadata, predictions, manifests, specs, run configs,
 templates) is decoded here, so they all accept a BOM and CRLF line ends alike, and a file in
 another encoding (Latin-1, UTF-16) is one error naming the file, the line and the byte.
+A file larger than `MAX_INPUT_BYTES` is refused before it is read: parsed whole, it would
+take many times its size in memory.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ import codecs
 from pathlib import Path
 
 from audioeval.core.errors import InputError
+
+MAX_INPUT_BYTES = 2 * 1024**3
+"""The largest input file (JSON, JSONL, CSV, YAML, text) audioeval reads: 2 GiB."""
 
 
 def not_utf8(raw: bytes, start: int, file: str, what: str, *, line: int | None = None) -> InputError:
@@ -35,11 +40,23 @@ def decode_text(raw: bytes, file: str, what: str) -> str:
         raise not_utf8(raw, bom + exc.start, file, what) from None
 
 
-def read_text_input(path: Path, what: str) -> str:
-    """The text of an input file; errors name the file (`what` says which: "metadata", …)."""
+def read_input_bytes(path: Path, what: str) -> bytes:
+    """The bytes of an input file, when it exists and is within MAX_INPUT_BYTES."""
     if not path.is_file():
         raise InputError(f"{what} file not found", file=str(path))
-    return decode_text(path.read_bytes(), str(path), what)
+    size = path.stat().st_size
+    if size > MAX_INPUT_BYTES:
+        raise InputError(
+            f"{what} file is {size:,} bytes, over the bound of {MAX_INPUT_BYTES:,} for an input "
+            "file; split it",
+            file=str(path),
+        )
+    return path.read_bytes()
+
+
+def read_text_input(path: Path, what: str) -> str:
+    """The text of an input file; errors name the file (`what` says which: "metadata", …)."""
+    return decode_text(read_input_bytes(path, what), str(path), what)
 
 
 def text_lines(text: str) -> list[str]:

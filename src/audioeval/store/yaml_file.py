@@ -6,6 +6,9 @@ expansion: anchors that refer to anchors ("billion laughs") make a few hundred b
 for millions of values, which a run would then write out in full. A key written twice in one
 mapping is an error naming the key and both lines (PyYAML would keep the last one silently);
 keys brought in by a merge (`<<: *base`) may still be overridden, as YAML intends.
+Lists and mappings nested deeper than `MAX_NESTING` (the JSON bound, `bounded_json.py`) are
+refused with the line, as is a text over `MAX_YAML_CHARS`: the YAML parser is slow, and no
+spec, config or template comes near either bound.
 """
 
 from __future__ import annotations
@@ -15,11 +18,15 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.store.bounded_json import MAX_NESTING
 from audioeval.store.text_input import read_text_input
 
 MAX_EXPANDED_NODES = 100_000
 """The most values (scalars, lists, mappings) a YAML file may stand for once its aliases are
 expanded; a file without aliases stands for no more values than it writes out."""
+
+MAX_YAML_CHARS = 16 * 1024 * 1024
+"""The longest YAML text audioeval reads (specs, run configs, templates, boards): 16 MiB."""
 
 
 def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
@@ -38,8 +45,14 @@ def load_yaml(text: str, where: str) -> Any:
     """The document in `text` (read from `where`, which errors name)."""
     import yaml
 
+    if len(text) > MAX_YAML_CHARS:
+        raise InputError(
+            f"YAML refused: {len(text):,} characters, over the bound of {MAX_YAML_CHARS:,}", file=where
+        )
     try:
         return yaml.load(text, Loader=_bounded_loader())  # noqa: S506 - a SafeLoader subclass
+    except _TooDeep as exc:
+        raise InputError(f"YAML refused: {exc}", file=where, line=exc.line) from None
     except _AliasBomb as exc:
         raise InputError(f"YAML refused: {exc}", file=where) from None
     except _DuplicateKey as exc:
@@ -57,6 +70,14 @@ def load_yaml(text: str, where: str) -> Any:
 
 class _AliasBomb(ValueError):
     """A document whose aliases stand for too many values, or for themselves."""
+
+
+class _TooDeep(ValueError):
+    """Lists and mappings nested deeper than MAX_NESTING."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(f"lists and mappings nested deeper than {MAX_NESTING} levels")
+        self.line = line
 
 
 class _DuplicateKey(ValueError):
@@ -105,11 +126,20 @@ def _bounded_loader() -> type:
         """The safe loader, refusing documents whose aliases expand beyond the bound."""
 
         aliases_seen = False
+        depth = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 self.aliases_seen = True
-            return super().compose_node(parent, index)
+            if self.depth >= MAX_NESTING and self.check_event(
+                yaml.SequenceStartEvent, yaml.MappingStartEvent
+            ):
+                raise _TooDeep(self.peek_event().start_mark.line + 1)
+            self.depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
 
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             if isinstance(node, yaml.MappingNode):

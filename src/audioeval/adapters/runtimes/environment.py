@@ -33,6 +33,7 @@ from pathlib import Path
 
 from audioeval.adapters.runtimes.spec import RuntimeSpec
 from audioeval.core.errors import AudioevalError, OptionalDependencyError
+from audioeval.store.bounded_json import loads
 
 MARKER = ".audioeval-runtime.json"
 ENV_DIR_VAR = "AUDIOEVAL_RUNTIMES"
@@ -116,7 +117,7 @@ def venv_python(venv: Path) -> Path:
 
 def read_marker(venv: Path) -> dict[str, object] | None:
     try:
-        data = json.loads((venv / MARKER).read_text(encoding="utf-8"))
+        data = loads((venv / MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

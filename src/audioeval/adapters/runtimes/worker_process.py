@@ -16,6 +16,7 @@ from collections import deque
 from typing import Any
 
 from audioeval.core.errors import AudioevalError
+from audioeval.store.bounded_json import loads
 
 _LINE_LIMIT = 16 * 1024 * 1024
 
@@ -227,7 +228,7 @@ class WorkerProcess:
 
     def _dispatch(self, line: str) -> bool:
         try:
-            msg = json.loads(line)
+            msg = loads(line, nesting=None)
         except ValueError:
             return False
         if not isinstance(msg, dict):

@@ -14,9 +14,10 @@ list, is unusable (the official raises and asks for a retry). Ids count from 0.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+
+from audioeval.store.bounded_json import loads
 
 _FENCED_RE = re.compile(r"```(?:json)?\s*(\{[\s\S]*?\})\s*```")
 
@@ -33,7 +34,7 @@ def _payload(raw: str) -> str:
 def keep_flags(raw: str, n: int) -> tuple[tuple[bool, ...] | None, str | None]:
     """(keep or remove for each of `n` items, None) or (None, why the answer is unusable)."""
     try:
-        data: Any = json.loads(_payload(raw))
+        data: Any = loads(_payload(raw))
     except ValueError as exc:
         return None, f"not JSON ({exc})"
     if not isinstance(data, dict):

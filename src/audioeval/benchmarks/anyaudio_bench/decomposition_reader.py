@@ -25,10 +25,11 @@ is not an object is an error (the official raises).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from audioeval.store.bounded_json import loads
 
 _FENCE_RE = re.compile(r"```(?:json)?\s*")
 _KEY_RE = re.compile(r'(\n\s+)(题目|维度|依据)":')
@@ -50,7 +51,7 @@ def pre_clean(raw: str) -> str:
 
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text)
+        return loads(text)
     except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python decodes
         return _MISSING
 

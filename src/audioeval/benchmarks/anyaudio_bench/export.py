@@ -76,7 +76,7 @@ def record_row(rec: SampleRecord) -> JudgeEvalRow:
 
 
 def _row_line(rec: SampleRecord, row: JudgeEvalRow) -> dict[str, Any]:
-    items = (rec.judge.get(_scorer(rec)) or {}).get("items") or []
+    items = ((rec.judge or {}).get(_scorer(rec)) or {}).get("items") or []
     return {
         **row._asdict(),
         "items": [{k: i.get(k) for k in ("dimension", "question", "p_yes", "method")} for i in items],

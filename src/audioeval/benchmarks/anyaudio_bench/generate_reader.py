@@ -21,11 +21,11 @@ them, and an answer usable when it parses at least one item.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from audioeval.judge.rubric_items import AllAtOnceReader
+from audioeval.store.bounded_json import loads
 
 _FENCE_RE = re.compile(r"```(?:json)?\s*")
 _TRAILING_COMMA_RE = re.compile(r",(\s*[}\]])")
@@ -54,7 +54,7 @@ def generate_answers(raw: str, n: int) -> list[str | None]:
     """The official reading of a generate-mode answer: yes / no / None (unparsed) per item."""
     text = _TRAILING_COMMA_RE.sub(r"\1", _FENCE_RE.sub("", raw).strip())
     try:
-        value = json.loads(text)
+        value = loads(text)
     except ValueError:
         value = None
     if isinstance(value, list):

@@ -16,7 +16,6 @@ by the plan's `export_info`) writes `judge_eval_summary.json`, `per_row.jsonl` a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 from audioeval.benchmarks.preset import PlanPart, Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.checks import number_problem
 from audioeval.core.errors import InputError
+from audioeval.store.bounded_json import loads
 
 BENCH_NAME = "judge-bench"
 DEV_NAME = "judge-bench-dev"
@@ -165,7 +165,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
 def _first_failure(folder: Path) -> str | None:
     path = folder / ROWS_FILE
     for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
-        row = json.loads(line)
+        row = loads(line)
         if row.get("failed"):
             return f"id {row.get('uuid')!r}: {row.get('error') or 'no score'}"
     return None
@@ -174,7 +174,7 @@ def _first_failure(folder: Path) -> str | None:
 def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
     """`judge_eval_summary.json` read back: the figures; rows the judge failed and malformed
     rows are the failed work."""
-    summary = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
+    summary = loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
     skipped = [InputError.from_record(r) for r in (summary.get("skipped") or {}).get("rows") or []]
     judged = int(summary["n"]) - int(summary["unscored"]["n"])
     notes = [f"skipped {len(skipped)} malformed row(s) (ids in {SUMMARY_FILE}, `skipped`)"] if skipped else []

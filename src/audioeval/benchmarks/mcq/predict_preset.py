@@ -15,7 +15,6 @@ the run folder (`--output-dir`, default `OUTPUT.run/`); the `mcq_predictions` ex
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from typing import Any
 from audioeval.benchmarks.mcq.definitions import BENCHMARKS
 from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.errors import InputError
+from audioeval.store.bounded_json import loads
 
 OPTIONS = (
     PresetOption(
@@ -119,7 +119,7 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
 
     from audioeval.benchmarks.mcq.predict_export import SUMMARY_FILE
 
-    s = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
+    s = loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
     note = (
         f"{s['answered']}/{s['items']} answered ({s['failed']} without an answer: see the records "
         f"in {escape(str(folder))}). Predictions: {escape(str(s['output']))}"

@@ -18,7 +18,6 @@ table (`console_table.py`). The output folder defaults to `outputs/<benchmark>`.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from audioeval.benchmarks.mcq.definitions import BENCHMARKS
 from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
+from audioeval.store.bounded_json import loads
 
 MODEL_NAME = "predictions"
 RUBRIC_MAX_TOKENS = 2048
@@ -182,7 +182,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
 def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
     """`mcq_summary.json` read back: the figures, and the items the rubric judge failed (an
     unparseable model answer is an outcome, not a failure)."""
-    summary = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
+    summary = loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
     figures = {**summary, "official_print": values.get("official_print", True)}
     scored = int(summary["counts"]["scored"])
     judged = summary.get("rubrics")
@@ -193,7 +193,7 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
         from audioeval.benchmarks.mcq.export import first_failure
 
         lines = (folder / RESULTS_FILE).read_text(encoding="utf-8").splitlines()
-        first = first_failure([json.loads(x) for x in lines if x.strip()])
+        first = first_failure([loads(x) for x in lines if x.strip()])
     skipped = [InputError.from_record(r) for r in judged.get("skipped") or []]
     return PresetOutcome(
         figures,

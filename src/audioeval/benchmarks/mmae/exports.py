@@ -45,6 +45,7 @@ from audioeval.core.record import SampleRecord, in_order
 from audioeval.core.redact import redact_known
 from audioeval.scoring.judged import JudgedScorer
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
+from audioeval.store.bounded_json import loads
 
 
 def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
@@ -242,4 +243,4 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
 def _as_read(obj: Any) -> Any:
     """`obj` as a reader of the file written from it gets it: JSON, the known secrets redacted
     (`store/atomic.py` writes it so; the layout does not change what is read)."""
-    return json.loads(redact_known(json.dumps(obj, ensure_ascii=False, allow_nan=False)))
+    return loads(redact_known(json.dumps(obj, ensure_ascii=False, allow_nan=False)))

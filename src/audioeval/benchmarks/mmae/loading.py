@@ -17,6 +17,7 @@ from audioeval.core.audio_path import audio_path_problem, root_escape_problem
 from audioeval.core.errors import InputError
 from audioeval.core.shorten import shorten
 from audioeval.judge.audio_refs import find_mentions
+from audioeval.store.bounded_json import loads
 from audioeval.store.text_input import read_text_input, text_lines
 
 Item = TypeVar("Item", MmaeSample, MmaePrediction)
@@ -35,12 +36,12 @@ def read_json_records(path: str | Path, what: str) -> list[Any]:
             if not line.strip():
                 continue
             try:
-                out.append(json.loads(line))
+                out.append(loads(line))
             except json.JSONDecodeError as exc:
                 raise InputError(f"malformed JSON line ({exc.msg})", file=str(p), line=lineno) from exc
         return out
     try:
-        data = json.loads(text)
+        data = loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(
             f"malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", file=str(p)

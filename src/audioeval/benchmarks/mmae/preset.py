@@ -12,7 +12,6 @@ only: one file shared by several output folders answers again every request it h
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from audioeval.benchmarks.preset import EXPORTED, Preset, PresetOption, PresetOu
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
+from audioeval.store.bounded_json import loads
 
 TAXONOMY = ["modality", "complexity", "complexity_group", "granularity", "operation"]
 MODEL = "predictions"
@@ -131,7 +131,7 @@ def check(values: Mapping[str, Any]) -> None:
 
 
 def _read(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return loads(path.read_text(encoding="utf-8"))
 
 
 def _errors(path: Path) -> list[InputError]:
@@ -158,7 +158,7 @@ def _failures_in(folder: Path) -> Mapping[tuple[str, int], str | None]:
     """The `failure` of each rubric's last line in results.jsonl."""
     why: dict[tuple[str, int], str | None] = {}
     for line in (folder / RESULTS_FILE).read_text(encoding="utf-8").splitlines():
-        rec = json.loads(line)
+        rec = loads(line)
         why[(rec["id"], rec["rubric_index"])] = rec.get("failure")
     return why
 

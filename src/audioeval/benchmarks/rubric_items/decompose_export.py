@@ -14,7 +14,6 @@ the captions file's order, each file replaced whole and atomically:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from audioeval.benchmarks.rubric_items.decompose_scorer import SCORER_NAME
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
+from audioeval.store.bounded_json import loads
 
 SUMMARY_FILE = "decompose_summary.json"
 RUN_INFO_KEY = "rubric_decompose"  # the preset's part of `PairExport.run_info`
@@ -140,7 +140,7 @@ COMPUTED = ("counts", "mean_items", "domains", "fallback_ids", "unparsed_ids", "
 def _as_written(path: Path) -> dict[str, Any]:
     """A rescore's settings (where the rubrics file goes, …): those of the summary it replaces."""
     try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
+        summary = loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise RunConfigError(
             f"{path}: cannot be read ({exc}); run `audioeval rubric decompose` again to write it"

@@ -16,7 +16,6 @@ runs the same decomposition inside `audioeval run`.)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from rich.markup import escape
 
 from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.errors import InputError
+from audioeval.store.bounded_json import loads
 
 MODEL = {"name": "caption", "type": "baseline", "baseline": "echo"}
 SUMMARY_FILE = "decompose_summary.json"  # decompose_export.SUMMARY_FILE (kept light here)
@@ -142,7 +142,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
 
 def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
     """`decompose_summary.json` read back: the counts; failed captions are the failed work."""
-    s = json.loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
+    s = loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
     counts, failed = s["counts"], s.get("failed") or []
     notes = [
         f"{counts['decomposed']}/{counts['captions']} caption(s) decomposed ({counts['fallback']} by "

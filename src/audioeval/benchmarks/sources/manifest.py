@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.store.bounded_json import loads
 from audioeval.store.text_input import read_text_input, text_lines
 
 
@@ -32,7 +32,7 @@ def _jsonl(text: str, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = loads(line)
         except ValueError as exc:
             raise InputError(f"malformed JSON ({exc.args[0]})", file=file, line=line_no) from None
         if not isinstance(row, dict):
@@ -42,7 +42,7 @@ def _jsonl(text: str, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def _json(text: str, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
-        data = json.loads(text)
+        data = loads(text)
     except ValueError as exc:
         raise InputError(f"malformed JSON ({exc})", file=file, line=getattr(exc, "lineno", None)) from None
     keys: list[Any] | None = None

@@ -22,6 +22,7 @@ from audioeval.core.audio_path import audio_path_problem
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
+from audioeval.store.bounded_json import loads
 
 AUDIO_FIELDS = ("audio", "reference_voice", "reference_audio")
 LIST_FIELDS = ("choices", "references", "answers")
@@ -223,12 +224,11 @@ def _sample_id(value: Any, col: str) -> str:
 
 def _as_list(value: Any, source: str, sid: str, col: str) -> list[str]:
     if isinstance(value, str):
-        import json
 
         text = value.strip()
         if text.startswith("["):
             try:
-                value = json.loads(text)
+                value = loads(text)
             except ValueError:
                 raise InputError("not a JSON list", file=source, sample_id=sid, field=col) from None
         else:

