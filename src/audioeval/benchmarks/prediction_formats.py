@@ -15,7 +15,6 @@ unreadable file is an error naming it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from audioeval.adapters.predictions import PredictionsLoader, PredictionsRead
 from audioeval.benchmarks.tasks import TASKS
 from audioeval.core.errors import InputError
 from audioeval.core.registry import Registry
+from audioeval.store.bounded_json import loads
 from audioeval.store.json_items import read_items
 
 Loader = PredictionsLoader
@@ -121,7 +121,7 @@ def _read_first(path: Path) -> Any:
         with path.open("rb") as f:
             head = f.readline(1 << 20).decode("utf-8-sig").strip()
         if head.startswith("{"):
-            return json.loads(head)
+            return loads(head)
     except (OSError, ValueError):
         pass  # an object over several lines, or not JSON lines: read as a whole below
     try:

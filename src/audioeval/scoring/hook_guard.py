@@ -58,7 +58,10 @@ def scorer_origin(scorer: object) -> str:
 
 
 def hook_error(scorer: object, hook: str, why: str) -> ScorerHookError:
-    name = getattr(scorer, "name", None)
+    try:
+        name = scorer.name if isinstance(scorer, Scorer) else None
+    except Exception:  # a plugin's `name` that raises: the error names the class
+        name = None
     shown = repr(name) if isinstance(name, str) else type(scorer).__name__
     return ScorerHookError(
         f"scorer {shown} of {scorer_origin(scorer)}, hook {hook}: {why}", field=f"scorers.{hook}"
@@ -71,7 +74,7 @@ def _is_number(value: object) -> bool:
 
 
 def _mean_keys(scorer: Scorer) -> tuple[str, ...]:
-    declared, extra = getattr(scorer, "metrics", None), getattr(scorer, "extra_metrics", ())
+    declared, extra = scorer.metrics, scorer.extra_metrics
     names = [
         *(declared if isinstance(declared, (tuple, list)) else ()),
         *(extra if isinstance(extra, (tuple, list)) else ()),

@@ -18,7 +18,6 @@ from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.core.model_output import answer_too_long
-from audioeval.store.bounded_json import loads
 from audioeval.store.json_items import read_items
 
 ID, TEXT = "id", "text"
