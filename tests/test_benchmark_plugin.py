@@ -119,9 +119,11 @@ def test_plugin_benchmark_rescores_reports_and_ranks(plugin_run: tuple[Path, dic
     _cli(env, "leaderboard", str(run_dir), "-o", str(board_dir))
     board = json.loads((board_dir / "leaderboard.json").read_text())["boards"]["understanding"]
     (row,) = board["rows"]
-    cell = row["cells"]["keyword-demo · keyword_hit"]
+    cell = row["cells"]["keyword-demo · keyword hit"]  # under the display name its Benchmark declares
     # a fraction, declared so: on the board's 0–100 scale beside 100 − WER, not 0.67
     assert cell["value"] == pytest.approx(2 / 3) and cell["normalised"] == pytest.approx(200 / 3)
+    block = _pair_summary(run_dir)["metrics"]["mean:keyword_hit"]
+    assert (block["display"], block["unit"], block["per_sample"]) == ("keyword hit", "fraction", {"key": "keyword_hit", "scale": 1.0})
 
 
 def test_plugin_benchmark_is_listed_with_its_package(plugin_run: tuple[Path, dict[str, str]]) -> None:

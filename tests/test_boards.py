@@ -52,7 +52,7 @@ def pair(bench: str, model: str, task: str, values: dict[str, float | None], **e
 
 
 def board(name: str, results: list[dict]) -> dict:
-    out = build_board(parse_board(FAMILY_BOARDS[name], name), results)
+    out = build_board(next(b for b in family_boards() if b.name == name), results)
     assert out is not None
     return out
 
@@ -308,7 +308,31 @@ def test_editing_board_has_no_average_and_ranks_by_emr_then_ifr() -> None:
     assert [r["model"] for r in b["rows"]] == ["editor", "identity", "noise"]
     assert all("average" not in r for r in b["rows"])
     md = leaderboards_markdown({"boards": {"editing": b}})
-    assert "| 1 | editor | 44.86 | 58.88 | 4.60 |" in md and "Ranked by EMR, then IFR, then CR." in md
+    assert "| 1 | editor | 44.86 % | 58.88 % | 4.60 % |" in md and "Ranked by EMR, then IFR, then CR." in md
+    assert [c["label"] for c in b["columns"]] == ["IFR", "CR", "EMR"]  # the declared display names
+
+
+def test_the_editing_board_is_the_benchmarks_own_and_generic_code_names_none_of_its_metrics() -> None:
+    """The family boards name no benchmark's metric: MMAE gives its board (`Benchmark.boards`)
+    with its declared metrics; without it, the family's board shows each headline."""
+    import inspect
+
+    from audioeval.benchmarks.plugins import load_benchmarks
+    from audioeval.engine import board_spec, leaderboard
+    from audioeval.engine import family_boards as family_module
+
+    mmae = load_benchmarks()["mmae"]
+    declared = {m.name for m in mmae.metrics} | {m.key for m in mmae.metrics}
+    for module in (family_module, board_spec, leaderboard):
+        text = inspect.getsource(module)
+        assert not [n for n in declared if f'"{n}"' in text], module.__name__
+    generic = build_board(parse_board(FAMILY_BOARDS["editing"], "editing"), [
+        pair("mmae", "editor", "audio_edit", {"mean:ifr": 44.86, "mean:cr": 58.88, "mean:em": 4.60}),
+    ])  # fmt: skip
+    assert generic is not None and [c["metric"] for c in generic["columns"]] == ["mean:ifr"]
+    editing = next(b for b in family_boards() if b.name == "editing")
+    assert [c.metric for c in editing.columns] == [m.name for m in mmae.metrics]
+    assert editing.rank_by == ["EMR", "IFR", "CR"] and editing.title == "Editing (MMAE)"
 
 
 def test_every_task_has_a_family_and_every_family_a_board() -> None:

@@ -256,7 +256,6 @@ def test_every_declared_hook_of_the_wrong_kind_is_an_error_naming_it(hook: str) 
         "metrics": [3, "mean:x", [1]],
         "extra_metrics": [None, "mean:x", [2]],
         "metric_renames": [3, {"a": 1}, ["x"]],
-        "metric_units": [3, {"mean:a": 1}, ["x"]],
     }.get(hook, [3, "x", None, math.nan])
     if hook == "signature":
         cases = [lambda self: ["not", "a", "mapping"], lambda self: {"x": math.nan}, lambda self: _raise()]
@@ -278,6 +277,7 @@ SCORER_PLUGIN = """
     import math
     from types import MappingProxyType
     from audioeval.benchmarks.contract import Benchmark
+    from audioeval.metrics.declaration import MeanDeclaration
     from audioeval.core.record import Score
     from audioeval.scoring.scorer_hooks import Scorer
 
@@ -286,7 +286,6 @@ SCORER_PLUGIN = """
     class GateScorer(Scorer):
         name = "gate_hit"
         metrics = ("mean:gate_hit",)
-        {units}
 
         def signature(self):
             return {{"scorer": self.name}}
@@ -306,14 +305,14 @@ SCORER_PLUGIN = """
                 return Score({{"gate_hit": math.nan}}, {{"gate_hit": math.nan}})
             return Score({{"gate_hit": 0.0}}, {{"gate_hit": 0.0}})
 
-    BENCHMARK = Benchmark("gate", scorers={{"gate_hit": GateScorer}})
+    BENCHMARK = Benchmark("gate", scorers={{"gate_hit": GateScorer}}, {units})
 """
 
 
 def _scorer_site(
     site: Path, mode: str, *, units: bool = True, factor: float = 1.0, version: str = "0.1.0"
 ) -> Path:
-    declared = 'metric_units = MappingProxyType({"mean:gate_hit": "fraction"})' if units else ""
+    declared = 'metrics=(MeanDeclaration("gate_hit", "gate hit", "fraction"),)' if units else ""
     return _install(site, SCORER_PLUGIN.format(mode=mode, units=declared, factor=factor), version=version)
 
 

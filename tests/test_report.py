@@ -103,7 +103,7 @@ def test_report_of_an_mmae_run_has_the_heatmap_votes_and_reliability(
     assert res.exit_code == 0, res.output
     html = (out / "report" / "index.html").read_text(encoding="utf-8")
     assert "Modality × complexity" in html and html.count("<svg") >= 2
-    assert 'id="breakdowns"' in html and "mean:ifr by operation" in html  # the taxonomy tables
+    assert 'id="breakdowns"' in html and "IFR by operation" in html  # the taxonomy tables, under the display name
     assert "Judge reliability" in html and "judge reliability: mmae_rubrics · mmae-syn" in html
     assert "Fleiss&#39; κ" in html and "position bias" in html  # the console's labels
     dom = dump_dom(out / "report" / "index.html")
@@ -154,10 +154,10 @@ def test_report_charts_show_one_unit_and_no_machine_path(
     ifr = json.loads((folder / "summary.json").read_text(encoding="utf-8"))["metrics"]["mean:ifr"]
     assert ifr["unit"] == "percent" and 10 < ifr["value"] <= 100
     ((title, labels, values, kw),) = drawn["bars"]
-    assert title == "mmae-syn: mean:ifr (%), 95 % CI" and kw["limits"] == (0.0, 100.0)
+    assert title == "mmae-syn: IFR (%), 95 % CI" and kw["limits"] == (0.0, 100.0)
     assert values == [pytest.approx(ifr["value"])]
     ((title, rows, cols, grid, kw),) = drawn["heatmap"]
-    assert "mean:ifr (%)" in title and "0–1" not in title and kw["limits"] == (0.0, 100.0) and kw["wide"]
+    assert "IFR (%)" in title and "0–1" not in title and kw["limits"] == (0.0, 100.0) and kw["wide"]
     counts = [[int(n[2:]) if n else 0 for n in row] for row in kw["notes"]]
     pairs = [(v, n) for vs, ns in zip(grid, counts, strict=True) for v, n in zip(vs, ns, strict=True)]
     total = sum(v * n for v, n in pairs if v is not None)

@@ -242,3 +242,47 @@ def test_per_sample_scores_are_shown_in_their_metrics_unit(driver: Any, demo_rep
     drawn = [d.get_attribute("data-id") for d in driver.find_elements("css selector", "#sample-list details")]
     expected = [s["id"] for s in pair["samples"] if s["sc"] is not None and 100 * s["sc"] >= 50]
     assert drawn == expected and driver.find_element("id", "score-min").get_attribute("placeholder") == "%"
+
+
+def test_an_mmae_report_shows_each_samples_rates_in_percent_and_filters_in_percent(
+    driver: Any, tmp_path: Path
+) -> None:
+    """MMAE's per-sample IFR is a 0–1 rate of the percentage IFR (`mean:ifr`, declared × 100):
+    the list shows `IFR 50.00 %` for a sample at 0.5 (never `0.50 %`), the opened sample its
+    IFR, CR and EMR in percent, and a threshold typed in the score filter is in percent: 50
+    keeps the samples at 50 % or more (read as 0–1, it would keep none)."""
+    from selenium.webdriver.common.keys import Keys
+
+    from tests.golden.runs import mmae_clean
+
+    out = tmp_path / "mmae"
+    mmae_clean(out)
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    open_page(driver, (out / "report" / "index.html").as_uri())
+    data = driver.execute_script("return JSON.parse(document.getElementById('samples-data').textContent)")
+    (pair,) = data["pairs"]
+    assert (pair["score_name"], pair["unit"], pair["scale"]) == ("IFR", "percent", 100)
+    rates = {s["id"]: s["sc"] for s in pair["samples"] if s["sc"] is not None}
+    half = sorted(i for i, v in rates.items() if v == 0.5)
+    assert half and any(v < 0.5 for v in rates.values()) and any(v == 1.0 for v in rates.values())
+
+    def drawn() -> list[str]:
+        return [d.get_attribute("data-id") for d in driver.find_elements("css selector", "#sample-list details")]
+
+    line = driver.find_element("css selector", f'#sample-list details[data-id="{half[0]}"] > summary').text
+    assert "IFR 50.00 %" in line and "0.50 %" not in line, line
+    low = driver.find_element("id", "score-min")
+    assert low.get_attribute("placeholder") == "%"
+    low.send_keys("50", Keys.TAB)
+    kept = [s["id"] for s in pair["samples"] if s["sc"] is not None and s["sc"] >= 0.5]
+    assert drawn() == kept and set(half) <= set(kept) and len(kept) < len(rates)
+    high = driver.find_element("id", "score-max")
+    high.send_keys("60", Keys.TAB)  # 50 % to 60 %: the samples at one half only
+    assert drawn() == half
+    screenshot(driver, "report-mmae-filter-percent")
+    driver.find_element("css selector", f'#sample-list details[data-id="{half[0]}"] > summary').click()
+    sample = opened_sample(driver, half[0])
+    scores = sample.find_element("xpath", ".//div[@class='k' and text()='scores']/following-sibling::div[1]").text
+    assert "IFR 50.00 %" in scores and "EMR " in scores, scores
+    assert all(part.strip().endswith("%") for part in scores.split("·")), scores
+    screenshot(driver, "report-mmae-sample-percent", driver.find_element("id", "samples"))

@@ -36,7 +36,9 @@ def test_a_per_sample_value_takes_its_metrics_unit() -> None:
 
     units = sample_units({"wer": {"unit": "fraction"}, "mean:chat_rating": {"unit": "score"},
                           "rouge_l": {"unit": "fraction"}, "bad": None})  # fmt: skip
-    assert units == {"wer": "fraction", "chat_rating": "score", "rouge_l": "fraction"}
+    assert {k: (u.unit, u.scale) for k, u in units.items()} == {
+        "wer": ("fraction", 1.0), "chat_rating": ("score", 1.0), "rouge_l": ("fraction", 1.0)
+    }  # fmt: skip
     assert show_sample(0.1, unit_of("wer", units)) == "10.00 %"
     assert show_sample(0.0789, unit_of("rouge_l_recall", units)) == "7.89 %"
     assert show_sample(7.0, unit_of("chat_rating", units)) == "7.00"
@@ -72,3 +74,20 @@ def test_the_sample_browser_data_shows_each_value_in_its_unit(tmp_path: Path) ->
     for row in rows:
         for _scorer, key, value, text in row["scores"]:
             assert key in ("wer", "cer") and text == show_value(value, "fraction") and text.endswith(" %")
+
+
+def test_a_per_sample_value_is_shown_in_its_metrics_unit_as_the_metric_declares_it() -> None:
+    """MMAE's per-sample IFR is a 0–1 rate of the percentage `mean:ifr` (declared × 100): a
+    sample at 0.5 is `50.00 %`, never `0.50 %`, whether the summary block declares it or was
+    written before blocks did (then the metric's declaration now is read)."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+    from audioeval.report.units import sample_units, show_sample, unit_of
+
+    load_benchmarks()
+    declared = {"mean:ifr": {"unit": "percent", "display": "IFR", "per_sample": {"key": "IFR", "scale": 100.0}}}
+    before = {"mean:ifr": {"unit": "percent"}, "mean:em": {"unit": "percent"}}
+    for blocks in (declared, before):
+        how = unit_of("IFR", sample_units(blocks))
+        assert how is not None and (how.unit, how.scale, how.shown_factor) == ("percent", 100.0, 100.0)
+        assert show_sample(0.5, how) == "50.00 %" and show_sample(1, how) == "100.00 %"
+    assert unit_of("EMR", sample_units(before)).name == "EMR"  # shown as EMR, stored as mean:em

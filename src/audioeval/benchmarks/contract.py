@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from audioeval.benchmarks.prediction_formats import PredictionFormat
 from audioeval.benchmarks.sources.source_formats import SourceFormat
 from audioeval.core.errors import RunConfigError
+from audioeval.metrics.declaration import MeanDeclaration
 from audioeval.scoring.base import ScorerFactory
 from audioeval.scoring.profiles import TextProfile
 
@@ -65,6 +66,18 @@ class Benchmark:
     scorers: Mapping[str, ScorerFactory] = field(default_factory=dict)
     """Scorer name -> factory object (a scorer class, a function returning a scorer, or a
     `DeferredFactory`), registered explicitly with `scoring.base.register_scorer`."""
+
+    metrics: tuple[MeanDeclaration, ...] = ()
+    """The `mean:<key>` metrics its scorers feed, declared once: display name, unit, direction
+    and the per-sample value each is made of (`metrics/declaration.py`), registered with the
+    one metric registry (`metrics.corpus.METRICS`). Every summary, table, board, page and
+    console shows the metric by them. A `mean:<key>` nobody declares is a plain `score` shown
+    under its key."""
+
+    boards: tuple[Mapping[str, Any], ...] = ()
+    """Leaderboards it gives, as data in the format of a boards YAML (`engine/board_spec.py`),
+    naming its declared metrics: a board named like a task family's replaces that family's
+    generic one (MMAE's `editing`: IFR, CR, EMR, ranked by EMR, then IFR, then CR)."""
 
     template_folders: tuple[tuple[str, str], ...] = ()
     """(package, folder) pairs of prompt templates (e.g. a judge prompt) that `load_template`
@@ -136,6 +149,15 @@ class Benchmark:
                     raise TypeError(
                         f"benchmark {self.name!r}: {kind} {name!r} must be a {wanted.__name__}, not {value!r}"
                     )
+        for metric in self.metrics:
+            if not isinstance(metric, MeanDeclaration):
+                raise TypeError(
+                    f"benchmark {self.name!r}: metric {metric!r} must be a MeanDeclaration "
+                    "(metrics/declaration.py)"
+                )
+        for board in self.boards:
+            if not isinstance(board, Mapping) or not isinstance(board.get("name"), str):
+                raise TypeError(f"benchmark {self.name!r}: a board must be a mapping with a `name`, not {board!r}")
         for name, exporter in self.exporters.items():
             if isinstance(exporter, str) or not callable(exporter):
                 raise TypeError(

@@ -22,6 +22,7 @@ from importlib.metadata import EntryPoint, entry_points
 
 from audioeval.benchmarks.contract import Benchmark, BenchmarkPluginError
 from audioeval.core.names import name_problem
+from audioeval.metrics.declaration import declare, declared_names
 from audioeval.scoring.base import DeferredFactory, ScorerFactory
 
 ENTRY_POINT_GROUP = "audioeval.benchmarks"
@@ -177,6 +178,8 @@ def _names(bench: Benchmark) -> list[tuple[str, str]]:
     keys += [("scorer", n) for n in bench.scorers]
     keys += [("exporter", n) for n in bench.exporters]
     keys += [("profile", p.name) for p in bench.profiles]
+    keys += [("metric", m.name) for m in bench.metrics]
+    keys += [("board", str(b["name"])) for b in bench.boards]
     try:
         specs = bench.spec_files()
     except OSError as exc:
@@ -222,6 +225,7 @@ def _taken() -> dict[tuple[str, str], str]:
     seen.update({("predictions format", "auto"): "the word that asks for the format to be found"})
     seen.update({("task scorers", t.name): "the task's own" for t in TASKS.values() if t.scorers})
     seen.update({("scorer", n): "a generic judged scorer of audioeval" for n in judged_scorers()})
+    seen.update({("metric", n): "already declared" for n in declared_names()})
     return seen
 
 
@@ -257,6 +261,8 @@ def _register(bench: Benchmark) -> None:
 
     for name, factory in bench.scorers.items():
         register_scorer(name, factory)
+    for metric in bench.metrics:
+        declare(metric)
     for name, exporter in bench.exporters.items():
         EXPORTERS.register(name, exporter)
     for profile in bench.profiles:

@@ -16,13 +16,13 @@ from audioeval.benchmarks.plugins import broken_plugins_note, load_benchmarks, p
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, default_scorers, get_task
 from audioeval.core.errors import InputError
-from audioeval.metrics.corpus import UNDECLARED, UNITS, CorpusMetric, get_metric
+from audioeval.metrics.corpus import UNDECLARED, CorpusMetric, get_metric
 from audioeval.metrics.judge_reliability import judges_of
 from audioeval.metrics.pair_summary import PairMetrics
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.prompts.templates import PromptTemplate, load_template
 from audioeval.scoring.base import Scorer, build_scorer, declared_metrics, scorer_factory
-from audioeval.scoring.hook_guard import MEAN_PREFIX, checked_signature, hook_error, mean_keys, scorer_origin
+from audioeval.scoring.hook_guard import MEAN_PREFIX, checked_signature, mean_keys, scorer_origin
 from audioeval.scoring.judged import PROMPT_FILE, takes_prompt_file
 
 PROFILED_SCORERS = ("wer", "cer", "asr_wer", "asr_cer", "bleu", "accuracy")
@@ -147,18 +147,12 @@ def _built(name: str, args: dict[str, Any], where: str) -> Scorer:
         raise InputError(f"{note}; {exc.message}", file=exc.file, field=exc.field) from None
 
 
-def metric_units(scorers: list[Scorer], where: str) -> dict[str, str]:
-    """The unit of each `mean:` metric a scorer declares one for (`Scorer.metric_units`); a
-    `mean:` metric of a scorer from an installed package that declares none is `undeclared`:
-    kept off the boards (`engine/leaderboard.py`), whose 0–100 scale needs its unit."""
+def undeclared_units(scorers: list[Scorer]) -> dict[str, str]:
+    """`undeclared` for each `mean:` metric of a scorer from an installed package: the unit
+    it has unless a benchmark declares the metric (`Benchmark.metrics`, which `get_metric`
+    finds first). Such a metric is kept off the boards (`engine/leaderboard.py`), whose 0–100
+    scale needs its unit."""
     units: dict[str, str] = {}
-    for scorer in scorers:
-        for metric, unit in scorer.metric_units.items():
-            if unit not in UNITS:
-                raise hook_error(
-                    scorer, "metric_units", f"{metric!r}: unit {unit!r} is not one of {', '.join(UNITS)}"
-                )
-            units[metric] = unit
     for scorer in scorers:
         if scorer_origin(scorer) != "audioeval":
             for key in mean_keys(scorer):
@@ -196,7 +190,7 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
         metric_names = [renamed.get(m, m) for m in spec.metrics]
     else:
         metric_names = default_metrics([renamed.get(m, m) for m in metrics_default], scorers)
-    units = metric_units(scorers, where)
+    units = undeclared_units(scorers)  # a declared metric (`get_metric` finds it first) is as declared
     metrics = [get_metric(m, where=f"{where} metrics", unit=units.get(m)) for m in metric_names]
     default = renamed.get(headline_default, headline_default)
     if spec.headline:

@@ -226,7 +226,7 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
         TaskDefaults(
             "audio_edit",
             "instruction-guided audio editing (MMAE): rubric MCQs put to an audio judge; "
-            "IFR, CR and EM (× 100) per sample, needs --judge",
+            "IFR, CR and EMR (× 100) per sample, needs --judge",
             "audio_edit",
             (),
             (),  # the benchmark providing the judge gives them (`Benchmark.task_scorers`)

@@ -89,14 +89,16 @@ def _models() -> Table:
 
 
 def _metrics() -> Table:
-    from audioeval.metrics.corpus import METRICS
+    from audioeval.benchmarks.plugins import load_benchmarks
+    from audioeval.metrics.corpus import all_metrics
 
+    load_benchmarks()  # their declared metrics too
     t = Table(title="Corpus metrics")
-    for col in ("metric", "better", "unit"):
+    for col in ("metric", "shown as", "better", "unit", "aggregation"):
         t.add_column(col)
-    for name, m in sorted(METRICS.items()):
-        t.add_row(name, "higher" if m.higher_is_better else "lower", m.unit)
-    t.add_row("mean:VALUE", "higher", "mean of a per-sample value")
+    for name, m in sorted(all_metrics()):
+        t.add_row(name, m.display, "higher" if m.higher_is_better else "lower", m.unit, str(m.aggregation))
+    t.add_row("mean:VALUE", "VALUE", "higher", "score", "mean of a per-sample value")
     return t
 
 

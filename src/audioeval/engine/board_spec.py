@@ -41,7 +41,7 @@ from audioeval.benchmarks.tasks import FAMILIES, TASKS
 from audioeval.core.errors import InputError
 from audioeval.core.suggest import did_you_mean
 from audioeval.core.validation import describe_validation
-from audioeval.metrics.corpus import get_metric
+from audioeval.metrics.corpus import MEAN_PREFIX, display_of, get_metric
 from audioeval.store.yaml_file import read_yaml_mapping
 
 HEADLINE = "headline"
@@ -73,7 +73,7 @@ class ColumnSpec(_Strict):
     """One column (or one per benchmark) of a board."""
 
     metric: str = Field(description="a metric of the pair summaries (`wer`, `mean:sim`) or `headline`")
-    label: str | None = Field(None, description="header; default: the metric's name")
+    label: str | None = Field(None, description="header; default: the metric's declared display name")
     direction: Direction = Field("auto", description="auto: the metric's own (WER lower, accuracy higher)")
     transform: Transform = Field(
         "auto", description="onto 0–100: percent ×100, mos ×20, as_is; auto: by unit"
@@ -108,7 +108,7 @@ class ColumnSpec(_Strict):
         """The header (None for an unlabelled headline column: each benchmark's headline)."""
         if self.label:
             return self.label
-        return None if self.metric == HEADLINE else display_name(self.metric)
+        return None if self.metric == HEADLINE else display_of(self.metric)
 
 
 class GroupSpec(_Strict):
@@ -187,9 +187,11 @@ class BoardSpec(_Strict):
         return self.title or self.name
 
 
-def display_name(metric: str) -> str:
-    """`mean:dnsmos_ovrl` -> `dnsmos_ovrl` (how tables and compact summaries name it)."""
-    return metric.split(":", 1)[1] if metric.startswith("mean:") else metric
+def metric_key(metric: str) -> str:
+    """`mean:dnsmos_ovrl` -> `dnsmos_ovrl`: a metric's key in `summary.json`'s `scores` and top
+    level, stable as stored runs and scripts read it (what is *shown* is the metric's declared
+    display name, `metrics/corpus.shown_name`)."""
+    return metric.removeprefix(MEAN_PREFIX)
 
 
 def _known_keys(parent: tuple[Any, ...]) -> list[str]:

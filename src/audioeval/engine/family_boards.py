@@ -12,8 +12,12 @@ of another.
   the model's generation benchmarks), which weighs as one column.
 - codec: per dataset 100 − WER/CER, SIM × 100 and its acoustic score (the mean of the available
   20 × UTMOS, 20 × OVRL, 20 × P.808); the mean of all. PESQ and STOI are shown, not averaged.
-- editing (audio_edit, MMAE): IFR, CR, EMR; no average, ranked by EMR, then IFR, then CR (the
-  MMAE challenge's rule).
+- editing (audio_edit): each benchmark's headline, no average, unless a benchmark of the family
+  gives the family's board (`Benchmark.boards`, naming the metrics it declares): MMAE's shows
+  IFR, CR, EMR, ranked by EMR, then IFR, then CR (the MMAE challenge's rule).
+
+A board a benchmark gives under a family board's name replaces the generic one; the labels of
+every column are the declared display names of its metrics (`metrics/corpus.display_of`).
 
 A row lacking a column of its board is listed below the complete rows, unranked, unless the
 board is built with `mean_of_available` (`leaderboard.build_board`).
@@ -21,8 +25,10 @@ board is built with `mean_of_available` (`leaderboard.build_board`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.engine.board_spec import BoardSpec, parse_board
 
 
@@ -88,20 +94,22 @@ FAMILY_BOARDS: dict[str, dict[str, Any]] = {
     },
     "editing": {
         "name": "editing",
-        "title": "Editing (MMAE)",
+        "title": "Editing",
         "family": "editing",
-        "description": "IFR, CR and EMR (%); no average",
-        "columns": [
-            {"metric": "mean:ifr", "label": "IFR", "transform": "as_is"},
-            {"metric": "mean:cr", "label": "CR", "transform": "as_is"},
-            {"metric": "mean:em", "label": "EMR", "transform": "as_is"},
-        ],
+        "description": "each benchmark's headline; no average",
+        "columns": [{"metric": "headline"}],
         "average": False,
-        "rank_by": ["EMR", "IFR", "CR"],
     },
 }
 
 
 def family_boards() -> list[BoardSpec]:
-    """The board of every task family, in FAMILIES order."""
-    return [parse_board(data, f"built-in board {name}") for name, data in FAMILY_BOARDS.items()]
+    """The board of every task family, in FAMILIES order (a benchmark's board of a family's
+    name in its place), then the other boards the benchmarks give."""
+    found: dict[str, tuple[str, Mapping[str, Any]]] = {
+        name: (f"built-in board {name}", data) for name, data in FAMILY_BOARDS.items()
+    }
+    for bench in load_benchmarks().values():
+        for data in bench.boards:
+            found[str(data["name"])] = (f"board {data['name']!r} of benchmark {bench.name!r}", data)
+    return [parse_board(dict(data), where) for where, data in found.values()]

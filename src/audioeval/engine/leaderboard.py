@@ -25,8 +25,9 @@ from typing import Any
 
 from audioeval.benchmarks.tasks import TASKS
 from audioeval.core.errors import InputError
-from audioeval.engine.board_spec import AVERAGE, HEADLINE, BoardSpec, ColumnSpec, display_name
+from audioeval.engine.board_spec import AVERAGE, HEADLINE, BoardSpec, ColumnSpec
 from audioeval.metrics.corpus import UNDECLARED
+from audioeval.metrics.declaration import shown_name
 
 SCALES = {"percent": 100.0, "mos": 20.0, "as_is": 1.0}
 UNRANKED = "listed below the complete rows, unranked"
@@ -145,7 +146,7 @@ def _columns(spec: BoardSpec, pairs: Sequence[Mapping[str, Any]], benchmarks: li
             if col.metric == HEADLINE and metric in named:
                 continue  # the headline is another column of the board already (a MOS, say)
             if col.per == "benchmark" and _applies(col, res) and _on_board(col, _block(res, metric)):
-                label = col.shown_label or display_name(metric)
+                label = col.shown_label or shown_name(metric, _block(res, metric))
                 out.append(_column(col, metric, label, bench, [bench], res))
     for col in spec.columns:
         if col.per != "board":

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
-from audioeval.engine.board_spec import BoardSpec, display_name, load_board_file
+from audioeval.engine.board_spec import BoardSpec, load_board_file, metric_key
 from audioeval.engine.family_boards import family_boards
 from audioeval.engine.leaderboard import build_boards
 from audioeval.engine.run_layout import SUMMARY_FILE
@@ -102,7 +102,7 @@ class RunSummary:
         """`scores[benchmark][model][metric]`: each pair's corpus values."""
         out: dict[str, dict[str, dict[str, float | None]]] = {}
         for res in self.results:
-            metrics = {display_name(n): b.get("value") for n, b in (res.get("metrics") or {}).items()}
+            metrics = {metric_key(n): b.get("value") for n, b in (res.get("metrics") or {}).items()}
             out.setdefault(res["benchmark"], {})[res["model"]] = metrics
         return out
 
@@ -138,8 +138,8 @@ class RunSummary:
         if len(self.results) == 1:
             only = self.results[0]
             for name, block in (only.get("metrics") or {}).items():
-                data[display_name(name)] = block.get("value")
-                data[f"{display_name(name)}_ci"] = block.get("ci")
+                data[metric_key(name)] = block.get("value")
+                data[f"{metric_key(name)}_ci"] = block.get("ci")
             data.update(n=only.get("n"), scored=only.get("scored"), failed=only.get("failed"))
         if self.codecs is not None:
             data["codecs"] = self.codecs

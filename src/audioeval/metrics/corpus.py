@@ -17,21 +17,32 @@
 | `spider`      | spice, candidate_tokens, reference_tokens (spice)²         | score    | higher |
 | `mean:<key>`  | <key> (any scorer): the mean of defined values             | score¹   | higher |
 
-¹ "mos" when the key contains "mos"; a scorer may declare another (`Scorer.metric_units`,
-e.g. `percent` for a per-sample rate it stores × 100).
+¹ "mos" when the key contains "mos"; a benchmark declares its own `mean:<key>` metrics with
+their display name and unit (`Benchmark.metrics`: MMAE's `mean:ifr` is `IFR`, in percent), and
+`mean:robust_correct` (`mcq_robust`) is declared with them, a share of the items (`fraction`:
+`metrics/declaration.BUILT_IN`).
 ² A metric of the whole set (`of_counts`): CIDEr-D's
 document frequencies come from the evaluated set's references, so each bootstrap resample
 recomputes them from its own draws (`metrics/cider_d.py`); SPIDEr = (CIDEr-D + SPICE) / 2.
 WER is total edits over total reference words, not
 the mean of per-sample rates (DESIGN principle 4). A metric whose denominator is zero is
 undefined: `compute` returns NaN and `aggregate` reports None.
+
+A metric is declared once, here or by its benchmark (`Benchmark.metrics`, registered in
+`METRICS` when the benchmarks load): its name (the key in every `summary.json`), its display
+name (what every table, board, page and console shows: `EMR` for `mean:em`), its unit, its
+direction, its aggregation and the per-sample value it is made of (`PerSample`: MMAE's
+per-sample `IFR` is a 0–1 rate, its metric `mean:ifr` a percentage, so each sample's value is
+× 100 in the metric's unit). Every pair summary's metric block carries the declaration
+(`CorpusMetric.declaration`), and everything that shows a metric reads it from there
+(`declaration.shown_name`; units: `report/units.py`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import partial
 from typing import Any
 
@@ -41,6 +52,17 @@ from audioeval.core.registry import Registry
 from audioeval.metrics.bootstrap import percentile_ci, resample_counts
 from audioeval.metrics.cider_d import cider_d_of_counts, spider_of_counts
 from audioeval.metrics.coco_bleu import coco_bleu_table
+from audioeval.metrics.declaration import (
+    AGGREGATIONS,
+    MEAN_PREFIX,
+    UNDECLARED,
+    UNITS,
+    Aggregation,
+    MeanDeclaration,
+    PerSample,
+    Unit,
+    declared_since,
+)
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.macro_f1 import macro_f1_table
 from audioeval.metrics.meteor_sums import meteor_table
@@ -55,28 +77,54 @@ from audioeval.metrics.stat_table import (
     ratio,
 )
 
-UNITS = ("fraction", "percent", "score", "mos")
-UNDECLARED = "undeclared"
-"""The unit of a plugin scorer's `mean:` metric that declares none: shown as it is, kept off
-the boards (their 0–100 scale needs a unit)."""
-MEAN_PREFIX = "mean:"
-
 
 @dataclass(frozen=True)
 class CorpusMetric:
-    """A corpus metric: its name, direction, unit, and how it is computed from stats.
+    """A corpus metric, declared once: its name, direction, unit, how it is computed from
+    stats, its display name, its aggregation and the per-sample value it is made of.
 
     `prepare(stats_list)` returns an (n, k) table of per-sample statistics and a reduce
     function from summed rows to values; see `metrics.stat_table`. A metric of the whole set
     has `of_counts(stats_list)` instead: a function of the samples' draw counts
     (`stat_table.OfCounts`); its `prepare` raises ValueError (`whole_set_metric`).
+    `display` defaults to the name without `mean:`; `per_sample` to that key, scale 1;
+    `aggregation` to what `prepare` / `of_counts` are.
     """
 
     name: str
     higher_is_better: bool
-    unit: str
+    unit: Unit  # or UNDECLARED: a plugin's `mean:` metric nobody declares
     prepare: Callable[[Sequence[Stats]], Prepared]
     of_counts: Callable[[Sequence[Stats]], OfCounts] | None = None
+    display: str = ""
+    per_sample: PerSample | None = None
+    aggregation: Aggregation | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.unit not in UNITS and self.unit != UNDECLARED:
+            raise ValueError(f"metric {self.name!r}: unit {self.unit!r} is not one of {', '.join(UNITS)}")
+        short = self.name.removeprefix(MEAN_PREFIX)
+        if not self.display:
+            object.__setattr__(self, "display", short)
+        if self.per_sample is None:
+            object.__setattr__(self, "per_sample", PerSample(short))
+        if self.aggregation is None:
+            object.__setattr__(self, "aggregation", _aggregation_of(self.prepare, self.of_counts))
+        elif self.aggregation not in AGGREGATIONS:
+            raise ValueError(
+                f"metric {self.name!r}: aggregation {self.aggregation!r} is not one of {', '.join(AGGREGATIONS)}"
+            )
+
+    def declaration(self) -> dict[str, Any]:
+        """What a pair summary's metric block says of the metric beside its value."""
+        assert self.per_sample is not None
+        return {
+            "display": self.display,
+            "higher_is_better": self.higher_is_better,
+            "unit": self.unit,
+            "aggregation": self.aggregation,
+            "per_sample": {"key": self.per_sample.key, "scale": self.per_sample.scale},
+        }
 
     def statistic(self, stats_list: Sequence[Stats]) -> OfCounts:
         """The metric as a function of draw counts (m, n) -> (m,) values, for any metric."""
@@ -95,8 +143,16 @@ class CorpusMetric:
         return float(reduce(table.sum(axis=0, keepdims=True))[0])
 
 
+def _aggregation_of(
+    prepare: Callable[[Sequence[Stats]], Prepared], of_counts: Callable[[Sequence[Stats]], OfCounts] | None
+) -> Aggregation:
+    if of_counts is not None:
+        return "whole_set"
+    return "mean" if isinstance(prepare, partial) and prepare.func is defined_mean else "corpus"
+
+
 def whole_set_metric(
-    name: str, higher_is_better: bool, unit: str, of_counts: Callable[[Sequence[Stats]], OfCounts]
+    name: str, higher_is_better: bool, unit: Unit, of_counts: Callable[[Sequence[Stats]], OfCounts], **kw: Any
 ) -> CorpusMetric:
     """A metric computed from the whole list of per-sample stats (not from summed rows)."""
 
@@ -106,7 +162,7 @@ def whole_set_metric(
             "statistics: use CorpusMetric.statistic"
         )
 
-    return CorpusMetric(name, higher_is_better, unit, no_table, of_counts)
+    return CorpusMetric(name, higher_is_better, unit, no_table, of_counts, **kw)
 
 
 @dataclass(frozen=True)
@@ -144,8 +200,14 @@ METRICS: Registry[CorpusMetric] = Registry(
             CorpusMetric("macro_f1", True, "fraction", macro_f1_table),
             CorpusMetric("rouge_l", True, "fraction", partial(defined_mean, key="rouge_l", metric="rouge_l")),
             # Seed-TTS-eval's TTS WER: the mean of per-utterance rates (docs/fidelity.md)
-            CorpusMetric("mean_wer", False, "fraction", partial(defined_mean, key="wer", metric="mean_wer")),
-            CorpusMetric("mean_cer", False, "fraction", partial(defined_mean, key="cer", metric="mean_cer")),
+            CorpusMetric(
+                "mean_wer", False, "fraction", partial(defined_mean, key="wer", metric="mean_wer"),
+                per_sample=PerSample("wer"),
+            ),
+            CorpusMetric(
+                "mean_cer", False, "fraction", partial(defined_mean, key="cer", metric="mean_cer"),
+                per_sample=PerSample("cer"),
+            ),
             # Audio captioning (COCO caption metrics): docs/benchmarks.md, "Caption metrics"
             *(
                 CorpusMetric(f"bleu_{k}", True, "fraction", partial(coco_bleu_table, order=k))
@@ -162,25 +224,70 @@ METRICS: Registry[CorpusMetric] = Registry(
 )
 
 
-def mean_metric(key: str, *, higher_is_better: bool = True, unit: str | None = None) -> CorpusMetric:
-    """`mean:<key>`: the mean of a per-sample stats value, ignoring None/NaN."""
+def mean_metric(
+    key: str,
+    *,
+    higher_is_better: bool = True,
+    unit: Unit | None = None,
+    display: str = "",
+    per_sample: PerSample | None = None,
+) -> CorpusMetric:
+    """`mean:<key>`: the mean of a per-sample stats value, ignoring None/NaN. A benchmark
+    declares its own with its display name and unit (`Benchmark.metrics`); one nobody declares
+    is a `score` (a `mos` when the key says so), shown under its key."""
     unit = unit or ("mos" if "mos" in key.lower() else "score")
     return CorpusMetric(
         f"{MEAN_PREFIX}{key}",
         higher_is_better,
         unit,
         partial(defined_mean, key=key, metric=MEAN_PREFIX + key),
+        display=display,
+        per_sample=per_sample,
     )
 
 
+def declared_metric(declaration: MeanDeclaration) -> CorpusMetric:
+    """A benchmark's declared `mean:<key>` as the metric that computes it."""
+    return mean_metric(
+        declaration.key,
+        higher_is_better=declaration.higher_is_better,
+        unit=declaration.unit,
+        display=declaration.display,
+        per_sample=declaration.per_sample,
+    )
+
+
+def registered(name: str) -> CorpusMetric | None:
+    """The metric of that name in the registry (the benchmarks' declarations taken in first)."""
+    for declaration in declared_since():
+        METRICS.register(declaration.name, declared_metric(declaration))
+    return METRICS.find(name)
+
+
+def all_metrics() -> list[tuple[str, CorpusMetric]]:
+    """Every declared metric by name, the benchmarks' declarations taken in."""
+    registered("")
+    return METRICS.items()
+
+
 def get_metric(name: str, *, where: str = "", field: str = "metrics", unit: str | None = None) -> CorpusMetric:
-    """The registered metric, or `mean:<key>` (in `unit` when given: a scorer's
-    `metric_units`); unknown names raise InputError with suggestions."""
+    """The declared metric, or the plain `mean:<key>` of a key nobody declares (in `unit`
+    when given); unknown names raise InputError with suggestions."""
+    declared = registered(name) if isinstance(name, str) else None
+    if declared is not None:
+        return declared
     if isinstance(name, str) and name.startswith(MEAN_PREFIX) and len(name) > len(MEAN_PREFIX):
         if unit is not None and unit not in (*UNITS, UNDECLARED):
             raise ValueError(f"metric {name!r}: unit {unit!r} is not one of {UNITS}")
         return mean_metric(name[len(MEAN_PREFIX) :], unit=unit)
     return METRICS.get(name, where=where, field=field)
+
+
+def display_of(name: str) -> str:
+    """The display name a metric is declared with (its name without `mean:` when nobody
+    declares it); a summary's block says it too (`declaration.shown_name`)."""
+    declared = registered(name)
+    return declared.display if declared is not None else name.removeprefix(MEAN_PREFIX)
 
 
 def _none_if_nan(x: float | None) -> float | None:

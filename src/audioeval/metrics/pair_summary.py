@@ -213,8 +213,8 @@ def _metric_blocks(
     breakdowns: dict[str, Any] = {key: {} for key in plan.taxonomy}
     for key, g, _ in groups:
         blocks = {m.name: _metric_block(m, next(values)) for m in plan.metrics}
-        if key is None:
-            metrics = blocks
+        if key is None:  # the overall blocks also say how each metric is declared (shown)
+            metrics = {m.name: {**blocks[m.name], **m.declaration()} for m in plan.metrics}
         else:
             breakdowns[key][g] = blocks
     return metrics, breakdowns

@@ -25,6 +25,7 @@ from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.redact import redact
 from audioeval.metrics.corpus import get_metric
+from audioeval.metrics.declaration import shown_name
 from audioeval.metrics.pair_summary import is_failed_output
 from audioeval.report.html_page import Section, Table, render_page
 from audioeval.report.leaderboard_page import board_table
@@ -155,7 +156,7 @@ def metrics_section(pairs: list[Pair]) -> Section:
                 [
                     p.benchmark,
                     p.model,
-                    name + (" (headline)" if name == s.get("headline") else ""),
+                    shown_name(name, m) + (" (headline)" if name == s.get("headline") else ""),
                     show_value(m.get("value"), m.get("unit")),
                     show_span(ci, m.get("unit")),
                     "higher" if m.get("higher_is_better", True) else "lower",
@@ -174,9 +175,10 @@ def metrics_section(pairs: list[Pair]) -> Section:
         if points:
             unit = points[0][1].get("unit")
             label = unit_label(unit)
+            shown = shown_name(str(headline), points[0][1])
             figures.append(
                 bars_with_ci(
-                    f"{short_label(bench)}: {headline}{f' ({label})' if label else ''}, 95 % CI",
+                    f"{short_label(bench)}: {shown}{f' ({label})' if label else ''}, 95 % CI",
                     [short_label(m) for m, _ in points],
                     [float(v["value"]) * (100.0 if unit == "fraction" else 1.0) for _, v in points],
                     [_scaled(_ci(v.get("ci")), unit) for _, v in points],
@@ -225,6 +227,7 @@ def breakdowns_section(pairs: list[Pair]) -> Section | None:
     tables = []
     for p in pairs:
         headline = p.summary.get("headline")
+        shown = shown_name(headline, (p.summary.get("metrics") or {}).get(headline)) if headline else ""
         for key, groups in (p.summary.get("breakdowns") or {}).items():
             rows = []
             for group, metrics in (groups or {}).items():
@@ -243,13 +246,13 @@ def breakdowns_section(pairs: list[Pair]) -> Section | None:
                     ]
                 )
             if rows:
-                caption = f"{p.name}: {headline} by {key}"
+                caption = f"{p.name}: {shown} by {key}"
                 tables.append(
                     Table(
-                        [key, headline or "", "95 % CI", "n"],
+                        [key, shown, "95 % CI", "n"],
                         rows,
                         caption,
-                        right_aligned=(headline or "", "95 % CI"),
+                        right_aligned=(shown, "95 % CI"),
                     )
                 )
     return Section("Breakdowns", "breakdowns", tables=tables) if tables else None
@@ -300,7 +303,7 @@ def heatmap_section(pairs: list[Pair]) -> Section | None:
         grid = [[values.get((r, c)) for c in cols] for r in rows]
         notes = [[f"n={len(cells[(r, c)])}" if (r, c) in cells else "" for c in cols] for r in rows]
         label = unit_label(unit)
-        title = f"{short_label(p.name)}: {headline}{f' ({label})' if label else ''} by modality × complexity"
+        title = f"{short_label(p.name)}: {shown_name(headline, block)}{f' ({label})' if label else ''} by modality × complexity"
         figures.append(
             heatmap(
                 title,

@@ -15,10 +15,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from audioeval.metrics.declaration import shown_name
 from audioeval.report.clips import AUDIO_DIR, ClipCopier
 from audioeval.report.html_page import script_json
 from audioeval.report.sample_rows import details, index_entry, primary_score
-from audioeval.report.units import sample_units, scale, unit_of
+from audioeval.report.units import sample_units, unit_of
 from audioeval.store.atomic import write_text
 
 CHUNK = 50  # samples per chunk file
@@ -26,8 +27,14 @@ CHUNK_DIR = "samples"
 MAX_SAMPLES = 100_000  # per pair, in the page
 
 
-def _value_key(headline: str | None) -> str | None:
-    return headline.split(":", 1)[1] if headline and headline.startswith("mean:") else headline
+def _score_key(headline: str | None, units: dict[str, Any]) -> str | None:
+    """The per-sample value the headline is made of, as its metric declares it."""
+    if not headline:
+        return None
+    for key, how in units.items():
+        if how.metric == headline:
+            return key
+    return headline.split(":", 1)[-1]
 
 
 def _wrong_flags(scores: list[float | None], higher: bool) -> list[bool | None]:
@@ -39,9 +46,10 @@ def _wrong_flags(scores: list[float | None], higher: bool) -> list[bool | None]:
 
 def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, Any]:
     """Write the chunk files and copy the clips; the page's inline data: per pair its name,
-    key, unit (and the factor from stored to shown value, which the score filter works in)
-    and direction of the per-sample score, the index and the chunk size. Every value is shown
-    in its metric's unit by `report/units.py` (issue 28): `wer 10.00 %`, never `wer 0.1`."""
+    key, the per-sample score its headline is made of (`score_key`, shown as `score_name`),
+    its unit (and `scale`, the factor from stored to shown value, which the score filter works
+    in) and direction, the index and the chunk size. Every value is shown in its metric's unit
+    by `report/units.py`: `wer 10.00 %`, never `wer 0.1`; MMAE's `IFR 50.00 %`, never `0.50 %`."""
     for sub in (CHUNK_DIR, AUDIO_DIR):
         shutil.rmtree(report_dir / sub, ignore_errors=True)
     (report_dir / CHUNK_DIR).mkdir(parents=True, exist_ok=True)
@@ -52,12 +60,12 @@ def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, A
         headline = p.summary.get("headline")
         block = (p.summary.get("metrics") or {}).get(headline or "") or {}
         higher = bool(block.get("higher_is_better", True))
-        key = _value_key(headline)
         units = sample_units(p.summary.get("metrics"))
-        unit = unit_of(key, units)
+        key = _score_key(headline, units)
+        how = unit_of(key, units)
         scores = [primary_score(r, key) for r in records]
         wrong = _wrong_flags(scores, higher)
-        index = [index_entry(r, s, w, unit) for r, s, w in zip(records, scores, wrong, strict=True)]
+        index = [index_entry(r, s, w, how) for r, s, w in zip(records, scores, wrong, strict=True)]
         for ci in range(0, len(records), CHUNK):
             rows = [details(r, clips, units) for r in records[ci : ci + CHUNK]]
             text = f"aeChunk({pi},{ci // CHUNK},{script_json(rows)});\n"
@@ -68,8 +76,9 @@ def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, A
                 "name": p.name,
                 "key": f"{p.benchmark}/{p.model}",
                 "score_key": key,
-                "unit": unit,
-                "scale": scale(unit),
+                "score_name": shown_name(headline, block) if headline else key,
+                "unit": None if how is None else how.unit,
+                "scale": 1.0 if how is None else how.shown_factor,
                 "higher": higher,
                 "samples": index,
                 "chunk": CHUNK,

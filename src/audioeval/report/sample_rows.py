@@ -20,7 +20,7 @@ from typing import Any
 from audioeval.core.record import SampleRecord
 from audioeval.core.redact import redact
 from audioeval.report.clips import ClipCopier
-from audioeval.report.units import show_sample, unit_of
+from audioeval.report.units import SampleUnit, show_sample, unit_of
 from audioeval.report.word_diff import diff_of_scores
 from audioeval.store.bounded_json import loads
 
@@ -163,10 +163,11 @@ def other_judge(judge: dict[str, Any]) -> list[list[str]]:
 
 
 def index_entry(
-    rec: SampleRecord, score: float | None, wrong: bool | None, unit: str | None = None
+    rec: SampleRecord, score: float | None, wrong: bool | None, unit: SampleUnit | None = None
 ) -> dict[str, Any]:
     """What the list draws and filters on: id, status, the headline value (`sc`, as stored) and
-    its text in the metric's unit (`t`: `10.00 %`), groups, search text."""
+    its text in the metric's unit (`t`: `10.00 %`, MMAE's IFR 0.5 `50.00 %`), groups, search
+    text."""
     out = rec.output
     answer = None if out is None else out.text
     groups = []
@@ -186,7 +187,7 @@ def index_entry(
     }
 
 
-def _score_rows(scores: dict[str, Any], units: dict[str, str]) -> list[list[Any]]:
+def _score_rows(scores: dict[str, Any], units: dict[str, SampleUnit]) -> list[list[Any]]:
     """[scorer, key, value as stored, value as shown in its metric's unit]."""
     rows = []
     for n, s in scores.items():
@@ -196,9 +197,11 @@ def _score_rows(scores: dict[str, Any], units: dict[str, str]) -> list[list[Any]
     return rows
 
 
-def details(rec: SampleRecord, clips: ClipCopier, units: dict[str, str] | None = None) -> dict[str, Any]:
-    """Everything the browser shows of an opened sample (see the module doc); `units`: the
-    unit of each per-sample value key (`units.sample_units` of the pair's metrics)."""
+def details(
+    rec: SampleRecord, clips: ClipCopier, units: dict[str, SampleUnit] | None = None
+) -> dict[str, Any]:
+    """Everything the browser shows of an opened sample (see the module doc); `units`: how
+    each per-sample value key is shown (`units.sample_units` of the pair's metrics)."""
     fields = dict(rec.sample.fields)
     out = rec.output
     scores = {n: s.to_json() for n, s in (rec.scores or {}).items()}

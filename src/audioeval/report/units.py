@@ -1,13 +1,15 @@
 """One unit per metric, everywhere it is shown: the page, the console and `leaderboard.md`.
 
-A metric's unit is decided once, where the metric is defined (`metrics/corpus.py`:
-`CorpusMetric.unit`, written into every `summary.json` block as `"unit"`). JSON keeps the
-value as computed, with its unit beside it; every place that *shows* a value goes through
-`show_value` / `show_span` here, so WER 0.0247 (unit `fraction`) reads `2.47 %` on the
-board, in the metrics table and on the chart's 0–100 axis alike. The sample browser shows each
-sample's values the same way: a per-sample value takes the unit of the pair's metric of the same
-name (`wer` 0.1 → `10.00 %`; `mean:chat_rating` → `chat_rating`; `rouge_l_recall` that of
-`rouge_l`); a value with no metric of its name is shown as it is (`sample_units`, `show_sample`).
+A metric's unit is declared once, with its display name (`metrics/corpus.py`, or its
+benchmark's `Benchmark.metrics`), and written into every `summary.json` metric block
+(`unit`, `display`, `per_sample`). JSON keeps the value as computed, with its unit beside it;
+every place that *shows* a value goes through `show_value` / `show_span` here, so WER 0.0247
+(unit `fraction`) reads `2.47 %` on the board, in the metrics table and on the chart's 0–100
+axis alike. The sample browser shows each sample's value in its metric's unit too: the metric
+declares the per-sample value it is made of and the factor to its unit (`per_sample`: `wer`
+0.1 → `10.00 %`; MMAE's `IFR` 0.5, × 100 to the percentage `mean:ifr` → `50.00 %`); a value
+that extends one (`rouge_l_recall` of `rouge_l`) takes its unit; a value no metric declares is
+shown as it is (`sample_units`, `show_sample`).
 
 | unit       | shown as                 | axis    |
 |------------|--------------------------|---------|
@@ -20,7 +22,10 @@ name (`wer` 0.1 → `10.00 %`; `mean:chat_rating` → `chat_rating`; `rouge_l_re
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
+
+from audioeval.metrics.declaration import find_declared, shown_name
 
 PERCENT_UNITS = ("fraction", "percent")
 
@@ -75,18 +80,51 @@ def unit_label(unit: str | None) -> str:
     return "MOS 1–5" if unit == "mos" else ""
 
 
-def sample_units(metrics: Any) -> dict[str, str]:
-    """Per-sample value key -> unit, from a pair's `summary.json` metric blocks."""
-    out: dict[str, str] = {}
+@dataclass(frozen=True)
+class SampleUnit:
+    """How one per-sample value is shown: in `unit` (its metric's), after × `scale` (the
+    metric's declared factor from the value to its unit); `metric` and `name`: the metric it
+    makes and that metric's display name."""
+
+    unit: str
+    scale: float = 1.0
+    metric: str | None = None
+    name: str | None = None
+
+    @property
+    def shown_factor(self) -> float:
+        """Stored value -> shown number (`scale`, then × 100 for a fraction)."""
+        return self.scale * scale(self.unit)
+
+
+def _per_sample(name: str, block: dict[str, Any]) -> tuple[str, float]:
+    """(per-sample value key, factor to the metric's unit) as the block declares them; a block
+    written before metrics declared it: as the metric is declared now, else its name."""
+    declared = block.get("per_sample")
+    if isinstance(declared, dict) and isinstance(declared.get("key"), str):
+        factor = declared.get("scale", 1.0)
+        ok = isinstance(factor, int | float) and not isinstance(factor, bool) and math.isfinite(factor)
+        return declared["key"], float(factor) if ok else 1.0
+    declared = find_declared(name)
+    if declared is not None and declared.per_sample is not None:
+        return declared.per_sample.key, declared.per_sample.scale
+    return name.split(":", 1)[-1], 1.0
+
+
+def sample_units(metrics: Any) -> dict[str, SampleUnit]:
+    """Per-sample value key (lower case) -> how it is shown, from a pair's `summary.json`
+    metric blocks."""
+    out: dict[str, SampleUnit] = {}
     for name, block in (metrics or {}).items() if isinstance(metrics, dict) else ():
         unit = block.get("unit") if isinstance(block, dict) else None
         if isinstance(unit, str):
-            out[str(name).split(":", 1)[-1].lower()] = unit
+            key, factor = _per_sample(str(name), block)
+            out.setdefault(key.lower(), SampleUnit(unit, factor, str(name), shown_name(str(name), block)))
     return out
 
 
-def unit_of(key: str | None, units: dict[str, str]) -> str | None:
-    """The unit of a per-sample value: its metric's, else that of the metric it extends
+def unit_of(key: str | None, units: dict[str, SampleUnit]) -> SampleUnit | None:
+    """How a per-sample value is shown: as its metric declares, else as the metric it extends
     (`rouge_l_recall`: `rouge_l`), else None (shown as it is)."""
     k = (key or "").lower()
     if k in units:
@@ -95,9 +133,11 @@ def unit_of(key: str | None, units: dict[str, str]) -> str | None:
     return units[max(stems, key=len)] if stems else None
 
 
-def show_sample(value: Any, unit: str | None) -> str:
-    """One sample's value: in its unit (`10.00 %` for WER 0.1), else up to 4 decimals."""
-    if unit is not None:
-        return show_value(value, unit)
+def show_sample(value: Any, how: SampleUnit | None) -> str:
+    """One sample's value: in its metric's unit (`10.00 %` for WER 0.1, `50.00 %` for MMAE's
+    IFR 0.5), else up to 4 decimals."""
+    if how is not None:
+        v = shown(value, None)
+        return "–" if v is None else show_value(v * how.scale, how.unit)
     v = shown(value, None)
     return "–" if v is None else f"{v:.4f}".rstrip("0").rstrip(".")

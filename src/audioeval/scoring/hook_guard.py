@@ -3,7 +3,7 @@
 A scorer may come from an installed package; what its hooks do is not ours. Every hook is
 checked here, the same way for a built-in scorer and a plugin's:
 
-- a declared hook (`name`, `metrics`, `extra_metrics`, `metric_renames`, `metric_units`,
+- a declared hook (`name`, `metrics`, `extra_metrics`, `metric_renames`,
   `needs_judge`, `light`, `early_stop`, `reports_reliability`, `signature()`) is checked when
   the scorer is built (`check_declarations`; `signature()` where it is taken): a value of the wrong kind, or a `signature()`
   that raises or is not a mapping of JSON values, is a `ScorerHookError` naming the scorer,
@@ -170,7 +170,6 @@ DECLARED: dict[str, tuple[Callable[[object], bool], str]] = {
     "metrics": (lambda v: v is None or _names(v), "None or a tuple of metric names"),
     "extra_metrics": (_names, "a tuple of metric names"),
     "metric_renames": (_text_map, "a mapping of metric name to metric name"),
-    "metric_units": (_text_map, "a mapping of metric name to unit"),
     "needs_judge": (lambda v: isinstance(v, bool), "True or False"),
     "light": (lambda v: isinstance(v, bool), "True or False"),
     "early_stop": (lambda v: isinstance(v, bool), "True or False"),

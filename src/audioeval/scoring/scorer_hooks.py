@@ -13,7 +13,6 @@ anything else (a user's function, an object of another class) with a message say
 | `metrics` | None: declares none, every metric of the task stays | most scorers (`accuracy`: `("accuracy",)`) |
 | `extra_metrics` | `()` | `accuracy` (`macro_f1`), `asr_*` (their text scorer's, `mean:unparseable`) |
 | `metric_renames` | `{}` | `wer`/`cer` under a profile with per-utterance means, `asr_*` (their text scorer's) |
-| `metric_units` | `{}`: a `mean:<key>` metric's unit is `score` (`mos` for a MOS key) | `mmae_rubrics` (`mean:ifr`, `mean:cr`, `mean:em`: `percent`) |
 | `rescore(prediction, sample, stored)` | `score` again (`stored`: the detail of its earlier score) | `asr_*` (reuse the stored transcript), every judged scorer (re-read stored judge answers) |
 | `failed_output_score(sample, output_kind)` | a text output: `score` of an absent answer; audio: None | `asr_*` (an empty transcript), judged scorers with their own rule |
 | `needs_judge` | False | `JudgedScorer` (True) |
@@ -61,9 +60,6 @@ class Scorer:
     """Further metrics its statistics feed, named on request (`accuracy` feeds `macro_f1`)."""
     metric_renames: Mapping[str, str] = MappingProxyType({})
     """Metric names this scorer gives another definition (`{"wer": "mean_wer"}`)."""
-    metric_units: Mapping[str, str] = MappingProxyType({})
-    """The unit (`metrics/corpus.UNITS`) of a `mean:<key>` metric its statistics feed, when
-    not the default (`{"mean:ifr": "percent"}`: a per-sample rate stored × 100)."""
 
     def signature(self) -> dict[str, Any]:
         """Every choice that moves this scorer's numbers (normaliser, tokenizer, versions)."""

@@ -4,7 +4,6 @@ separated by commas) that the answer contains, case-insensitively, as whole word
 from __future__ import annotations
 
 import re
-from types import MappingProxyType
 from typing import Any
 
 from audioeval.core.record import Score
@@ -17,11 +16,7 @@ class KeywordHitScorer(Scorer):
     Every other hook (`rescore`, `failed_output_score`, …) keeps `Scorer`'s default."""
 
     name = "keyword_hit"
-    metrics = ("mean:keyword_hit",)
-    # The unit of the mean: a fraction (0–1), shown as a percentage and put on the boards'
-    # 0–100 scale as 100 × it. A `mean:` metric of a plugin that declares no unit stays off
-    # the boards.
-    metric_units = MappingProxyType({"mean:keyword_hit": "fraction"})
+    metrics = ("mean:keyword_hit",)  # declared by the benchmark (`__init__.py`): a fraction
 
     def __init__(self, *, field: str = "keywords") -> None:
         self.field = field

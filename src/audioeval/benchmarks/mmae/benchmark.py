@@ -1,5 +1,5 @@
 """MMAE as a `Benchmark` (`benchmarks/contract.py`): its rubric judge (`mmae_rubrics`, task
-`audio_edit`, loaded when first built), its exporter, its preset `mmae score` and tools
+`audio_edit`, loaded when first built), its rates IFR, CR, EMR and the editing board (`metrics.py`), its exporter, its preset `mmae score` and tools
 `mmae baseline` / `mmae synth` (`preset.py`, as data), its console table (`console_table.py`)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Any
 from audioeval.adapters.predictions import PredictionsRead
 from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.mmae.console_table import console_table
+from audioeval.benchmarks.mmae.metrics import EDITING_BOARD, RATES
 from audioeval.benchmarks.mmae.preset import BASELINE, SCORE, SYNTH
 from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, json_items
 from audioeval.benchmarks.sources.source_formats import SourceFormat, SourceRequest
@@ -70,6 +71,8 @@ BENCHMARK = Benchmark(
     name="mmae",
     description="instruction-based audio editing judged by multiple-choice rubrics",
     scorers={"mmae_rubrics": DeferredFactory(_rubric_scorer)},
+    metrics=RATES,
+    boards=(EDITING_BOARD,),
     exporters={"mmae_rubrics": _write_exports},
     source_types={
         FORMAT: SourceFormat(

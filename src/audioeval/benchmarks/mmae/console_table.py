@@ -14,6 +14,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from audioeval.benchmarks.mmae.metrics import RATES
+
 _LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
 
 
@@ -33,12 +35,11 @@ def _table(title: str, groups: Mapping[str, Mapping[str, Any]]) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column("group")
     table.add_column("n", justify="right")
-    for metric in ("IFR", "CR", "EMR"):
-        table.add_column(f"{metric} % (95% CI)", justify="right")
+    keys = [rate.per_sample.key for rate in RATES if rate.per_sample is not None]  # taxonomy.json's
+    for rate in RATES:  # as declared: IFR, CR, EMR, in percent
+        table.add_column(f"{rate.display} % (95% CI)", justify="right")
     for name, group in groups.items():
-        table.add_row(
-            _label(name), str(group["n"]), _cell(group, "IFR"), _cell(group, "CR"), _cell(group, "EMR")
-        )
+        table.add_row(_label(name), str(group["n"]), *(_cell(group, key) for key in keys))
     return table
 
 

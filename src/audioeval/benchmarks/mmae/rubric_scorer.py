@@ -3,7 +3,7 @@
 The same judging as `audioeval mmae score`: for each rubric, `RubricVoting` (3 valid votes,
 at most 10 attempts, strict majority), options shuffled per (seed, id, rubric, attempt),
 the `mcq-judge-v1` prompt (`benchmarks/mmae/judge_prompt.py`; or a `prompt_file`) with each referenced clip attached under
-its label, and per-sample IFR / CR / EM from `aggregate.per_sample_row`. The engine injects
+its label, and per-sample IFR / CR / EMR from `aggregate.per_sample_row`. The engine injects
 the judge `generate(messages, attempt)`; every attempt is kept in the score's detail, so
 rescoring re-parses and re-aggregates the stored answers without a judge call.
 
@@ -22,7 +22,6 @@ import asyncio
 import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row
@@ -32,6 +31,7 @@ from audioeval.benchmarks.mmae.judge_prompt import (
     build_judge_messages,
     prompt_variables,
 )
+from audioeval.benchmarks.mmae.metrics import RATES
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
 from audioeval.benchmarks.mmae.rubric_votes import ParsedAttempt, RubricVoting, rescore_attempts
 from audioeval.benchmarks.mmae.source import mmae_from_fields
@@ -52,12 +52,10 @@ SCORER_NAME = "mmae_rubrics"
 
 
 class MmaeRubricScorer(JudgedScorer):
-    """IFR / CR / EM of one edited clip, judged rubric by rubric."""
+    """IFR / CR / EMR of one edited clip, judged rubric by rubric."""
 
     reports_reliability = True
-    metrics = ("mean:ifr", "mean:cr", "mean:em")
-    # each sample's rate × 100 (`_row_score`): the means are percentages, shown as `71.43 %`
-    metric_units = MappingProxyType(dict.fromkeys(metrics, "percent"))
+    metrics = tuple(rate.name for rate in RATES)  # declared in `metrics.py`: percentages
 
     def __init__(
         self,
@@ -286,10 +284,14 @@ def _ref_order(ref: AudioRef) -> tuple[str, float, float]:
 
 
 def _row_score(row: Mapping[str, Any], detail: dict[str, Any]) -> Score:
-    """A per-sample row as values (0–1) and stats (0–100, what `mean:ifr|cr|em` average)."""
-    values = {"IFR": row["IFR"], "CR": row["CR"], "EMR": row["EMR"]}
-    stats = {
-        k: None if v is None else 100.0 * v for k, v in zip(("ifr", "cr", "em"), values.values(), strict=True)
-    }
+    """A per-sample row as values (0–1 rates) and stats (each rate on its metric's declared
+    scale: × 100, what `mean:ifr|cr|em` average; `metrics.py`)."""
+    values: dict[str, Any] = {}
+    stats: dict[str, Any] = {}
+    for rate in RATES:
+        assert rate.per_sample is not None
+        value = row[rate.per_sample.key]
+        values[rate.per_sample.key] = value
+        stats[rate.key] = None if value is None else rate.per_sample.scale * value
     stats.update(n_rubrics=row["n_rubrics"], n_if=row["n_if"], n_cr=row["n_cr"])
     return Score(values, stats, detail)

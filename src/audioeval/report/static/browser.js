@@ -37,10 +37,11 @@ window.addEventListener("error", function (e) {
     s.onerror = function () { var fs = waiting[k] || []; delete waiting[k]; fs.forEach(function (f) { f(null); }); };
     document.head.appendChild(s);
   }
-  // values come formatted in their metric's unit (report/units.py): `wer 10.00 %`
+  // values come formatted in their metric's unit (report/units.py): `wer 10.00 %`, `IFR 50.00 %`,
+  // under the metric's display name
   function scoreText(pair, s) {
     if (s.sc === null || s.sc === undefined) return "";
-    return pair.score_key + " " + (s.t !== undefined && s.t !== null ? s.t : s.sc);
+    return (pair.score_name || pair.score_key) + " " + (s.t !== undefined && s.t !== null ? s.t : s.sc);
   }
 
   // ---- details of one sample -------------------------------------------------------------
