@@ -180,7 +180,7 @@ PROSE_CITING_A_BENCHMARK: dict[str, int] = {
     "cli/rank_commands.py": 1,
     "cli/report_commands.py": 1,
     "cli/run_commands.py": 4,
-    "engine/family_boards.py": 5,
+    "engine/family_boards.py": 4,
     "engine/leaderboard.py": 1,
     "report/judge_eval_table.py": 1,
     "report/leaderboard_table.py": 2,
