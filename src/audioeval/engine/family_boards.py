@@ -33,14 +33,11 @@ from audioeval.engine.board_spec import BoardSpec, parse_board
 
 
 def _acoustic(per: str) -> list[dict[str, Any]]:
-    """UTMOS, DNSMOS P.835 OVRL and P.808, × 20, averaged into the one `acoustic` group."""
+    """UTMOS, DNSMOS P.835 OVRL and P.808, × 20, averaged into the one `acoustic` group
+    (labelled, as every column, by the metric's declared display name)."""
     return [
-        {"metric": metric, "label": label, "transform": "mos", "group": "acoustic", "per": per}
-        for metric, label in (
-            ("mean:utmos", "UTMOS"),
-            ("mean:dnsmos_ovrl", "OVRL"),
-            ("mean:dnsmos_p808", "P.808"),
-        )
+        {"metric": metric, "transform": "mos", "group": "acoustic", "per": per}
+        for metric in ("mean:utmos", "mean:dnsmos_ovrl", "mean:dnsmos_p808")
     ]
 
 
@@ -72,7 +69,7 @@ FAMILY_BOARDS: dict[str, dict[str, Any]] = {
         "columns": [
             {"metric": "headline", "tasks": ["tts", "vc", "spoken_qa_audio"]},
             {"metric": "headline", "tasks": ["audio_instruct"], "transform": "percent"},
-            {"metric": "mean:sim", "label": "SIM", "tasks": ["tts", "vc"], "transform": "percent"},
+            {"metric": "mean:sim", "tasks": ["tts", "vc"], "transform": "percent"},
             *_acoustic("board"),
         ],
         "groups": ACOUSTIC_GROUP,
@@ -85,10 +82,10 @@ FAMILY_BOARDS: dict[str, dict[str, Any]] = {
         "available 20 × UTMOS, 20 × OVRL, 20 × P.808); the mean of all (UltraEval-Audio)",
         "columns": [
             {"metric": "headline"},
-            {"metric": "mean:sim", "label": "SIM", "transform": "percent"},
+            {"metric": "mean:sim", "transform": "percent"},
             *_acoustic("benchmark"),
-            {"metric": "mean:pesq", "label": "PESQ", "transform": "as_is", "weight": 0},
-            {"metric": "mean:stoi", "label": "STOI", "transform": "percent", "weight": 0},
+            {"metric": "mean:pesq", "transform": "as_is", "weight": 0},
+            {"metric": "mean:stoi", "transform": "percent", "weight": 0},
         ],
         "groups": ACOUSTIC_GROUP,
     },

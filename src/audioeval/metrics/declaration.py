@@ -66,7 +66,18 @@ class MeanDeclaration:
 ROBUST_ACCURACY = MeanDeclaration("robust_correct", "robust accuracy", "fraction", per_sample=PerSample("mcq_robust"))
 """The robust reading of a multiple-choice answer (`scoring/mcq_robust.py`, a generic scorer):
 the share of the items it finds right, shown as a percentage; each item's 0/1 is `mcq_robust`."""
-BUILT_IN: tuple[MeanDeclaration, ...] = (ROBUST_ACCURACY,)
+SPEECH_QUALITY: tuple[MeanDeclaration, ...] = (
+    MeanDeclaration("sim", "SIM", "score"),  # speaker similarity, a cosine (boards: × 100)
+    MeanDeclaration("utmos", "UTMOS", "mos"),
+    MeanDeclaration("dnsmos_ovrl", "OVRL", "mos"),  # DNSMOS P.835 overall
+    MeanDeclaration("dnsmos_p808", "P.808", "mos"),  # DNSMOS P.808
+    MeanDeclaration("pesq", "PESQ", "score"),
+    MeanDeclaration("stoi", "STOI", "score"),
+)
+"""The metric models' means (`scoring/speech_scorers.py`, `scoring/runtime_mos.py`), in their
+units as they were (a MOS on 1–5; SIM, PESQ, STOI on their own scales), under the names the
+generation and codec boards show."""
+BUILT_IN: tuple[MeanDeclaration, ...] = (ROBUST_ACCURACY, *SPEECH_QUALITY)
 """The `mean:` metrics of audioeval's own generic scorers that are declared (the others are
 plain `score`s under their keys)."""
 
