@@ -136,3 +136,17 @@ def test_a_metric_is_declared_by_one_benchmark_only() -> None:
         _claim(seen, "package 'b'", Benchmark("b", metrics=(MeanDeclaration("hit", "Hit", "percent"),)))
     with pytest.raises(ValueError, match="already declared"):
         declare(ours)
+
+
+def test_a_task_whose_scorers_a_benchmark_gives_names_none_of_its_metrics() -> None:
+    """`audio_edit` and `audio_chat` name no metric of MMAE or AIR-Bench: a spec of either
+    task gets the metrics its benchmark's scorer declares, the first as headline, as before."""
+    from audioeval.benchmarks.registry import load_shipped
+    from audioeval.benchmarks.resolved import resolve
+    from audioeval.benchmarks.tasks import TASKS
+
+    for task in ("audio_edit", "audio_chat"):
+        assert (TASKS.get(task).metrics, TASKS.get(task).headline) == ((), ""), task
+    chat = resolve(*load_shipped("air-bench-chat"))
+    assert [m.name for m in chat.metrics] == ["mean:chat_score", "mean:reference_score", "mean:win"]
+    assert chat.headline == "mean:chat_score"

@@ -190,6 +190,13 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
         metric_names = [renamed.get(m, m) for m in spec.metrics]
     else:
         metric_names = default_metrics([renamed.get(m, m) for m in metrics_default], scorers)
+    if not metric_names:
+        raise InputError(
+            f"no metrics: the task {task.name} has none of its own and its scorers declare none; "
+            "name them in `metrics`",
+            file=where,
+            field="metrics",
+        )
     units = undeclared_units(scorers)  # a declared metric (`get_metric` finds it first) is as declared
     metrics = [get_metric(m, where=f"{where} metrics", unit=units.get(m)) for m in metric_names]
     default = renamed.get(headline_default, headline_default)

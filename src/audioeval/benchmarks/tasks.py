@@ -25,7 +25,9 @@ class TaskDefaults:
     scorers: tuple[Any, ...]
     """Its default scorers; empty where a benchmark provides them (`TASK_SCORERS`)."""
     metrics: tuple[str, ...]
+    """Its default metrics; empty where its scorers' declared metrics are (`Scorer.metrics`)."""
     headline: str
+    """Its default headline; empty: the first of its metrics."""
     family: str
     """Its leaderboard: one of FAMILIES."""
     required_fields: tuple[str, ...] = ()
@@ -156,8 +158,8 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             "audio_chat",
             ("strip_think", "strip"),
             (),  # the benchmark providing the judge gives them (`Benchmark.task_scorers`)
-            ("mean:chat_score", "mean:reference_score", "mean:win"),
-            "mean:chat_score",
+            (),  # and the metrics are those its scorer declares (the first is the headline)
+            "",
             "understanding",
             ("audio", "question", "answer"),
         ),
@@ -230,8 +232,8 @@ _TASK_DEFAULTS: dict[str, TaskDefaults] = {
             "audio_edit",
             (),
             (),  # the benchmark providing the judge gives them (`Benchmark.task_scorers`)
-            ("mean:ifr", "mean:cr", "mean:em"),
-            "mean:ifr",
+            (),  # and the metrics are those its scorer declares (the first is the headline)
+            "",
             "editing",
             ("instruction", "rubrics"),
             output="audio",

@@ -122,7 +122,8 @@ def _tasks() -> Table:
         t.add_column(col, overflow="fold")
     for task in TASKS.values():
         scorers = ", ".join(s if isinstance(s, str) else next(iter(s)) for s in default_scorers(task))
-        t.add_row(task.name, task.prompt, scorers, ", ".join(task.metrics), task.description)
+        metrics = ", ".join(task.metrics) or "those its scorers declare"
+        t.add_row(task.name, task.prompt, scorers, metrics, task.description)
     return t
 
 
