@@ -63,8 +63,9 @@ def test_a_non_finite_score_value_is_a_recorded_failure_never_stored() -> None:
     from audioeval.core.record import FailureKind, SampleRecord, Score
     from audioeval.core.sample import Sample
     from audioeval.engine.sample_pipeline import _keep
+    from audioeval.scoring.base import Scorer
 
-    class Nan:
+    class Nan(Scorer):
         name = "nan_scorer"
 
     rec = SampleRecord("s1", Sample(id="s1", fields={}, audio={}, source="m.jsonl"), None)
