@@ -17,6 +17,7 @@ from audioeval.benchmarks.sources.records_to_samples import MULTI_COLUMN_FIELDS
 from audioeval.core.errors import InputError
 from audioeval.core.names import name_problem
 from audioeval.core.request_settings import checked_settings
+from audioeval.core.suggest import one_of
 from audioeval.core.validation import describe_validation
 from audioeval.store.yaml_file import read_yaml_mapping
 
@@ -89,10 +90,7 @@ class SourceSpec(_Strict):
     def _type(cls, v: str) -> str:
         from audioeval.benchmarks.sources.source_formats import source_type_names
 
-        known = source_type_names()
-        if v not in known:
-            raise ValueError(f"unknown source type {v!r}: one of {', '.join(known)}")
-        return v
+        return one_of("source type", v, source_type_names())
 
     @field_validator("local_name")
     @classmethod
@@ -180,10 +178,7 @@ class BenchmarkSpec(_Strict):
     @field_validator("profile")
     @classmethod
     def _profile(cls, v: str) -> str:
-        known = profile_names()
-        if v not in known:
-            raise ValueError(f"unknown scoring profile {v!r}: one of {', '.join(known)}")
-        return v
+        return one_of("scoring profile", v, profile_names())
 
     @field_validator("name")
     @classmethod

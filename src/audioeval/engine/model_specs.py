@@ -26,7 +26,7 @@ from audioeval.core.bounds import MAX_CONCURRENCY, MAX_GPUS, MAX_SECONDS
 from audioeval.core.checks import url_problem
 from audioeval.core.errors import InputError
 from audioeval.core.names import folder_name, name_problem
-from audioeval.core.suggest import unknown_name
+from audioeval.core.suggest import one_of, unknown_name
 from audioeval.core.validation import describe_validation
 from audioeval.engine.api_providers import GEMINI_BASE_URL
 from audioeval.engine.chat_client import UnreachableAfterS
@@ -102,10 +102,7 @@ class ModelConfig(BaseModel):
     def _predictions_format(cls, v: str) -> str:
         from audioeval.benchmarks.prediction_formats import format_names
 
-        known = format_names()
-        if v not in known:
-            raise ValueError(f"unknown predictions format {v!r}: one of {', '.join(known)}")
-        return v
+        return one_of("predictions format", v, format_names())
 
     @field_validator("name")
     @classmethod
