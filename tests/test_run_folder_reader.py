@@ -138,7 +138,7 @@ def signature_of_other_settings(run: Path, src: dict[str, Path]) -> None:
 
 
 def record_of_another_model(run: Path, src: dict[str, Path]) -> None:
-    _append(_pair(run) / "records.jsonl", _line_of(_pair(src["rp2"]).parent / "rp2" / "records.jsonl", "c0"))
+    _append(_pair(run) / "records.jsonl", _line_of(src["rp2"] / PAIR[0] / "rp2" / "records.jsonl", "c0"))
 
 
 def sample_id_not_in_the_benchmark(run: Path, src: dict[str, Path]) -> None:
