@@ -162,10 +162,15 @@ def test_a_rescore_stopped_after_its_first_pair_leaves_the_folder_as_it_was(
     assert again.exit_code == 0, again.output  # the original run resumes
     done = runner.invoke(app, ["rescore", str(out), "--profile", "ultraeval", "--resamples", "20"])
     assert done.exit_code == 0, done.output
-    for sig in out.glob("*/*/signature.json"):
+    signatures = list((tmp_path / "out-ultraeval").glob("*/*/signature.json"))  # the rescore's own folder
+    assert len(signatures) == 2
+    for sig in signatures:
         assert {s.get("profile") for s in json.loads(sig.read_text())["benchmark"]["scorers"]} == {
             "ultraeval"
         }
+    assert {p: p.read_bytes() for p in before if p.name == "signature.json"} == {
+        p: v for p, v in before.items() if p.name == "signature.json"
+    }  # the run as it was
 
 
 # --- every judged scorer: a judge call that timed out is a counted failure, never a score ---

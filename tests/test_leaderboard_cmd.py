@@ -103,16 +103,13 @@ def test_adjacent_ranks_get_paired_bootstrap_p_values(runs: tuple[Path, Path], t
     assert "< 0.002" in res.output and "paired bootstrap" in res.output
 
 
-def test_a_pair_without_records_gives_a_reason_not_a_p_value(runs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_pair_whose_records_were_deleted_is_refused(runs: tuple[Path, Path], tmp_path: Path) -> None:
     copy = tmp_path / "run1"
     shutil.copytree(runs[0], copy)
     (copy / "tones-asr" / "oracle" / "records.jsonl").unlink()
-    _, doc = _leaderboard(tmp_path / "lb", str(copy), str(runs[1]), "--resamples", "100")
-    oracle = _rows(doc["boards"]["understanding"])["oracle"]
-    assert oracle["score"] == 100.0 and oracle["score_ci"] is None
-    assert oracle["adjacent"]["p"] is None
-    assert "oracle × tones-asr (wer): no records.jsonl" in oracle["adjacent"]["reason"]
-    assert _rows(doc["boards"]["reasoning"])["oracle"]["adjacent"]["p"] is not None
+    res = runner.invoke(app, ["leaderboard", str(copy), str(runs[1]), "-o", str(tmp_path / "lb")])
+    assert res.exit_code == 2, res.output
+    assert "oracle/records.jsonl: deleted after summary.json was computed from it" in res.output
     _, doc = _leaderboard(tmp_path / "none", *map(str, runs), "--resamples", "0")
     assert (
         _rows(doc["boards"]["understanding"])["oracle"]["adjacent"]["reason"]
@@ -273,6 +270,7 @@ def test_pairs_with_different_sample_sets_give_a_board_not_a_traceback(
     )
     records = copy / folder / "records.jsonl"
     records.write_text("".join(records.read_text(encoding="utf-8").splitlines(True)[:7]), encoding="utf-8")
+    assert runner.invoke(app, ["rescore", str(copy), "--max-failed", "1.0"]).exit_code == 0  # its summary now
     _, doc = _leaderboard(tmp_path / "lb", str(copy), "--resamples", "50")
     oracle = _rows(doc["boards"]["reasoning"])["oracle"]
     assert oracle["adjacent"]["samples"] == {"tones-mcq": 7} and oracle["adjacent"]["p"] is not None

@@ -350,6 +350,8 @@ def test_cli_tts_rescore_gives_the_mean_of_rates(
     assert summary["wer"] == pytest.approx(corpus)
     res = _run("rescore", str(out), "--profile", "ultraeval")
     assert res.exit_code == 0, res.output
+    assert json.loads((out / "summary.json").read_text())["wer"] == pytest.approx(corpus)  # as it was
+    out = tmp_path / "out-ultraeval"  # the rescore under the profile, a folder of its own
     summary = json.loads((out / "summary.json").read_text())
     assert summary["mean_wer"] == pytest.approx(mean) and "wer" not in summary
     assert summary["results"][0]["headline"] == "mean_wer"

@@ -444,7 +444,9 @@ def test_the_bootstrap_draws_one_sample_set_per_benchmark_for_every_model(runs: 
     assert np.array_equal(bootstrap_tables(built, resamples=300, seed=7).values, resampled.values)
 
 
-def test_a_pair_without_records_is_held_at_its_value(runs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_pair_whose_records_were_deleted_is_refused(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    """The summary's figure of a pair whose records.jsonl is gone cannot be vouched for: the
+    command refuses, naming the file (it was ranked at its summary's value, unresampled)."""
     import shutil
 
     copy = tmp_path / "run1"
@@ -452,14 +454,9 @@ def test_a_pair_without_records_is_held_at_its_value(runs: tuple[Path, Path], tm
     (copy / "set1" / "constant_alpha" / "records.jsonl").unlink()
     out = tmp_path / "rank"
     res = runner.invoke(app, ["rank", str(copy), "-o", str(out), "--resamples", "50"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
-    report = json.loads((out / "robustness.json").read_text())
-    assert report["bootstrap"]["held"] == ["constant:alpha × set1:wer: no records.jsonl"]
-    assert "held at their value" in res.output
-    built = table_from_runs([copy])
-    resampled = bootstrap_tables(built, resamples=50, seed=0)
-    assert resampled is not None
-    assert np.all(resampled.values[:, built.table.models.index("constant:alpha"), 0] == 50.0)
+    assert res.exit_code == 2, res.output
+    assert "constant_alpha/records.jsonl: deleted after summary.json was computed from it" in res.output
+    assert not (out / "robustness.json").exists()
 
 
 def test_a_model_with_the_same_benchmark_in_two_runs_is_an_error(

@@ -275,7 +275,7 @@ def test_report_page_and_console_show_the_same_reliability_cells(tmp_path: Path)
     model = "m[bold]x[/bold]<b>&"  # shown literally by both
     folder = tmp_path / "run" / "bench" / "model"
     folder.mkdir(parents=True)
-    (tmp_path / "run" / "run.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "run" / "run.json").write_text('{"benchmarks": [], "models": []}', encoding="utf-8")
     summary = {"benchmark": "bench", "model": model, "metrics": {}, "reliability": blocks}
     (folder / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     res = runner.invoke(app, ["report", str(tmp_path / "run")])

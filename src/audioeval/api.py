@@ -114,14 +114,23 @@ def rescore(
     profile: str | None = None,
     resamples: int | None = None,
     exclude_missing: bool | None = None,
+    output: str | Path | None = None,
 ) -> RescoreResult:
     """Score a run directory again from its stored outputs, as `audioeval rescore` does: no
-    model or judge call; `result.summary` is the rewritten summary.json."""
+    model or judge call; `result.summary` is the rewritten summary.json. Under a `profile` (or
+    with an `output`) into a new folder, `result.run_dir` (`RUN-PROFILE` by default), the run
+    left as it was; called again the same way, nothing is written (`result.unchanged`)."""
     from audioeval.core.bounds import MAX_RESAMPLES, check_settings
     from audioeval.engine.rescore import rescore_run
 
     check_settings(resamples=(resamples, MAX_RESAMPLES))
-    return rescore_run(Path(run_dir), resamples=resamples, exclude_missing=exclude_missing, profile=profile)
+    return rescore_run(
+        Path(run_dir),
+        resamples=resamples,
+        exclude_missing=exclude_missing,
+        profile=profile,
+        output=None if output is None else Path(output),
+    )
 
 
 def leaderboard(

@@ -30,11 +30,13 @@ import numpy as np
 from audioeval.analysis.ranking import Column, ScoreTable
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.suggest import unknown_spec_name
-from audioeval.engine.run_layout import IDS_FILE
 from audioeval.engine.run_summary import PairSummary, RunSummary
 from audioeval.store.bounded_json import loads
 from audioeval.store.csv_cells import restore_cell
-from audioeval.store.json_file import read_json_object, read_sample_ids
+from audioeval.store.json_file import read_json_object
+from audioeval.store.run_folder import RunFolderError, read_pair, read_run_file, run_id_of
+from audioeval.store.run_summaries import REBUILD_HINT, check_summary_records
+from audioeval.store.run_summaries import read_summary as read_checked_summary
 from audioeval.store.text_input import read_text_input, text_lines
 from audioeval.store.yaml_file import read_yaml_mapping
 
@@ -236,12 +238,16 @@ def read_summary(run_dir: Path) -> list[PairSummary]:
             "not a run directory (no summary.json): give folders written by `audioeval run`",
             file=str(run_dir),
         )
+    run_id = _checked_run_id(run_dir)
     try:
         data = loads(read_text_input(path, "run summary"))
     except json.JSONDecodeError:
         data = None
     if isinstance(data, dict) and isinstance(data.get("results"), list):
-        return list(RunSummary.from_json(data).results)  # the run summary the engine wrote
+        checked = read_checked_summary(path, run_id)  # the run summary the engine wrote, vouched for
+        results = list(RunSummary.from_json(checked or {}).results)
+        check_summary_records(run_dir, results, run_id)  # type: ignore[arg-type]
+        return results
     pairs = pair_summaries(run_dir)  # a folder of an earlier audioeval: a preset's export there
     if pairs:
         return pairs
@@ -251,6 +257,12 @@ def read_summary(run_dir: Path) -> list[PairSummary]:
         " `mcq score`, `judge-eval` or `mmae score` (its top folder)",
         file=str(path),
     )
+
+
+def _checked_run_id(run_dir: Path) -> str | None:
+    """The run's id from its run.json, read through the run folder's checked reader (a folder
+    with a summary but no readable run.json is refused: nothing ties its figures to a run)."""
+    return run_id_of(read_run_file(run_dir))
 
 
 def pair_summaries(run_dir: Path) -> list[PairSummary]:
@@ -465,7 +477,7 @@ def cell_stats(
     metric = next((m for m in plan.metrics if m.name == cell.headline), None)
     if metric is None:
         return f"headline {cell.headline!r} is not a metric of the benchmark"
-    latest = pair_latest(cell.folder, latest_by_folder if latest_by_folder is not None else {})
+    latest = pair_latest(cell.folder, latest_by_folder if latest_by_folder is not None else {}, cell.run_dir)
     stats: dict[str, Any] = {}
     for sid, rec in latest.items():
         found = None
@@ -485,20 +497,17 @@ def cell_stats(
     return CellStats(list(stats), statistic, 100.0 if metric.unit == "fraction" else 1.0, hashes)
 
 
-def pair_latest(folder: Path, cache: dict[Path, dict[str, Any]]) -> dict[str, Any]:
-    """The latest record of each sample of a pair folder (those of its `sample_ids.json`, when
-    it has one), read once per folder into `cache`; none without `records.jsonl`."""
+def pair_latest(folder: Path, cache: dict[Path, dict[str, Any]], run_dir: Path) -> dict[str, Any]:
+    """The latest record of each sample of a pair folder that the run folder's checked reader
+    vouches for (of its `sample_ids.json`, when it has one), read once per folder into `cache`;
+    none without `records.jsonl`. RunFolderError when the pair's files cannot be used."""
     from audioeval.core.record import latest_records
-    from audioeval.store.records import read_records
 
     if folder not in cache:
-        path = folder / "records.jsonl"
-        latest = latest_records(read_records(path).records) if path.is_file() else {}
-        ids_file = folder / IDS_FILE
-        if ids_file.is_file():
-            wanted = set(read_sample_ids(ids_file))
-            latest = {k: v for k, v in latest.items() if k in wanted}
-        cache[folder] = latest
+        found = read_pair(folder, _checked_run_id(run_dir))
+        if found.refused:
+            raise RunFolderError(found.refused, REBUILD_HINT)
+        cache[folder] = latest_records(found.records)
     return cache[folder]
 
 

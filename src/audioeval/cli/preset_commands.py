@@ -202,7 +202,7 @@ def rescore_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
         folder = given.pop("output_dir")
         given.pop("reparse", None)  # every stored raw answer is parsed again by any rescore
         with friendly_errors():
-            out = rescore_preset(preset, folder, given)
+            out = rescore_preset(preset, folder, given, list(bench.exporters.values()))
         console.print(f"{preset.title or preset.command[0]} (rescored): no model or judge call.")
         _print_figures(bench, out.figures)
 

@@ -349,8 +349,15 @@ def rescore(
     profile: str | None = typer.Option(
         None,
         "--profile",
-        help="Score the stored outputs under this profile (audioeval or ultraeval) and record it in "
-        "run.json and each pair's signature.json (default: as the run did).",
+        help="Score the stored outputs under this profile (audioeval or ultraeval) into a new run "
+        "folder, RUN_DIR-PROFILE unless --output names one; RUN_DIR is left as it was, and the same "
+        "command again changes nothing (default: as the run did, in RUN_DIR).",
+    ),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        help="Write the rescored run into this new folder, leaving RUN_DIR as it was.",
     ),
     max_failed: opt.MaxFailedFlag = "0",
 ) -> None:
@@ -359,7 +366,13 @@ def rescore(
 
     with friendly_errors():
         failure_limit = parse_max_failed(max_failed)
-        result = rescore_run(run_dir, resamples=resamples, exclude_missing=exclude_missing, profile=profile)
+        result = rescore_run(
+            run_dir, resamples=resamples, exclude_missing=exclude_missing, profile=profile, output=output
+        )
+    if result.run_dir is not None and result.run_dir != run_dir:
+        done = "already holds this rescore; nothing written" if result.unchanged else "written"
+        console.print(f"{console_text(result.run_dir)}: {done} ({console_text(run_dir)} left as it was)")
+        run_dir = result.run_dir
     report_unusable_lines(result.ignored)
     owned = [r for r in result.exports.values() if _show_export(r)]
     if owned:  # an `mcq score` or `judge-eval` folder: its figures are the export's

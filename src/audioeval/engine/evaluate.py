@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
@@ -68,9 +69,21 @@ from audioeval.scoring.speech_models.runtime import throughput_report, throughpu
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.bounded_json import loads
 from audioeval.store.jsonl import JsonlAppender
-from audioeval.store.records import StoredRecords, read_records, record_problem
+from audioeval.store.records import record_problem
 from audioeval.store.response_cache import ResponseCache
+from audioeval.store.run_folder import (
+    PARTIAL_FILE,
+    STAMP_KEY,
+    PairFiles,
+    RunFolderError,
+    new_run_id,
+    pair_stamp,
+    read_pair,
+    read_run_file,
+    run_id_of,
+)
 from audioeval.store.run_lock import hold_run_lock
+from audioeval.store.run_summaries import FILES_DIGEST_KEY, pair_files_digest, sealed
 from audioeval.store.signature import check_or_write_signature
 
 NOTHING_PREPARED = PreparedInputs()
@@ -138,6 +151,8 @@ class PairRun:
     kept: list[SampleRecord] | None = None
     model_skipped: list[InputError] = field(default_factory=list)  # the model's items that answer no sample
     summary: PairSummary = field(default_factory=lambda: PairSummary())  # the pair's summary.json, once written
+    stamp: str | None = None  # what each record line it appends carries (`store/run_folder.py`)
+    run_id: str | None = None  # the run's id (None: a folder written before run ids)
 
     def final_records(self) -> list[SampleRecord]:
         """The pair's valid records, read once after its samples are done (summary, exports);
@@ -145,9 +160,13 @@ class PairRun:
         tests/test_streamed_records.py)."""
         if self.records is None:
             kept = self.kept
-            self.records = kept if kept is not None else read_records(self.folder / RECORDS_FILE).records
+            self.records = kept if kept is not None else self._read_back()
             self.kept = None
         return self.records
+
+    def _read_back(self) -> list[SampleRecord]:
+        """The pair's records as the checked reader vouches for them (its lines as written)."""
+        return read_pair(self.folder, self.run_id, expected_ids=self.ids).records
 
     def keep(self, record: SampleRecord, written: dict[str, Any], exact: bool) -> None:
         """Keep a record just appended (`written`: its line's object; `exact`: the line holds
@@ -285,7 +304,7 @@ def _template_override(model: ModelConfig, bench: ResolvedBenchmark) -> str | No
     return model.prompts.get(bench.name) or model.prompts.get(bench.spec.task)
 
 
-StoredByFolder = dict[Path, StoredRecords]
+StoredByFolder = dict[Path, PairFiles]
 
 
 Digests = dict[int, dict[str, str]]
@@ -304,11 +323,20 @@ def _digests(samples: SampleSet, memo: Digests) -> dict[str, str]:
     return memo[id(samples)]
 
 
-def _stored(folder: Path, cache: StoredByFolder) -> StoredRecords:
-    """A pair's stored records before the run, read once (endpoint check, then plan)."""
+def _stored(folder: Path, cache: StoredByFolder, run_id: str | None, samples: SampleSet) -> PairFiles:
+    """A pair's stored records before the run, read once (endpoint check, then plan) through
+    the run folder's checked reader: lines it cannot vouch for are listed and their samples
+    asked again; files it cannot use (a records path that is a folder, a signature deleted or
+    damaged beside records) refuse the run with the list."""
     if folder not in cache:
-        cache[folder] = read_records(folder / RECORDS_FILE)
+        found = read_pair(folder, run_id, expected_ids=[s.id for s in samples.samples])
+        if found.refused:
+            raise RunFolderError(found.refused, _RESTART_HINT)
+        cache[folder] = found
     return cache[folder]
+
+
+_RESTART_HINT = "Delete the pair's folder named to compute it again, or use a new --output_dir"
 
 
 def _plan_pair(
@@ -321,8 +349,10 @@ def _plan_pair(
     cache: StoredByFolder,
     digests: Digests | None = None,
     pending: PendingByFolder | None = None,
+    run_id: str | None = None,
 ) -> PairRun:
     folder = pair_dir(run_dir, bench.name, model.slug)
+    stored = _stored(folder, cache, run_id, samples)
     folder.mkdir(parents=True, exist_ok=True)
     template = _template_override(model, bench)
     signature = pair_signature(
@@ -337,7 +367,6 @@ def _plan_pair(
         signature = without_input_files(signature)
     check_or_write_signature(folder, signature)
     hashes = _digests(samples, {} if digests is None else digests)
-    stored = _stored(folder, cache)
     latest = latest_records(stored.records)
     refusal = changed_samples(list(latest.values()), hashes, folder / RECORDS_FILE)
     if refusal is not None and not req.inputs.rescore_changed_samples:
@@ -361,6 +390,8 @@ def _plan_pair(
         len(stored.records),
         model_skipped=model_skipped,
         kept=list(stored.records),
+        stamp=pair_stamp(run_id, loads(json.dumps(signature))),  # as signature.json holds it
+        run_id=run_id,
     )
 
 
@@ -433,6 +464,8 @@ async def _run_pair(
             raise judge.crash  # a bug in the judge client stops the run; nothing is recorded
         record.time = round(time.time(), 3)
         written = record.to_json()
+        if pair.stamp is not None:
+            written[STAMP_KEY] = pair.stamp
         pair.keep(record, written, writer.append(written))
         if req.progress:  # a disabled bar still takes Rich's lock on every advance
             progress.advance(bar)
@@ -526,6 +559,9 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     _check_served(benches, req.models, read_now)  # files produced elsewhere: before anything is written
     run_dir = req.output_dir or default_output_dir(req)
     run_dir.mkdir(parents=True, exist_ok=True)
+    written = (run_dir / RUN_FILE).exists() or (run_dir / PARTIAL_FILE).exists()
+    existing = read_run_file(run_dir) if written else None  # the checked reader (refuses an unfinished rescore)
+    run_id = run_id_of(existing) if existing is not None else new_run_id()  # None: an earlier folder
     cache = ResponseCache(req.cache_path or run_dir / CACHE_FILE) if req.use_cache else None
     adapters = {
         m.slug: read_now.get(m.slug) or build_adapter(m, config=req.generation, cache=cache) for m in req.models
@@ -555,13 +591,15 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     stopped: EndpointsUnreachable | None = None
     try:
         if req.probe:  # before anything is written: a corrected command may reuse the folder
-            _write_run_file(run_dir, benches, req, adapters, write=False)  # another run's folder?
+            _write_run_file(run_dir, benches, req, adapters, existing, run_id, write=False)  # another run's folder?
             judge_settings = await _check_endpoints(
-                run_dir, benches, sample_sets, req, adapters, stored, digests, pending
+                run_dir, benches, sample_sets, req, adapters, stored, digests, pending, run_id
             )
-        _write_run_file(run_dir, benches, req, adapters)
+        _write_run_file(run_dir, benches, req, adapters, existing, run_id)
         pairs = [
-            _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req, stored, digests, pending)
+            _plan_pair(
+                run_dir, b, sample_sets[b.name], m, adapters[m.slug], req, stored, digests, pending, run_id
+            )
             for b in benches
             for m in req.models
             if serves(adapters[m.slug], b.spec.task)
@@ -675,6 +713,7 @@ async def _check_endpoints(
     stored: StoredByFolder,
     digests: Digests | None = None,
     pending: PendingByFolder | None = None,
+    run_id: str | None = None,
 ) -> JudgeSettings | None:
     """Check the endpoints of the OpenAI-compatible models and of the judge that have samples
     left to do (a finished run checks nothing); each keeps its usable ones. Returns the judge
@@ -687,8 +726,8 @@ async def _check_endpoints(
             if not serves(adapter, bench.spec.task):
                 continue
             folder = pair_dir(run_dir, bench.name, model.slug)
-            latest = latest_records(_stored(folder, stored).records)
             samples = sample_sets[bench.name]
+            latest = latest_records(_stored(folder, stored, run_id, samples).records)
             hashes = _digests(samples, {} if digests is None else digests) if req.inputs.rescore_changed_samples else None
             todo, done = _pending(latest, bench, samples, _template_override(model, bench), hashes)
             if pending is not None:
@@ -729,7 +768,8 @@ def summarise_pairs(
         )
         where = {"model": pair.model.name, "folder": str(pair.folder.relative_to(run_dir))}
         s = PairSummary(**where, **pair.bench.summary_header(), **s)  # type: ignore[typeddict-item]
-        write_json_atomic(pair.folder / "summary.json", s)
+        s[FILES_DIGEST_KEY] = pair_files_digest(pair.folder)  # type: ignore[literal-required]
+        write_json_atomic(pair.folder / "summary.json", sealed(s))
         pair.summary = s
         results.append(s)
     return results
@@ -740,12 +780,16 @@ def _write_run_file(
     benches: list[ResolvedBenchmark],
     req: EvalRequest,
     adapters: dict[str, ModelAdapter],
+    existing: dict[str, Any] | None,
+    run_id: str | None,
     *,
     write: bool = True,
 ) -> None:
-    """Refuse a folder holding a run of other benchmarks or models; write run.json (`write`)."""
+    """Refuse a folder holding a run of other benchmarks or models (`existing`: its run.json,
+    read through the checked reader); write run.json (`write`) with the run's id."""
     path = run_dir / RUN_FILE
-    data = {
+    data: dict[str, Any] = {"run_id": run_id} if run_id is not None else {}
+    data |= {
         "audioeval": __version__,
         "benchmarks": [
             {"name": b.name, "where": b.where, "spec": b.spec.model_dump(mode="json")} for b in benches
@@ -765,11 +809,10 @@ def _write_run_file(
         data["judge"] = req.judge.model_dump(mode="json")
     if req.inputs.exports_dir is not None:
         data["exports_dir"] = os.path.relpath(req.inputs.exports_dir, run_dir)
-    if path.exists():
+    if existing is not None:
         # Endpoints, concurrency and timeouts may change between runs; what each benchmark ×
         # model pair was scored with is checked against its own signature.json.
-        old = loads(path.read_text(encoding="utf-8"))
-        before = _names(old)
+        before = _names(existing)
         now = _names(data)
         if before != now:
             raise RunConfigError(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,13 +28,14 @@ from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.redact import secret_from_env
 from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
 from audioeval.engine.model_specs import model_config
-from audioeval.engine.rescore import rescore_run
+from audioeval.engine.rescore import rescore_run, run_exporters
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.engine.run_layout import pair_dir
 from audioeval.store.file_digest import file_sha256
 from audioeval.store.json_items import gc_paused
+from audioeval.store.run_folder import RunFolderError, Unvouched, read_pair, read_run_file
 from audioeval.store.run_lock import hold_run_lock
-from audioeval.store.signature import read_signature
+from audioeval.store.signature import SIGNATURE_FILE
 
 SHARED_DEFAULTS: dict[str, Any] = {
     # judge
@@ -176,16 +177,26 @@ def run_preset(preset: Preset, given: Mapping[str, Any]) -> PresetRun:
     return PresetRun(out, preset.outcome(out, _with_export(values, run.exports.get(out))), run)
 
 
-def rescore_preset(preset: Preset, output_dir: Path, given: Mapping[str, Any]) -> PresetOutcome:
-    """Score a preset's folder again from its stored outputs (no model or judge call)."""
-    values = preset_values(preset, given, run=False)
+def rescore_preset(
+    preset: Preset, output_dir: Path, given: Mapping[str, Any], exporters: Collection[Any] = ()
+) -> PresetOutcome:
+    """Score a preset's folder again from its stored outputs (no model or judge call); a run
+    folder that holds no output of the preset (none of its benchmarks is exported by one of
+    `exporters`, the preset's benchmark's) is refused before anything is written."""
+    values = preset_values(preset, {**given, "output_dir": output_dir}, run=False)
     group = preset.command[0]
     with hold_run_lock(output_dir, create=False):
+        run = read_run_file(output_dir)  # the run folder's checked reader: RunFolderError naming what it cannot use
+        if exporters and not any(e in exporters for e in run_exporters(output_dir)):
+            raise _not_its_folder(preset, output_dir, [str(b["name"]) for b in run["benchmarks"]])
         source = values.get(preset.source_option) if preset.source_option else None
         if source is not None:
             named = sorted(p.parent for p in (output_dir / group).glob("*/signature.json"))
             folder = named[0] if len(named) == 1 else pair_dir(output_dir, group, "predictions")
-            stored = read_signature(folder).get("source_sha256")
+            signed = read_pair(folder, None, lines=False)
+            if signed.refused or signed.signature is None:
+                raise RunFolderError(signed.refused or [Unvouched(folder / SIGNATURE_FILE, None, "not found")])
+            stored = signed.signature.get("source_sha256")
             if stored is not None and stored != file_sha256(source):
                 flag = preset.source_option
                 raise RunConfigError(
@@ -194,7 +205,17 @@ def rescore_preset(preset: Preset, output_dir: Path, given: Mapping[str, Any]) -
         # not given (None): the run's own, from run.json
         resamples, exclude = given.get("resamples"), given.get("exclude_missing")
         done = rescore_run(output_dir, resamples=resamples, exclude_missing=exclude, locked=True)
-    return preset.outcome(output_dir, _with_export(values, done.exports.get(output_dir)))
+    exported = done.exports.get(output_dir)
+    if exported is None:
+        raise _not_its_folder(preset, output_dir, [str(r.get("benchmark")) for r in done.results])
+    return preset.outcome(output_dir, _with_export(values, exported))
+
+
+def _not_its_folder(preset: Preset, output_dir: Path, benchmarks: list[str]) -> RunConfigError:
+    return RunConfigError(
+        f"{output_dir} holds no output of `audioeval {' '.join(preset.command)}` (its benchmarks: "
+        f"{', '.join(benchmarks) or 'none'}); `audioeval rescore {output_dir}` rescores any run folder"
+    )
 
 
 def _with_export(values: Mapping[str, Any], exported: Any) -> dict[str, Any]:

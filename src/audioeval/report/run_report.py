@@ -34,13 +34,11 @@ from audioeval.report.reliability_table import HEADERS, RIGHT_ALIGNED, reliabili
 from audioeval.report.sample_chunks import CHUNK_DIR, write_samples
 from audioeval.report.units import axis_limits, show_span, show_value, shown, unit_label
 from audioeval.store.atomic import write_text, write_text_atomic
-from audioeval.store.json_file import read_json_object
-from audioeval.store.records import read_records
+from audioeval.store.run_folder import read_pair, read_run_file, run_id_of
+from audioeval.store.run_summaries import check_summary_records, read_summary
 
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
-SIGNATURE_FILE = "signature.json"
-RECORDS_FILE = "records.jsonl"
 REPORT_DIR = "report"
 MAX_FAILURES = 200
 HEATMAP_KEYS = ("modality", "complexity")
@@ -59,15 +57,20 @@ class Pair:
         return f"{self.benchmark} · {self.model}"
 
 
-def find_pairs(run_dir: Path) -> list[Pair]:
-    """Every benchmark × model folder of the run that has a summary (in path order)."""
+def find_pairs(run_dir: Path, run_id: str | None = None) -> list[Pair]:
+    """Every benchmark × model folder of the run that has a summary (in path order), read
+    through the run folder's checked reader (`run_id`: the run's, from its run.json): a summary
+    changed by hand or computed from other records, or a pair whose files cannot be used,
+    refuses the report with the list."""
     pairs = []
     for summary_path in sorted(run_dir.glob(f"*/*/{SUMMARY_FILE}")):
         folder = summary_path.parent
         if (folder / RUN_FILE).exists() or folder.parent.name == REPORT_DIR:
             continue  # a nested run directory (e.g. rubrics made on the fly) is its own run
-        summary = read_json_object(summary_path)
-        records = list(latest_records(read_records(folder / RECORDS_FILE).records).values())
+        summary = read_summary(summary_path, run_id) or {}
+        check_summary_records(run_dir, [{**summary, "folder": str(folder.relative_to(run_dir))}], run_id)
+        files = read_pair(folder, run_id).usable()
+        records = list(latest_records(files.records).values())
         bench = str(summary.get("benchmark") or folder.parent.name)
         pairs.append(Pair(bench, str(summary.get("model") or folder.name), folder, summary, records))
     return pairs
@@ -124,10 +127,9 @@ def signatures_section(pairs: list[Pair]) -> Section | None:
     """What moves each pair's numbers (`signature.json`), part by part."""
     rows = []
     for p in pairs:
-        path = p.folder / SIGNATURE_FILE
-        if not path.is_file():
+        signature = read_pair(p.folder, None, lines=False).signature
+        if signature is None:
             continue
-        signature = read_json_object(path)
         digest = hashlib.sha256(json.dumps(signature, sort_keys=True).encode()).hexdigest()[:12]
         bench = signature.get("benchmark") if isinstance(signature.get("benchmark"), dict) else {}
         for key in ("template", "template_digest", "postprocess", "scorers", "metrics"):
@@ -358,10 +360,8 @@ def failures_section(pairs: list[Pair]) -> Section | None:
 def write_run_report(run_dir: Path) -> Path:
     """Write `RUN_DIR/report/index.html`; its path. RunConfigError when the folder is not a
     run directory or holds no summarised pair."""
-    if not (run_dir / RUN_FILE).is_file():
-        raise RunConfigError(f"{run_dir} is not a run directory (no {RUN_FILE})")
-    run = read_json_object(run_dir / RUN_FILE)
-    pairs = find_pairs(run_dir)
+    run = read_run_file(run_dir)
+    pairs = find_pairs(run_dir, run_id_of(run))
     if not pairs:
         raise RunConfigError(f"{run_dir}: no benchmark × model folder with a summary.json yet; run it first")
     report_dir = run_dir / REPORT_DIR
@@ -370,7 +370,7 @@ def write_run_report(run_dir: Path) -> Path:
     for p in pairs:  # a name holding a path (predictions:/…/file.json) is drawn in charts too
         p.model = scrub(p.model, prefixes)
     summary_path = run_dir / SUMMARY_FILE
-    summary = read_json_object(summary_path) if summary_path.is_file() else {}
+    summary = read_summary(summary_path, run_id_of(run)) or {}
     sections = [settings_section(run_dir, run)]
     boards = boards_section(summary, prefixes)
     if boards is not None:
