@@ -6,7 +6,8 @@ Every front door is generated from this table: the typer options of `run`, `code
 and of every preset (`cli/setting_options.py`), the shared option groups a preset exposes
 (`benchmarks/preset.SHARED_OPTIONS`) and the values its runner fills in
 (`presets/preset_run.SHARED_DEFAULTS`), the keyword defaults and the checks of the Python API
-(`api.py`) and the defaults of `engine/evaluate.EvalRequest`. The numeric checks of every flag
+(`api.py`) and the defaults of `engine/evaluate.EvalRequest`, `JudgeSettings`, `ModelConfig`
+and the run config's `resamples`. The numeric checks of every flag
 (`cli/number_flags.py`) read their bounds here. A flag has one meaning: one setting per flag
 name (two settings may share a flag only when they are the same setting of two roles, as
 `--audio-part` of the judge and of the model under test, with one type, default, bounds and
