@@ -202,6 +202,18 @@ def test_a_flag_on_several_commands_has_one_type_and_bounds() -> None:
     assert {flag: kinds for flag, kinds in several.items() if len(kinds) > 1} == {}
 
 
+def test_a_preset_s_own_default_keeps_within_the_declared_bounds() -> None:
+    from audioeval.benchmarks.preset import Preset, PresetOutcome
+
+    def outcome(folder: Any, values: Any) -> PresetOutcome:
+        return PresetOutcome({}, 0, 0, 0)
+
+    for defaults, why in (({"resamples": 10**9}, "must be ≤ 100,000"), ({"judge_timeout": 0.0}, "must be ≥"),
+                          ({"colour": 1}, "not a shared setting"), ({"audio_part": "mp3"}, "one of")):  # fmt: skip
+        with pytest.raises(ValueError, match=why):
+            Preset(("x", "y"), "", lambda v: None, outcome, defaults=defaults)  # type: ignore[arg-type,return-value]
+
+
 def test_the_preset_groups_and_defaults_are_the_declaration() -> None:
     assert {n for names in SHARED_OPTIONS.values() for n in names} == set(SETTING)
     for s in SETTINGS:

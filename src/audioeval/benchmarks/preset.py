@@ -33,7 +33,7 @@ from typing import Any
 from audioeval.benchmarks.sources.loader import SampleSet
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError
-from audioeval.core.settings import GROUPS, group_names
+from audioeval.core.settings import GROUPS, SETTING, group_names
 
 REQUIRED: Any = ...
 """The default of an option the user must give."""
@@ -194,6 +194,12 @@ class Preset:
         unknown = [g for g in self.shared if g not in SHARED_GROUPS and shared_group(g) is None]
         if unknown:
             raise ValueError(f"preset {' '.join(self.command)}: unknown shared option(s) {unknown}")
+        for name, value in self.defaults.items():  # its own defaults, within the declared bounds
+            problem = "not a shared setting" if name not in SETTING else None
+            if problem is None and value is not REQUIRED and value is not None:
+                problem = SETTING[name].problem(value)
+            if problem:
+                raise ValueError(f"preset {' '.join(self.command)}: default of {name}: {problem}")
 
     def exposes(self, name: str) -> bool:
         """Whether the shared option `name` is one of this preset's (by its group or by name)."""
