@@ -179,7 +179,7 @@ PROSE_CITING_A_BENCHMARK: dict[str, int] = {
     "cli/leaderboard_commands.py": 1,
     "cli/rank_commands.py": 1,
     "cli/report_commands.py": 1,
-    "cli/run_commands.py": 4,
+    "cli/run_commands.py": 3,
     "engine/family_boards.py": 5,
     "engine/leaderboard.py": 1,
     "report/judge_eval_table.py": 1,

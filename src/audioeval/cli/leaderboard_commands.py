@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from audioeval.cli import setting_options as S
 from audioeval.cli.errors import friendly_errors
 from audioeval.cli.options import make_console
 from audioeval.core.errors import InputError
@@ -19,17 +20,15 @@ def leaderboard(
     run_dirs: list[Path] = typer.Argument(
         ..., metavar="RUN_DIR", help="Run directories (of `audioeval run`)."
     ),
-    output_dir: Path = typer.Option(..., "--output-dir", "-o", help="Where to write."),
+    output_dir: Path = S.option("output_dir", default=..., help="Where to write."),
     board: list[Path] = typer.Option(
         [],
         "--board",
         help="A board definition (YAML: one board or `boards: [...]`); repeat for more. Each run's "
         "boards.yaml is read too.",
     ),
-    resamples: int = typer.Option(
-        1000, "--resamples", min=0, help="Bootstrap resamples of the CIs and p-values (0: none)."
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    resamples: int = S.option("resamples", help="Bootstrap resamples of the CIs and p-values (0: none)."),
+    seed: int = S.option("seed", help="Seed of the bootstrap."),
     mean_of_available: bool = typer.Option(
         False,
         "--mean-of-available",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from audioeval.cli import setting_options as S
 from audioeval.cli.errors import friendly_errors
 from audioeval.cli.options import make_console
 from audioeval.core.errors import InputError
@@ -34,14 +35,9 @@ def rank(
         "--groups",
         help="YAML mapping each task group to its benchmarks (default: each benchmark's task).",
     ),
-    output_dir: Path = typer.Option(..., "--output-dir", "-o", help="Where to write."),
-    resamples: int = typer.Option(
-        1000,
-        "--resamples",
-        min=0,
-        help="Bootstrap resamples of the rank intervals (run directories; 0: none).",
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    output_dir: Path = S.option("output_dir", default=..., help="Where to write."),
+    resamples: int = S.option("resamples", help="Bootstrap resamples of the rank intervals (run directories; 0: none)."),
+    seed: int = S.option("seed", help="Seed of the bootstrap."),
     family: str | None = typer.Option(
         None,
         "--family",

@@ -37,6 +37,7 @@ from audioeval.benchmarks.spec import BenchmarkSpec, with_profile
 from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigError
 from audioeval.core.names import check_name, folder_collisions
 from audioeval.core.record import SampleRecord, latest_records
+from audioeval.core.settings import DEFAULTS
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.generation_settings import check_routed_settings, pair_generation
@@ -93,21 +94,22 @@ NOTHING_PREPARED = PreparedInputs()
 class EvalRequest:
     benchmarks: list[str]
     models: list[ModelConfig]
-    output_dir: Path | None = None
+    output_dir: Path | None = DEFAULTS["output_dir"]
     task: str | None = None
     as_task: bool = False  # re-task registered benchmarks to `task` (the codec command)
     language: str | None = None  # an ad-hoc manifest's language (WER or CER, the normaliser)
     # Scoring profile of every benchmark's wer/cer scorers ("ultraeval"); None: each spec's own.
     profile: str | None = None
     # A prompt template file for every judged scorer (`--judge-prompt`); None: each scorer's own.
-    judge_prompt: Path | None = None
-    limit: int | None = None
-    data_root: Path | None = None
+    judge_prompt: Path | None = DEFAULTS["judge_prompt"]
+    limit: int | None = DEFAULTS["limit"]
+    data_root: Path | None = DEFAULTS["data_root"]
     generation: GenerationConfig = field(default_factory=GenerationConfig)
-    resamples: int = 1000
-    seed: int = 0
-    progress: bool = True
-    use_cache: bool = True
+    # the shared settings' declared defaults (core/settings.py)
+    resamples: int = DEFAULTS["resamples"]
+    seed: int = DEFAULTS["seed"]
+    progress: bool = DEFAULTS["progress"]
+    use_cache: bool = not DEFAULTS["no_cache"]
     console: Console | None = None
     # Benchmarks built in code, as (spec, where), run after those named in `benchmarks`.
     specs: list[tuple[BenchmarkSpec, str]] = field(default_factory=list)
@@ -117,9 +119,9 @@ class EvalRequest:
     # The judge of judged scorers (task audio_edit / MMAE); its settings join their pairs' signatures.
     judge: JudgeSettings | None = None
     # Leave samples without a usable output out of the metrics (they are counted either way).
-    exclude_missing: bool = False
+    exclude_missing: bool = DEFAULTS["exclude_missing"]
     # Check each model and judge endpoint once before asking anything (endpoint_probe.py).
-    probe: bool = True
+    probe: bool = not DEFAULTS["no_probe"]
     # The response cache file (default: response_cache.sqlite in the run directory).
     cache_path: Path | None = None
     # What a caller read and checked before the run (a preset's samples, whether a changed

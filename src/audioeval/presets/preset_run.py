@@ -1,8 +1,8 @@
 """The one runner of every data preset (`benchmarks/preset.py`): its values -> one run of the
 engine into its output folder, then the benchmark's own figures read back.
 
-`preset_values` fills what was not given: the shared options' defaults (`SHARED_DEFAULTS`),
-then the preset's own defaults for them, then its options' defaults. `run_preset` asks the
+`preset_values` fills what was not given: the shared settings' declared defaults
+(`SHARED_DEFAULTS`, from `core/settings.py`), then the preset's own defaults for them, then its options' defaults. `run_preset` asks the
 preset for its plan (a bad value is refused before anything is written), holds the folder,
 lets the preset check its inputs, runs the engine with the run judge (the shared `judge`
 options) and the response cache (default `OUTPUT_DIR/judge_cache.sqlite`), the benchmark's
@@ -26,6 +26,7 @@ from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.preset import EXPORTED, REQUIRED, Preset, PresetOutcome, PresetPlan, shared_group
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.redact import secret_from_env
+from audioeval.core.settings import DEFAULTS
 from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
 from audioeval.engine.model_specs import model_config
 from audioeval.engine.rescore import rescore_run, run_exporters
@@ -38,39 +39,9 @@ from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import SIGNATURE_FILE
 
 SHARED_DEFAULTS: dict[str, Any] = {
-    # judge
-    "judge": REQUIRED,  # endpoint URLs (a list)
-    "judge_model": REQUIRED,
-    "judge_concurrency": 16,
-    "judge_timeout": 300.0,
-    "judge_api_key_env": "OPENAI_API_KEY",
-    "audio_part": "audio_url",
-    "judge_sample_rate": 16000,
-    "judge_temperature": None,
-    "judge_max_tokens": None,
-    "judge_prompt": None,
+    **DEFAULTS,  # every shared setting's declared default (`core/settings.py`)
     "judge_api_key": None,  # a key given in code; otherwise read from judge_api_key_env
-    # run
-    "output_dir": REQUIRED,
-    "seed": 0,
-    "resamples": 1000,
-    "cache": None,
-    "no_cache": False,
-    "progress": True,
-    "exclude_missing": False,
-    "max_failed": "0",
-    "no_probe": False,
-    # model (the model under test; the plan builds its config)
-    "model": REQUIRED,  # the served name (the CLI splits NAME@URL into model and model_urls)
-    "model_urls": None,
-    "base_urls": None,
-    "concurrency": 8,
-    "timeout": 300.0,
-    "api_key_env": "OPENAI_API_KEY",
-    "temperature": None,
-    "max_tokens": None,
-    "sample_rate": 16000,
-    "model_audio_part": "audio_url",
+    "model_urls": None,  # the endpoints of `--model NAME@URL` (the CLI splits them off)
 }
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import BENCHMARKS
-from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
 
@@ -137,7 +137,7 @@ PREDICT = Preset(
     outcome=outcome,
     options=OPTIONS,
     shared=("model", "output_dir", "no_cache", "progress", "max_failed", "no_probe"),
-    defaults={"output_dir": None},
+    defaults={"model": REQUIRED, "output_dir": None},
     helps=HELPS,
     aliases={"--out": "--output", "--run-dir": "--output-dir"},
     title="MMAR / MMAU predictions",

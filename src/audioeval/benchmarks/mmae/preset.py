@@ -17,7 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.preset import EXPORTED, Preset, PresetOption, PresetOutcome, PresetPlan, PresetTool
+from audioeval.benchmarks.preset import (
+    EXPORTED,
+    REQUIRED,
+    Preset,
+    PresetOption,
+    PresetOutcome,
+    PresetPlan,
+    PresetTool,
+)
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
@@ -271,6 +279,7 @@ SCORE = Preset(
     outcome=outcome,
     options=OPTIONS,
     defaults={
+        "judge": REQUIRED,
         "judge_model": "Qwen3Omni-Instruct",
         "output_dir": Path("outputs/scores"),
         "judge_max_tokens": 1024,
