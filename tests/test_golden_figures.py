@@ -58,15 +58,6 @@ MCQ_ROBUST_UNIT = (
     "the robust accuracy (a share of the items) is declared unit 'score' in summary.json "
     "(mean:robust_correct), percent in mcq_summary.json"
 )
-MMAE_FAILED_RUBRICS = (
-    "a sample with a failed rubric: taxonomy.json (mmae/aggregate.py) scores it from its other "
-    "rubrics, the engine's pair summary counts it failed and leaves it out: IFR, CR, EMR, "
-    "their CIs and groups differ"
-)
-MMAE_CR_N = (
-    "a sample without a consistency rubric: taxonomy.json CR_n leaves it out (as its CR "
-    "mean does), summary.json mean:cr n counts it (its mean leaves it out)"
-)
 MMAE_SHOWN = (
     "the report's sample browser shows MMAE's per-sample IFR (0-1) with unit percent and "
     "scale 1: a sample at 50 % is shown 0.50 %"
@@ -79,10 +70,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("mcq_robust_ci", "mcq_mmar_missing"): MCQ_ROBUST_UNIT,
     ("mcq_robust_ci", "mcq_mmau_missing"): MCQ_ROBUST_UNIT,
     ("mcq_robust_ci", "mcq_mmar_full"): MCQ_ROBUST_UNIT,
-    ("mmae_rates", "mmae"): MMAE_FAILED_RUBRICS,
-    ("mmae_ci", "mmae"): MMAE_FAILED_RUBRICS,
-    ("mmae_n", "mmae"): f"{MMAE_FAILED_RUBRICS}; {MMAE_CR_N}",
-    ("mmae_n", "mmae_clean"): MMAE_CR_N,
     ("mmae_per_sample_shown", "mmae"): MMAE_SHOWN,
     ("mmae_per_sample_shown", "mmae_clean"): MMAE_SHOWN,
 }

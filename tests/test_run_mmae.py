@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from audioeval.benchmarks.mmae.baselines import write_baseline
+from audioeval.benchmarks.mmae.preset import CROSSES, TAXONOMY
 from audioeval.benchmarks.mmae.taxonomy import operation_keys
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import resolve
@@ -23,14 +24,13 @@ from tests.mmae_helpers import config, rubric_count, run_mmae
 
 runner = CliRunner()
 JUDGE = "fake-judge"
-TAXONOMY = ["modality", "complexity", "complexity_group", "granularity", "operation"]
 
 
 def write_spec(path: Path, metadata: Path, name: str = "mmae-syn") -> Path:
     path.write_text(
         f"name: {name}\ntask: audio_edit\n"
         f"source: {{type: mmae, path: {json.dumps(str(metadata))}}}\n"
-        f"taxonomy: {json.dumps(TAXONOMY)}\n",
+        f"taxonomy: {json.dumps(TAXONOMY)}\ncrosses: {json.dumps(CROSSES)}\n",
         encoding="utf-8",
     )
     return path
@@ -114,7 +114,7 @@ def test_run_equals_mmae_score_per_sample(which, small_synthetic_set, identity_p
     assert pair["metrics"]["mean:ifr"]["value"] == pytest.approx(overall["IFR"], abs=0.005)
     assert pair["metrics"]["mean:cr"]["value"] == pytest.approx(overall["CR"], abs=0.005)
     assert pair["metrics"]["mean:em"]["value"] == pytest.approx(overall["EMR"], abs=0.005)
-    assert set(pair["breakdowns"]) == set(TAXONOMY)
+    assert set(pair["breakdowns"]) == {*TAXONOMY, *CROSSES}
     assert set(pair["breakdowns"]["complexity_group"]) == {"single", "multiple"}
     for group, block in ref.taxonomy["complexity"].items():
         assert pair["breakdowns"]["complexity"][group]["mean:ifr"]["value"] == pytest.approx(

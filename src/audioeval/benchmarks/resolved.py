@@ -112,6 +112,7 @@ class ResolvedBenchmark:
             judges_of(self.scorers),
             groups={key: g.as_plan() for key, g in self.spec.groups.items()},
             excluded_failed_outputs=self.spec.failed_outputs == "excluded",
+            crosses={name: tuple(keys) for name, keys in self.spec.crosses.items()},
         )
 
     def summary_header(self) -> dict[str, Any]:

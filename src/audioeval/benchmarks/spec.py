@@ -135,6 +135,12 @@ class BenchmarkSpec(_Strict):
         description="taxonomy key -> how its breakdown lists groups: `fixed` groups first, in "
         "that order and kept when empty, then the others `sorted` (default) or `first_seen`",
     )
+    crosses: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="cross breakdowns: a name -> two or more taxonomy keys; a sample is in the "
+        "group `a|b` for each group a of the first key and b of the second (e.g. "
+        "`modality_x_complexity: [modality, complexity]`)",
+    )
     failed_outputs: Literal["counted", "excluded"] = Field(
         "counted",
         description="samples without a usable output (no prediction, a failed model call): "
@@ -214,6 +220,22 @@ class BenchmarkSpec(_Strict):
         for key in v:
             if key not in keys:
                 raise ValueError(f"{key!r} is not a taxonomy key of this spec ({', '.join(keys) or 'none'})")
+        return v
+
+    @field_validator("crosses")
+    @classmethod
+    def _crosses(cls, v: dict[str, list[str]], info: Any) -> dict[str, list[str]]:
+        keys = info.data.get("taxonomy") or []
+        for name, parts in v.items():
+            if name in keys:
+                raise ValueError(f"{name!r} is a taxonomy key already: give the cross another name")
+            if len(parts) < 2 or len(set(parts)) != len(parts):
+                raise ValueError(f"{name!r}: name two or more distinct taxonomy keys, not {parts}")
+            for key in parts:
+                if key not in keys:
+                    raise ValueError(
+                        f"{name!r}: {key!r} is not a taxonomy key of this spec ({', '.join(keys) or 'none'})"
+                    )
         return v
 
     @field_validator("fields")

@@ -190,6 +190,9 @@ def _record_failure(
     sample = rec.sample
     if isinstance(exc, JudgeFailed):
         scored = {k: v for k, v in (rec.scores or {}).items() if k != scorer_name}
+        part = exc.partial
+        if part is not None and non_finite_field({"values": part.values, "stats": part.stats}) is None:
+            scored[scorer_name] = Score(part.values, part.stats)  # the benchmark scores what was judged
         rec.failed(exc.message, FailureKind.JUDGE)
         rec.judge[scorer_name] = exc.detail
         # the scorers that did score keep their scores: the metrics they feed count the sample

@@ -16,6 +16,7 @@
 | `spice`       | spice (spice): the mean of defined F                       | fraction | higher |
 | `spider`      | spice, candidate_tokens, reference_tokens (spice)²         | score    | higher |
 | `mean:<key>`  | <key> (any scorer): the mean of defined values             | score¹   | higher |
+| `micro:<key>` | <key> = [numerator, denominator] (any scorer): Σ numerators / Σ denominators | fraction¹ | higher |
 
 ¹ "mos" when the key contains "mos"; a scorer may declare another (`Scorer.metric_units`,
 e.g. `percent` for a per-sample rate it stores × 100).
@@ -52,6 +53,7 @@ from audioeval.metrics.stat_table import (
     defined_mean,
     edit_rate,
     fraction_correct,
+    pooled_ratio,
     ratio,
 )
 
@@ -60,6 +62,7 @@ UNDECLARED = "undeclared"
 """The unit of a plugin scorer's `mean:` metric that declares none: shown as it is, kept off
 the boards (their 0–100 scale needs a unit)."""
 MEAN_PREFIX = "mean:"
+MICRO_PREFIX = "micro:"
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,7 @@ METRICS: Registry[CorpusMetric] = Registry(
         )
     ],
     spec_names=True,
-    also_known=("mean:<stats key>",),
+    also_known=("mean:<stats key>", "micro:<stats key>"),
 )
 
 
@@ -173,13 +176,21 @@ def mean_metric(key: str, *, higher_is_better: bool = True, unit: str | None = N
     )
 
 
+def micro_metric(key: str, *, unit: str | None = None) -> CorpusMetric:
+    """`micro:<key>`: Σ numerators / Σ denominators of a per-sample stats pair `[num, den]`
+    (a rate over the units inside the samples, e.g. rubrics, rather than over samples)."""
+    name = f"{MICRO_PREFIX}{key}"
+    return CorpusMetric(name, True, unit or "fraction", partial(pooled_ratio, key=key, metric=name))
+
+
 def get_metric(name: str, *, where: str = "", field: str = "metrics", unit: str | None = None) -> CorpusMetric:
-    """The registered metric, or `mean:<key>` (in `unit` when given: a scorer's
-    `metric_units`); unknown names raise InputError with suggestions."""
-    if isinstance(name, str) and name.startswith(MEAN_PREFIX) and len(name) > len(MEAN_PREFIX):
-        if unit is not None and unit not in (*UNITS, UNDECLARED):
-            raise ValueError(f"metric {name!r}: unit {unit!r} is not one of {UNITS}")
-        return mean_metric(name[len(MEAN_PREFIX) :], unit=unit)
+    """The registered metric, or `mean:<key>` / `micro:<key>` (in `unit` when given: a
+    scorer's `metric_units`); unknown names raise InputError with suggestions."""
+    for prefix, make in ((MEAN_PREFIX, mean_metric), (MICRO_PREFIX, micro_metric)):
+        if isinstance(name, str) and name.startswith(prefix) and len(name) > len(prefix):
+            if unit is not None and unit not in (*UNITS, UNDECLARED):
+                raise ValueError(f"metric {name!r}: unit {unit!r} is not one of {UNITS}")
+            return make(name[len(prefix) :], unit=unit)
     return METRICS.get(name, where=where, field=field)
 
 

@@ -45,13 +45,21 @@ class JudgeGenerate(Protocol):
 
 
 class JudgeFailed(AudioevalError):
-    """The judge gave too few usable answers to score the sample: counted as failed, never
-    scored. `detail` holds every attempt made, for the record."""
+    """The judge gave too few usable answers to score the sample: counted as failed (a rerun
+    judges it again). `detail` holds every attempt made, for the record.
 
-    def __init__(self, message: str, detail: Mapping[str, Any] | None = None) -> None:
+    `partial`: what the judgements that did succeed score, where the benchmark's own rule
+    scores a sample from them (MMAE: a failed rubric is counted, never scored, and the
+    sample's other rubrics score it); the failed record keeps it as the scorer's score, so
+    the metrics count it (`metrics/pair_summary.py`). None: the sample enters no metric."""
+
+    def __init__(
+        self, message: str, detail: Mapping[str, Any] | None = None, partial: Score | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.detail = dict(detail or {})
+        self.partial = partial
 
 
 class JudgedScorer(Scorer):
