@@ -126,3 +126,23 @@ def test_summary_without_resamples_or_records() -> None:
     empty = summarise_records(PLAN, [], expected_ids=["a"])
     assert all(b == {**b, "value": None, "ci": None, "n": 0} for b in empty["metrics"].values())
     assert empty["breakdowns"] == {"modality": {}, "ops": {}, "absent": {}}
+
+
+def test_a_partly_scored_record_is_in_the_metrics_and_counted_failed_not_as_a_failed_output() -> None:
+    """A record whose judged scorer failed but kept what its benchmark scores (MMAE: the rubrics
+    judged when one failed, `JudgeFailed.partial`) enters the metrics in its place in the
+    benchmark's order, is counted in `failed`, and is no failed output (the list of failed
+    outputs once grew by every partly scored record)."""
+    recs = _records(4, 40)
+    partial = recs[5]
+    partial.failed("judge: 1 of 3 rubric(s) failed", FailureKind.JUDGE)
+    partial.scores = {"judge": Score({}, {"ifr": 50.0, "em": None, "correct": True, "substitutions": 0,
+                                          "deletions": 0, "insertions": 0, "ref_len": 3})}  # fmt: skip
+    got = summarise_records(PLAN, recs, resamples=50, seed=2)
+    members = [r for r in recs if r.ok or r.output_failed or r is partial]
+    as_scored = SampleRecord(partial.id, partial.sample, scores=partial.scores)
+    metrics, _ = old_blocks(PLAN, [as_scored if r is partial else r for r in members], 50, 2)
+    assert without_terms(got["metrics"]) == metrics
+    assert partial.id not in got["failed_outputs"]["ids"]
+    assert got["failed_outputs"]["n"] == sum(1 for r in recs if r.output_failed)
+    assert got["failed"] == sum(1 for r in recs if not r.ok)

@@ -102,7 +102,7 @@ def test_report_of_an_mmae_run_has_the_heatmap_votes_and_reliability(
     res = runner.invoke(app, ["report", str(out)])
     assert res.exit_code == 0, res.output
     html = (out / "report" / "index.html").read_text(encoding="utf-8")
-    assert "Modality × complexity" in html and html.count("<svg") >= 2
+    assert "Cross breakdowns" in html and "by modality × complexity" in html and html.count("<svg") >= 3
     assert 'id="breakdowns"' in html and "mean:ifr by operation" in html  # the taxonomy tables
     assert "Judge reliability" in html and "judge reliability: mmae_rubrics · mmae-syn" in html
     assert "Fleiss&#39; κ" in html and "position bias" in html  # the console's labels
@@ -118,11 +118,12 @@ def test_report_charts_show_one_unit_and_no_machine_path(
     tmp_path: Path, small_synthetic_set: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 28: MMAE's rates are percentages in the table, the bar chart (0–100 axis) and the
-    modality × complexity heatmap (0–100 colours) alike, the heatmap's cells computed by the
-    headline's metric (their n-weighted mean is the table's value); a model named by its spec
+    modality × complexity heatmap (0–100 colours) alike, the heatmap's cells the pair summary's
+    cross groups (their n-weighted mean is the table's value); a model named by its spec
     (`predictions:/tmp/…/predictions.json`) is drawn with its folder hidden; the heatmap is
     drawn at the page's width, sized to its rows."""
     from audioeval.benchmarks.mmae.baselines import write_baseline
+    from audioeval.benchmarks.mmae.preset import CROSSES
     from audioeval.report import run_report
     from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
     from tests.test_run_mmae import run_predictions, write_spec
@@ -156,7 +157,13 @@ def test_report_charts_show_one_unit_and_no_machine_path(
     ((title, labels, values, kw),) = drawn["bars"]
     assert title == "mmae-syn: mean:ifr (%), 95 % CI" and kw["limits"] == (0.0, 100.0)
     assert values == [pytest.approx(ifr["value"])]
-    ((title, rows, cols, grid, kw),) = drawn["heatmap"]
+    # one heatmap per declared cross of two keys, each cell the pair summary's group `a|b`
+    assert [t.rsplit(" by ", 1)[1] for t, *_ in drawn["heatmap"]] == [" × ".join(k) for k in CROSSES.values()]
+    (title, rows, cols, grid, kw) = drawn["heatmap"][list(CROSSES).index("modality_x_complexity")]
+    cells = json.loads((folder / "summary.json").read_text(encoding="utf-8"))["breakdowns"]["modality_x_complexity"]
+    for r, row in zip(rows, grid, strict=True):
+        for c, value in zip(cols, row, strict=True):
+            assert value == (cells[f"{r}|{c}"]["mean:ifr"]["value"] if f"{r}|{c}" in cells else None)
     assert "mean:ifr (%)" in title and "0–1" not in title and kw["limits"] == (0.0, 100.0) and kw["wide"]
     counts = [[int(n[2:]) if n else 0 for n in row] for row in kw["notes"]]
     pairs = [(v, n) for vs, ns in zip(grid, counts, strict=True) for v, n in zip(vs, ns, strict=True)]

@@ -4,9 +4,10 @@ Everything comes from the run directory, never from a model or judge call: `run.
 settings), each pair's `summary.json` (metrics with CIs, counts, failure kinds, the judge's
 reliability) and `records.jsonl` (each sample's answer, processed answer, scores, every
 judge answer, the failure). The page shows the settings; the run's boards by task family
-(`summary.json`); a table and a bar chart with CI whiskers of every metric; for benchmarks broken down by modality and complexity (MMAE) a
-heatmap of the headline per cell; the reliability of each judge; the failures; each pair's signature; and a sample
-browser (search, filter by failure or score) with players for the input, output and
+(`summary.json`); a table and a bar chart with CI whiskers of every metric; for each cross
+breakdown a benchmark declares (MMAE: modality × complexity) a heatmap of the headline per
+cell, as the pair summary computed it; the reliability of each judge; the failures; each
+pair's signature; and a sample browser (search, filter by failure or score) with players for the input, output and
 reference clips. Clips are copied into the report folder (`report/clips.py`) and no path of the
 machine is written (`report/portable.py`), so the folder can be copied or served.
 """
@@ -21,11 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.redact import redact
-from audioeval.metrics.corpus import get_metric
-from audioeval.metrics.pair_summary import is_failed_output
 from audioeval.report.html_page import Section, Table, render_page
 from audioeval.report.leaderboard_page import board_table
 from audioeval.report.plots import bars_with_ci, heatmap, short_label
@@ -41,7 +40,6 @@ RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
 REPORT_DIR = "report"
 MAX_FAILURES = 200
-HEATMAP_KEYS = ("modality", "complexity")
 
 
 @dataclass
@@ -257,25 +255,10 @@ def breakdowns_section(pairs: list[Pair]) -> Section | None:
     return Section("Breakdowns", "breakdowns", tables=tables) if tables else None
 
 
-def _cell_stats(rec: SampleRecord, counted: bool) -> dict[str, Any] | None:
-    """The statistics a sample adds to its pair's metrics (as `metrics/pair_summary.py` reads
-    them): a scored sample's, or a failed output's `failure_scores` when the pair counts them."""
-    if rec.ok and rec.scores:
-        scores = rec.scores.values()
-    elif counted and is_failed_output(rec) and rec.failure_scores:
-        scores = rec.failure_scores.values()
-    else:
-        return None
-    merged: dict[str, Any] = {}
-    for score in scores:
-        merged.update(score.stats)
-    return merged or None
-
-
 def heatmap_section(pairs: list[Pair]) -> Section | None:
-    """The headline metric per (modality, complexity) cell, for pairs broken down by both:
-    computed by the headline's own metric from the cell's samples, in its unit (a percentage
-    on a 0–100 colour scale), so the cells read on the scale of the metrics table."""
+    """The headline metric per cell of each cross of two taxonomy keys the benchmark declares
+    (MMAE: modality × complexity), as the pair summary computed it (`breakdowns[cross]`, its
+    groups `a|b`), in its unit (a percentage on a 0–100 colour scale), each cell with its n."""
     figures = []
     for p in pairs:
         headline = p.summary.get("headline")
@@ -283,40 +266,37 @@ def heatmap_section(pairs: list[Pair]) -> Section | None:
         if not headline or not isinstance(block, dict):
             continue
         unit = block.get("unit")
-        counted = (p.summary.get("failed_outputs") or {}).get("in_headline") != "excluded"
-        cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for rec in p.records:
-            tax = rec.sample.taxonomy
-            stats = _cell_stats(rec, counted) if all(k in tax for k in HEATMAP_KEYS) else None
-            if stats is not None:
-                cells[(str(tax[HEATMAP_KEYS[0]]), str(tax[HEATMAP_KEYS[1]]))].append(stats)
-        try:
-            metric = get_metric(headline, unit=unit)
-            values = {cell: shown(metric.compute(members), unit) for cell, members in cells.items()}
-        except (InputError, KeyError, ValueError):
-            continue  # a metric of another set of statistics: no cell values to show
-        if not any(v is not None for v in values.values()):
-            continue
-        rows = sorted({r for r, _ in cells})
-        cols = sorted({c for _, c in cells})
-        grid = [[values.get((r, c)) for c in cols] for r in rows]
-        notes = [[f"n={len(cells[(r, c)])}" if (r, c) in cells else "" for c in cols] for r in rows]
-        label = unit_label(unit)
-        title = f"{short_label(p.name)}: {headline}{f' ({label})' if label else ''} by modality × complexity"
-        figures.append(
-            heatmap(
-                title,
-                rows,
-                cols,
-                grid,
-                fmt="{:.1f}",
-                limits=axis_limits(unit),
-                label=label or None,
-                notes=notes,
-                wide=True,
+        breakdowns = p.summary.get("breakdowns") or {}
+        for cross, keys in (p.summary.get("crosses") or {}).items():
+            groups = breakdowns.get(cross) or {}
+            if len(keys) != 2 or not groups:
+                continue
+            rows, cols = (list(breakdowns.get(k) or {}) for k in keys)
+            cells = {
+                (r, c): (groups.get(f"{r}|{c}") or {}).get(headline) or {} for r in rows for c in cols
+            }
+            rows = [r for r in rows if any(cells[(r, c)] for c in cols)]
+            cols = [c for c in cols if any(cells[(r, c)] for r in rows)]
+            grid = [[shown(cells[(r, c)].get("value"), unit) for c in cols] for r in rows]
+            if not any(v is not None for row in grid for v in row):
+                continue
+            notes = [[f"n={cells[(r, c)]['n']}" if cells[(r, c)] else "" for c in cols] for r in rows]
+            label = unit_label(unit)
+            title = f"{short_label(p.name)}: {headline}{f' ({label})' if label else ''} by {' × '.join(keys)}"
+            figures.append(
+                heatmap(
+                    title,
+                    rows,
+                    cols,
+                    grid,
+                    fmt="{:.1f}",
+                    limits=axis_limits(unit),
+                    label=label or None,
+                    notes=notes,
+                    wide=True,
+                )
             )
-        )
-    return Section("Modality × complexity", "heatmap", figures=figures) if figures else None
+    return Section("Cross breakdowns", "heatmap", figures=figures) if figures else None
 
 
 def reliability_section(pairs: list[Pair]) -> Section | None:
