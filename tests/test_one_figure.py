@@ -165,7 +165,6 @@ STATISTIC_CALLS = re.compile(
 """Calls that compute a statistic (numpy's or ours), whatever module they come from."""
 
 NOT_YET: dict[str, str] = {
-    "audioeval.benchmarks.mcq.rubric_summary": "MMAR-Rubrics scores of eligible items (no corpus metric yet)",
     "audioeval.benchmarks.anyaudio_bench.summary": "the judge-eval summary (its own figures, not a pair's)",
 }
 """Modules that still compute a figure of their own, each with what it computes."""

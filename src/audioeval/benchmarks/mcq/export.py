@@ -173,7 +173,7 @@ def build_summary(
     reliability when rubrics were judged."""
     diffs = disagreements(rows) if diffs is None else diffs
     try:
-        groups = summary_groups(pair, rows, bench, n_resamples=n_resamples, seed=seed)
+        groups = summary_groups(pair, rows, bench)
     except ValueError as exc:
         raise InputError(str(exc), field="summary.json") from None
     without = pair.get("failed_outputs") or {}
