@@ -140,6 +140,15 @@ def test_a_sample_with_a_failed_rubric_is_scored_from_its_other_rubrics_everywhe
     for rate, metric in (("IFR", "mean:ifr"), ("CR", "mean:cr"), ("EMR", "mean:em")):
         assert cells[f"mmae · {rate}"]["value"] == pair["metrics"][metric]["value"]
 
+    # the cross-run analysis (rank robustness, paired tests) reads the same samples' statistics
+    from audioeval.analysis.score_table import PairCell, cell_stats
+
+    folder = out / pair["folder"]
+    cell = cell_stats(PairCell("predictions", "mmae", out, folder, "mmae", "mean:ifr"), {})
+    assert not isinstance(cell, str), cell
+    assert set(cell.ids) >= {r["id"] for r in partly if r["IFR"] is not None}
+    assert len(cell.ids) == pair["metrics"]["mean:ifr"]["n"]
+
     again = runner.invoke(app, ["rescore", str(out)])  # no judge: the stored answers again
     assert again.exit_code != 2, again.output
     (after,) = json.loads((out / "summary.json").read_text())["results"]

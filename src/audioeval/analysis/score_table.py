@@ -461,7 +461,7 @@ def cell_stats(
     (failed outputs in, unless the run excluded them); or why there are none. `plans` and
     `latest_by_folder` keep each run's plans and each pair's latest records across calls (a
     board reads several metrics of one pair)."""
-    from audioeval.metrics.pair_summary import failure_stats_for, is_failed_output, stats_for
+    from audioeval.metrics.pair_summary import record_stats, records_in_metrics
 
     path = cell.folder / "records.jsonl"
     if not path.is_file():
@@ -479,14 +479,10 @@ def cell_stats(
         return f"headline {cell.headline!r} is not a metric of the benchmark"
     latest = pair_latest(cell.folder, latest_by_folder if latest_by_folder is not None else {}, cell.run_dir)
     stats: dict[str, Any] = {}
-    for sid, rec in latest.items():
-        found = None
-        if rec.ok:
-            found = stats_for(plan, metric, rec.scores or {})
-        elif not exclude_missing and is_failed_output(rec):
-            found = failure_stats_for(plan, metric, rec)
+    for rec in records_in_metrics(plan, latest.values(), exclude_failed_outputs=exclude_missing):
+        found = record_stats(plan, metric, rec)
         if found is not None:
-            stats[sid] = found
+            stats[rec.id] = found
     if not stats:
         return "no scored sample in its records"
     try:

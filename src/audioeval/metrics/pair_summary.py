@@ -156,13 +156,9 @@ def _summarise(
     failed = [r for r in latest.values() if r.error is not None]
     no_output = [r for r in failed if is_failed_output(r)]
     exclude_failed_outputs = exclude_failed_outputs or plan.excluded_failed_outputs
-    counted = [] if exclude_failed_outputs else list(no_output)  # a copy: no_output is counted apart
-    # a judged scorer failed, the others scored: in the metrics those feed, counted as failed
-    counted += [r for r in failed if r.scores and not is_failed_output(r)]
     outcomes = Counter(r.processed.outcome if r.processed is not None else "ok" for r in scored)
-    in_metrics = {r.id for r in counted}
-    in_order = [r for r in latest.values() if r.ok or r.id in in_metrics]
-    metrics, breakdowns = _metric_blocks(plan, in_order, resamples, seed)
+    members = records_in_metrics(plan, latest.values(), exclude_failed_outputs=exclude_failed_outputs)
+    metrics, breakdowns = _metric_blocks(plan, members, resamples, seed)
     kinds = Counter(str(r.failure or FailureKind.MODEL) for r in failed)
     summary: dict[str, Any] = {
         "n": len(latest) if expected_ids is None else len(set(expected_ids)),
@@ -199,7 +195,7 @@ def _metric_blocks(
     Each record's stats are looked up once per metric; every (metric, group) is then one job
     of `corpus.aggregate_all`, whose jobs of equal sample counts share their resample draws
     (each CI is exactly what its own `aggregate` call gives)."""
-    stats = {m.name: [_stats_of(plan, m, r) for r in members] for m in plan.metrics}
+    stats = {m.name: [record_stats(plan, m, r) for r in members] for m in plan.metrics}
     groups: list[tuple[str | None, str | None, Sequence[int]]] = [(None, None, range(len(members)))]
     by_key: dict[str, dict[str, list[int]]] = {}
     for key in plan.taxonomy:
@@ -227,7 +223,22 @@ def _metric_blocks(
     return metrics, breakdowns
 
 
-def _stats_of(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+def records_in_metrics(
+    plan: PairMetrics, latest: Iterable[SampleRecord], *, exclude_failed_outputs: bool = False
+) -> list[SampleRecord]:
+    """The records a pair's metrics are computed over, in the order given: the scored ones,
+    the failed outputs unless excluded (by the run or by the benchmark's rule), and the failed
+    ones that kept scores (a judged scorer failed, what the others or its benchmark scored
+    counts). Every reader of a pair's figures selects them here (`record_stats` for each)."""
+    exclude = exclude_failed_outputs or plan.excluded_failed_outputs
+    out = []
+    for r in latest:
+        if r.ok or (is_failed_output(r) and not exclude) or (r.scores and not is_failed_output(r)):
+            out.append(r)
+    return out
+
+
+def record_stats(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
     """What one record in the metrics adds to `metric`: a scored sample's stats, a failed
     output's failure stats, a partly scored record's stats of the scorers that scored."""
     if rec.ok:
