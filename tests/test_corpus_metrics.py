@@ -309,7 +309,9 @@ def test_micro_rate_is_summed_numerators_over_summed_denominators() -> None:
     stats = [{"r": [2, 3]}, {"r": [0, 1]}, {"r": [0, 0]}, {"r": [4, 4]}]
     mv = aggregate(get_metric("micro:r"), stats, resamples=200, seed=0)
     assert mv.value == pytest.approx(6 / 8) and (mv.total, mv.count, mv.n) == (6, 8, 4)
-    assert get_metric("micro:r").unit == "fraction" and get_metric("micro:r", unit="percent").unit == "percent"
+    assert (
+        get_metric("micro:r").unit == "fraction" and get_metric("micro:r", unit="percent").unit == "percent"
+    )
     mean_of_rates = aggregate(get_metric("mean:x"), [{"x": 2 / 3}, {"x": 0.0}, {"x": None}, {"x": 1.0}])
     assert mean_of_rates.value != pytest.approx(mv.value)
     with pytest.raises(ValueError, match=r"sample #1 has r = 3, not \[numerator, denominator\]"):

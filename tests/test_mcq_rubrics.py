@@ -150,7 +150,9 @@ def test_rubric_scoring_end_to_end_with_resume(tmp_path: Path) -> None:
         assert s["overall"]["rubric"]["score"] == round(100 * block["value"], 2)
         assert s["overall"]["rubric"]["ci"] == [round(100 * x, 2) for x in block["ci"]]
         music = pair["breakdowns"]["modality"]["music"]["mean:rubric_score"]
-        assert s["breakdowns"]["modality"]["music"]["rubric"]["ci"] == [round(100 * x, 2) for x in music["ci"]]
+        assert s["breakdowns"]["modality"]["music"]["rubric"]["ci"] == [
+            round(100 * x, 2) for x in music["ci"]
+        ]
         results = [json.loads(x) for x in (out / "rubrics/results.jsonl").read_text().splitlines()]
         judged = [x for x in results if x["judged"]]
         assert len(results) == 5 and len(judged) == 4

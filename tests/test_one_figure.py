@@ -131,7 +131,9 @@ def test_a_sample_with_a_failed_rubric_is_scored_from_its_other_rubrics_everywhe
     assert tax["overall"]["n"] == pair["metrics"]["mean:ifr"]["n"] == len(rows)
     for group, blocks in pair["breakdowns"]["modality_x_complexity_group"].items():
         value = blocks["mean:ifr"]["value"]
-        assert tax["modality_x_complexity_group"][group]["IFR"] == (None if value is None else round(value, 2))
+        assert tax["modality_x_complexity_group"][group]["IFR"] == (
+            None if value is None else round(value, 2)
+        )
     rubrics = [s for r in rows for s in r["rubric_scores"] if s is not None]
     assert tax["overall"]["micro"]["IFR"] is not None and tax["overall"]["micro"]["n_if_rubrics"] + tax[
         "overall"

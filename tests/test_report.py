@@ -160,7 +160,9 @@ def test_report_charts_show_one_unit_and_no_machine_path(
     # one heatmap per declared cross of two keys, each cell the pair summary's group `a|b`
     assert [t.rsplit(" by ", 1)[1] for t, *_ in drawn["heatmap"]] == [" × ".join(k) for k in CROSSES.values()]
     (title, rows, cols, grid, kw) = drawn["heatmap"][list(CROSSES).index("modality_x_complexity")]
-    cells = json.loads((folder / "summary.json").read_text(encoding="utf-8"))["breakdowns"]["modality_x_complexity"]
+    cells = json.loads((folder / "summary.json").read_text(encoding="utf-8"))["breakdowns"][
+        "modality_x_complexity"
+    ]
     for r, row in zip(rows, grid, strict=True):
         for c, value in zip(cols, row, strict=True):
             assert value == (cells[f"{r}|{c}"]["mean:ifr"]["value"] if f"{r}|{c}" in cells else None)

@@ -73,7 +73,9 @@ def pooled_ratio(stats_list: Sequence[Stats], key: str, metric: str) -> Prepared
     rows = []
     for i, pair in enumerate(column(stats_list, key, metric)):
         if not isinstance(pair, list | tuple) or len(pair) != 2:
-            raise ValueError(f"metric {metric!r}: sample #{i} has {key} = {pair!r}, not [numerator, denominator]")
+            raise ValueError(
+                f"metric {metric!r}: sample #{i} has {key} = {pair!r}, not [numerator, denominator]"
+            )
         rows.append((float(pair[0]), float(pair[1])))
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), 2), ratio
 

@@ -272,9 +272,7 @@ def heatmap_section(pairs: list[Pair]) -> Section | None:
             if len(keys) != 2 or not groups:
                 continue
             rows, cols = (list(breakdowns.get(k) or {}) for k in keys)
-            cells = {
-                (r, c): (groups.get(f"{r}|{c}") or {}).get(headline) or {} for r in rows for c in cols
-            }
+            cells = {(r, c): (groups.get(f"{r}|{c}") or {}).get(headline) or {} for r in rows for c in cols}
             rows = [r for r in rows if any(cells[(r, c)] for c in cols)]
             cols = [c for c in cols if any(cells[(r, c)] for r in rows)]
             grid = [[shown(cells[(r, c)].get("value"), unit) for c in cols] for r in rows]

@@ -155,7 +155,9 @@ def taxonomy(
     failed = pair.get("failed_outputs") or {}
     excluded = failed.get("in_headline") == "excluded"
     judged = [r for r in rows if not r.get("output_failed")]
-    scored = [r for r in rows if any(r[k] is not None for k in RATES) and not (excluded and r.get("output_failed"))]
+    scored = [
+        r for r in rows if any(r[k] is not None for k in RATES) and not (excluded and r.get("output_failed"))
+    ]
     overall = group_figures(pair["metrics"])
     overall.update(
         n_samples_judged=len(judged),

@@ -209,7 +209,9 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
     rows = sample_rows(latest, samples)
     skipped = [*ex.skipped, *rows.unjudged]
     try:  # every figure the pair summary's, the counts beside them from the rows
-        tax = taxonomy(ex.summary, rows.rows, n_skipped=n_skipped(skipped), n_resamples=ex.resamples, seed=ex.seed)
+        tax = taxonomy(
+            ex.summary, rows.rows, n_skipped=n_skipped(skipped), n_resamples=ex.resamples, seed=ex.seed
+        )
     except ValueError as exc:
         raise InputError(str(exc), field="summary.json") from None
     wanted = set(ex.expected_ids)
