@@ -191,7 +191,8 @@ def _record_failure(
     if isinstance(exc, JudgeFailed):
         scored = {k: v for k, v in (rec.scores or {}).items() if k != scorer_name}
         part = exc.partial
-        if part is not None and non_finite_field({"values": part.values, "stats": part.stats}) is None:
+        scorer = next((s for s in bench.scorers if s.name == scorer_name), None)
+        if part is not None and scorer is not None and score_problem(scorer, part) is None:
             scored[scorer_name] = Score(part.values, part.stats)  # the benchmark scores what was judged
         rec.failed(exc.message, FailureKind.JUDGE)
         rec.judge[scorer_name] = exc.detail
