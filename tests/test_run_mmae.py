@@ -362,3 +362,20 @@ def test_mmae_source_reports_bad_samples_and_missing_predictions(small_synthetic
     assert recs[meta[0]["id"]]["error"] is None
     err = recs[meta[2]["id"]]["error"]
     assert err.startswith("predictions: ") and str(pred_file) in err and "assistant" in err
+
+
+def test_taxonomy_json_shows_what_the_pair_summary_computes_and_nothing_else() -> None:
+    """taxonomy.json formats the pair summary: a rate the spec does not compute (a spec that
+    lists only `mean:ifr`) is null, never computed by the exporter; `*_n` is the block's
+    `count` (the samples the rate is the mean of), `n` its samples."""
+    from audioeval.benchmarks.mmae.aggregate import taxonomy
+
+    block = {"value": 50.0, "ci": [25.0, 75.0], "n": 4, "count": 3, "unit": "percent"}
+    pair = {"metrics": {"mean:ifr": block}, "breakdowns": {"modality": {"speech": {"mean:ifr": block}}}}
+    tax = taxonomy(pair, [], n_skipped=0)
+    assert tax["overall"]["n"] == 4 and (tax["overall"]["IFR"], tax["overall"]["IFR_n"]) == (50.0, 3)
+    assert tax["overall"]["CR"] is None and tax["overall"]["CR_n"] == 0 and tax["overall"]["EMR_ci"] is None
+    assert tax["modality"]["speech"]["IFR_ci"] == [25.0, 75.0]
+    assert tax["overall"]["micro"] == {"IFR": None, "CR": None, "n_if_rubrics": 0, "n_cr_rubrics": 0}
+    with pytest.raises(ValueError, match="unit 'score' cannot be shown in percent"):
+        taxonomy({"metrics": {"mean:ifr": {**block, "unit": "score"}}}, [], n_skipped=0)

@@ -106,7 +106,10 @@ TO_PERCENT = {"percent": 1.0, "fraction": 100.0}
 
 
 def _percent(x: float | None, unit: str | None) -> float | None:
-    return None if x is None else round(x * TO_PERCENT[unit or "percent"], 2)
+    factor = TO_PERCENT.get(unit or "percent")
+    if factor is None:
+        raise ValueError(f"a rate in unit {unit!r} cannot be shown in percent")
+    return None if x is None else round(x * factor, 2)
 
 
 def _rate(block: Mapping[str, Any]) -> tuple[float | None, int, list[float | None] | None]:
@@ -119,10 +122,11 @@ def _rate(block: Mapping[str, Any]) -> tuple[float | None, int, list[float | Non
 
 def group_figures(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """One group of the pair summary (its metric blocks) as `taxonomy.json` shows it:
-    `{n, IFR, IFR_n, IFR_ci, CR, …, EMR, …}`."""
-    out: dict[str, Any] = {"n": int(blocks[RATES["IFR"]]["n"])}
+    `{n, IFR, IFR_n, IFR_ci, CR, …, EMR, …}`; a rate the spec does not compute is null."""
+    found = [blocks[m] for m in RATES.values() if m in blocks]
+    out: dict[str, Any] = {"n": int(found[0]["n"]) if found else 0}
     for rate, metric in RATES.items():
-        out[rate], out[f"{rate}_n"], out[f"{rate}_ci"] = _rate(blocks[metric])
+        out[rate], out[f"{rate}_n"], out[f"{rate}_ci"] = _rate(blocks.get(metric) or {})
     return out
 
 
@@ -147,11 +151,10 @@ def taxonomy(
     seed: int = 0,
 ) -> dict[str, Any]:
     """`taxonomy.json` from the pair summary `pair` (every figure) and the per-sample `rows`
-    (the counts of samples and rubrics beside them). ValueError when the summary lacks
-    IFR, CR or EMR (a spec that names other metrics)."""
-    missing = [m for m in RATES.values() if m not in (pair.get("metrics") or {})]
-    if missing:
-        raise ValueError(f"the pair summary has no {', '.join(missing)}: MMAE's figures need them")
+    (the counts of samples and rubrics beside them). ValueError when the summary holds no
+    metric at all (not a pair summary)."""
+    if "metrics" not in pair:
+        raise ValueError("the pair summary has no metrics: score the folder again")
     failed = pair.get("failed_outputs") or {}
     excluded = failed.get("in_headline") == "excluded"
     judged = [r for r in rows if not r.get("output_failed")]
