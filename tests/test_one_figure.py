@@ -162,7 +162,6 @@ def test_a_sample_with_a_failed_rubric_is_scored_from_its_other_rubrics_everywhe
 
 STATISTICS = {
     "audioeval.metrics.bootstrap",
-    "audioeval.metrics.breakdown",
     "audioeval.metrics.corpus",
     "audioeval.metrics.pair_summary",
     "audioeval.metrics.stat_table",
@@ -256,9 +255,9 @@ def test_the_scan_finds_the_exporters_and_tables_of_mmae_and_mcq() -> None:
         "audioeval.benchmarks.mcq.rubric_summary",
     ):
         assert expected in modules
-    # and it would see a statistic: the former exporter imported the bootstrap
-    assert "imports audioeval.metrics.bootstrap" in _statistics("audioeval.metrics.breakdown")
-    assert any(s.startswith("calls summarise") for s in _statistics("audioeval.metrics.breakdown"))
+    # and it would see a statistic: the engine's summary imports the corpus metrics and calls them
+    assert "imports audioeval.metrics.corpus" in _statistics("audioeval.metrics.pair_summary")
+    assert any(s.startswith("calls aggregate_all") for s in _statistics("audioeval.metrics.pair_summary"))
 
 
 def test_exporters_and_tables_compute_no_statistic() -> None:
