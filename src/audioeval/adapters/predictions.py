@@ -27,7 +27,7 @@ from typing import Any, Literal, NamedTuple
 
 from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import InputError, RunConfigError
-from audioeval.core.model_output import ModelOutput
+from audioeval.core.model_output import ModelOutput, OutputFault
 from audioeval.core.shorten import shorten_path
 from audioeval.store.file_digest import audio_digest, file_sha256
 
@@ -160,8 +160,8 @@ class PredictionsFile:
         file = str(self.path)
         if path is None:
             err = self.errors.get(sid)
-            if err is not None:
-                return _failed(f"predictions: {err.describe()}", err)
+            if err is not None:  # the file answers this id with what is not an answer
+                return _failed(f"predictions: {err.describe()}", err, OutputFault.BAD_OUTPUT)
             why = InputError("sample has no prediction", file=file, sample_id=sid, field="id")
             return _failed(f"predictions: {self.path}: no prediction for id {sid!r}", why)
         if self.output == "text":
@@ -194,6 +194,6 @@ class PredictionsFile:
         return None
 
 
-def _failed(message: str, where: InputError) -> ModelOutput:
+def _failed(message: str, where: InputError, fault: OutputFault | None = None) -> ModelOutput:
     """No usable output, with where the problem is (file, id, field) kept for the record."""
-    return ModelOutput(error=message, error_detail=where.as_record())
+    return ModelOutput(error=message, error_detail=where.as_record(), fault=fault)
