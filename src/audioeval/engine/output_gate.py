@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 
-from audioeval.core.errors import InputError
+from audioeval.audio.decode import require_readable_file
+from audioeval.core.errors import AudioError, InputError
 from audioeval.core.model_output import NO_CONTENT, ModelOutput, OutputFault
 from audioeval.postprocess.think_tags import strip_think
 
@@ -66,18 +66,13 @@ def usable_text(text: str) -> bool:
 
 
 def _audio_fault(path: str) -> tuple[OutputFault, str] | None:
-    """Why the audio file at `path` is not an audio answer, from its header (cheap: scorers
-    decode it later), or None."""
-    import soundfile as sf
-
-    if not os.path.isfile(path):
-        return OutputFault.BAD_OUTPUT, "audio file not found"
+    """Why the audio file at `path` is not an audio answer (missing, empty, undecodable, NaN or
+    ±inf samples: `audio/decode.require_readable_file`, from its header but for files of
+    floating-point samples), or None."""
     try:
-        info = sf.info(path)
-    except Exception as exc:  # noqa: BLE001 - soundfile raises several types for unreadable files
-        return OutputFault.BAD_OUTPUT, f"audio file could not be decoded ({exc})"
-    if info.frames <= 0:
-        return OutputFault.BAD_OUTPUT, "audio file holds no samples"
+        require_readable_file(path)
+    except AudioError as exc:
+        return OutputFault.BAD_OUTPUT, exc.message
     return None
 
 
