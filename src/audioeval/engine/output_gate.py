@@ -115,14 +115,15 @@ def gate_output(
 ) -> ModelOutput:
     """`output` as the pipeline may use it: unchanged when usable or already failed, else
     failed with its fault, an error naming the field and why, and a detail naming `source`
-    (the model), the sample id and the field. A bad answer's text is not kept (it may be megabytes); a blank one is."""
+    (the model; for audio, the output file), the sample id and the field. A bad answer's text is not kept (it may be megabytes); a blank one is."""
     if output.error is not None:
         return output
     found = output_fault(output, expects, blank_is_an_answer=blank_is_an_answer)
     if found is None:
         return output
     fault, field, why = found
-    where = InputError(why, file=source, sample_id=sample_id, field=field)
+    file = output.audio_path if field == "output.audio_path" and isinstance(output.audio_path, str) else source
+    where = InputError(why, file=file, sample_id=sample_id, field=field)
     # The record names the sample and its pair the model; the detail holds all three.
     error = NO_CONTENT if why == NO_CONTENT else f"{fault.value}: field {field!r}: {why}"
     keep_text = fault is OutputFault.NO_OUTPUT and isinstance(output.text, str)
