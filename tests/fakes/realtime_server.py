@@ -139,7 +139,6 @@ class _Turn:
             "response.done", response={"id": "resp_1", "status": status, "status_details": details}
         )
 
-
     async def faulty_answer(self, fault: str) -> None:
         if fault == "html":
             await self.ws.send_str(HTML_PAGE)

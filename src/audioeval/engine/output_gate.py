@@ -122,7 +122,9 @@ def gate_output(
     if found is None:
         return output
     fault, field, why = found
-    file = output.audio_path if field == "output.audio_path" and isinstance(output.audio_path, str) else source
+    file = (
+        output.audio_path if field == "output.audio_path" and isinstance(output.audio_path, str) else source
+    )
     where = InputError(why, file=file, sample_id=sample_id, field=field)
     # The record names the sample and its pair the model; the detail holds all three.
     error = NO_CONTENT if why == NO_CONTENT else f"{fault.value}: field {field!r}: {why}"
