@@ -454,7 +454,11 @@ async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
             output = ModelOutput(error=str(exc))
         except Exception as exc:  # a library failing on this one sample: its failure, not the run's
             output = ModelOutput(error=f"{type(exc).__name__}: {exc}")
-    rec.output = output = gate_adapter_output(ctx.adapter, ctx.bench, sample, output)
+    if audio_out is None or output.error is not None:
+        output = gate_adapter_output(ctx.adapter, ctx.bench, sample, output)
+    else:  # the output file's header (and a float file's samples) is read: off the event loop
+        output = await asyncio.to_thread(gate_adapter_output, ctx.adapter, ctx.bench, sample, output)
+    rec.output = output
     if not output.ok:
         return record_unusable_output(ctx.bench, rec, output)
     return await score_output_async(ctx.bench, rec, output, ctx.judge)
