@@ -6,10 +6,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-NO_CONTENT = "the model answered with no content (empty, blank or only a <think> block)"
-"""The `error` of an answer that says nothing: kept with its `text`, counted as no output
-(never scored, never cached, asked again on a rerun)."""
-
 
 class OutputFault(StrEnum):
     """Why the output gate (`engine/output_gate.py`) refused an answer: the model said nothing

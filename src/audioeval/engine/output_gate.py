@@ -16,6 +16,11 @@ it is post-processed, scored or stored as an answer. It refuses:
   `no output` / `bad output`;
 - a latency that is not a finite number: `bad output`.
 
+An answer its adapter already found not to be one arrives failed, with its fault
+(`ModelOutput.fault`), and passes as it is: a 2xx body that does not parse as the format
+asked for, a web page by its content type (`engine/chat_client.py`), a Realtime frame that is
+not an event, speech that does not decode, a predictions file's item that cannot be read.
+
 A refused output is a failed output (`FailureKind` of the same name), counted, never scored,
 and asked again on a rerun; the response cache takes the same rule (`usable_text`) as its
 check, so a refused answer is never cached and a cached one the rule refuses is asked again.
@@ -28,7 +33,7 @@ import math
 
 from audioeval.audio.decode import require_readable_file
 from audioeval.core.errors import AudioError, InputError
-from audioeval.core.model_output import NO_CONTENT, ModelOutput, OutputFault
+from audioeval.core.model_output import ModelOutput, OutputFault
 from audioeval.postprocess.think_tags import strip_think
 
 MAX_ANSWER_CHARS = 1_000_000
@@ -39,13 +44,15 @@ truncated and scored), so one answer cannot take gigabytes of memory, a scorer m
 report hundreds of MB."""
 
 HTML_STARTS = ("<!doctype html", "<html")
+NO_CONTENT = "the model answered with no content (empty, blank or only a <think> block)"
+"""The `error` of an answer that says nothing: kept with its `text`, counted as no output."""
 
 
 def text_fault(text: object) -> tuple[OutputFault, str] | None:
     """Why `text` is not a text answer (the fault and one line), or None when it is one."""
     if not isinstance(text, str):
         if isinstance(text, float) and not math.isfinite(text):
-            return OutputFault.BAD_OUTPUT, f"the answer is {text!r}, not a finite number nor text"
+            return OutputFault.BAD_OUTPUT, f"the answer is {text!r} (a number that is not finite), not text"
         return OutputFault.BAD_OUTPUT, f"the answer is a {type(text).__name__}, not text"
     if len(text) > MAX_ANSWER_CHARS:
         return (
