@@ -318,3 +318,25 @@ def test_the_gate_keeps_a_blank_answer_and_drops_a_bad_one() -> None:
     assert gate_output(ModelOutput(text="red green"), "text", source="m", sample_id="a").ok
     assert gate_output(ModelOutput(text=""), "text", source="m", sample_id="a", blank_is_an_answer=True).ok
     assert Constant.blank_is_an_answer
+
+
+@pytest.mark.parametrize("stored", ["huge", "html", "blank"])
+def test_a_bad_answer_in_the_response_cache_is_never_reused(
+    stored: str, tmp_path: Path, stack: ExitStack
+) -> None:
+    """A cache written before the gate (or by hand) holding a bad answer: asked again."""
+    import sqlite3
+
+    url, fake = _server("ok", stack)
+    out = tmp_path / "o"
+    args = ["run", *_asr(tmp_path), "-m", f"transcription:faulty@{url}", "-o", str(out), "--no-progress"]
+    assert runner.invoke(app, args).exit_code == exit_codes.OK
+    (cache,) = out.rglob("*.sqlite")
+    with sqlite3.connect(cache) as db:
+        assert db.execute("UPDATE responses SET text = ?", (fault_text(stored),)).rowcount == 1
+    (records,) = out.glob("*/*/records.jsonl")
+    records.unlink()
+    again = runner.invoke(app, args)
+    assert again.exit_code == exit_codes.OK, again.output
+    assert fake.asked == 2  # the stored answer was refused and the model asked again
+    assert _records(out)[-1]["output"]["text"] == "red green"

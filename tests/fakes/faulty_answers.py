@@ -5,8 +5,8 @@ server on 127.0.0.1 that gives them on every route a model adapter speaks: chat 
 
 `FAULTS` names each answer: `huge` (2.4 M characters), `empty`, `blank` (two spaces), `html`
 (a web page answered 200: with `Content-Type: text/html` on the wire, the page's text in a
-file), `nan` (NaN where text is due: a JSON `NaN`; for audio, a WAV of NaN samples). The
-server answers `app.fault`, counts `requests` per route, and refuses a request that is not
+file), `nan` (NaN where text is due: a JSON `NaN`; for audio, a WAV of NaN samples); `ok` is
+a good text answer ("red green"). The server answers `app.fault`, counts `requests` per route, and refuses a request that is not
 the API's (the endpoint probe's `{}`) with 400, as a real API does.
 """
 
@@ -31,7 +31,14 @@ HTML_PAGE = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><bo
 
 def fault_text(fault: str) -> Any:
     """The text an answer with `fault` carries (NaN: the float)."""
-    return {"huge": HUGE, "empty": "", "blank": "  ", "html": HTML_PAGE, "nan": float("nan")}[fault]
+    return {
+        "huge": HUGE,
+        "empty": "",
+        "blank": "  ",
+        "html": HTML_PAGE,
+        "nan": float("nan"),
+        "ok": "red green",
+    }[fault]
 
 
 def fault_audio(fault: str) -> bytes:
