@@ -210,7 +210,8 @@ KINDS: dict[str, Kind] = {
     "openai/realtime": Kind(TEXT_FAULTS, _realtime),
     "runtime": Kind(TEXT_FAULTS, _runtime),
     "replay": Kind(TEXT_FAULTS, _replay),
-    "predictions": Kind(TEXT_FAULTS, _predictions),
+    # a file's empty answer is the system's answer (official MCQ scripts count it wrong)
+    "predictions": Kind({**TEXT_FAULTS, "empty": None, "blank": None}, _predictions),
     # `constant` declares an empty text its answer (the system that says nothing); its text is
     # always text ("nan" is a word): what it cannot be is over the bound or a web page.
     "baseline": Kind({"huge": BAD, "empty": None, "blank": None, "html": BAD, "nan": None}, _baseline),

@@ -82,7 +82,8 @@ class ModelAdapter(Protocol):
     clips are absent is scored from the stored answers. Every output passes the engine's
     output gate (`engine/output_gate.py`), which counts an empty or blank text as no output,
     unless the adapter declares it its answer with `blank_is_an_answer = True` (the
-    `constant` baseline: the system that says nothing).
+    `constant` baseline, the system that says nothing; a predictions file, whose empty answer
+    is the system's, as official scorers read it).
     """
 
     name: str

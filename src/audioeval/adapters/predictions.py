@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import InputError, RunConfigError
@@ -83,6 +83,9 @@ class PredictionsFile:
 
     _loaded: bool = False
     _signature: dict[str, Any] | None = None
+    # An empty answer in a file is what the system answered (the official MMAR / MMAU scripts
+    # count it wrong), and asking the file again gives the same: the output gate scores it.
+    blank_is_an_answer: ClassVar[bool] = True
 
     def signature(self) -> dict[str, Any]:
         """The file's and its clips' content hashes, taken once: the engine asks for the
