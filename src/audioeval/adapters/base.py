@@ -79,7 +79,11 @@ class ModelAdapter(Protocol):
     engine does not pair it with benchmarks of other tasks; and `reads_input_audio` (absent:
     True): False for a model whose answers are stored (a predictions file, a replay), whose
     samples are then asked without their input clips being checked, so a benchmark whose
-    clips are absent is scored from the stored answers.
+    clips are absent is scored from the stored answers. Every output passes the engine's
+    output gate (`engine/output_gate.py`), which counts an empty or blank text as no output,
+    unless the adapter declares it its answer with `blank_is_an_answer = True` (the
+    `constant` baseline, the system that says nothing; a predictions file, whose empty answer
+    is the system's, as official scorers read it).
     """
 
     name: str

@@ -62,6 +62,7 @@ def _choices(request: ModelRequest) -> list[str]:
 
 class Constant(Baseline):
     tasks = TEXT_TASKS
+    blank_is_an_answer: ClassVar[bool] = True  # `constant` (empty): the system that says nothing
 
     def answer(self, request: ModelRequest) -> ModelOutput:
         return ModelOutput(text=str(self.args.get("text", "")))

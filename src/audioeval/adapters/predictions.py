@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from audioeval.adapters.base import ModelRequest
 from audioeval.core.errors import InputError, RunConfigError
-from audioeval.core.model_output import ModelOutput
+from audioeval.core.model_output import ModelOutput, OutputFault
 from audioeval.core.shorten import shorten_path
 from audioeval.store.file_digest import audio_digest, file_sha256
 
@@ -83,6 +83,9 @@ class PredictionsFile:
 
     _loaded: bool = False
     _signature: dict[str, Any] | None = None
+    # An empty answer in a file is what the system answered (the official MMAR / MMAU scripts
+    # count it wrong), and asking the file again gives the same: the output gate scores it.
+    blank_is_an_answer: ClassVar[bool] = True
 
     def signature(self) -> dict[str, Any]:
         """The file's and its clips' content hashes, taken once: the engine asks for the
@@ -160,8 +163,8 @@ class PredictionsFile:
         file = str(self.path)
         if path is None:
             err = self.errors.get(sid)
-            if err is not None:
-                return _failed(f"predictions: {err.describe()}", err)
+            if err is not None:  # the file answers this id with what is not an answer
+                return _failed(f"predictions: {err.describe()}", err, OutputFault.BAD_OUTPUT)
             why = InputError("sample has no prediction", file=file, sample_id=sid, field="id")
             return _failed(f"predictions: {self.path}: no prediction for id {sid!r}", why)
         if self.output == "text":
@@ -194,6 +197,6 @@ class PredictionsFile:
         return None
 
 
-def _failed(message: str, where: InputError) -> ModelOutput:
+def _failed(message: str, where: InputError, fault: OutputFault | None = None) -> ModelOutput:
     """No usable output, with where the problem is (file, id, field) kept for the record."""
-    return ModelOutput(error=message, error_detail=where.as_record())
+    return ModelOutput(error=message, error_detail=where.as_record(), fault=fault)

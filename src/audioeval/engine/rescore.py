@@ -42,7 +42,12 @@ from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.rescore_target import finish_copy, is_done, rescore_origin, start_copy, target_folder
 from audioeval.engine.run_layout import RECORDS_FILE, RUN_FILE, pair_dir
 from audioeval.engine.run_summary import PairSummary, RunSummary, read_run_summary, write_run_summary
-from audioeval.engine.sample_pipeline import mark_failed_output, record_unusable_output, score_output
+from audioeval.engine.sample_pipeline import (
+    gate_adapter_output,
+    mark_failed_output,
+    record_unusable_output,
+    score_output,
+)
 from audioeval.scoring.hook_guard import checked_signature
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
@@ -183,6 +188,10 @@ def _rescored(bench: ResolvedBenchmark, rec: SampleRecord) -> SampleRecord:
     if output is None:
         return rec
     new = rec.unscored()
+    # The gate again: what is not an answer (over the bound, a web page, not text) is refused
+    # even in a folder of an earlier version; a blank answer that was scored was accepted when
+    # it was asked (an adapter that declares blank its answer: the `constant` baseline).
+    output = gate_adapter_output(None, bench, rec.sample, output, blank_is_an_answer=True)
     if not output.ok:
         return record_unusable_output(bench, new, output, rec.error)
     if rec.output_failed and any(is_judged(s) for s in bench.scorers):

@@ -81,7 +81,11 @@ def is_failed_output(rec: SampleRecord) -> bool:
     """Whether a failed record is the system's failure: no usable output (see the module doc)."""
     if rec.error is None:
         return False
-    return rec.output_failed or rec.failure in (FailureKind.MODEL, FailureKind.NO_OUTPUT)
+    return rec.output_failed or rec.failure in (
+        FailureKind.MODEL,
+        FailureKind.NO_OUTPUT,
+        FailureKind.BAD_OUTPUT,
+    )
 
 
 def failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
