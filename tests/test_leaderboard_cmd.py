@@ -241,10 +241,16 @@ def test_the_leaderboard_page_draws_escaped_with_charts(runs: tuple[Path, Path],
     page = tmp_path / "lb" / "index.html"
     html = page.read_text(encoding="utf-8")
     assert html.count("<svg") == 2  # one bar chart (board score, CI whiskers) per board
+    assert "<!-- 100.00 [100.0–100.0] -->" in html  # each bar carries its score and CI
     assert "Understanding" in html and "Board scores and adjacent ranks" in html
     assert "paired bootstrap" in html
     dom = _assert_clean_page(page)
     assert "&lt; 0.005" in dom  # oracle vs constant: no resample flips the sign
+    # no path of the machine: each run directory is named by its folder
+    md = (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
+    for text in (html, md):
+        assert str(runs[0].parent) not in text and str(tmp_path) not in text
+        assert "…/run1" in text and "…/run2" in text
 
 
 def test_the_rank_page_has_the_robustness_table_heatmap_and_intervals(
@@ -258,7 +264,10 @@ def test_the_rank_page_has_the_robustness_table_heatmap_and_intervals(
     assert "index.html" in res.output
     html = page.read_text(encoding="utf-8")
     assert "Ranking robustness" in html and "Spearman correlation" in html
-    assert html.count("<svg") == 1 and "bootstrap 95 %" in html and "100 resamples" in html
+    assert "bootstrap 95 %" in html and "100 resamples" in html
+    # one column (tones-mcq:accuracy): no 1 × 1 correlation heatmap, a sentence instead
+    assert html.count("<svg") == 0 and "this table has one" in html
+    assert not (out / "spearman.svg").exists() and "spearman.svg" not in res.output
     dom = _assert_clean_page(page)
     assert "LOTGO" in dom and "tones-mcq:accuracy" in dom
 

@@ -210,7 +210,7 @@ def boards_section(summary: dict[str, Any], prefixes: list[str] | None = None) -
         if board.get("average") and scored:
             figures.append(
                 bars_with_ci(
-                    f"{board.get('title') or board.get('name')}: average",
+                    f"{board.get('title') or board.get('name')}: average (its CI: audioeval leaderboard)",
                     [short_label(scrub(str(r.get("model")), prefixes or [])) for r in scored],
                     [float(r["average"]) for r in scored],
                     [None] * len(scored),
@@ -276,6 +276,23 @@ def breakdowns_section(pairs: list[Pair]) -> Section | None:
                     )
                 )
     return Section("Breakdowns", "breakdowns", tables=tables) if tables else None
+
+
+def definitions_section(pairs: list[Pair]) -> Section | None:
+    """What each metric on the page is, as the benchmark that provides it defines it
+    (`Benchmark.definitions`): one row per metric the pairs have; none when no benchmark
+    defines any of them."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+
+    defined: dict[str, str] = {}
+    for bench in load_benchmarks().values():
+        defined.update(bench.definitions)
+    names = dict.fromkeys(str(m) for p in pairs for m in (p.summary.get("metrics") or {}))
+    rows = [[name, defined[name]] for name in names if name in defined]
+    if not rows:
+        return None
+    table = Table(["metric", "what it is"], rows, nowrap=("metric",))
+    return Section("Definitions", "definitions", tables=[table])
 
 
 def _cell_stats(rec: SampleRecord, counted: bool) -> dict[str, Any] | None:
@@ -398,6 +415,7 @@ def write_run_report(run_dir: Path) -> Path:
         sections.append(boards)
     sections.append(metrics_section(pairs))
     extras = (
+        definitions_section(pairs),
         heatmap_section(pairs),
         breakdowns_section(pairs),
         reliability_section(pairs),
