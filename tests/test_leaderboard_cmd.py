@@ -518,3 +518,14 @@ def test_a_leaderboard_over_asr_runs_and_an_mcq_run_ranks_each_family_apart(tmp_
     last = understanding["rows"][-1]
     assert last["rank"] is None and last["missing"] == ["tones-asr-b · wer"]
     assert all(r["rank"] is not None for r in reasoning["rows"])
+
+
+def test_the_python_api_takes_prefer(runs: tuple[Path, Path], baseline_runs: tuple[Path, Path]) -> None:
+    import audioeval
+    from audioeval.core.errors import InputError
+
+    _, other = baseline_runs
+    with pytest.raises(InputError, match="--prefer"):
+        audioeval.leaderboard([runs[0], other], resamples=0)
+    doc = audioeval.leaderboard([runs[0], other], resamples=0, prefer=[other])
+    assert _rows(doc["boards"]["reasoning"])["oracle"]["score"] == pytest.approx(100 * 11 / 12)
