@@ -20,7 +20,7 @@ from typing import Any
 from audioeval.analysis.pair_identity import WHERE_READ
 from audioeval.analysis.score_table import pair_latest, read_summary
 from audioeval.core.errors import InputError
-from audioeval.store.json_file import read_json_object
+from audioeval.store.run_folder import read_pair
 
 VOLATILE = frozenset({"time", "latency_s", "cached", "endpoint"})
 """Record fields that say when and how fast a result was made, not what it is."""
@@ -51,11 +51,12 @@ def _without(value: Any, keys: frozenset[str]) -> Any:
 
 
 def _signature(pair: RunPair) -> Any:
-    """The pair's `signature.json` without where its data was read from (None without one)."""
-    path = pair.folder / "signature.json"
-    if not path.is_file():
+    """The pair's `signature.json` (through the run folder's checked reader) without where its
+    data was read from (None without one)."""
+    found = read_pair(pair.folder, None, lines=False).signature
+    if found is None:
         return None
-    whole = dict(read_json_object(path))
+    whole = dict(found)
     bench = dict(whole.get("benchmark") or {})
     if isinstance(bench.get("source"), dict):
         bench["source"] = {k: v for k, v in bench["source"].items() if k not in WHERE_READ}
@@ -81,7 +82,7 @@ def difference(a: RunPair, b: RunPair, latest: dict[Path, dict[str, Any]]) -> st
             k for k in set(sig_a or {}) | set(sig_b or {}) if (sig_a or {}).get(k) != (sig_b or {}).get(k)
         )
         return f"their signatures differ ({', '.join(fields) or 'signature.json'})"
-    recs_a, recs_b = pair_latest(a.folder, latest), pair_latest(b.folder, latest)
+    recs_a, recs_b = pair_latest(a.folder, latest, a.run_dir), pair_latest(b.folder, latest, b.run_dir)
     if not recs_a and not recs_b:
         return "neither has records to compare"
     if set(recs_a) != set(recs_b):

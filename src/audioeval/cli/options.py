@@ -9,6 +9,7 @@ naming the flag (exit code 2).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
