@@ -459,12 +459,45 @@ def test_a_pair_whose_records_were_deleted_is_refused(runs: tuple[Path, Path], t
     assert not (out / "robustness.json").exists()
 
 
-def test_a_model_with_the_same_benchmark_in_two_runs_is_an_error(
+def test_a_model_with_the_same_benchmark_in_two_runs_is_one_result_or_asks_for_prefer(
     runs: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    res = runner.invoke(app, ["rank", str(runs[0]), str(runs[0]), "-o", str(tmp_path / "o")])
+    """The same result in two run directories is ranked once; different results under one
+    name are refused, naming --prefer (`analysis/run_pairs.py`)."""
+    res = runner.invoke(
+        app, ["rank", str(runs[0]), str(runs[0]), "-o", str(tmp_path / "o"), "--resamples", "0"]
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "o" / "robustness.json").read_text())
+    assert len(report["models"]) == 4 and [c["name"] for c in report["columns"]] == ["set1:wer"]
+    other = tmp_path / "other"
+    shutil.copytree(runs[0], other)
+    summary = json.loads((other / "summary.json").read_text())
+    folder = next(r["folder"] for r in summary["results"] if r["model"] == "oracle")
+    records = other / folder / "records.jsonl"
+    lines = [json.loads(x) for x in records.read_text().splitlines()]
+    lines[0]["output"]["text"] = "something else"
+    records.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert runner.invoke(app, ["rescore", str(other), "--resamples", "0"]).exit_code == 0
+    res = runner.invoke(app, ["rank", str(runs[0]), str(other), "-o", str(tmp_path / "o2")])
     assert res.exit_code == 2
-    assert "has set1:wer in" in res.output and "rank one of them" in res.output
+    flat = " ".join(res.output.split())
+    assert "'oracle' has benchmark 'set1'" in flat and "with different results" in flat and "--prefer" in flat
+    res = runner.invoke(
+        app,
+        [
+            "rank",
+            str(runs[0]),
+            str(other),
+            "--prefer",
+            str(other),
+            "-o",
+            str(tmp_path / "o3"),
+            "--resamples",
+            "0",
+        ],
+    )
+    assert res.exit_code == 0, res.output
 
 
 @pytest.mark.skipif(

@@ -103,7 +103,14 @@ def test_report_of_an_mmae_run_has_the_heatmap_votes_and_reliability(
     assert res.exit_code == 0, res.output
     html = (out / "report" / "index.html").read_text(encoding="utf-8")
     assert "Cross breakdowns" in html and "by modality × complexity" in html and html.count("<svg") >= 3
-    assert 'id="breakdowns"' in html and "mean:ifr by operation" in html  # the taxonomy tables
+    assert 'id="breakdowns"' in html and "mmae-syn: mean:ifr (95 % CI) by operation" in html  # taxonomy
+    # the metrics are defined on the page, as MMAE defines them
+    assert 'id="definitions"' in html and "IFR, instruction-following rate" in html
+    assert "CR, consistency rate" in html and "EMR, exact-match rate" in html
+    # each bar carries its value and CI (drawn as paths; matplotlib keeps the text as a comment)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    ifr = summary["results"][0]["metrics"]["mean:ifr"]
+    assert f"<!-- {ifr['value']:.2f} [{ifr['ci'][0]:.1f}–{ifr['ci'][1]:.1f}] -->" in html
     assert "Judge reliability" in html and "judge reliability: mmae_rubrics · mmae-syn" in html
     assert "Fleiss&#39; κ" in html and "position bias" in html  # the console's labels
     dom = dump_dom(out / "report" / "index.html")
@@ -310,3 +317,24 @@ def test_report_page_and_console_show_the_same_reliability_cells(tmp_path: Path)
     assert mixed[7] == ["later_figure", "0.250", "4", ""]
     assert all(row[1] == "–" and row[3] for row in shown[1][1])  # not computed: the reason, never 0
     assert {"85.7 %", "7 requests", "–"} <= set(page.right_aligned)
+
+
+def test_breakdowns_are_one_table_per_key_with_a_column_per_model() -> None:
+    """Not one narrow table per pair and key: a row per group, a column per model."""
+    from audioeval.report.run_report import Pair, breakdowns_section
+
+    def pair(model: str, values: list[float], n: list[int]) -> Pair:
+        groups = {
+            f"g{i}": {"accuracy": {"value": v, "ci": [v - 0.1, v + 0.1], "n": k, "unit": "fraction"}}
+            for i, (v, k) in enumerate(zip(values, n, strict=True))
+        }
+        summary = {"headline": "accuracy", "metrics": {"accuracy": {"unit": "fraction"}},
+                   "breakdowns": {"task": groups, "difficulty": {"easy": groups["g0"]}}}  # fmt: skip
+        return Pair("bench", model, Path("."), summary, [])
+
+    section = breakdowns_section([pair("a", [0.5, 0.25], [4, 4]), pair("b", [0.75, 1.0], [4, 3])])
+    assert section is not None and len(section.tables) == 2  # one per key, not one per pair and key
+    task = section.tables[0]
+    assert task.headers == ["task", "n", "a", "b"] and task.caption == "bench: accuracy (95 % CI) by task"
+    assert task.rows[0] == ["g0", 4, "50.00 % (40.0–60.0)", "75.00 % (65.0–85.0)"]
+    assert task.rows[1] == ["g1", "varies", "25.00 % (15.0–35.0), n=4", "100.00 % (90.0–110.0), n=3"]

@@ -119,6 +119,15 @@ def test_deep_link_opens_a_sample_of_the_second_pair_with_its_gold_answer(driver
     sample = opened_sample(driver, "q02")
     text = sample.text
     assert "gold answer" in text and "answer (raw)" in text and "✓ right" in text
+    # the options are lettered as the gold answer is (no 1–4 beside A–D), the model's pick marked
+    options = sample.find_element("css selector", "ol.options.letters")
+    style = driver.execute_script("return getComputedStyle(arguments[0]).listStyleType", options)
+    assert style == "upper-alpha"
+    processed = sample.find_element(
+        "xpath", ".//div[@class='k' and text()='answer (processed)']/following-sibling::div[1]"
+    ).text
+    (picked,) = options.find_elements("css selector", "li.pick")
+    assert picked.text.startswith(processed) and "the model's pick" in picked.text
     assert clips_load(driver, sample) == 1
     screenshot(driver, "report-sample-mcq", driver.find_element("id", "samples"))
 

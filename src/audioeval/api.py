@@ -165,6 +165,7 @@ def leaderboard(
     resamples: int = D["resamples"],
     seed: int = D["seed"],
     mean_of_available: bool = False,
+    prefer: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
     """Every board over the pairs of several run directories, as `audioeval leaderboard`
     builds it (board score CIs, paired-bootstrap p-values between adjacent ranks); nothing is
@@ -179,4 +180,5 @@ def leaderboard(
         resamples=resamples,
         seed=seed,
         mean_of_available=mean_of_available,
+        prefer=[Path(d) for d in prefer],
     )

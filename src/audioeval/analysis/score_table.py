@@ -314,15 +314,19 @@ def _one_family(found: Sequence[tuple[Path, Mapping[str, Any]]], family: str | N
     return next(iter(by_family))
 
 
-def table_from_runs(run_dirs: Sequence[Path], family: str | None = None) -> RunTable:
+def table_from_runs(
+    run_dirs: Sequence[Path], family: str | None = None, prefer: Sequence[Path] = ()
+) -> RunTable:
     """Models × `benchmark:headline` of one task family (`family`, or the only one the runs
-    have) from the pair summaries of run directories; a model with the same benchmark in two of
-    them is an error (rank one of them), and so are pairs of one benchmark not run alike
-    (`pair_identity.check_alike`)."""
+    have) from the pair summaries of run directories, each pair once (`run_pairs.read_run_pairs`:
+    the same result in two of them is one; different ones need `prefer`); pairs of one
+    benchmark not run alike are an error (`pair_identity.check_alike`)."""
     from audioeval.analysis.pair_identity import check_alike, pair_identity
+    from audioeval.analysis.run_pairs import read_run_pairs
     from audioeval.engine.leaderboard import family_of
 
-    found = [(run_dir, res) for run_dir in run_dirs for res in read_summary(run_dir)]
+    latest: dict[Path, dict[str, Any]] = {}
+    found = [(p.run_dir, p.summary) for p in read_run_pairs(run_dirs, prefer, latest)]
     if found:
         chosen = _one_family(found, family)
         found = [(run_dir, res) for run_dir, res in found if str(family_of(res)) == chosen]
@@ -331,7 +335,6 @@ def table_from_runs(run_dirs: Sequence[Path], family: str | None = None) -> RunT
     values: dict[tuple[str, str], float] = {}
     cells: dict[tuple[str, str], PairCell] = {}
     runs: dict[Path, Any] = {}
-    latest: dict[Path, dict[str, Any]] = {}
     identities = []
     for run_dir, res in found:
         model, bench, headline = res.get("model"), res.get("benchmark"), res.get("headline")
@@ -350,12 +353,7 @@ def table_from_runs(run_dirs: Sequence[Path], family: str | None = None) -> RunT
         )
         if columns.setdefault(name, col).higher_is_better != col.higher_is_better:
             raise InputError(f"{name} is higher-is-better in one run and not in another", file=str(run_dir))
-        key = (model, name)
-        if key in cells:
-            raise InputError(
-                f"model {model!r} has {name} in {cells[key].run_dir} and in {run_dir}; rank one of them",
-                file=str(run_dir),
-            )
+        key = (model, name)  # one per pair: `read_run_pairs` gives each pair once
         value = block.get("value")
         scale = 100.0 if unit == "fraction" else 1.0
         values[key] = math.nan if value is None else float(value) * scale

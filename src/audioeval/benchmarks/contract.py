@@ -115,7 +115,16 @@ class Benchmark:
     preset wrote it in an earlier audioeval (before output folders were run directories), or
     None when it is not such a folder. `rescore` and `report` ask every benchmark."""
 
+    definitions: Mapping[str, str] = field(default_factory=dict)
+    """Metric name -> what it is, in a sentence or two (`mean:ifr` -> how MMAE's IFR is
+    made): the report page's Definitions block shows it under every page that has the metric."""
+
     def __post_init__(self) -> None:
+        for metric, text in self.definitions.items():
+            if not isinstance(metric, str) or not isinstance(text, str) or not text.strip():
+                raise TypeError(
+                    f"benchmark {self.name!r}: definition of {metric!r} must be a non-empty text, not {text!r}"
+                )
         if (
             not isinstance(self.name, str)
             or not self.name

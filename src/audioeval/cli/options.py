@@ -9,6 +9,7 @@ naming the flag (exit code 2).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -29,6 +30,11 @@ GEN_KWARGS_HELP = (
     "spoken_qa, mcq) unless the benchmark's spec says otherwise; the server's default elsewhere. "
     "Recorded in each pair's signature."
 )
+PREFER_HELP = (
+    "Where a model has a benchmark in several of the run directories with different results, "
+    "take this run directory's (repeat for more pairs); the same result in several is taken once."
+)
+Prefer = Annotated[list[Path], typer.Option("--prefer", metavar="RUN", help=PREFER_HELP)]
 
 # The executor of runtime models, on every command that runs them (`run`, `codec`).
 Executor = Annotated[

@@ -10,7 +10,7 @@ import typer
 
 from audioeval.cli import setting_options as S
 from audioeval.cli.errors import friendly_errors
-from audioeval.cli.options import make_console
+from audioeval.cli.options import Prefer, make_console
 from audioeval.core.errors import InputError
 from audioeval.report.escaping import console_text
 
@@ -50,6 +50,7 @@ def rank(
         help="Rank a model missing a column by the mean of its available ones (UltraEval-Audio's "
         "published convention, its Table 8). Default: such a model is listed below, unranked.",
     ),
+    prefer: Prefer = [],  # noqa: B006 (typer reads the default; never mutated)
 ) -> None:
     """Rank models by the mean of their flipped scores (100 − WER/CER), and how the ranks move
     when one benchmark (LOBO) or task group (LOTGO) is left out, or the columns are z-scored or
@@ -74,7 +75,7 @@ def rank(
                 )
             scores = score_table.read_score_csv(table)
         else:
-            runs = score_table.table_from_runs(run_dirs or [], family)
+            runs = score_table.table_from_runs(run_dirs or [], family, prefer)
             scores = runs.table
         if groups is not None:
             scores = score_table.read_groups(groups, scores)

@@ -208,7 +208,7 @@ def boards_section(summary: dict[str, Any], prefixes: list[str] | None = None) -
         if board.get("average") and scored:
             figures.append(
                 bars_with_ci(
-                    f"{board.get('title') or board.get('name')}: average",
+                    f"{board.get('title') or board.get('name')}: average (its CI: audioeval leaderboard)",
                     [short_label(scrub(str(r.get("model")), prefixes or [])) for r in scored],
                     [float(r["average"]) for r in scored],
                     [None] * len(scored),
@@ -219,40 +219,78 @@ def boards_section(summary: dict[str, Any], prefixes: list[str] | None = None) -
     return Section("Boards", "boards", [note], [board_table(b) for b in boards], figures)
 
 
+def _breakdown_cell(p: Pair, key: str, group: str) -> tuple[str, Any] | None:
+    """A pair's headline in one taxonomy group, as shown (`87.50 % (80.0–95.0)`), and its n;
+    None when the pair has no such group."""
+    headline = p.summary.get("headline")
+    metrics = ((p.summary.get("breakdowns") or {}).get(key) or {}).get(group)
+    block = metrics.get(headline) if isinstance(metrics, dict) else None
+    if not isinstance(block, dict):
+        return None
+    unit = block.get("unit") or ((p.summary.get("metrics") or {}).get(headline or "") or {}).get("unit")
+    span = show_span(block.get("ci"), unit)
+    value = show_value(block.get("value"), unit)
+    return (value if span == "–" else f"{value} ({span})"), block.get("n")
+
+
 def breakdowns_section(pairs: list[Pair]) -> Section | None:
-    """Each pair's headline by taxonomy group (MMAE: modality, complexity, granularity,
-    operation), with CIs and counts, as the pair summary has them."""
-    tables = []
+    """Each benchmark's headline by taxonomy group (MMAE: modality, complexity, granularity,
+    operation), as the pair summaries have them: one table per benchmark and key, a row per
+    group, a column per model (value and 95 % CI), and the group's n (per model when they
+    differ)."""
+    by_bench: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
-        headline = p.summary.get("headline")
-        for key, groups in (p.summary.get("breakdowns") or {}).items():
+        by_bench[p.benchmark].append(p)
+    tables = []
+    for bench, members in by_bench.items():
+        headline = next((str(p.summary["headline"]) for p in members if p.summary.get("headline")), "")
+        keys = list(dict.fromkeys(k for p in members for k in (p.summary.get("breakdowns") or {})))
+        for key in keys:
+            groups = list(
+                dict.fromkeys(
+                    g for p in members for g in ((p.summary.get("breakdowns") or {}).get(key) or {})
+                )
+            )
+            cells = {(g, p.model): _breakdown_cell(p, key, g) for g in groups for p in members}
+            shown_models = [p.model for p in members if any(cells[(g, p.model)] for g in groups)]
             rows = []
-            for group, metrics in (groups or {}).items():
-                block = (metrics or {}).get(headline) if isinstance(metrics, dict) else None
-                if not isinstance(block, dict):
+            for g in groups:
+                found = [cells[(g, m)] for m in shown_models]
+                counts = {c[1] for c in found if c is not None}
+                if not counts:
                     continue
-                unit = block.get("unit") or ((p.summary.get("metrics") or {}).get(headline or "") or {}).get(
-                    "unit"
-                )
-                rows.append(
-                    [
-                        group,
-                        show_value(block.get("value"), unit),
-                        show_span(block.get("ci"), unit),
-                        _num(block.get("n")),
-                    ]
-                )
+                same_n = len(counts) == 1
+                row = [g, _num(next(iter(counts))) if same_n else "varies"]
+                for c in found:
+                    row.append("–" if c is None else c[0] if same_n else f"{c[0]}, n={_num(c[1])}")
+                rows.append(row)
             if rows:
-                caption = f"{p.name}: {headline} by {key}"
                 tables.append(
                     Table(
-                        [key, headline or "", "95 % CI", "n"],
+                        [key, "n", *shown_models],
                         rows,
-                        caption,
-                        right_aligned=(headline or "", "95 % CI"),
+                        f"{bench}: {headline} (95 % CI) by {key}",
+                        right_aligned=("n", *shown_models),
                     )
                 )
     return Section("Breakdowns", "breakdowns", tables=tables) if tables else None
+
+
+def definitions_section(pairs: list[Pair]) -> Section | None:
+    """What each metric on the page is, as the benchmark that provides it defines it
+    (`Benchmark.definitions`): one row per metric the pairs have; none when no benchmark
+    defines any of them."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+
+    defined: dict[str, str] = {}
+    for bench in load_benchmarks().values():
+        defined.update(bench.definitions)
+    names = dict.fromkeys(str(m) for p in pairs for m in (p.summary.get("metrics") or {}))
+    rows = [[name, defined[name]] for name in names if name in defined]
+    if not rows:
+        return None
+    table = Table(["metric", "what it is"], rows, nowrap=("metric",))
+    return Section("Definitions", "definitions", tables=[table])
 
 
 def heatmap_section(pairs: list[Pair]) -> Section | None:
@@ -355,6 +393,7 @@ def write_run_report(run_dir: Path) -> Path:
         sections.append(boards)
     sections.append(metrics_section(pairs))
     extras = (
+        definitions_section(pairs),
         heatmap_section(pairs),
         breakdowns_section(pairs),
         reliability_section(pairs),

@@ -51,6 +51,10 @@ class Scorer:
     name: str
     needs_judge: ClassVar[bool] = False
     """Whether the scorer asks a judge model (True on `JudgedScorer`)."""
+    requires: ClassVar[tuple[str, ...]] = ()
+    """What the scorer needs beyond audioeval's Python packages, as `audioeval list benchmarks`
+    shows it: `metric model` (a model that scores the output: its weights, run on the CPU
+    unless told otherwise), `Java` (a Java runtime on the PATH)."""
     light: ClassVar[bool] = False
     """Whether `score` is a few microseconds of text work with no I/O (a string match): the
     engine then calls it on its event loop instead of handing it to a thread."""

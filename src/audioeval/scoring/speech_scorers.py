@@ -76,6 +76,7 @@ class AsrThenText(Scorer):
 
     name: str
     text_scorer: Scorer
+    requires = ("metric model",)
     model: str | None = None
     language: str | None = "en"
     runtime: str | None = None
@@ -235,6 +236,7 @@ class SimScorer(Scorer):
     backend: str = "dvector"
     name: str = "sim"
     metrics = ("mean:sim",)
+    requires = ("metric model",)
     runtime: str | None = None
     _runtime: Any = field(default=None, init=False, repr=False)
 
@@ -307,6 +309,7 @@ class SimScorer(Scorer):
 class DnsmosScorer(Scorer):
     name: str = "dnsmos"
     metrics = ("mean:dnsmos_ovrl", "mean:dnsmos_p808")
+    requires = ("metric model",)
 
     def signature(self) -> dict[str, Any]:
         from audioeval.scoring.speech_models.dnsmos import load_dnsmos

@@ -44,7 +44,10 @@ def _edited_audio(key: str | None) -> Loader:
     from audioeval.benchmarks.mmae.loading import edited_audio_by_id
 
     if key is not None:
-        raise InputError("MMAE predictions hold one output per item: no prediction key", field="prediction_key")
+        raise InputError(
+            "MMAE predictions hold one output per item: no prediction key", field="prediction_key"
+        )
+
     def read(path: Path) -> PredictionsRead:
         return PredictionsRead(*edited_audio_by_id(path))
 
@@ -92,4 +95,14 @@ BENCHMARK = Benchmark(
     tools=(BASELINE, SYNTH),
     console_table=console_table,
     old_output_hint=_old_output_hint,
+    definitions={
+        "mean:ifr": "IFR, instruction-following rate: per edited clip, the mean score of its"
+        ' "Instruction Following" rubrics (did the edit do what was asked); the mean over clips'
+        " × 100.",
+        "mean:cr": "CR, consistency rate: per edited clip, the mean score of its other rubrics (is"
+        " what should stay unchanged unchanged); the mean over clips × 100. A clip without such a"
+        " rubric (an extraction) is left out of CR.",
+        "mean:em": "EMR, exact-match rate: the share of clips × 100 whose every rubric scored 1."
+        " A clip with a failed rubric and every scored one at 1 is undetermined and left out.",
+    },
 )
