@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from audioeval.adapters.predictions import PredictionsLoader, PredictionsRead
+from audioeval.adapters.unkeyed_rows import SampleKeys
 from audioeval.benchmarks.tasks import TASKS
 from audioeval.core.errors import InputError
 from audioeval.core.registry import Registry
 from audioeval.store.bounded_json import loads
 from audioeval.store.json_items import read_items
+from audioeval.store.text_input import read_text_input
 
 Loader = PredictionsLoader
 
@@ -41,7 +43,7 @@ class PredictionFormat:
     `matches(path)` whether the file is of this format (`auto`; `json_items` makes one from a
     test of a JSON file's first item);
     `expects` says in a few words what an item holds; `matching` how items find their
-    samples."""
+    samples (by id, or for a file without ids the rule of `adapters/unkeyed_rows.py`)."""
 
     reader: Callable[[str | None], Loader]
     output: Literal["audio", "text"]
@@ -49,6 +51,9 @@ class PredictionFormat:
     matches: Callable[[Path], bool]
     expects: str
     matching: str = MATCHED_BY_ID
+    sample_keys: SampleKeys | None = None
+    """For a format whose items carry no id: the texts of a sample an item may name
+    (`adapters/unkeyed_rows.py`; `matching` then states that rule)."""
 
 
 def _text(key: str | None) -> Loader:
@@ -134,6 +139,34 @@ def _read_first(path: Path) -> Any:
 def json_items(matches: Callable[[Any], bool]) -> Callable[[Path], bool]:
     """The `matches` of a format of JSON items, from a test of its first item."""
     return lambda path: matches(first_json_item(path))
+
+
+_document: dict[tuple[str, int, int], Any] = {}
+
+
+def json_document(path: Path, what: str = "predictions") -> Any:
+    """The JSON value of a whole file that holds one object (a tool's log), parsed through the
+    bounded reader once per file version; None when the file holds no single JSON object."""
+    try:
+        st = path.stat()
+        with path.open("rb") as f:
+            if f.read(64).removeprefix(b"\xef\xbb\xbf").lstrip()[:1] != b"{":
+                return None
+    except OSError:
+        return None
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _document:
+        _document.clear()
+        try:
+            _document[key] = loads(read_text_input(path, what))
+        except (InputError, ValueError):
+            _document[key] = None
+    return _document[key]
+
+
+def json_object(matches: Callable[[Any], bool]) -> Callable[[Path], bool]:
+    """The `matches` of a format whose file is one JSON object, from a test of that object."""
+    return lambda path: matches(json_document(path))
 
 
 TEXT_TASKS = frozenset(name for name, task in TASKS.items() if task.output == "text")
