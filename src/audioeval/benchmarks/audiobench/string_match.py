@@ -54,4 +54,4 @@ class StringMatchScorer(Scorer):
         if not isinstance(answer, str) or not isinstance(choices, list):
             raise InputError("needs the text `answer` and the list `choices`", sample_id=sample.id, field="answer")
         hit = prediction.text is not None and string_match(answer, prediction.text, [str(c) for c in choices])
-        return Score({NAME: float(hit)}, {"correct": int(hit)}, {})
+        return Score({NAME: float(hit)}, {NAME: float(hit)}, {})
