@@ -42,8 +42,8 @@ def builtin_benchmarks() -> list[Benchmark]:
     from audioeval.benchmarks.air_bench.benchmark import BENCHMARK as AIR_BENCH
     from audioeval.benchmarks.anyaudio_bench.benchmark import BENCHMARK as ANYAUDIO_BENCH
     from audioeval.benchmarks.asr_sets.benchmark import BENCHMARK as ASR_SETS
-    from audioeval.benchmarks.audiobench.benchmark import BENCHMARK as AUDIOBENCH
     from audioeval.benchmarks.ast_sets.benchmark import BENCHMARK as AST_SETS
+    from audioeval.benchmarks.audiobench.benchmark import BENCHMARK as AUDIOBENCH
     from audioeval.benchmarks.caption_sets.benchmark import BENCHMARK as CAPTION_SETS
     from audioeval.benchmarks.classification_sets.benchmark import BENCHMARK as CLASSIFICATION_SETS
     from audioeval.benchmarks.demo.benchmark import BENCHMARK as DEMO

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from audioeval.adapters.unkeyed_rows import BY_TEXT
 from audioeval.benchmarks.audiobench import logs
 from audioeval.benchmarks.audiobench.profile import AUDIOBENCH
 from audioeval.benchmarks.contract import Benchmark
@@ -14,7 +15,6 @@ from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, js
 from audioeval.benchmarks.sources.source_formats import SourceFormat
 from audioeval.core.errors import InputError
 from audioeval.scoring.base import DeferredFactory
-from audioeval.adapters.unkeyed_rows import BY_TEXT
 
 
 def _no_key(read: Loader, name: str) -> Any:
