@@ -33,9 +33,8 @@ def test_english_chain_rule_by_rule(raw: str, expected: str) -> None:
     assert normalise(raw) == expected
 
 
-def test_their_bracket_rule_spares_a_span_holding_the_letter_n() -> None:
-    """Their pattern's class `[^\\(\\)\\\\n\\[\\]]` excludes a backslash and the letter n (a raw
-    string): `<ok>` goes, `<no>` stays (as words once Whisper's symbols are spaces)."""
+def test_bracket_spans_are_removed() -> None:
+    """`<>`, `[]` and `()` spans go (Whisper's rule removes them before their own pattern)."""
     assert normalise("a <ok> b") == "a b"
     assert normalise("a (x) b") == "a b"
 
