@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from audioeval.adapters.predictions import PredictionsLoader, PredictionsRead
-from audioeval.adapters.unkeyed_rows import SampleKeys
+from audioeval.adapters.unkeyed_rows import SampleKeys, UnkeyedRow
 from audioeval.benchmarks.tasks import TASKS
 from audioeval.core.errors import InputError
 from audioeval.core.registry import Registry
@@ -169,6 +169,30 @@ def json_object(matches: Callable[[Any], bool]) -> Callable[[Path], bool]:
     return lambda path: matches(json_document(path))
 
 
+RowReader = Callable[[dict[str, Any], str, int], "UnkeyedRow | InputError | None"]
+"""(item, file, line) -> its row, an error naming it, or None (an item that is no output)."""
+
+
+def unkeyed_rows(path: Path, read_row: RowReader) -> tuple[list[UnkeyedRow], list[InputError]]:
+    """The rows without ids of a JSON list or JSONL file, each item read by `read_row`; an
+    item that is not an object is an error naming its line."""
+    file = str(path)
+    items, _ = read_items(path, "predictions")
+    rows: list[UnkeyedRow] = []
+    errors: list[InputError] = []
+    for obj, line in items:
+        got = (
+            read_row(obj, file, line)
+            if isinstance(obj, dict)
+            else InputError(f"an item must be an object, got {type(obj).__name__}", file=file, line=line)
+        )
+        if isinstance(got, InputError):
+            errors.append(got)
+        elif got is not None:
+            rows.append(got)
+    return rows, errors
+
+
 TEXT_TASKS = frozenset(name for name, task in TASKS.items() if task.output == "text")
 
 PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
@@ -180,6 +204,14 @@ PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
         )
     ],
 )
+
+
+def _register_tool_formats() -> None:
+    """The output files of evaluation tools that are no benchmark (`sources/tool_outputs.py`)."""
+    from audioeval.benchmarks.sources.tool_outputs import FORMATS
+
+    for name, fmt in FORMATS.items():
+        PREDICTION_FORMATS.register(name, fmt)
 
 
 def format_of(name: str, path: Path) -> ChosenFormat:
@@ -209,3 +241,6 @@ def format_of(name: str, path: Path) -> ChosenFormat:
         file=str(path),
         field="predictions_format",
     )
+
+
+_register_tool_formats()
