@@ -20,12 +20,16 @@ runner = CliRunner()
 def _wer_log(path: Path, pairs: list[tuple[str, str]]) -> Path:
     """As AudioBench's `compute_score` + `evaluate.py` write it: normalised texts, json indent 4."""
     rows = [{"reference": r, "prediction": p, "wer": 0.0} for r, p in pairs]
-    path.write_text(json.dumps({"wer": 0.0, "sample_wer": rows}, indent=4, ensure_ascii=False), encoding="utf-8")
+    path.write_text(
+        json.dumps({"wer": 0.0, "sample_wer": rows}, indent=4, ensure_ascii=False), encoding="utf-8"
+    )
     return path
 
 
 def _manifest(path: Path, refs: dict[str, str]) -> Path:
-    path.write_text("".join(json.dumps({"id": i, "audio": f"{i}.wav", "text": t}) + "\n" for i, t in refs.items()))
+    path.write_text(
+        "".join(json.dumps({"id": i, "audio": f"{i}.wav", "text": t}) + "\n" for i, t in refs.items())
+    )
     return path
 
 
@@ -59,7 +63,9 @@ def test_wer_log_is_matched_to_raw_references_and_unmatched_rows_are_listed(tmp_
     assert "hello word" in text and "i have five cat" in text
     assert "no prediction" in json.dumps(answers["d"])  # a sample no row answers: a failure
     skipped = json.loads((out / "set" / "x" / "model_skipped.json").read_text())
-    assert any("a row of no sample" in json.dumps(e) and e["field"] == "sample_wer[3].reference" for e in skipped)
+    assert any(
+        "a row of no sample" in json.dumps(e) and e["field"] == "sample_wer[3].reference" for e in skipped
+    )
     signature = json.dumps(json.loads((out / "run.json").read_text()))
     assert "by reference text" in signature and "rows_matched" in signature
 

@@ -69,7 +69,10 @@ def ultraeval(tmp: Path) -> Path:
 
 def voicebench(tmp: Path) -> Path:
     """VoiceBench `main.py`: the subset row without audio, plus `response`."""
-    return _lines(tmp / "naive-sd-qa-usa.jsonl", [{"prompt": ref, "reference": "x", "response": out} for ref, out in ROWS])
+    return _lines(
+        tmp / "naive-sd-qa-usa.jsonl",
+        [{"prompt": ref, "reference": "x", "response": out} for ref, out in ROWS],
+    )
 
 
 def audiobench(tmp: Path) -> Path:
@@ -98,7 +101,9 @@ def test_every_format_without_ids_is_tested_here() -> None:
 @pytest.mark.parametrize("fmt", sorted(WRITERS))
 def test_file_as_the_tool_writes_it_is_read_matched_and_its_rule_recorded(fmt: str, tmp_path: Path) -> None:
     manifest = tmp_path / "set.jsonl"
-    manifest.write_text("".join(json.dumps({"id": i, "audio": f"{i}.wav", "text": t}) + "\n" for i, t in REFS.items()))
+    manifest.write_text(
+        "".join(json.dumps({"id": i, "audio": f"{i}.wav", "text": t}) + "\n" for i, t in REFS.items())
+    )
     predictions = WRITERS[fmt](tmp_path)
     out = tmp_path / "out"
     res = runner.invoke(
@@ -110,7 +115,9 @@ def test_file_as_the_tool_writes_it_is_read_matched_and_its_rule_recorded(fmt: s
     said = " ".join(res.output.split())
     assert f"read as {fmt} (the one format it matches)" in said, said
     assert "matched by reference text" in said
-    records = {r["id"]: r for r in map(json.loads, (out / "set" / "x" / "records.jsonl").read_text().splitlines())}
+    records = {
+        r["id"]: r for r in map(json.loads, (out / "set" / "x" / "records.jsonl").read_text().splitlines())
+    }
     assert {sid: records[sid]["output"]["text"] for sid in EXPECTED} == EXPECTED
     assert records["d"]["output"]["text"] is None and "no prediction" in records["d"]["output"]["error"]
     skipped = json.loads((out / "set" / "x" / "model_skipped.json").read_text())

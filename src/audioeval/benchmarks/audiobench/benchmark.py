@@ -20,8 +20,10 @@ from audioeval.scoring.base import DeferredFactory
 def _no_key(read: Loader, name: str) -> Any:
     def reader(key: str | None) -> Loader:
         if key is not None:
-            raise InputError(f"the {name} format has one answer key; --prediction-key does not apply",
-                             field="prediction_key")
+            raise InputError(
+                f"the {name} format has one answer key; --prediction-key does not apply",
+                field="prediction_key",
+            )
         return read
 
     return reader

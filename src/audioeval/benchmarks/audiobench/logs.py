@@ -108,7 +108,11 @@ def _score_rows(path: Path) -> Iterator[tuple[int, dict[str, str], list[str] | N
         if isinstance(choices, InputError):
             yield choices
             continue
-        yield i, {**got, "question": str(item.get("question", "")), "task": str(item.get("task", ""))}, choices
+        yield (
+            i,
+            {**got, "question": str(item.get("question", "")), "task": str(item.get("task", ""))},
+            choices,
+        )
 
 
 def _row_text(texts: dict[str, str], choices: list[str] | None) -> str:
@@ -126,7 +130,9 @@ def read_score_log(path: Path) -> PredictionsRead:
             errors.append(got)
             continue
         i, texts, choices = got
-        rows.append(UnkeyedRow(texts["model_prediction"], _row_text(texts, choices), field=f"details[{i}].reference"))
+        rows.append(
+            UnkeyedRow(texts["model_prediction"], _row_text(texts, choices), field=f"details[{i}].reference")
+        )
     return PredictionsRead({}, errors, None, rows)
 
 

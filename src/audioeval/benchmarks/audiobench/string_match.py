@@ -52,6 +52,8 @@ class StringMatchScorer(Scorer):
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         answer, choices = sample.get("answer"), sample.get("choices")
         if not isinstance(answer, str) or not isinstance(choices, list):
-            raise InputError("needs the text `answer` and the list `choices`", sample_id=sample.id, field="answer")
+            raise InputError(
+                "needs the text `answer` and the list `choices`", sample_id=sample.id, field="answer"
+            )
         hit = prediction.text is not None and string_match(answer, prediction.text, [str(c) for c in choices])
         return Score({NAME: float(hit)}, {NAME: float(hit)}, {})

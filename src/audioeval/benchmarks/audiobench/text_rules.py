@@ -71,9 +71,7 @@ def _words_for_digits_and_contractions(text: str) -> str:
 
 
 def _space_cjk(text: str) -> str:
-    return "".join(
-        " ".join(part) if _CJK_RUN.fullmatch(part) else part for part in _CJK_RUN.split(text)
-    )
+    return "".join(" ".join(part) if _CJK_RUN.fullmatch(part) else part for part in _CJK_RUN.split(text))
 
 
 def normalise(text: str, *, chinese: bool = False) -> str:

@@ -77,7 +77,9 @@ def _lmms_reader(key: str | None) -> Loader:
                 return None
             answer = _first_text(item.get("filtered_resps"))
             if answer is None:
-                return InputError("filtered_resps holds no text", file=file, line=line, field="filtered_resps")
+                return InputError(
+                    "filtered_resps holds no text", file=file, line=line, field="filtered_resps"
+                )
             if not isinstance(item.get("target"), str):
                 return InputError("target must be text", file=file, line=line, field="target")
             return UnkeyedRow(answer, item["target"], line=line, field="target")

@@ -48,7 +48,9 @@ def _reader(key: str | None) -> Loader:
         errors: list[InputError] = []
         for obj, line in items:
             if not isinstance(obj, dict) or obj.get("type") not in STAGES:
-                errors.append(InputError(f"not a stage line ({', '.join(STAGES)})", file=file, line=line, field="type"))
+                errors.append(
+                    InputError(f"not a stage line ({', '.join(STAGES)})", file=file, line=line, field="type")
+                )
                 continue
             by_id.setdefault(obj.get("id"), {})[obj["type"]] = (obj.get("data"), line)
         rows: list[UnkeyedRow] = []
