@@ -164,6 +164,21 @@ def json_document(path: Path, what: str = "predictions") -> Any:
     return _document[key]
 
 
+def read_json_document(path: Path, what: str = "predictions") -> Any:
+    """The JSON value of a whole file through the bounded reader; InputError naming the file
+    and line when it is not JSON (or nested too deep)."""
+    import json
+
+    text = read_text_input(path, what)
+    try:
+        return loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":  # JSON lines: each line's own error, else that it is no one value
+            read_items(path, what)
+            raise InputError("holds JSON lines, not one JSON value", file=str(path)) from None
+        raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})", file=str(path), line=exc.lineno) from None
+
+
 def json_object(matches: Callable[[Any], bool]) -> Callable[[Path], bool]:
     """The `matches` of a format whose file is one JSON object, from a test of that object."""
     return lambda path: matches(json_document(path))
@@ -228,9 +243,9 @@ def format_of(name: str, path: Path) -> ChosenFormat:
     every = "; ".join(f"{n}: {f.expects}" for n, f in PREDICTION_FORMATS.items())
     if not found:
         item = first_json_item(path)
-        held = f"; its first item has the keys {sorted(item)}" if isinstance(item, dict) else ""
+        held = f" (its first item has the keys {sorted(item)})" if isinstance(item, dict) else ""
         raise InputError(
-            f"the predictions file matches no predictions format ({every}){held}",
+            f"the predictions file{held} matches no predictions format ({every})",
             file=str(path),
             field="predictions_format",
         )

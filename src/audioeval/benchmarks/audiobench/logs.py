@@ -28,7 +28,7 @@ from typing import Any
 from audioeval.adapters.predictions import PredictionsRead
 from audioeval.adapters.unkeyed_rows import UnkeyedRow
 from audioeval.benchmarks.audiobench.text_rules import normalise
-from audioeval.benchmarks.prediction_formats import json_document
+from audioeval.benchmarks.prediction_formats import json_document, read_json_document
 from audioeval.benchmarks.sources.source_formats import SourceRequest
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
@@ -47,12 +47,14 @@ def is_score_log(doc: Any) -> bool:
 
 
 def _document(path: Path, wanted: str) -> dict[str, Any]:
-    doc = json_document(path)
+    doc = json_document(path)  # parsed once per file version
     if doc is None:
+        doc = read_json_document(path)  # why it is not one: its error names file and line
+    if not isinstance(doc, dict):
         raise InputError("not an AudioBench log: the file is not one JSON object", file=str(path))
     if wanted not in doc or not isinstance(doc[wanted], list):
         raise InputError(f"not an AudioBench log: no list {wanted!r} in it", file=str(path), field=wanted)
-    return doc  # type: ignore[no-any-return]
+    return doc
 
 
 def _texts(item: Any, keys: tuple[str, ...], file: str, where: str) -> dict[str, str] | InputError:
@@ -158,8 +160,7 @@ def read_log_samples(asked: SourceRequest) -> tuple[list[Sample], list[InputErro
     answer and choices, and its `task` as the breakdown group."""
     if asked.options:
         raise InputError("source type audiobench_log takes no options", field="source.options")
-    doc = json_document(asked.path, "benchmark data")
-    if is_wer_log(doc):
+    if "sample_wer" in _either(asked.path):
         samples, errors = [], []
         for got in _wer_rows(asked.path):
             if isinstance(got, InputError):
@@ -169,6 +170,14 @@ def read_log_samples(asked: SourceRequest) -> tuple[list[Sample], list[InputErro
     else:
         samples, errors = _score_samples(asked.path)
     return (samples[: asked.limit] if asked.limit is not None else samples), errors
+
+
+def _either(path: Path) -> dict[str, Any]:
+    """A log of either shape (a WER log when it holds `sample_wer`)."""
+    doc = json_document(path) or read_json_document(path, "benchmark data")
+    if not (is_wer_log(doc) or is_score_log(doc)):
+        raise InputError("not an AudioBench log: no list sample_wer or details in it", file=str(path))
+    return doc  # type: ignore[no-any-return]
 
 
 def _score_samples(path: Path) -> tuple[list[Sample], list[InputError]]:
