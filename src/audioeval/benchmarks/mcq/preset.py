@@ -211,7 +211,8 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
 def _renamed(values: Mapping[str, Any]) -> list[str]:
     """The items scored under a new id because an earlier item has theirs (`mcq score`; a
     rescore reads no file)."""
-    if not values.get("predictions"):
+    given = values.get("predictions")
+    if not isinstance(given, str | Path) or not str(given):
         return []
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.benchmarks.mcq.loading import load_mcq_file
