@@ -57,11 +57,14 @@ def _mcq_items() -> list[dict]:
 
 
 def test_every_format_and_source_type_comes_from_a_benchmark() -> None:
-    """Only `text` is generic; every other format and source type is a benchmark's, by name."""
+    """Only `text` and the files of tools that are no benchmark are generic; every other format
+    and source type is a benchmark's, by name."""
+    from audioeval.benchmarks.sources.tool_outputs import FORMATS as TOOL_FORMATS
+
     benches = load_benchmarks().values()
     given_formats = {n for b in benches for n in b.prediction_formats}
     given_sources = {n for b in benches for n in b.source_types}
-    assert set(PREDICTION_FORMATS.names()) == given_formats | {"text"}
+    assert set(PREDICTION_FORMATS.names()) == given_formats | {"text", *TOOL_FORMATS}
     assert set(SOURCE_FORMATS.names()) == given_sources
     assert {"mmae", "mmar", "mmau"} <= given_formats and "mmae" in given_sources
     assert not given_sources & set(GENERIC_SOURCE_TYPES)
@@ -108,7 +111,7 @@ def test_auto_refuses_a_file_no_format_or_several_formats_match(tmp_path: Path) 
     load_benchmarks()
     odd = tmp_path / "odd.jsonl"
     odd.write_text(json.dumps({"id": "a", "hypothesis": "x"}) + "\n")
-    with pytest.raises(InputError, match=r"matches no predictions format .*'hypothesis'") as info:
+    with pytest.raises(InputError, match=r"'hypothesis'.*matches no predictions format") as info:
         format_of("auto", odd)
     assert info.value.file == str(odd)
     # an item both of MMAR's and of MMAU's shape: which one is the user's to say

@@ -43,6 +43,7 @@ def builtin_benchmarks() -> list[Benchmark]:
     from audioeval.benchmarks.anyaudio_bench.benchmark import BENCHMARK as ANYAUDIO_BENCH
     from audioeval.benchmarks.asr_sets.benchmark import BENCHMARK as ASR_SETS
     from audioeval.benchmarks.ast_sets.benchmark import BENCHMARK as AST_SETS
+    from audioeval.benchmarks.audiobench.benchmark import BENCHMARK as AUDIOBENCH
     from audioeval.benchmarks.caption_sets.benchmark import BENCHMARK as CAPTION_SETS
     from audioeval.benchmarks.classification_sets.benchmark import BENCHMARK as CLASSIFICATION_SETS
     from audioeval.benchmarks.demo.benchmark import BENCHMARK as DEMO
@@ -63,6 +64,7 @@ def builtin_benchmarks() -> list[Benchmark]:
         VOICEBENCH,
         AIR_BENCH,
         ULTRAEVAL,
+        AUDIOBENCH,
         SPEECH_CMMLU_HSK,
         SPOKEN_QA_SETS,
         TTS_SETS,

@@ -559,6 +559,10 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     }
     read_now = {m.slug: build_predictions(m) for m in req.models if m.type == "predictions"}
     _check_served(benches, req.models, read_now)  # files produced elsewhere: before anything is written
+    for predictions in read_now.values():  # outputs without ids find their samples
+        for b in benches:
+            if serves(predictions, b.spec.task):
+                predictions.match(b.name, sample_sets[b.name].samples)
     run_dir = req.output_dir or default_output_dir(req)
     run_dir.mkdir(parents=True, exist_ok=True)
     written = (run_dir / RUN_FILE).exists() or (run_dir / PARTIAL_FILE).exists()

@@ -59,6 +59,7 @@ def build_predictions(cfg: ModelConfig) -> PredictionsFile:
             max_concurrency=cfg.concurrency,
             output=chosen.format.output,
             reading=PredictionsReading(chosen.name, chosen.how, chosen.format.matching),
+            sample_keys=chosen.format.sample_keys,
         )
         adapter.load()
     except InputError as exc:
