@@ -22,8 +22,9 @@ from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.engine.chat_client import ChatClient
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
 from audioeval.scoring.judged import JudgeFailed
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.fakes.capture_judge import CaptureApp, capture_judge
 
 

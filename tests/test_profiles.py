@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.ultraeval.wer_text import chinese_normalise, ultraeval_tokens
 from audioeval.cli.main import app
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.run_helpers import tone_asr_manifest, write_jsonl
 
 load_benchmarks()  # registers the `ultraeval` profile

@@ -15,7 +15,8 @@ from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.ultraeval.english_normaliser import english_normalise
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 
 load_benchmarks()  # registers the `ultraeval` profile
 

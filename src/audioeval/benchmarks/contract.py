@@ -64,7 +64,7 @@ class Benchmark:
 
     scorers: Mapping[str, ScorerFactory] = field(default_factory=dict)
     """Scorer name -> factory object (a scorer class, a function returning a scorer, or a
-    `DeferredFactory`), registered explicitly with `scoring.base.register_scorer`."""
+    `DeferredFactory`), registered explicitly with `scoring.scorer_registry.register_scorer`."""
 
     template_folders: tuple[tuple[str, str], ...] = ()
     """(package, folder) pairs of prompt templates (e.g. a judge prompt) that `load_template`

@@ -21,9 +21,10 @@ from audioeval.metrics.judge_reliability import judges_of
 from audioeval.metrics.pair_summary import PairMetrics
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.prompts.templates import PromptTemplate, load_template
-from audioeval.scoring.base import Scorer, build_scorer, declared_metrics, scorer_factory
+from audioeval.scoring.base import Scorer, declared_metrics
 from audioeval.scoring.hook_guard import MEAN_PREFIX, checked_signature, hook_error, mean_keys, scorer_origin
 from audioeval.scoring.judged import PROMPT_FILE, takes_prompt_file
+from audioeval.scoring.scorer_registry import build_scorer, scorer_factory
 
 PROFILED_SCORERS = ("wer", "cer", "asr_wer", "asr_cer", "bleu", "accuracy")
 """The scorers a spec's `profile` (and `--profile`) sets; the others keep their conventions."""
@@ -136,7 +137,7 @@ class ResolvedBenchmark:
 def _built(name: str, args: dict[str, Any], where: str) -> Scorer:
     """`build_scorer`; an unknown scorer name is led by the note of every plugin that was not
     loaded (one of them may be the one that provides it)."""
-    from audioeval.scoring.base import SCORERS
+    from audioeval.scoring.scorer_registry import SCORERS
 
     note = "" if name in SCORERS else broken_plugins_note()
     if not note:

@@ -136,7 +136,7 @@ def _steps() -> Table:
 
 def _scorers() -> Table:
     from audioeval.benchmarks.plugins import load_benchmarks
-    from audioeval.scoring.base import SCORERS
+    from audioeval.scoring.scorer_registry import SCORERS
 
     load_benchmarks()  # every benchmark's scorers registered
 

@@ -26,7 +26,6 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from audioeval import __version__
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.adapters.predictions import PredictionsFile
 from audioeval.benchmarks.prepared import PreparedInputs
@@ -38,6 +37,7 @@ from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigErr
 from audioeval.core.names import check_name, folder_collisions
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.settings import DEFAULTS
+from audioeval.core.version import __version__
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.generation_settings import check_routed_settings, pair_generation

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeGuard
+from typing import Any, ClassVar, Protocol, TypeGuard
 
 from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.generation import AnswerCheck, Generation
@@ -18,10 +18,8 @@ from audioeval.core.messages import Message
 from audioeval.core.record import Score
 from audioeval.core.sample import Sample
 from audioeval.scoring.hook_guard import call_hook
+from audioeval.scoring.prediction import Prediction
 from audioeval.scoring.scorer_hooks import Scorer
-
-if TYPE_CHECKING:
-    from audioeval.scoring.base import Prediction
 
 
 class JudgeGenerate(Protocol):
