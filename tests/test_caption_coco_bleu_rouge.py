@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from audioeval.benchmarks.registry import load_shipped
-from audioeval.benchmarks.resolved import resolve
-from audioeval.benchmarks.spec import parse_spec, profile_names, with_profile
+from audioeval.benchmarks.resolved import profile_names, resolve, with_profile
+from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.metrics.corpus import aggregate, get_metric

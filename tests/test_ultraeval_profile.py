@@ -164,8 +164,7 @@ CV3 = [
 @pytest.mark.parametrize(("name", "ref", "hyp", "expected"), CV3)
 def test_cv3_language_scored_under_the_profile(name: str, ref: str, hyp: str, expected: float) -> None:
     from audioeval.benchmarks.registry import load_shipped
-    from audioeval.benchmarks.resolved import resolve
-    from audioeval.benchmarks.spec import with_profile
+    from audioeval.benchmarks.resolved import resolve, with_profile
 
     spec, _ = load_shipped(name)
     bench = resolve(with_profile(spec, "ultraeval"), name)

@@ -15,13 +15,13 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.registry import Registry
 
 
 @dataclass
-class Baseline:
+class Baseline(AdapterHooks):
     """Common plumbing: no start-up, no connections, unlimited concurrency."""
 
     name: str

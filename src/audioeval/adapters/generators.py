@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.model_output import ModelOutput
 
@@ -24,7 +24,7 @@ def _write_wav(path: str, samples: Any, rate: int) -> None:
 
 
 @dataclass
-class EspeakTts:
+class EspeakTts(AdapterHooks):
     """espeak-ng as the embedded TTS model (rule-based formant synthesis, offline)."""
 
     name: str
@@ -70,7 +70,7 @@ class EspeakTts:
 
 
 @dataclass
-class CodecModel:
+class CodecModel(AdapterHooks):
     """A built-in codec as a model: input audio -> codes -> audio."""
 
     name: str

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.shorten import shorten_path
@@ -63,7 +63,7 @@ class PredictionsReading:
 
 
 @dataclass
-class PredictionsFile:
+class PredictionsFile(AdapterHooks):
     """Answers each sample with the stored output (audio or text) of the same id."""
 
     name: str

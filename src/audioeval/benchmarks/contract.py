@@ -26,6 +26,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audioeval.benchmarks.pair_exports import Exporter as Exporter  # re-exported: a field's type
 from audioeval.benchmarks.prediction_formats import PredictionFormat
 from audioeval.benchmarks.sources.source_formats import SourceFormat
 from audioeval.core.errors import RunConfigError
@@ -33,12 +34,7 @@ from audioeval.scoring.base import ScorerFactory
 from audioeval.scoring.profiles import TextProfile
 
 if TYPE_CHECKING:
-    from audioeval.benchmarks.pair_exports import PairExport
     from audioeval.benchmarks.preset import Preset, PresetTool
-
-Exporter = Callable[[Path, "PairExport"], Any]
-"""Writes a benchmark's own files into a pair folder from the pair's records
-(`benchmarks/pair_exports.py`); what it returns goes back to the caller of the run."""
 
 
 class BenchmarkPluginError(RunConfigError):

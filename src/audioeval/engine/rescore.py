@@ -32,8 +32,8 @@ from typing import Any
 
 from audioeval.benchmarks.pair_exports import exporter_for
 from audioeval.benchmarks.plugins import load_benchmarks
-from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
-from audioeval.benchmarks.spec import parse_spec, with_profile
+from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_profile
+from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.evaluate import PairRun, summarise_pairs

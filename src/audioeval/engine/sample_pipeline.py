@@ -383,7 +383,7 @@ def _reads_inputs(ctx: PairContext) -> bool:
     its answers are stored, so a text-only copy of a benchmark, clips absent, is scored)."""
     if ctx.bench.loader_checks_inputs:
         return False
-    return getattr(ctx.adapter, "reads_input_audio", True)
+    return ctx.adapter.reads_input_audio
 
 
 @dataclass
