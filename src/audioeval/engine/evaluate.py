@@ -274,7 +274,7 @@ def _check_served(
         adapter = adapters.get(m.slug)
         if adapter is None or any(serves(adapter, b.spec.task) for b in benches):
             continue
-        tasks = sorted(getattr(adapter, "tasks", None) or ())
+        tasks = sorted(adapter.tasks or ())
         needed = "; ".join(f"{b.name} needs task {b.spec.task}" for b in benches)
         how = f" ({adapter.describe()})" if isinstance(adapter, PredictionsFile) else ""
         raise InputError(
@@ -291,7 +291,7 @@ def _unpaired(
     for m in models:
         left = [b.name for b in benches if not serves(adapters[m.slug], b.spec.task)]
         if left:
-            tasks = ", ".join(sorted(getattr(adapters[m.slug], "tasks", None) or ()))
+            tasks = ", ".join(sorted(adapters[m.slug].tasks or ()))
             lines.append(f"{m.name} is not run on {', '.join(left)}: it serves {tasks} only")
     return lines
 
