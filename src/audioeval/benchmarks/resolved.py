@@ -14,6 +14,7 @@ from audioeval.benchmarks.exporter_names import EXPORTERS
 from audioeval.benchmarks.pair_exports import Exporter
 from audioeval.benchmarks.plugins import broken_plugins_note, load_benchmarks, plugin_origins
 from audioeval.benchmarks.resolved_benchmark import ResolvedBenchmark as ResolvedBenchmark  # re-exported
+from audioeval.benchmarks.sources.source_formats import source_type_names
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
 from audioeval.benchmarks.tasks import asr_defaults_for, default_scorers, get_task
 from audioeval.core.errors import InputError
@@ -94,10 +95,14 @@ def with_profile(spec: BenchmarkSpec, profile: str | None) -> BenchmarkSpec:
 
 def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
     load_benchmarks()  # every benchmark's scorers, templates, profiles and exporters registered
-    try:
-        one_of("scoring profile", spec.profile, profile_names())
-    except ValueError as exc:
-        raise InputError(str(exc), file=where, field="profile") from None
+    for kind, value, known, field_name in (
+        ("scoring profile", spec.profile, profile_names(), "profile"),
+        ("source type", spec.source.type, source_type_names(), "source.type"),
+    ):  # names the loaded benchmarks contribute, checked now that they are loaded
+        try:
+            one_of(kind, value, known)
+        except ValueError as exc:
+            raise InputError(str(exc), file=where, field=field_name) from None
     task = get_task(spec.task, where=where)
     scorers_default, metrics_default, headline_default = default_scorers(task), task.metrics, task.headline
     if task.name == "asr":

@@ -17,7 +17,6 @@ from audioeval.benchmarks.sources.records_to_samples import MULTI_COLUMN_FIELDS
 from audioeval.core.errors import InputError
 from audioeval.core.names import name_problem
 from audioeval.core.request_settings import checked_settings
-from audioeval.core.suggest import one_of
 from audioeval.core.validation import describe_validation
 from audioeval.store.yaml_file import read_yaml_mapping
 
@@ -84,13 +83,6 @@ class SourceSpec(_Strict):
         description="the command that makes the local copy ($AUDIOEVAL_DATA stands for the data "
         "root): said when the data is missing; a hub source has one made from its name",
     )
-
-    @field_validator("type")
-    @classmethod
-    def _type(cls, v: str) -> str:
-        from audioeval.benchmarks.sources.source_formats import source_type_names
-
-        return one_of("source type", v, source_type_names())
 
     @field_validator("local_name")
     @classmethod
