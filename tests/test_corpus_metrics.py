@@ -19,7 +19,8 @@ from audioeval.metrics.corpus import (
     breakdown,
     get_metric,
 )
-from audioeval.scoring.base import Prediction, build_scorer, declared_metrics
+from audioeval.scoring.base import Prediction, declared_metrics
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.run_helpers import CAPTION_SCORERS, SPEECH_SCORERS, text_scorers
 
 HYPS = [
@@ -199,7 +200,7 @@ def test_default_metrics_of_every_text_scorer_compute_on_its_stats() -> None:
 def test_every_builtin_scorer_declares_the_metrics_it_feeds() -> None:
     """What a benchmark's default metrics and a summary's metric sources are built from."""
     from audioeval.benchmarks.plugins import load_benchmarks
-    from audioeval.scoring.base import SCORERS
+    from audioeval.scoring.scorer_registry import SCORERS
     from audioeval.scoring.speech_scorers import DnsmosScorer, PesqStoiScorer, SimScorer
 
     load_benchmarks()  # registers the judged scorers

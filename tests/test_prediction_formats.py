@@ -30,6 +30,8 @@ from audioeval.core.errors import InputError
 from audioeval.engine.model_factory import build_predictions
 from audioeval.engine.model_specs import ModelConfig
 
+load_benchmarks()  # the formats and source types the benchmarks contribute, for the parametrized tests
+
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "src" / "audioeval" / "benchmarks" / "demo" / "demo_data"
 HYPS = ROOT / "examples" / "demo_hyps.jsonl"
@@ -292,8 +294,10 @@ def test_every_contributed_source_type_names_a_missing_file(tmp_path: Path, name
 
 
 def test_an_unknown_source_type_lists_the_contributed_ones() -> None:
+    from audioeval.benchmarks.resolved import resolve
+
     with pytest.raises(InputError) as info:
-        parse_spec({"name": "x", "task": "asr", "source": {"type": "mmea", "path": "x"}}, "inline.yaml")
+        resolve(parse_spec({"name": "x", "task": "asr", "source": {"type": "mmea", "path": "x"}}, "inline.yaml"), "x")
     assert info.value.field == "source.type" and "mmae" in info.value.message and "jsonl" in info.value.message
 
 

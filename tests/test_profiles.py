@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.ultraeval.wer_text import chinese_normalise, ultraeval_tokens
 from audioeval.cli.main import app
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.run_helpers import tone_asr_manifest, write_jsonl
 
 load_benchmarks()  # registers the `ultraeval` profile
@@ -198,8 +199,8 @@ def test_rescore_profile_writes_a_new_folder_and_again_changes_nothing(tmp_path:
 
 
 def test_spec_and_run_config_profile_fields(tmp_path: Path) -> None:
-    from audioeval.benchmarks.resolved import resolve
-    from audioeval.benchmarks.spec import parse_spec, with_profile
+    from audioeval.benchmarks.resolved import resolve, with_profile
+    from audioeval.benchmarks.spec import parse_spec
     from audioeval.core.errors import InputError
     from audioeval.engine.run_config import load_run_config
 
@@ -209,8 +210,9 @@ def test_spec_and_run_config_profile_fields(tmp_path: Path) -> None:
     assert [
         s.signature().get("profile") for s in resolve(with_profile(spec, "audioeval"), "x.yaml").scorers
     ] == [None]
-    with pytest.raises(InputError, match="profile"):
-        parse_spec({**data, "profile": "ultra"}, "x.yaml")
+    with pytest.raises(InputError, match="unknown scoring profile 'ultra'") as refused:
+        resolve(parse_spec({**data, "profile": "ultra"}, "x.yaml"), "x.yaml")
+    assert (refused.value.file, refused.value.field) == ("x.yaml", "profile")
     cfg = tmp_path / "run.yaml"
     cfg.write_text("benchmarks: [demo-speech-en]\nmodels: [oracle]\nprofile: ultraeval\n", encoding="utf-8")
     assert load_run_config(cfg).profile == "ultraeval"

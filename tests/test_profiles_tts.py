@@ -21,7 +21,8 @@ from audioeval.cli.main import app
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.metrics.corpus import aggregate
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.fakes.mcq_server import tone_wav
 from tests.run_helpers import write_jsonl
 

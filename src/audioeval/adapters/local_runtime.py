@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.adapters.runtimes.environment import resolve_python
 from audioeval.adapters.runtimes.request_inputs import audio_input, text_input
 from audioeval.adapters.runtimes.spec import RuntimeSpec, WorkerArg, load_runtime_spec
@@ -94,7 +94,7 @@ class _Slot:
         self.worker: WorkerProcess | None = None
 
 
-class LocalRuntimeAdapter:
+class LocalRuntimeAdapter(AdapterHooks):
     """A `ModelAdapter` over a runtime spec's worker processes."""
 
     def __init__(

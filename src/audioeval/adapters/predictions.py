@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.adapters.unkeyed_rows import SampleKeys, UnkeyedRow, match_rows
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.model_output import ModelOutput, OutputFault
@@ -73,7 +73,7 @@ class PredictionsReading:
 
 
 @dataclass
-class PredictionsFile:
+class PredictionsFile(AdapterHooks):
     """Answers each sample with the stored output (audio or text) of the same id."""
 
     name: str
@@ -101,7 +101,7 @@ class PredictionsFile:
     _signature: dict[str, Any] | None = None
     # An empty answer in a file is what the system answered (the official MMAR / MMAU scripts
     # count it wrong), and asking the file again gives the same: the output gate scores it.
-    blank_is_an_answer: ClassVar[bool] = True
+    blank_is_an_answer = True
 
     def signature(self) -> dict[str, Any]:
         """The file's and its clips' content hashes, taken once: the engine asks for the

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.model_output import ModelOutput
 from audioeval.store.file_digest import json_digest
@@ -19,7 +19,7 @@ RECORDS_FILE = "records.jsonl"
 
 
 @dataclass
-class Replay:
+class Replay(AdapterHooks):
     """Answers each sample with the stored output of the same id in `records.jsonl`."""
 
     name: str

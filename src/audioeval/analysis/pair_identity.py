@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audioeval.analysis.score_table import pair_latest
+from audioeval.analysis.pair_records import pair_latest
 from audioeval.core.errors import InputError
 from audioeval.core.shorten import shorten
 from audioeval.store.json_file import read_json_object

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from audioeval.analysis.pair_records import pair_latest
 from audioeval.analysis.ranking import Column, ScoreTable
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.suggest import unknown_spec_name
@@ -34,8 +35,8 @@ from audioeval.engine.run_summary import PairSummary, RunSummary
 from audioeval.store.bounded_json import loads
 from audioeval.store.csv_cells import restore_cell
 from audioeval.store.json_file import read_json_object
-from audioeval.store.run_folder import RunFolderError, read_pair, read_run_file, run_id_of
-from audioeval.store.run_summaries import REBUILD_HINT, check_summary_records
+from audioeval.store.run_folder import read_run_file, run_id_of
+from audioeval.store.run_summaries import check_summary_records
 from audioeval.store.run_summaries import read_summary as read_checked_summary
 from audioeval.store.text_input import read_text_input, text_lines
 from audioeval.store.yaml_file import read_yaml_mapping
@@ -489,20 +490,6 @@ def cell_stats(
         return str(exc)
     hashes = {sid: latest[sid].sample_sha256 for sid in stats}
     return CellStats(list(stats), statistic, 100.0 if metric.unit == "fraction" else 1.0, hashes)
-
-
-def pair_latest(folder: Path, cache: dict[Path, dict[str, Any]], run_dir: Path) -> dict[str, Any]:
-    """The latest record of each sample of a pair folder that the run folder's checked reader
-    vouches for (of its `sample_ids.json`, when it has one), read once per folder into `cache`;
-    none without `records.jsonl`. RunFolderError when the pair's files cannot be used."""
-    from audioeval.core.record import latest_records
-
-    if folder not in cache:
-        found = read_pair(folder, _checked_run_id(run_dir))
-        if found.refused:
-            raise RunFolderError(found.refused, REBUILD_HINT)
-        cache[folder] = latest_records(found.records)
-    return cache[folder]
 
 
 def _run_benchmarks(run_dir: Path) -> dict[str, Any] | str:

@@ -26,6 +26,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audioeval.benchmarks.pair_exports import Exporter as Exporter  # re-exported: a field's type
 from audioeval.benchmarks.prediction_formats import PredictionFormat
 from audioeval.benchmarks.sources.source_formats import SourceFormat
 from audioeval.core.errors import RunConfigError
@@ -33,12 +34,7 @@ from audioeval.scoring.base import ScorerFactory
 from audioeval.scoring.profiles import TextProfile
 
 if TYPE_CHECKING:
-    from audioeval.benchmarks.pair_exports import PairExport
     from audioeval.benchmarks.preset import Preset, PresetTool
-
-Exporter = Callable[[Path, "PairExport"], Any]
-"""Writes a benchmark's own files into a pair folder from the pair's records
-(`benchmarks/pair_exports.py`); what it returns goes back to the caller of the run."""
 
 
 class BenchmarkPluginError(RunConfigError):
@@ -64,7 +60,7 @@ class Benchmark:
 
     scorers: Mapping[str, ScorerFactory] = field(default_factory=dict)
     """Scorer name -> factory object (a scorer class, a function returning a scorer, or a
-    `DeferredFactory`), registered explicitly with `scoring.base.register_scorer`."""
+    `DeferredFactory`), registered explicitly with `scoring.scorer_registry.register_scorer`."""
 
     template_folders: tuple[tuple[str, str], ...] = ()
     """(package, folder) pairs of prompt templates (e.g. a judge prompt) that `load_template`

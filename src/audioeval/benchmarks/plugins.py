@@ -207,8 +207,8 @@ def _taken() -> dict[tuple[str, str], str]:
     from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
     from audioeval.benchmarks.sources.source_formats import GENERIC_SOURCE_TYPES, SOURCE_FORMATS
     from audioeval.benchmarks.tasks import TASK_SCORERS, TASKS
-    from audioeval.scoring.base import SCORERS
     from audioeval.scoring.profiles import PROFILES
+    from audioeval.scoring.scorer_registry import SCORERS
 
     seen: dict[tuple[str, str], str] = {}
     for kind, names in (
@@ -254,8 +254,8 @@ def _register(bench: Benchmark) -> None:
     from audioeval.benchmarks.sources.source_formats import SOURCE_FORMATS
     from audioeval.benchmarks.tasks import TASK_SCORERS
     from audioeval.prompts.templates import add_template_folder
-    from audioeval.scoring.base import register_scorer
     from audioeval.scoring.profiles import register_profile
+    from audioeval.scoring.scorer_registry import register_scorer
 
     for name, factory in bench.scorers.items():
         register_scorer(name, factory)
@@ -292,7 +292,7 @@ def load_benchmarks() -> dict[str, Benchmark]:
 def _load() -> dict[str, Benchmark]:
     """The built-in benchmarks (a clash among them is a defect: raised), then each plugin that
     loads and takes no name that is taken; every other plugin is listed in `broken_plugins()`."""
-    from audioeval.scoring.base import register_scorer
+    from audioeval.scoring.scorer_registry import register_scorer
 
     builtin = [(BUILTIN, b) for b in builtin_benchmarks()]
     _check(builtin)

@@ -84,10 +84,8 @@ class ChosenFormat:
 
 
 def format_names() -> list[str]:
-    """Every registered format (the benchmarks' included), after `auto`."""
-    from audioeval.benchmarks.plugins import load_benchmarks
-
-    load_benchmarks()
+    """Every registered format (those of the loaded benchmarks included: the engine loads them
+    first, `plugins.load_benchmarks()`; this module sits below the benchmarks), after `auto`."""
     return ["auto", *PREDICTION_FORMATS.names()]
 
 
@@ -230,10 +228,8 @@ def _register_tool_formats() -> None:
 
 
 def format_of(name: str, path: Path) -> ChosenFormat:
-    """The format named, or (`auto`) the one registered format that matches the file."""
-    from audioeval.benchmarks.plugins import load_benchmarks
-
-    load_benchmarks()
+    """The format named, or (`auto`) the one registered format that matches the file (the
+    benchmarks loaded, as for `format_names`)."""
     _readable(path)  # a missing or unreadable file is named before anything runs
     if name != "auto":
         return ChosenFormat(name, PREDICTION_FORMATS.get(name, field="predictions_format"), "named")

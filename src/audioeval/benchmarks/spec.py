@@ -17,7 +17,6 @@ from audioeval.benchmarks.sources.records_to_samples import MULTI_COLUMN_FIELDS
 from audioeval.core.errors import InputError
 from audioeval.core.names import name_problem
 from audioeval.core.request_settings import checked_settings
-from audioeval.core.suggest import one_of
 from audioeval.core.validation import describe_validation
 from audioeval.store.yaml_file import read_yaml_mapping
 
@@ -84,13 +83,6 @@ class SourceSpec(_Strict):
         description="the command that makes the local copy ($AUDIOEVAL_DATA stands for the data "
         "root): said when the data is missing; a hub source has one made from its name",
     )
-
-    @field_validator("type")
-    @classmethod
-    def _type(cls, v: str) -> str:
-        from audioeval.benchmarks.sources.source_formats import source_type_names
-
-        return one_of("source type", v, source_type_names())
 
     @field_validator("local_name")
     @classmethod
@@ -172,19 +164,14 @@ class BenchmarkSpec(_Strict):
     profile: str = Field(
         "audioeval",
         description="scoring conventions of the profiled scorers: a registered scoring profile, "
-        "ours (audioeval) or UltraEval-Audio's (ultraeval; docs/fidelity.md); `--profile` on run "
-        "and rescore overrides it",
+        "ours (audioeval) or UltraEval-Audio's (ultraeval; docs/fidelity.md), checked when the "
+        "spec is resolved; `--profile` on run and rescore overrides it",
     )
 
     @property
     def local_copy_name(self) -> str:
         """The folder under the data root that a local copy of the source is read from."""
         return self.source.local_name or self.name
-
-    @field_validator("profile")
-    @classmethod
-    def _profile(cls, v: str) -> str:
-        return one_of("scoring profile", v, profile_names())
 
     @field_validator("name")
     @classmethod
@@ -254,26 +241,6 @@ class BenchmarkSpec(_Strict):
             if len(set(columns)) != len(columns):
                 raise ValueError(f"{name!r}: a column is named twice in {columns}")
         return v
-
-
-def profile_names() -> list[str]:
-    """The registered scoring profiles (a benchmark registers its own with its scorers)."""
-    from audioeval.benchmarks.plugins import load_benchmarks
-    from audioeval.scoring.profiles import profile_names as registered
-
-    load_benchmarks()  # registers the benchmarks' profiles
-
-    return registered()
-
-
-def with_profile(spec: BenchmarkSpec, profile: str | None) -> BenchmarkSpec:
-    """The spec scored under `profile` (`--profile`); None keeps the spec's own."""
-    if profile is None or profile == spec.profile:
-        return spec
-    known = profile_names()
-    if profile not in known:
-        raise InputError(f"unknown scoring profile {profile!r}: one of {', '.join(known)}", field="profile")
-    return spec.model_copy(update={"profile": profile})
 
 
 def _known_keys(parent: tuple[Any, ...]) -> list[str]:

@@ -98,9 +98,10 @@ def _models() -> Table:
     for codec in BUILTIN_CODECS.values():
         t.add_row(codec.usage.split(" ", 1)[0].rstrip(","), "codec", codec.usage)
     t.add_row("replay:RUN/BENCHMARK/MODEL", "replay", "stored outputs of an earlier run")
-    from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS, format_names
+    from audioeval.benchmarks.plugins import load_benchmarks
+    from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
 
-    format_names()  # every benchmark's formats registered
+    load_benchmarks()  # every benchmark's formats registered
     for name, fmt in PREDICTION_FORMATS.items():
         tasks = ", ".join(sorted(fmt.tasks))
         t.add_row(
@@ -136,8 +137,10 @@ def _prompts() -> Table:
 
 
 def _tasks() -> Table:
+    from audioeval.benchmarks.plugins import load_benchmarks
     from audioeval.benchmarks.tasks import TASKS, default_scorers
 
+    load_benchmarks()  # the default scorers a benchmark provides for a task
     t = Table(title="Tasks")
     for col in ("task", "prompt", "scorers", "metrics", "description"):
         t.add_column(col, overflow="fold")
@@ -159,7 +162,7 @@ def _steps() -> Table:
 
 def _scorers() -> Table:
     from audioeval.benchmarks.plugins import load_benchmarks
-    from audioeval.scoring.base import SCORERS
+    from audioeval.scoring.scorer_registry import SCORERS
 
     load_benchmarks()  # every benchmark's scorers registered
 

@@ -132,7 +132,7 @@ app.add_typer(runtime_app, name="runtime")
 
 def _print_version(value: bool) -> None:
     if value:
-        from audioeval import __version__
+        from audioeval.core.version import __version__
 
         typer.echo(__version__)
         raise typer.Exit()
@@ -154,7 +154,7 @@ def _main(
 @app.command(cls=aliased())
 def version() -> None:
     """Print the audioeval version."""
-    from audioeval import __version__
+    from audioeval.core.version import __version__
 
     typer.echo(__version__)
 

@@ -26,18 +26,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from audioeval import __version__
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.adapters.predictions import PredictionsFile
 from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.registry import resolve_benchmark
-from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge_prompt
+from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge_prompt, with_profile
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
-from audioeval.benchmarks.spec import BenchmarkSpec, with_profile
+from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigError
 from audioeval.core.names import check_name, folder_collisions
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.settings import DEFAULTS
+from audioeval.core.version import __version__
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.generation_settings import check_routed_settings, pair_generation
@@ -257,7 +257,7 @@ def _check_models(models: list[ModelConfig]) -> None:
 def _nothing_served(benches: list[ResolvedBenchmark], models: list[ModelConfig], adapters: dict) -> str:
     """No pair: what each given model serves, and what each benchmark's task needs."""
     served = "; ".join(
-        f"{m.name} serves {', '.join(sorted(tasks)) if (tasks := getattr(adapters[m.slug], 'tasks', None)) else 'every task'}"
+        f"{m.name} serves {', '.join(sorted(tasks)) if (tasks := adapters[m.slug].tasks) else 'every task'}"
         for m in models
     )
     needed = "; ".join(f"{b.name} needs task {b.spec.task}" for b in benches)
@@ -274,7 +274,7 @@ def _check_served(
         adapter = adapters.get(m.slug)
         if adapter is None or any(serves(adapter, b.spec.task) for b in benches):
             continue
-        tasks = sorted(getattr(adapter, "tasks", None) or ())
+        tasks = sorted(adapter.tasks or ())
         needed = "; ".join(f"{b.name} needs task {b.spec.task}" for b in benches)
         how = f" ({adapter.describe()})" if isinstance(adapter, PredictionsFile) else ""
         raise InputError(
@@ -291,15 +291,14 @@ def _unpaired(
     for m in models:
         left = [b.name for b in benches if not serves(adapters[m.slug], b.spec.task)]
         if left:
-            tasks = ", ".join(sorted(getattr(adapters[m.slug], "tasks", None) or ()))
+            tasks = ", ".join(sorted(adapters[m.slug].tasks or ()))
             lines.append(f"{m.name} is not run on {', '.join(left)}: it serves {tasks} only")
     return lines
 
 
 def serves(adapter: ModelAdapter, task: str) -> bool:
-    """Whether the adapter takes samples of this task (`tasks` None or absent: every task)."""
-    tasks = getattr(adapter, "tasks", None)
-    return tasks is None or task in tasks
+    """Whether the adapter takes samples of this task (`tasks` None: every task)."""
+    return adapter.tasks is None or task in adapter.tasks
 
 
 def _template_override(model: ModelConfig, bench: ResolvedBenchmark) -> str | None:
@@ -401,11 +400,10 @@ def _write_model_skipped(
     folder: Path, adapter: ModelAdapter, ids: list[str], skipped: list[InputError]
 ) -> list[InputError]:
     """The items of a model's own input that answer no sample (e.g. of a predictions file)."""
-    input_errors = getattr(adapter, "input_errors", None)
-    if input_errors is None:
-        return []
     known = set(ids) | {e.sample_id for e in skipped if e.sample_id}
-    errors: list[InputError] = input_errors(set(ids), known)
+    errors = adapter.input_errors(set(ids), known)
+    if errors is None:  # the model reads no input of its own
+        return []
     write_json_atomic(folder / MODEL_SKIPPED_FILE, [e.as_record() for e in errors])
     return errors
 

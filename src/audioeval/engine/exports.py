@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.pair_exports import PairExport, exporter_for
+from audioeval.benchmarks.pair_exports import PairExport
+from audioeval.benchmarks.resolved import exporter_for
 from audioeval.core.errors import InputError
 from audioeval.engine.run_layout import MODEL_SKIPPED_FILE
 from audioeval.store.json_items import gc_paused

@@ -102,8 +102,10 @@ class ModelConfig(BaseModel):
     @field_validator("predictions_format")
     @classmethod
     def _predictions_format(cls, v: str) -> str:
+        from audioeval.benchmarks.plugins import load_benchmarks
         from audioeval.benchmarks.prediction_formats import format_names
 
+        load_benchmarks()  # the formats the benchmarks contribute
         return one_of("predictions format", v, format_names())
 
     @field_validator("name")

@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from audioeval.adapters.base import GenerationConfig, ModelRequest
+from audioeval.adapters.base import AdapterHooks, GenerationConfig, ModelRequest
 from audioeval.adapters.openai_chat import (
     AudioPartStyle,
     audio_output_fields,
@@ -123,7 +123,7 @@ async def generation_output(gen: Generation, request: ModelRequest, *, source: s
 
 
 @dataclass
-class OpenAIChatModel:
+class OpenAIChatModel(AdapterHooks):
     name: str
     urls: list[str]
     served_model: str

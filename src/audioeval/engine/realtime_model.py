@@ -30,7 +30,7 @@ from typing import Any
 
 import aiohttp
 
-from audioeval.adapters.base import GenerationConfig, ModelRequest
+from audioeval.adapters.base import AdapterHooks, GenerationConfig, ModelRequest
 from audioeval.adapters.realtime_events import (
     RATE,
     RealtimeError,
@@ -66,7 +66,7 @@ class _NoHandshake(Exception):
 
 
 @dataclass
-class RealtimeModel:
+class RealtimeModel(AdapterHooks):
     name: str
     wire: ProviderWire
     served_model: str

@@ -30,10 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.pair_exports import exporter_for
 from audioeval.benchmarks.plugins import load_benchmarks
-from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
-from audioeval.benchmarks.spec import parse_spec, with_profile
+from audioeval.benchmarks.resolved import ResolvedBenchmark, exporter_for, resolve, with_profile
+from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.evaluate import PairRun, summarise_pairs

@@ -389,7 +389,7 @@ def gate_adapter_output(
     `adapter` None: a stored output (rescoring), named by its endpoint. An adapter declares an
     empty text its answer with `blank_is_an_answer` (the `constant` baseline)."""
     name = adapter.name if adapter is not None else output.endpoint or "the stored output"
-    blank_ok = blank_is_an_answer or bool(getattr(adapter, "blank_is_an_answer", False))
+    blank_ok = blank_is_an_answer or (adapter is not None and adapter.blank_is_an_answer)
     return gate_output(output, bench.task.output, source=name, sample_id=sample.id, blank_is_an_answer=blank_ok)
 
 
@@ -405,7 +405,7 @@ def _reads_inputs(ctx: PairContext) -> bool:
     its answers are stored, so a text-only copy of a benchmark, clips absent, is scored)."""
     if ctx.bench.loader_checks_inputs:
         return False
-    return getattr(ctx.adapter, "reads_input_audio", True)
+    return ctx.adapter.reads_input_audio
 
 
 @dataclass

@@ -35,12 +35,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-if TYPE_CHECKING:
-    from audioeval.core.record import Score
-    from audioeval.core.sample import Sample
-    from audioeval.scoring.base import Prediction
+from audioeval.core.record import Score
+from audioeval.core.sample import Sample
+from audioeval.scoring.prediction import NO_OUTPUT, Prediction
 
 
 class Scorer:
@@ -89,6 +88,4 @@ class Scorer:
         audio output None (no honest value: the sample stays out of the means, counted)."""
         if output_kind != "text":
             return None
-        from audioeval.scoring.failed_output import NO_OUTPUT
-
         return self.score(NO_OUTPUT, sample)

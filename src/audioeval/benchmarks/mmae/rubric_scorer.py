@@ -165,9 +165,8 @@ class MmaeRubricScorer(JudgedScorer):
             ]
         except ValueError as exc:
             raise InputError(str(exc), sample_id=sample.id, field="rubrics") from None
-        prepare = getattr(generate, "prepare", None)
-        if prepare is not None:  # every clip read before any is sent: an unreadable one asks nothing
-            await prepare(sorted({ref for c in clips for _, ref in c}, key=_ref_order))
+        # every clip read before any is sent: an unreadable one asks nothing
+        await generate.prepare(sorted({ref for c in clips for _, ref in c}, key=_ref_order))
         outcomes = await asyncio.gather(*(self._rubric(ms, i, c, generate) for i, c in enumerate(clips)))
         return self._result(ms, list(outcomes))
 
