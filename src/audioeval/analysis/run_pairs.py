@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.analysis.pair_identity import WHERE_READ
-from audioeval.analysis.score_table import pair_latest, read_summary
+from audioeval.analysis.pair_records import pair_latest, read_summary
 from audioeval.core.errors import InputError
 from audioeval.store.run_folder import read_pair
 

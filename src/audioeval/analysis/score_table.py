@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import functools
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,13 +30,8 @@ from audioeval.analysis.pair_records import pair_latest
 from audioeval.analysis.ranking import Column, ScoreTable
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.suggest import unknown_spec_name
-from audioeval.engine.run_summary import PairSummary, RunSummary
-from audioeval.store.bounded_json import loads
 from audioeval.store.csv_cells import restore_cell
 from audioeval.store.json_file import read_json_object
-from audioeval.store.run_folder import read_run_file, run_id_of
-from audioeval.store.run_summaries import check_summary_records
-from audioeval.store.run_summaries import read_summary as read_checked_summary
 from audioeval.store.text_input import read_text_input, text_lines
 from audioeval.store.yaml_file import read_yaml_mapping
 
@@ -230,68 +224,6 @@ class PairCell:
 class RunTable:
     table: ScoreTable
     cells: tuple[PairCell, ...]
-
-
-def read_summary(run_dir: Path) -> list[PairSummary]:
-    path = run_dir / "summary.json"
-    if not path.is_file():
-        raise InputError(
-            "not a run directory (no summary.json): give folders written by `audioeval run`",
-            file=str(run_dir),
-        )
-    run_id = _checked_run_id(run_dir)
-    try:
-        data = loads(read_text_input(path, "run summary"))
-    except json.JSONDecodeError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("results"), list):
-        checked = read_checked_summary(path, run_id)  # the run summary the engine wrote, vouched for
-        results = list(RunSummary.from_json(checked or {}).results)
-        check_summary_records(run_dir, results, run_id)  # type: ignore[arg-type]
-        return results
-    pairs = pair_summaries(run_dir)  # a folder of an earlier audioeval: a preset's export there
-    if pairs:
-        return pairs
-    raise InputError(
-        f"not a run summary: {_folder_kind(data)}, and no pair summary"
-        " (<benchmark>/<model>/summary.json) beside it; give the folder written by `audioeval run`,"
-        " `mcq score`, `judge-eval` or `mmae score` (its top folder)",
-        file=str(path),
-    )
-
-
-def _checked_run_id(run_dir: Path) -> str | None:
-    """The run's id from its run.json, read through the run folder's checked reader (a folder
-    with a summary but no readable run.json is refused: nothing ties its figures to a run)."""
-    return run_id_of(read_run_file(run_dir))
-
-
-def pair_summaries(run_dir: Path) -> list[PairSummary]:
-    """The pair summaries `<run>/<benchmark>/<model>/summary.json` of a run directory whose
-    own summary.json is an export (`mcq score`, `judge-eval` folders of an earlier audioeval):
-    those with a benchmark, a model and metrics, in path order."""
-    out: list[PairSummary] = []
-    if not (run_dir / "run.json").is_file():
-        return out
-    for path in sorted(run_dir.glob("*/*/summary.json")):
-        try:
-            data = loads(read_text_input(path, "pair summary"))
-        except (json.JSONDecodeError, InputError):
-            continue
-        if isinstance(data, dict) and all(k in data for k in ("benchmark", "model", "metrics")):
-            out.append(data)  # type: ignore[arg-type]  (a JSON object with those keys)
-    return out
-
-
-def _folder_kind(data: Any) -> str:
-    """What a summary.json without `results` looks like it is."""
-    if not isinstance(data, dict):
-        return "summary.json is not a JSON object"
-    if "robust" in data and "official" in data:
-        return "it is the export of `audioeval mcq score`"
-    if "n_scored" in data and "subsets" in data:
-        return "it is the export of `audioeval judge-eval`"
-    return "summary.json has no `results` list"
 
 
 def _one_family(found: Sequence[tuple[Path, Mapping[str, Any]]], family: str | None) -> str:

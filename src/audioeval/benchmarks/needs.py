@@ -32,9 +32,9 @@ def _data_need(spec: BenchmarkSpec, where: str) -> str | None:
 
 def benchmark_needs(spec: BenchmarkSpec, where: str, scorers: list[Scorer]) -> list[str]:
     """The needs of a benchmark (see the module doc), in that order, each once."""
-    out = ["judge"] if any(getattr(s, "needs_judge", False) for s in scorers) else []
+    out = ["judge"] if any(s.needs_judge for s in scorers) else []
     data = _data_need(spec, where)
     out += [data] if data else []
     for scorer in scorers:
-        out += [str(x) for x in getattr(scorer, "requires", ()) or ()]
+        out += [str(x) for x in scorer.requires or ()]
     return list(dict.fromkeys(out))

@@ -292,8 +292,10 @@ def load_benchmarks() -> dict[str, Benchmark]:
 def _load() -> dict[str, Benchmark]:
     """The built-in benchmarks (a clash among them is a defect: raised), then each plugin that
     loads and takes no name that is taken; every other plugin is listed in `broken_plugins()`."""
+    from audioeval.benchmarks.sources.tool_outputs import register_formats
     from audioeval.scoring.scorer_registry import register_scorer
 
+    register_formats()
     builtin = [(BUILTIN, b) for b in builtin_benchmarks()]
     _check(builtin)
     seen = _taken()

@@ -219,14 +219,6 @@ PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
 )
 
 
-def _register_tool_formats() -> None:
-    """The output files of evaluation tools that are no benchmark (`sources/tool_outputs.py`)."""
-    from audioeval.benchmarks.sources.tool_outputs import FORMATS
-
-    for name, fmt in FORMATS.items():
-        PREDICTION_FORMATS.register(name, fmt)
-
-
 def format_of(name: str, path: Path) -> ChosenFormat:
     """The format named, or (`auto`) the one registered format that matches the file (the
     benchmarks loaded, as for `format_names`)."""
@@ -253,5 +245,3 @@ def format_of(name: str, path: Path) -> ChosenFormat:
         field="predictions_format",
     )
 
-
-_register_tool_formats()

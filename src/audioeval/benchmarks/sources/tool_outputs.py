@@ -25,6 +25,7 @@ from typing import Any
 from audioeval.adapters.predictions import PredictionsRead
 from audioeval.adapters.unkeyed_rows import BY_TEXT, UnkeyedRow
 from audioeval.benchmarks.prediction_formats import (
+    PREDICTION_FORMATS,
     TEXT_TASKS,
     Loader,
     PredictionFormat,
@@ -150,3 +151,12 @@ FORMATS = {
         reference_texts,
     ),
 }
+
+
+def register_formats() -> None:
+    """The output files of evaluation tools that are no benchmark, as generic predictions
+    formats (by `plugins.load_benchmarks`, before any benchmark's own: a name taken here is
+    taken for every plugin)."""
+    for name, fmt in FORMATS.items():
+        if name not in PREDICTION_FORMATS:
+            PREDICTION_FORMATS.register(name, fmt)
