@@ -139,7 +139,7 @@ def child(argv: list[str], out: Path) -> None:
         phases.wrap(ev, attr, "plan")
     phases.wrap(ev, "_check_endpoints", "probe")
     phases.wrap(ev, "_gather_pairs", "judging")
-    phases.wrap(ev, "read_records", "read-back")
+    phases.wrap(ev, "read_pair", "read-back")
     phases.wrap(ev, "summarise_pairs", "summaries")
     phases.wrap(ev, "write_run_summary", "summaries")  # the run's summary.json (the engine writes it)
     phases.wrap(ev, "export_pairs", "exports")

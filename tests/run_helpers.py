@@ -77,7 +77,7 @@ with them, skipping with the reason where a tool is missing."""
 def text_scorers() -> list[str]:
     """The registered scorers that score text (every scorer less the speech ones)."""
     from audioeval.benchmarks.plugins import load_benchmarks
-    from audioeval.scoring.base import SCORERS
+    from audioeval.scoring.scorer_registry import SCORERS
 
     load_benchmarks()  # registers every benchmark's scorers (the judged ones too)
 

@@ -24,7 +24,8 @@ from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.engine.sample_pipeline import build_messages
 from audioeval.prompts.templates import load_template
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.fakes.mcq_server import tone_wav
 from tests.run_helpers import write_jsonl
 

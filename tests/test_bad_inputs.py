@@ -336,8 +336,8 @@ CASES = [
     Case("output dir is a file", flag_case([], "o", "is an existing file", "file"), BAD),
     Case("output dir not writable", flag_case([], "o", "not writable", "readonly"), BAD),
     Case("URL without scheme", flag_case(["--judge", "localhost:8000/v1"], "judge", "no http://"), BAD),
-    Case("zero concurrency", mmae_flag_case(["--base_urls", NO_JUDGE, "--concurrency", "0"], "--concurrency", True), BAD),
-    Case("negative concurrency", mmae_flag_case(["--base_urls", NO_JUDGE, "--concurrency", "-4"], "--concurrency", True), BAD),
+    Case("zero concurrency", mmae_flag_case(["--base_urls", NO_JUDGE, "--concurrency", "0"], "--concurrency"), BAD),
+    Case("negative concurrency", mmae_flag_case(["--base_urls", NO_JUDGE, "--concurrency", "-4"], "--concurrency"), BAD),
     Case("--retries above --max_attempts",
          mmae_flag_case(["--base_urls", NO_JUDGE, "--retries", "5", "--max_attempts", "3"], "--retries"), BAD),
     # MMAE metadata and predictions

@@ -63,8 +63,9 @@ def test_a_non_finite_score_value_is_a_recorded_failure_never_stored() -> None:
     from audioeval.core.record import FailureKind, SampleRecord, Score
     from audioeval.core.sample import Sample
     from audioeval.engine.sample_pipeline import _keep
+    from audioeval.scoring.base import Scorer
 
-    class Nan:
+    class Nan(Scorer):
         name = "nan_scorer"
 
     rec = SampleRecord("s1", Sample(id="s1", fields={}, audio={}, source="m.jsonl"), None)
@@ -461,7 +462,7 @@ def test_a_huge_prediction_line_is_refused_naming_it_in_bounded_memory(tmp_path:
     rc, peak_kb = (int(x) for x in proc.stdout.split()[-3::2])
     assert rc == exit_codes.TOO_MANY_FAILURES, proc.stdout + proc.stderr
     said = proc.stdout + proc.stderr
-    assert "hyps.jsonl:1, id 'c0', field 'text'" in said and "over the bound of 1,000,000" in said
+    assert "id 'c0': bad output: field 'output.text'" in said and "over the bound of 1,000,000" in said
     assert peak_kb < 200_000 + 6 * line_mb * 1024, peak_kb  # the file is read, never copied per stage
     records = next(out.rglob("records.jsonl"))
     assert records.stat().st_size < 50_000  # the answer is not stored
@@ -470,7 +471,7 @@ def test_a_huge_prediction_line_is_refused_naming_it_in_bounded_memory(tmp_path:
 
 
 def test_a_live_model_answer_over_the_bound_is_an_output_failure_never_cached(tmp_path: Path) -> None:
-    from audioeval.core.model_output import MAX_ANSWER_CHARS
+    from audioeval.engine.output_gate import MAX_ANSWER_CHARS
     from tests.fakes.mcq_server import tone_wav
     from tests.run_helpers import write_jsonl
 

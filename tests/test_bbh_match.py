@@ -8,7 +8,8 @@ from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.voicebench.bbh_match import normalise, read_answer, task_of
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 
 load_benchmarks()  # registers the VoiceBench scorers
 

@@ -279,10 +279,13 @@ def test_spec_name_with_space_or_separator_is_refused(bad: str) -> None:
 
 
 def test_unknown_source_type_lists_the_allowed(tmp_path: Path) -> None:
+    """Checked against the types the loaded benchmarks contribute when the spec is resolved."""
+    from audioeval.benchmarks.resolved import resolve
+
     path = _write(tmp_path, {**GOOD, "source": {"type": "parquet", "path": "x"}})
     with pytest.raises(InputError) as info:
-        load_spec_file(path)
-    assert info.value.field == "source.type"
+        resolve(load_spec_file(path), str(path))
+    assert (info.value.field, info.value.file) == ("source.type", str(path))
     assert "jsonl" in info.value.message and "hf_disk" in info.value.message
 
 

@@ -89,8 +89,8 @@ def _sample_pipeline(template: PromptTemplate) -> Any:
 
 def _judged(template: PromptTemplate, tmp: Path) -> Any:
     from audioeval.benchmarks.plugins import load_benchmarks
-    from audioeval.scoring.base import build_scorer
     from audioeval.scoring.judged import load_judge_prompt
+    from audioeval.scoring.scorer_registry import build_scorer
 
     load_benchmarks()
     path = tmp / "judge.yaml"
@@ -141,7 +141,7 @@ def _decompose(template: PromptTemplate) -> Any:
 def _answer_judge(template: PromptTemplate) -> Any:
     from audioeval.benchmarks.plugins import load_benchmarks
     from audioeval.core.sample import Sample
-    from audioeval.scoring.base import build_scorer
+    from audioeval.scoring.scorer_registry import build_scorer
 
     load_benchmarks()
     judge = build_scorer("qa_judge", where="test")

@@ -162,10 +162,15 @@ def test_a_rescore_stopped_after_its_first_pair_leaves_the_folder_as_it_was(
     assert again.exit_code == 0, again.output  # the original run resumes
     done = runner.invoke(app, ["rescore", str(out), "--profile", "ultraeval", "--resamples", "20"])
     assert done.exit_code == 0, done.output
-    for sig in out.glob("*/*/signature.json"):
+    signatures = list((tmp_path / "out-ultraeval").glob("*/*/signature.json"))  # the rescore's own folder
+    assert len(signatures) == 2
+    for sig in signatures:
         assert {s.get("profile") for s in json.loads(sig.read_text())["benchmark"]["scorers"]} == {
             "ultraeval"
         }
+    assert {p: p.read_bytes() for p in before if p.name == "signature.json"} == {
+        p: v for p, v in before.items() if p.name == "signature.json"
+    }  # the run as it was
 
 
 # --- every judged scorer: a judge call that timed out is a counted failure, never a score ---
@@ -174,8 +179,8 @@ def test_a_rescore_stopped_after_its_first_pair_leaves_the_folder_as_it_was(
 def _judged_scorers() -> list[str]:
     from audioeval.benchmarks.plugins import load_benchmarks
     from audioeval.core.errors import OptionalDependencyError
-    from audioeval.scoring.base import SCORERS, build_scorer
     from audioeval.scoring.judged import is_judged
+    from audioeval.scoring.scorer_registry import SCORERS, build_scorer
 
     load_benchmarks()
     names = []
@@ -227,8 +232,8 @@ def _sample_for(name: str, tmp_path: Path) -> tuple[Any, Any]:
 @pytest.mark.parametrize("name", _judged_scorers())
 def test_every_judged_scorer_counts_a_timed_out_judge_as_a_failure(tmp_path: Path, name: str) -> None:
     from audioeval.core.generation import Generation
-    from audioeval.scoring.base import build_scorer
     from audioeval.scoring.judged import JudgeFailed
+    from audioeval.scoring.scorer_registry import build_scorer
 
     scorer = build_scorer(name, where="test")
     sample, prediction = _sample_for(name, tmp_path)

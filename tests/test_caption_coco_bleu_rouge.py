@@ -14,14 +14,15 @@ import numpy as np
 import pytest
 
 from audioeval.benchmarks.registry import load_shipped
-from audioeval.benchmarks.resolved import resolve
-from audioeval.benchmarks.spec import parse_spec, profile_names, with_profile
+from audioeval.benchmarks.resolved import profile_names, resolve, with_profile
+from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.metrics.corpus import aggregate, get_metric
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
 from audioeval.scoring.caption_bleu import bleu_stats
 from audioeval.scoring.rouge import coco_rouge_l
+from audioeval.scoring.scorer_registry import build_scorer
 
 BLEUS = [f"bleu_{k}" for k in range(1, 5)]
 TINY, SMALL = 1e-15, 1e-9  # pycocoevalcap's guards against a zero count

@@ -19,7 +19,8 @@ from audioeval.core.sample import Sample
 from audioeval.metrics import cider_d, jagged_sums
 from audioeval.metrics.cider_d import cider_d_of_counts
 from audioeval.metrics.corpus import aggregate, get_metric
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 
 WORDS = "a dog barks loudly while the rain falls on tin roof car passes by bird sings".split()
 

@@ -86,7 +86,7 @@ FIXED = {
     "200 with an empty body": (FixedAnswer(200, b""), "malformed response"),
     "200 with HTML": (
         FixedAnswer(200, b"<html><body>Gateway login</body></html>", "text/html"),
-        "malformed response",
+        "answered with a web page (text/html)",
     ),
     "200 with invalid JSON": (FixedAnswer(200, b'{"choices": [{"message": '), "malformed response"),
     "200 with JSON without choices": (

@@ -19,7 +19,8 @@ from audioeval.metrics.corpus import (
     breakdown,
     get_metric,
 )
-from audioeval.scoring.base import Prediction, build_scorer, declared_metrics
+from audioeval.scoring.base import Prediction, declared_metrics
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.run_helpers import CAPTION_SCORERS, SPEECH_SCORERS, text_scorers
 
 HYPS = [
@@ -199,7 +200,7 @@ def test_default_metrics_of_every_text_scorer_compute_on_its_stats() -> None:
 def test_every_builtin_scorer_declares_the_metrics_it_feeds() -> None:
     """What a benchmark's default metrics and a summary's metric sources are built from."""
     from audioeval.benchmarks.plugins import load_benchmarks
-    from audioeval.scoring.base import SCORERS
+    from audioeval.scoring.scorer_registry import SCORERS
     from audioeval.scoring.speech_scorers import DnsmosScorer, PesqStoiScorer, SimScorer
 
     load_benchmarks()  # registers the judged scorers
@@ -301,3 +302,18 @@ def test_breakdown_by_taxonomy_keys() -> None:
     assert out["lang"]["zh"] == MetricValue(1.0, 1.0, 1.0, 1, total=1.0, count=1.0)
     assert (out["tags"]["noisy"].n, out["tags"]["long"].n) == (2, 2)
     assert out["tags"]["long"].value == 1.0
+
+
+def test_micro_rate_is_summed_numerators_over_summed_denominators() -> None:
+    """`micro:<key>`: a rate over the units inside the samples (MMAE's rubrics), not the mean
+    of per-sample rates; its block says both sums; a stats value that is no pair is refused."""
+    stats = [{"r": [2, 3]}, {"r": [0, 1]}, {"r": [0, 0]}, {"r": [4, 4]}]
+    mv = aggregate(get_metric("micro:r"), stats, resamples=200, seed=0)
+    assert mv.value == pytest.approx(6 / 8) and (mv.total, mv.count, mv.n) == (6, 8, 4)
+    assert (
+        get_metric("micro:r").unit == "fraction" and get_metric("micro:r", unit="percent").unit == "percent"
+    )
+    mean_of_rates = aggregate(get_metric("mean:x"), [{"x": 2 / 3}, {"x": 0.0}, {"x": None}, {"x": 1.0}])
+    assert mean_of_rates.value != pytest.approx(mv.value)
+    with pytest.raises(ValueError, match=r"sample #1 has r = 3, not \[numerator, denominator\]"):
+        aggregate(get_metric("micro:r"), [{"r": [1, 1]}, {"r": 3}])

@@ -32,7 +32,8 @@ from audioeval.judge.votes import (
     reduce_votes,
     strict_majority,
 )
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
 from tests.mmae_helpers import config, records_file, rescore_mmae, results, run_mmae
 

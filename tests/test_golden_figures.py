@@ -54,22 +54,7 @@ from tests.golden.links import LINKS, Link, RunFolder
 from tests.golden.record import FIGURES_FILE, REL_TOL, differences, read_golden
 from tests.golden.runs import RUNS, build_runs
 
-MMAE_FAILED_RUBRICS = (
-    "a sample with a failed rubric: taxonomy.json (mmae/aggregate.py) scores it from its other "
-    "rubrics, the engine's pair summary counts it failed and leaves it out: IFR, CR, EMR, "
-    "their CIs and groups differ"
-)
-MMAE_CR_N = (
-    "a sample without a consistency rubric: taxonomy.json CR_n leaves it out (as its CR "
-    "mean does), summary.json mean:cr n counts it (its mean leaves it out)"
-)
-
-KNOWN: dict[tuple[str, str], str] = {
-    ("mmae_rates", "mmae"): MMAE_FAILED_RUBRICS,
-    ("mmae_ci", "mmae"): MMAE_FAILED_RUBRICS,
-    ("mmae_n", "mmae"): f"{MMAE_FAILED_RUBRICS}; {MMAE_CR_N}",
-    ("mmae_n", "mmae_clean"): MMAE_CR_N,
-}
+KNOWN: dict[tuple[str, str], str] = {}
 """(link, run) -> what disagrees there today. Each case fails now; the mark goes once fixed."""
 
 

@@ -74,3 +74,47 @@ def test_binary_bootstrap_matches_resampling_in_distribution() -> None:
     ref_lo, ref_hi = bootstrap_mean_ci(outcomes, n_resamples=4000, seed=1)
     assert lo is not None and hi is not None and ref_lo is not None and ref_hi is not None
     assert abs(lo - ref_lo) < 0.01 and abs(hi - ref_hi) < 0.01
+
+
+def test_a_declared_cross_puts_a_sample_in_each_pair_of_its_groups() -> None:
+    """A cross of two keys (MMAE's modality × complexity): the group `a|b` of every pair of a
+    sample's groups, each the value a group of exactly those samples gives; the summary names
+    the keys crossed. A sample with two values of a key (an operation list) is in both."""
+    recs = [
+        _record("a", {"m": "speech", "c": "single", "op": ["add", "cut"]}, 1),
+        _record("b", {"m": "speech", "c": "multi", "op": ["add"]}, 0),
+        _record("c", {"m": "music", "c": "single", "op": ["cut"]}, 1),
+        _record("d", {"m": "speech", "c": "single", "op": []}, 0),
+    ]
+    plan = PairMetrics(
+        [get_metric("accuracy")], ["m", "c", "op"], crosses={"m_x_c": ("m", "c"), "m_x_op": ("m", "op")}
+    )
+    got = summarise_records(plan, recs, resamples=20, seed=1)
+    assert got["crosses"] == {"m_x_c": ["m", "c"], "m_x_op": ["m", "op"]}
+    assert list(got["breakdowns"]["m_x_c"]) == ["music|single", "speech|multi", "speech|single"]
+    assert list(got["breakdowns"]["m_x_op"]) == ["music|cut", "speech|add", "speech|cut"]
+    for cross, members in (("m_x_c", {"speech|single": "ad", "speech|multi": "b"}), ("m_x_op", {"speech|add": "ab"})):
+        for group, ids in members.items():
+            alone = summarise_records(
+                PairMetrics([get_metric("accuracy")]), [r for r in recs if r.id in ids], resamples=20, seed=1
+            )
+            assert got["breakdowns"][cross][group] == alone["metrics"], (cross, group)
+    assert "crosses" not in summarise_records(PairMetrics([get_metric("accuracy")], ["m"]), recs, resamples=0)
+
+
+def test_a_spec_names_only_its_taxonomy_keys_in_a_cross() -> None:
+    import pytest
+    from pydantic import ValidationError
+
+    from audioeval.benchmarks.spec import BenchmarkSpec
+
+    base = {"name": "x", "task": "mcq", "source": {"type": "jsonl", "path": "x.jsonl"}, "taxonomy": ["a", "b"]}
+    assert BenchmarkSpec(**base, crosses={"a_x_b": ["a", "b"]}).crosses == {"a_x_b": ["a", "b"]}
+    for bad, words in (
+        ({"a_x_c": ["a", "c"]}, "'c' is not a taxonomy key"),
+        ({"a_x_a": ["a", "a"]}, "two or more distinct"),
+        ({"just_a": ["a"]}, "two or more distinct"),
+        ({"a": ["a", "b"]}, "is a taxonomy key already"),
+    ):
+        with pytest.raises(ValidationError, match=words):
+            BenchmarkSpec(**base, crosses=bad)

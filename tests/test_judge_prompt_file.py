@@ -22,8 +22,9 @@ from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.engine.chat_client import ChatClient
-from audioeval.scoring.base import Prediction, build_scorer
-from audioeval.scoring.judged import JudgeFailed
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.judged import BareJudge, JudgeFailed
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.fakes.capture_judge import CaptureApp, capture_judge
 
 
@@ -173,7 +174,7 @@ def _first_request(scorer: Any, case: dict[str, Any]) -> dict[str, Any]:
                 return await client.complete(body)
 
             try:
-                await scorer.score_async(case["prediction"], case["sample"], generate)
+                await scorer.score_async(case["prediction"], case["sample"], BareJudge(generate))
             except JudgeFailed:
                 pass  # what is checked here is the request
 

@@ -101,46 +101,31 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _import_time_statements(tree: ast.Module) -> list[ast.stmt]:
-    """Statements run when the module is imported: the module body, including `if`, `try`
-    and `with` blocks and class bodies, but not `if TYPE_CHECKING:` blocks nor functions."""
-    found: list[ast.stmt] = []
-    pending: list[ast.stmt] = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            pending.extend(node.orelse)
-        elif isinstance(node, ast.ClassDef):
-            pending.extend(node.body)
-        elif isinstance(node, ast.If | ast.Try | ast.With):
-            for block in ("body", "orelse", "finalbody"):
-                pending.extend(getattr(node, block, []))
-            for handler in getattr(node, "handlers", []):
-                pending.extend(handler.body)
-        else:
-            found.append(node)
-    return found
-
-
-def _import_time_targets(path: Path, module: str, modules: set[str]) -> set[str]:
-    """The audioeval modules that must finish loading while `module` loads.
+def _import_targets(path: Path, module: str, modules: set[str]) -> dict[str, int]:
+    """The audioeval modules `module` imports, each with the line of its first import: every
+    `import` and `from … import` statement at any depth (module level, `if`/`try` blocks,
+    `if TYPE_CHECKING:` blocks, class bodies and function bodies alike: an import deferred into
+    a function still ties the two modules together, only later).
 
     `import a.b` and `from a.b import x` need a.b; `from a.b import c`, with c a submodule,
     needs a.b.c as well. Relative imports are resolved against the module's package.
     """
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    targets: set[str] = set()
-    for node in _import_time_statements(ast.parse(path.read_text())):
+    targets: dict[str, int] = {}
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
         if isinstance(node, ast.Import):
-            targets.update(alias.name for alias in node.names)
+            names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 parent = package.split(".")[: len(package.split(".")) - (node.level - 1)]
                 base = ".".join([*parent, base] if base else parent)
-            targets.add(base)
-            targets.update(f"{base}.{alias.name}" for alias in node.names)
-    return {t for t in targets if t in modules and t != module}
+            names = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        for name in names:
+            if name in modules and name != module:
+                targets[name] = min(targets.get(name, node.lineno), node.lineno)
+    return targets
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -185,14 +170,73 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_import_cycle():
-    """No cycle among the imports that run while a module loads (module level, `if`/`try`
-    blocks included; imports inside functions and `if TYPE_CHECKING:` excluded, as they run
-    after every module has loaded). `from pkg import sub` reads the package's namespace, so
-    it depends on the package's `__init__` as well as on the submodule."""
+def _import_graph() -> tuple[dict[str, Path], dict[str, dict[str, int]]]:
     paths = {_module_name(p): p for p in PKG.rglob("*.py")}
-    graph = {name: _import_time_targets(path, name, set(paths)) for name, path in paths.items()}
-    assert _cycles(graph) == []
+    return paths, {name: _import_targets(path, name, set(paths)) for name, path in paths.items()}
+
+
+def _one_cycle(component: list[str], graph: dict[str, set[str]]) -> list[str]:
+    """A closed path through a strongly connected component, from its first module back to it
+    (breadth first: the shortest such path)."""
+    members, start = set(component), component[0]
+    came_from: dict[str, str | None] = {start: None}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for child in sorted(graph[node] & members):
+            if child == start:
+                path = [node]
+                while (previous := came_from[path[-1]]) is not None:
+                    path.append(previous)
+                return [*reversed(path), start]
+            if child not in came_from:
+                came_from[child] = node
+                queue.append(child)
+    raise AssertionError(f"{component} is not a cycle")
+
+
+def _describe_cycle(
+    cycle: list[str], component: list[str], lines: dict[str, dict[str, int]], paths: dict[str, Path]
+) -> str:
+    steps = [
+        f"{paths[a].relative_to(PKG.parent)}:{lines[a][b]} imports {b}"
+        for a, b in zip(cycle, cycle[1:], strict=False)
+    ]
+    return (
+        f"import cycle ({len(component)} modules tied together): "
+        + " -> ".join(cycle)
+        + "\n    "
+        + "\n    ".join(steps)
+    )
+
+
+def test_no_import_cycle():
+    """No cycle among audioeval's modules, counting every import: those inside functions and
+    `if TYPE_CHECKING:` blocks as well as those run while a module loads. `from pkg import sub`
+    reads the package's namespace, so it depends on the package's `__init__` as well as on the
+    submodule. A failure names each cycle module by module, with the line of each import."""
+    paths, lines = _import_graph()
+    graph = {name: set(targets) for name, targets in lines.items()}
+    found = [_describe_cycle(_one_cycle(c, graph), c, lines, paths) for c in _cycles(graph)]
+    assert not found, "\n".join(found)
+
+
+def test_deferred_imports_are_counted(tmp_path):
+    """An import inside a function or under TYPE_CHECKING is an edge of the graph."""
+    pkg = tmp_path / "p"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "reg.py").write_text("def load():\n    from p import codec\n    return codec\n")
+    (pkg / "codec.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from p.reg import load\n"
+    )
+    modules = {"p", "p.reg", "p.codec"}
+    reg = _import_targets(pkg / "reg.py", "p.reg", modules)
+    codec = _import_targets(pkg / "codec.py", "p.codec", modules)
+    assert reg == {"p": 2, "p.codec": 2} and codec == {"p.reg": 3}
+    graph = {"p": set(), "p.reg": set(reg), "p.codec": set(codec)}
+    assert _cycles(graph) == [["p.codec", "p.reg"]]
+    assert _one_cycle(["p.codec", "p.reg"], graph) == ["p.codec", "p.reg", "p.codec"]
 
 
 def test_cycle_finder_sees_a_package_cycle():

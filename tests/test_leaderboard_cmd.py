@@ -103,16 +103,13 @@ def test_adjacent_ranks_get_paired_bootstrap_p_values(runs: tuple[Path, Path], t
     assert "< 0.002" in res.output and "paired bootstrap" in res.output
 
 
-def test_a_pair_without_records_gives_a_reason_not_a_p_value(runs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_pair_whose_records_were_deleted_is_refused(runs: tuple[Path, Path], tmp_path: Path) -> None:
     copy = tmp_path / "run1"
     shutil.copytree(runs[0], copy)
     (copy / "tones-asr" / "oracle" / "records.jsonl").unlink()
-    _, doc = _leaderboard(tmp_path / "lb", str(copy), str(runs[1]), "--resamples", "100")
-    oracle = _rows(doc["boards"]["understanding"])["oracle"]
-    assert oracle["score"] == 100.0 and oracle["score_ci"] is None
-    assert oracle["adjacent"]["p"] is None
-    assert "oracle × tones-asr (wer): no records.jsonl" in oracle["adjacent"]["reason"]
-    assert _rows(doc["boards"]["reasoning"])["oracle"]["adjacent"]["p"] is not None
+    res = runner.invoke(app, ["leaderboard", str(copy), str(runs[1]), "-o", str(tmp_path / "lb")])
+    assert res.exit_code == 2, res.output
+    assert "oracle/records.jsonl: deleted after summary.json was computed from it" in res.output
     _, doc = _leaderboard(tmp_path / "none", *map(str, runs), "--resamples", "0")
     assert (
         _rows(doc["boards"]["understanding"])["oracle"]["adjacent"]["reason"]
@@ -120,16 +117,80 @@ def test_a_pair_without_records_gives_a_reason_not_a_p_value(runs: tuple[Path, P
     )
 
 
-def test_a_model_with_a_benchmark_in_two_runs_is_an_error_naming_both(
-    runs: tuple[Path, Path], tmp_path: Path
+@pytest.fixture(scope="module")
+def baseline_runs(runs: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A third run of the `runs` specs that includes `oracle` again (the same result, made
+    afresh), and a copy of it whose oracle answered one MCQ question otherwise (rescored)."""
+    root = runs[0].parent
+    specs = [root / "tones-asr.yaml", root / "tones-mcq.yaml"]
+    again = _run(tmp_path_factory.mktemp("baseline") / "run3", specs, ["oracle", "constant:bye"])
+    other = again.parent / "run3-other"
+    shutil.copytree(again, other)
+    records = other / "tones-mcq" / "oracle" / "records.jsonl"
+    lines = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()]
+    lines[0]["output"]["text"] = "I cannot tell"
+    records.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    res = runner.invoke(app, ["rescore", str(other), "--resamples", "50"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return again, other
+
+
+def test_runs_sharing_a_baseline_result_make_one_board(
+    runs: tuple[Path, Path], baseline_runs: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    copy = tmp_path / "again"
+    """`oracle` in two runs with the same signature and records is one result, not a refusal
+    (it was refused: "model 'oracle' has benchmark … in A and in B; give one of them")."""
+    again, _ = baseline_runs
+    _, doc = _leaderboard(tmp_path / "lb", str(runs[0]), str(again), "--resamples", "50")
+    for board in doc["boards"].values():
+        models = [r["model"] for r in board["rows"]]
+        assert models.count("oracle") == 1 and "constant:bye" in models and "constant:hello" in models
+    assert _rows(doc["boards"]["reasoning"])["oracle"]["score"] == 100.0
+    # a copy of a run folder is the same result too; so is every pair of it
+    copy = tmp_path / "copy"
     shutil.copytree(runs[0], copy)
-    res = runner.invoke(app, ["leaderboard", str(runs[0]), str(copy), "-o", str(tmp_path / "o")])
-    assert res.exit_code == 2
-    flat = " ".join(res.output.split())
-    assert "'oracle' has benchmark 'tones-asr' in" in flat and str(copy.name) in flat
-    assert not (tmp_path / "o").exists()
+    _, doc = _leaderboard(tmp_path / "lb2", str(runs[0]), str(copy), "--resamples", "0")
+    assert [r["model"] for r in doc["boards"]["understanding"]["rows"]] == ["oracle", "constant:hello"]
+    res = runner.invoke(
+        app, ["rank", str(runs[0]), str(again), "--family", "reasoning", "-o", str(tmp_path / "r")]
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "r" / "robustness.json").read_text(encoding="utf-8"))
+    assert sorted(report["models"]) == ["constant:bye", "constant:hello", "oracle"]
+
+
+def test_different_results_under_one_name_ask_for_prefer(
+    runs: tuple[Path, Path], baseline_runs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    again, other = baseline_runs
+    for command in (["leaderboard"], ["rank", "--family", "reasoning"]):
+        text = _refused([*command, str(runs[0]), str(other)], tmp_path / "o")
+        assert "'oracle' has benchmark 'tones-mcq' in" in text and "with different results" in text
+        assert "sample 't0' has another result" in text
+        assert "choose one with --prefer" in text
+        assert "run3-other" in text and "run1" in text
+    _, doc = _leaderboard(
+        tmp_path / "a", str(runs[0]), str(other), "--prefer", str(other), "--resamples", "0"
+    )
+    assert _rows(doc["boards"]["reasoning"])["oracle"]["score"] == pytest.approx(100 * 11 / 12)
+    _, doc = _leaderboard(
+        tmp_path / "b", str(runs[0]), str(other), "--prefer", str(runs[0]), "--resamples", "0"
+    )
+    assert _rows(doc["boards"]["reasoning"])["oracle"]["score"] == 100.0
+    # three runs: the two alike are one result, the third still asks
+    text = _refused(["leaderboard", str(runs[0]), str(again), str(other)], tmp_path / "o")
+    assert "--prefer" in text and "run3-other" in text
+    _, doc = _leaderboard(
+        tmp_path / "c", str(runs[0]), str(again), str(other), "--prefer", str(again), "--resamples", "0"
+    )
+    assert _rows(doc["boards"]["reasoning"])["oracle"]["score"] == 100.0
+    text = _refused(["leaderboard", str(runs[0]), str(other), "--prefer", str(tmp_path)], tmp_path / "o")
+    assert "not one of the run directories given" in text
+    text = _refused(
+        ["leaderboard", str(runs[0]), str(other), "--prefer", str(runs[0]), "--prefer", str(other)],
+        tmp_path / "o",
+    )
+    assert "--prefer names more than one" in text
 
 
 def test_user_board_files(runs: tuple[Path, Path], tmp_path: Path) -> None:
@@ -180,10 +241,16 @@ def test_the_leaderboard_page_draws_escaped_with_charts(runs: tuple[Path, Path],
     page = tmp_path / "lb" / "index.html"
     html = page.read_text(encoding="utf-8")
     assert html.count("<svg") == 2  # one bar chart (board score, CI whiskers) per board
+    assert "<!-- 100.00 [100.0–100.0] -->" in html  # each bar carries its score and CI
     assert "Understanding" in html and "Board scores and adjacent ranks" in html
     assert "paired bootstrap" in html
     dom = _assert_clean_page(page)
     assert "&lt; 0.005" in dom  # oracle vs constant: no resample flips the sign
+    # no path of the machine: each run directory is named by its folder
+    md = (tmp_path / "lb" / "leaderboard.md").read_text(encoding="utf-8")
+    for text in (html, md):
+        assert str(runs[0].parent) not in text and str(tmp_path) not in text
+        assert "…/run1" in text and "…/run2" in text
 
 
 def test_the_rank_page_has_the_robustness_table_heatmap_and_intervals(
@@ -197,7 +264,10 @@ def test_the_rank_page_has_the_robustness_table_heatmap_and_intervals(
     assert "index.html" in res.output
     html = page.read_text(encoding="utf-8")
     assert "Ranking robustness" in html and "Spearman correlation" in html
-    assert html.count("<svg") == 1 and "bootstrap 95 %" in html and "100 resamples" in html
+    assert "bootstrap 95 %" in html and "100 resamples" in html
+    # one column (tones-mcq:accuracy): no 1 × 1 correlation heatmap, a sentence instead
+    assert html.count("<svg") == 0 and "this table has one" in html
+    assert not (out / "spearman.svg").exists() and "spearman.svg" not in res.output
     dom = _assert_clean_page(page)
     assert "LOTGO" in dom and "tones-mcq:accuracy" in dom
 
@@ -273,6 +343,7 @@ def test_pairs_with_different_sample_sets_give_a_board_not_a_traceback(
     )
     records = copy / folder / "records.jsonl"
     records.write_text("".join(records.read_text(encoding="utf-8").splitlines(True)[:7]), encoding="utf-8")
+    assert runner.invoke(app, ["rescore", str(copy), "--max-failed", "1.0"]).exit_code == 0  # its summary now
     _, doc = _leaderboard(tmp_path / "lb", str(copy), "--resamples", "50")
     oracle = _rows(doc["boards"]["reasoning"])["oracle"]
     assert oracle["adjacent"]["samples"] == {"tones-mcq": 7} and oracle["adjacent"]["p"] is not None
@@ -350,7 +421,9 @@ def test_mcq_score_folders_are_run_directories(tmp_path: Path) -> None:
     _, doc = _leaderboard(tmp_path / "lb", str(out), "--resamples", "20")
     assert [r["model"] for r in doc["boards"]["reasoning"]["rows"]] == ["predictions"]
     shutil.rmtree(out / "mmar")  # the export alone, as an earlier audioeval wrote it: say what it is
-    (out / "summary.json").write_text((out / "mcq_summary.json").read_text(encoding="utf-8"), encoding="utf-8")
+    (out / "summary.json").write_text(
+        (out / "mcq_summary.json").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     text = _refused(["leaderboard", str(out)], tmp_path / "o")
     assert "it is the export of `audioeval mcq score`" in text and "summary.json" in text
 
@@ -371,7 +444,9 @@ def named_mmae_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]
     out = {}
     with FakeJudgeServer(FakeJudgeConfig()) as judge:
         for name in ("identity", "noise"):
-            preds, errors = write_baseline(name, metadata=data.metadata, audio_root=data.root, out_dir=root / f"p-{name}")
+            preds, errors = write_baseline(
+                name, metadata=data.metadata, audio_root=data.root, out_dir=root / f"p-{name}"
+            )
             assert not errors and preds.name == "predictions.json"
             args = ["mmae", "score", "--predictions", str(preds), "--metadata", str(data.metadata),
                     "--audio-root", str(data.root), "--judge", judge.base_url, "--name", name,
@@ -402,7 +477,9 @@ def test_a_leaderboard_over_two_named_mmae_runs_ranks_both_on_one_editing_board(
     assert [r["rank"] for r in rows] == [1, 2] and all(r["ranked"] is not False for r in rows)
     for row in rows:  # the cells are the pair summaries' values, as they are (already %)
         pair = json.loads(
-            (named_mmae_runs[row["model"]] / "mmae" / row["model"] / "summary.json").read_text(encoding="utf-8")
+            (named_mmae_runs[row["model"]] / "mmae" / row["model"] / "summary.json").read_text(
+                encoding="utf-8"
+            )
         )
         assert row["cells"]["mmae · IFR"]["value"] == pytest.approx(pair["metrics"]["mean:ifr"]["value"])
     ifr = rows[0]["cells"]["mmae · IFR"]["value"]
@@ -419,9 +496,13 @@ def test_a_leaderboard_over_asr_runs_and_an_mcq_run_ranks_each_family_apart(tmp_
     specs["tones-asr"].write_text(f"name: tones-asr\ntask: asr\nsource: {{type: jsonl, path: {asr}}}\n")
     specs["tones-asr-b"].write_text(f"name: tones-asr-b\ntask: asr\nsource: {{type: jsonl, path: {asr}}}\n")
     specs["tones-mcq"].write_text(f"name: tones-mcq\ntask: mcq\nsource: {{type: jsonl, path: {mcq}}}\n")
-    asr_run = _run(tmp_path / "asr_run", [specs["tones-asr"], specs["tones-asr-b"]], ["oracle", "constant:the tone"])
+    asr_run = _run(
+        tmp_path / "asr_run", [specs["tones-asr"], specs["tones-asr-b"]], ["oracle", "constant:the tone"]
+    )
     one_set = _run(tmp_path / "one_set", [specs["tones-asr"]], ["constant:tone"])
-    mcq_run = _run(tmp_path / "mcq_run", [specs["tones-mcq"]], ["oracle", "longest-choice", "random-choice:0"])
+    mcq_run = _run(
+        tmp_path / "mcq_run", [specs["tones-mcq"]], ["oracle", "longest-choice", "random-choice:0"]
+    )
     _, doc = _leaderboard(tmp_path / "lb", str(asr_run), str(one_set), str(mcq_run), "--resamples", "50")
     assert list(doc["boards"]) == ["understanding", "reasoning"]
     understanding, reasoning = doc["boards"]["understanding"], doc["boards"]["reasoning"]
@@ -437,3 +518,14 @@ def test_a_leaderboard_over_asr_runs_and_an_mcq_run_ranks_each_family_apart(tmp_
     last = understanding["rows"][-1]
     assert last["rank"] is None and last["missing"] == ["tones-asr-b · wer"]
     assert all(r["rank"] is not None for r in reasoning["rows"])
+
+
+def test_the_python_api_takes_prefer(runs: tuple[Path, Path], baseline_runs: tuple[Path, Path]) -> None:
+    import audioeval
+    from audioeval.core.errors import InputError
+
+    _, other = baseline_runs
+    with pytest.raises(InputError, match="--prefer"):
+        audioeval.leaderboard([runs[0], other], resamples=0)
+    doc = audioeval.leaderboard([runs[0], other], resamples=0, prefer=[other])
+    assert _rows(doc["boards"]["reasoning"])["oracle"]["score"] == pytest.approx(100 * 11 / 12)

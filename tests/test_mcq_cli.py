@@ -106,7 +106,10 @@ def test_default_output_dir_is_outputs_benchmark(tmp_path: Path, monkeypatch: py
 def test_mcq_score_is_a_preset_and_mcq_rescore_rewrites_the_same_files(tmp_path: Path) -> None:
     from audioeval.benchmarks.mcq.benchmark import BENCHMARK
 
-    assert [p.command for p in BENCHMARK.presets] == [("mcq", "score"), ("mcq", "predict")]  # data, not CLI modules
+    assert [p.command for p in BENCHMARK.presets] == [
+        ("mcq", "score"),
+        ("mcq", "predict"),
+    ]  # data, not CLI modules
     preds = tmp_path / "p.jsonl"
     rows = [
         {"id": "a", "choices": ["Dog", "Cat"], "answer": "Dog", "modality": "sound",
@@ -116,7 +119,18 @@ def test_mcq_score_is_a_preset_and_mcq_rescore_rewrites_the_same_files(tmp_path:
     ]  # fmt: skip
     preds.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out"
-    args = ["mcq", "score", "--benchmark", "mmar", "--predictions", str(preds), "-o", str(out), "--bootstrap", "50"]
+    args = [
+        "mcq",
+        "score",
+        "--benchmark",
+        "mmar",
+        "--predictions",
+        str(preds),
+        "-o",
+        str(out),
+        "--bootstrap",
+        "50",
+    ]
     res = runner.invoke(app, args)
     assert res.exit_code == 0, res.output
     assert "Total Accuracy: 50.00% over 2 samples" in res.output
@@ -127,3 +141,40 @@ def test_mcq_score_is_a_preset_and_mcq_rescore_rewrites_the_same_files(tmp_path:
     assert json.loads((out / "mcq_summary.json").read_text()) == first
     bad = runner.invoke(app, [*args, "--judge-prompt", str(preds)])
     assert bad.exit_code == 2 and "--judge-prompt needs --rubrics" in bad.output
+
+
+def test_an_empty_group_shows_a_dash_not_zero() -> None:
+    """`mcq score`'s tables: a group without items has no accuracy ("–"); the official
+    printout keeps the scripts' `0.00%` for it."""
+    from rich.console import Console
+
+    from audioeval.benchmarks.mcq.aggregate import group_figures
+    from audioeval.benchmarks.mcq.console_table import mcq_tables
+    from audioeval.benchmarks.mcq.definitions import get_benchmark
+
+    def blocks(n: int, right: int) -> dict:
+        value = right / n if n else None
+        ci = [0.1, 0.9] if n else None
+        return {
+            "accuracy": {"n": n, "value": value, "total": right, "ci": ci},
+            "mean:robust_correct": {"n": n, "value": value, "total": right, "ci": ci},
+            "mean:unparseable": {"n": n, "value": 0.0 if n else None, "total": 0},
+        }
+
+    bench = get_benchmark("mmau")
+    full, empty = group_figures(blocks(4, 2)), group_figures(blocks(0, 0))
+    summary = {
+        "overall": full,
+        "breakdowns": {axis.name: {"seen": full, "unseen": empty} for axis in bench.axes},
+        "counts": {"items": 4, "scored": 4, "without_prediction": 0, "answer_not_in_choices": 0},
+        "disagreements": {"n": 0, "official_only": 0, "robust_only": 0},
+    }
+    console = Console(record=True, width=160)
+    for item in mcq_tables(summary, bench):
+        console.print(item)
+    text = console.export_text()
+    unseen = [line for line in text.splitlines() if "unseen" in line]
+    assert unseen and all("0.00%" in line for line in unseen if " : " in line)  # the official lines
+    rows = [line for line in unseen if "│" in line]
+    assert rows and all("0.00" not in row and row.count("–") >= 3 for row in rows)
+    assert any("50.00" in line and "seen" in line for line in text.splitlines())

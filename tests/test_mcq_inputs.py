@@ -95,11 +95,20 @@ def test_item_that_is_not_an_object(tmp_path: Path) -> None:
     assert err.line == expected and "item is a list, not an object" in err.message
 
 
-def test_duplicate_ids_name_both_lines(tmp_path: Path) -> None:
-    p = jsonl(tmp_path, [item(0), item(1), item(0)])
-    err = error_of(p)
-    assert (err.line, err.sample_id, err.field) == (3, "id0", "id")
-    assert "first at line 1" in err.message
+def test_duplicate_ids_are_both_scored_as_the_official_script_does(tmp_path: Path) -> None:
+    """MMAR/MMAU evaluation.py scores every item of the file: a repeated id is kept under
+    `ID#2`, named with both lines, and counts in the official accuracy."""
+    p = jsonl(tmp_path, [item(0), item(1), item(0, answer_prediction="Cat")])
+    f = load_mcq_file(p, MMAR)
+    assert [i.id for i in f.items] == ["id0", "id1", "id0#2"]
+    assert "p.jsonl:3:" in f.renamed[0] and "first at line 1" in f.renamed[0]
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmar", "--predictions", str(p),
+                              "-o", str(out), "--no-progress"], env={"COLUMNS": "400"})  # fmt: skip
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "mcq_summary.json").read_text())
+    assert summary["counts"]["items"] == 3
+    assert "scored as 'id0#2'" in " ".join(res.output.split())
 
 
 def test_null_prediction_counts_as_no_prediction(tmp_path: Path) -> None:

@@ -143,6 +143,16 @@ def test_rubric_scoring_end_to_end_with_resume(tmp_path: Path) -> None:
         assert s["overall"]["rubric"]["score"] == pytest.approx((4 * 0.6 + 0) / 5 * 100)
         assert s["overall"]["rubric"]["n"] == 5
         assert s["breakdowns"]["modality"]["music"]["rubric"]["score"] == pytest.approx(30.0)
+        # one computation: the pair summary's `mean:rubric_score`, its CI and n, per group too
+        (pair,) = json.loads((out / "summary.json").read_text())["results"]
+        block = pair["metrics"]["mean:rubric_score"]
+        assert (block["n"], block["count"], block["unit"]) == (5, 5, "fraction")
+        assert s["overall"]["rubric"]["score"] == round(100 * block["value"], 2)
+        assert s["overall"]["rubric"]["ci"] == [round(100 * x, 2) for x in block["ci"]]
+        music = pair["breakdowns"]["modality"]["music"]["mean:rubric_score"]
+        assert s["breakdowns"]["modality"]["music"]["rubric"]["ci"] == [
+            round(100 * x, 2) for x in music["ci"]
+        ]
         results = [json.loads(x) for x in (out / "rubrics/results.jsonl").read_text().splitlines()]
         judged = [x for x in results if x["judged"]]
         assert len(results) == 5 and len(judged) == 4

@@ -117,6 +117,9 @@ def test_an_mmae_run_names_each_rate_one_way_in_everything_shown(tmp_path: Path)
     blocks = json.loads(summary.read_text(encoding="utf-8"))["metrics"]
     assert {k: (b["display"], b["unit"], b["per_sample"]["key"]) for k, b in blocks.items()} == {
         "mean:ifr": ("IFR", "percent", "IFR"), "mean:cr": ("CR", "percent", "CR"), "mean:em": ("EMR", "percent", "EMR"),
+        # the micro rates over rubrics: shares of each sample's [passed, scored] rubrics
+        "micro:if_rubrics": ("micro:if_rubrics", "fraction", "if_rubrics"),
+        "micro:cr_rubrics": ("micro:cr_rubrics", "fraction", "cr_rubrics"),
     }  # fmt: skip
 
 

@@ -24,7 +24,8 @@ from audioeval.benchmarks.sources.loader import load_samples
 from audioeval.cli.main import app
 from audioeval.core.messages import AudioPart, TextPart
 from audioeval.engine.sample_pipeline import build_messages
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.fakes.mcq_server import tone_wav
 from tests.fakes.openai_http import FakeServer, JsonHandler, completion
 from tests.run_helpers import demo_speech_as_wavs, write_jsonl

@@ -91,11 +91,77 @@ def test_items_without_a_prediction_key_give_one_figure_everywhere(
     assert str(pair["metrics"]["accuracy"]["value"]) in text and str(right / 90) not in text
 
 
+# --- MMAE: a sample with a failed rubric ---
+
+
+def test_a_sample_with_a_failed_rubric_is_scored_from_its_other_rubrics_everywhere(
+    small_synthetic_set: Any, tmp_path: Path
+) -> None:
+    """MMAE's rule: a failed rubric (too few valid votes) is counted, never scored, and the
+    sample's other rubrics score it. The pair summary (the one computation), taxonomy.json,
+    the console table, the editing board and a rescore all give that one figure; the sample
+    is still counted failed (a rerun judges it again). The engine once left it out of
+    summary.json and the board while taxonomy.json scored it."""
+    from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+
+    out = tmp_path / "o"
+    with FakeJudgeServer(FakeJudgeConfig(invalid_rate=0.3, wrong_rate=0.2, seed=3)) as judge:
+        res = runner.invoke(app, [
+            "mmae", "score", "--predictions", str(small_synthetic_set.oracle_predictions),
+            "--metadata", str(small_synthetic_set.metadata), "--judge", judge.base_url, "-o", str(out),
+            "--no-progress", "--resamples", "50", "--judge-max-attempts", "4",
+        ])  # fmt: skip
+    assert res.exit_code != 2, res.output
+    rows = json.loads((out / "per_sample.json").read_text())
+    partly = [r for r in rows if r["n_failed"] and (r["IFR"] is not None or r["CR"] is not None)]
+    assert partly, "the judge left no sample with a failed rubric and a scored one"
+    tax = json.loads((out / "taxonomy.json").read_text())
+    run = json.loads((out / "summary.json").read_text())
+    (pair,) = run["results"]
+    assert pair["failed"] == len([r for r in rows if r["n_failed"]]) and pair["failed_outputs"]["n"] == 0
+    for rate, metric in (("IFR", "mean:ifr"), ("CR", "mean:cr"), ("EMR", "mean:em")):
+        defined = [r[rate] for r in rows if r[rate] is not None]
+        block = pair["metrics"][metric]
+        # the mean over every sample with the rate defined, those with a failed rubric included
+        assert block["value"] == pytest.approx(100 * sum(defined) / len(defined))
+        assert block["count"] == len(defined) == tax["overall"][f"{rate}_n"]
+        assert tax["overall"][rate] == round(block["value"], 2)
+        assert tax["overall"][f"{rate}_ci"] == [round(x, 2) for x in block["ci"]]
+        assert f"{block['value']:.2f}" in res.output  # the console prints taxonomy.json's
+    assert tax["overall"]["n"] == pair["metrics"]["mean:ifr"]["n"] == len(rows)
+    for group, blocks in pair["breakdowns"]["modality_x_complexity_group"].items():
+        value = blocks["mean:ifr"]["value"]
+        assert tax["modality_x_complexity_group"][group]["IFR"] == (
+            None if value is None else round(value, 2)
+        )
+    rubrics = [s for r in rows for s in r["rubric_scores"] if s is not None]
+    assert tax["overall"]["micro"]["IFR"] is not None and tax["overall"]["micro"]["n_if_rubrics"] + tax[
+        "overall"
+    ]["micro"]["n_cr_rubrics"] == len(rubrics)
+    cells = run["boards"]["editing"]["rows"][0]["cells"]
+    for rate, metric in (("IFR", "mean:ifr"), ("CR", "mean:cr"), ("EMR", "mean:em")):
+        assert cells[f"mmae · {rate}"]["value"] == pair["metrics"][metric]["value"]
+
+    # the cross-run analysis (rank robustness, paired tests) reads the same samples' statistics
+    from audioeval.analysis.score_table import PairCell, cell_stats
+
+    folder = out / pair["folder"]
+    cell = cell_stats(PairCell("predictions", "mmae", out, folder, "mmae", "mean:ifr"), {})
+    assert not isinstance(cell, str), cell
+    assert set(cell.ids) >= {r["id"] for r in partly if r["IFR"] is not None}
+    assert len(cell.ids) == pair["metrics"]["mean:ifr"]["n"]
+
+    again = runner.invoke(app, ["rescore", str(out)])  # no judge: the stored answers again
+    assert again.exit_code != 2, again.output
+    (after,) = json.loads((out / "summary.json").read_text())["results"]
+    assert after["metrics"] == pair["metrics"] and after["breakdowns"] == pair["breakdowns"]
+    assert json.loads((out / "taxonomy.json").read_text())["overall"] == tax["overall"]
+
+
 # --- exporters, console tables, boards and pages compute no statistic ---
 
 STATISTICS = {
     "audioeval.metrics.bootstrap",
-    "audioeval.metrics.breakdown",
     "audioeval.metrics.corpus",
     "audioeval.metrics.pair_summary",
     "audioeval.metrics.stat_table",
@@ -109,9 +175,6 @@ STATISTIC_CALLS = re.compile(
 """Calls that compute a statistic (numpy's or ours), whatever module they come from."""
 
 NOT_YET: dict[str, str] = {
-    "audioeval.benchmarks.mcq.rubric_summary": "MMAR-Rubrics scores of eligible items (no corpus metric yet)",
-    "audioeval.benchmarks.mmae.aggregate": "MMAE's taxonomy.json: headline, breakdowns, CIs, micro rates",
-    "audioeval.report.run_report": "the report's modality × complexity heatmap cells",
     "audioeval.benchmarks.anyaudio_bench.summary": "the judge-eval summary (its own figures, not a pair's)",
 }
 """Modules that still compute a figure of their own, each with what it computes."""
@@ -192,9 +255,9 @@ def test_the_scan_finds_the_exporters_and_tables_of_mmae_and_mcq() -> None:
         "audioeval.benchmarks.mcq.rubric_summary",
     ):
         assert expected in modules
-    # and it would see a statistic: the former exporter imported the bootstrap
-    assert "imports audioeval.metrics.bootstrap" in _statistics("audioeval.metrics.breakdown")
-    assert any(s.startswith("calls summarise") for s in _statistics("audioeval.benchmarks.mmae.aggregate"))
+    # and it would see a statistic: the engine's summary imports the corpus metrics and calls them
+    assert "imports audioeval.metrics.corpus" in _statistics("audioeval.metrics.pair_summary")
+    assert any(s.startswith("calls aggregate_all") for s in _statistics("audioeval.metrics.pair_summary"))
 
 
 def test_exporters_and_tables_compute_no_statistic() -> None:

@@ -1,7 +1,6 @@
 """The shared-draw bootstraps of the post-judging phases, pinned to the code they replaced:
 `corpus.aggregate_all` (jobs of one sample count share their draw counts),
-`bootstrap.bootstrap_means_ci_groups` and `breakdown.summarise_groups` (groups of one size
-share their resample indices). Each must give, to the bit, what one call per job or per
+`bootstrap.bootstrap_means_ci_groups` (groups of one size share their resample indices). Each must give, to the bit, what one call per job or per
 group of the former code gave: the references below are that code, kept as it was."""
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from audioeval.metrics.bootstrap import (
     resampled_statistic,
     resampled_sums,
 )
-from audioeval.metrics.breakdown import breakdown, summarise, summarise_groups
 from audioeval.metrics.corpus import (
     CorpusMetric,
     MetricValue,
@@ -57,24 +55,6 @@ def old_means_ci(
             sums = np.nansum(picked, axis=1)
             means = sums[counts > 0] / counts[counts > 0]
         out.append(percentile_ci(means, confidence))
-    return out
-
-
-def old_summarise(
-    rows: list[dict[str, Any]], metrics: list[str], *, n_resamples: int, seed: int
-) -> dict[str, Any]:
-    out: dict[str, Any] = {"n": len(rows)}
-    columns = [
-        np.array([np.nan if r.get(name) is None else float(r[name]) for r in rows], dtype=np.float64)
-        for name in metrics
-    ]
-    cis = old_means_ci(columns, n_resamples=n_resamples, seed=seed)
-    for name, vals, (lo, hi) in zip(metrics, columns, cis, strict=True):
-        defined = int((~np.isnan(vals)).sum())
-        mean = float(np.nanmean(vals)) if defined else None
-        out[name] = None if mean is None else round(mean * 100.0, 2)
-        out[f"{name}_n"] = defined
-        out[f"{name}_ci"] = None if lo is None or hi is None else [round(lo * 100.0, 2), round(hi * 100.0, 2)]
     return out
 
 
@@ -156,41 +136,6 @@ def test_means_ci_columns_of_different_lengths_in_one_group() -> None:
 def test_means_ci_of_lists_with_nan_equals_arrays() -> None:
     values = [0.5, math.nan, 1.0, 0.0, math.nan, 1 / 3]
     assert bootstrap_means_ci([values], n_resamples=100) == old_means_ci([values], n_resamples=100)
-
-
-def _rows(seed: int, n: int) -> list[dict[str, Any]]:
-    rng = np.random.default_rng(seed)
-    rows = []
-    for k in range(n):
-        ifr = None if rng.random() < 0.1 else float(rng.integers(0, 4) / 3)
-        cr = None if rng.random() < 0.4 else float(rng.integers(0, 2))
-        em = None if rng.random() < 0.2 else int(rng.integers(0, 2))
-        rows.append({"IFR": ifr, "CR": cr, "EMR": em, "g": f"g{k % 5}", "h": ["a", "b"][: 1 + k % 2]})
-    return rows
-
-
-def test_summarise_groups_equal_the_former_summarise_per_group() -> None:
-    rows = _rows(0, 120)
-    groups = [rows, rows[:30], rows[30:60], rows[60:], [], rows[:1], [r for r in rows if r["CR"] is None]]
-    metrics = ["IFR", "CR", "EMR"]
-    got = summarise_groups(groups, metrics, n_resamples=250, seed=2)
-    assert got == [old_summarise(g, metrics, n_resamples=250, seed=2) for g in groups]
-    assert summarise(rows, metrics, n_resamples=250, seed=2) == old_summarise(
-        rows, metrics, n_resamples=250, seed=2
-    )
-
-
-def test_breakdown_equals_the_former_one_group_at_a_time() -> None:
-    rows = _rows(1, 90)
-    metrics = ["IFR", "CR", "EMR"]
-    got = breakdown(rows, metrics, lambda r: r["h"], n_resamples=150, seed=3)
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for r in rows:
-        for key in r["h"]:
-            groups.setdefault(key, []).append(r)
-    want = {k: old_summarise(v, metrics, n_resamples=150, seed=3) for k, v in sorted(groups.items())}
-    assert got == want
-    assert list(got) == list(want)
 
 
 def _stats(seed: int, n: int) -> list[dict[str, Any]]:

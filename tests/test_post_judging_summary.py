@@ -1,6 +1,7 @@
 """A pair's summary with every (metric, group) bootstrapped in one `corpus.aggregate_all` call,
 pinned to the former one `aggregate` call per metric per group: the same values and CIs to
-the bit, the same groups in the same order, and nothing that JSON cannot hold (no NaN)."""
+the bit, the same groups in the same order, the samples in the benchmark's order whichever
+failed, and nothing that JSON cannot hold (no NaN)."""
 
 from __future__ import annotations
 
@@ -29,14 +30,15 @@ def without_terms(blocks: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def old_blocks(
-    plan: PairMetrics, scored: list[SampleRecord], counted: list[SampleRecord], resamples: int, seed: int
-):
-    """The former `_metric_block` loops of `summarise_records`."""
+def old_blocks(plan: PairMetrics, members: list[SampleRecord], resamples: int, seed: int):
+    """The former `_metric_block` loops of `summarise_records`, over the records in the
+    metrics (`members`: scored ones and counted failed outputs) in the benchmark's order."""
 
-    def block(m: Any, recs: list[SampleRecord], bad: list[SampleRecord]) -> dict[str, Any]:
-        stats = [s for s in (stats_for(plan, m, r.scores or {}) for r in recs) if s is not None]
-        stats += [s for s in (failure_stats_for(plan, m, r) for r in bad) if s is not None]
+    def stats_of(m: Any, rec: SampleRecord) -> Any:
+        return stats_for(plan, m, rec.scores or {}) if rec.ok else failure_stats_for(plan, m, rec)
+
+    def block(m: Any, recs: list[SampleRecord]) -> dict[str, Any]:
+        stats = [s for s in (stats_of(m, r) for r in recs) if s is not None]
         mv = old_aggregate(m, stats, resamples=resamples, seed=seed)
         ci = None if mv.ci_low is None else [mv.ci_low, mv.ci_high]
         return {
@@ -50,14 +52,11 @@ def old_blocks(
     def groups(recs: list[SampleRecord], key: str) -> dict[str, list[SampleRecord]]:
         return group_by(recs, lambda rec: taxonomy_groups(rec.taxonomy.get(key)))
 
-    metrics = {m.name: block(m, scored, counted) for m in plan.metrics}
+    metrics = {m.name: block(m, members) for m in plan.metrics}
     breakdowns = {}
     for key in plan.taxonomy:
-        ok, bad = groups(scored, key), groups(counted, key)
-        breakdowns[key] = {
-            g: {m.name: block(m, ok.get(g, []), bad.get(g, [])) for m in plan.metrics}
-            for g in sorted(set(ok) | set(bad))
-        }
+        by_group = groups(members, key)
+        breakdowns[key] = {g: {m.name: block(m, by_group[g]) for m in plan.metrics} for g in sorted(by_group)}
     return metrics, breakdowns
 
 
@@ -108,9 +107,8 @@ def test_summary_equals_one_aggregate_per_metric_and_group(seed: int, exclude: b
     got = summarise_records(
         PLAN, records, expected_ids=ids, resamples=300, seed=seed, exclude_failed_outputs=exclude
     )
-    scored = [r for r in records if r.ok]
-    counted = [] if exclude else [r for r in records if r.output_failed]
-    metrics, breakdowns = old_blocks(PLAN, scored, counted, 300, seed)
+    members = [r for r in records if r.ok or (r.output_failed and not exclude)]
+    metrics, breakdowns = old_blocks(PLAN, members, 300, seed)
     assert without_terms(got["metrics"]) == metrics
     assert {k: {g: without_terms(b) for g, b in gs.items()} for k, gs in got["breakdowns"].items()} == breakdowns
     assert list(got["breakdowns"]["modality"]) == sorted(got["breakdowns"]["modality"])
@@ -121,12 +119,30 @@ def test_summary_equals_one_aggregate_per_metric_and_group(seed: int, exclude: b
 def test_summary_without_resamples_or_records() -> None:
     records = _records(3, 20)
     got = summarise_records(PLAN, records, resamples=0)
-    metrics, breakdowns = old_blocks(
-        PLAN, [r for r in records if r.ok], [r for r in records if r.output_failed], 0, 0
-    )
+    metrics, breakdowns = old_blocks(PLAN, [r for r in records if r.ok or r.output_failed], 0, 0)  # by id
     assert without_terms(got["metrics"]) == metrics
     assert {k: {g: without_terms(b) for g, b in gs.items()} for k, gs in got["breakdowns"].items()} == breakdowns
     assert all(b["ci"] is None for b in got["metrics"].values())
     empty = summarise_records(PLAN, [], expected_ids=["a"])
     assert all(b == {**b, "value": None, "ci": None, "n": 0} for b in empty["metrics"].values())
     assert empty["breakdowns"] == {"modality": {}, "ops": {}, "absent": {}}
+
+
+def test_a_partly_scored_record_is_in_the_metrics_and_counted_failed_not_as_a_failed_output() -> None:
+    """A record whose judged scorer failed but kept what its benchmark scores (MMAE: the rubrics
+    judged when one failed, `JudgeFailed.partial`) enters the metrics in its place in the
+    benchmark's order, is counted in `failed`, and is no failed output (the list of failed
+    outputs once grew by every partly scored record)."""
+    recs = _records(4, 40)
+    partial = recs[5]
+    partial.failed("judge: 1 of 3 rubric(s) failed", FailureKind.JUDGE)
+    partial.scores = {"judge": Score({}, {"ifr": 50.0, "em": None, "correct": True, "substitutions": 0,
+                                          "deletions": 0, "insertions": 0, "ref_len": 3})}  # fmt: skip
+    got = summarise_records(PLAN, recs, resamples=50, seed=2)
+    members = [r for r in recs if r.ok or r.output_failed or r is partial]
+    as_scored = SampleRecord(partial.id, partial.sample, scores=partial.scores)
+    metrics, _ = old_blocks(PLAN, [as_scored if r is partial else r for r in members], 50, 2)
+    assert without_terms(got["metrics"]) == metrics
+    assert partial.id not in got["failed_outputs"]["ids"]
+    assert got["failed_outputs"]["n"] == sum(1 for r in recs if r.output_failed)
+    assert got["failed"] == sum(1 for r in recs if not r.ok)

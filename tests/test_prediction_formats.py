@@ -30,6 +30,8 @@ from audioeval.core.errors import InputError
 from audioeval.engine.model_factory import build_predictions
 from audioeval.engine.model_specs import ModelConfig
 
+load_benchmarks()  # the formats and source types the benchmarks contribute, for the parametrized tests
+
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "src" / "audioeval" / "benchmarks" / "demo" / "demo_data"
 HYPS = ROOT / "examples" / "demo_hyps.jsonl"
@@ -57,11 +59,14 @@ def _mcq_items() -> list[dict]:
 
 
 def test_every_format_and_source_type_comes_from_a_benchmark() -> None:
-    """Only `text` is generic; every other format and source type is a benchmark's, by name."""
+    """Only `text` and the files of tools that are no benchmark are generic; every other format
+    and source type is a benchmark's, by name."""
+    from audioeval.benchmarks.sources.tool_outputs import FORMATS as TOOL_FORMATS
+
     benches = load_benchmarks().values()
     given_formats = {n for b in benches for n in b.prediction_formats}
     given_sources = {n for b in benches for n in b.source_types}
-    assert set(PREDICTION_FORMATS.names()) == given_formats | {"text"}
+    assert set(PREDICTION_FORMATS.names()) == given_formats | {"text", *TOOL_FORMATS}
     assert set(SOURCE_FORMATS.names()) == given_sources
     assert {"mmae", "mmar", "mmau"} <= given_formats and "mmae" in given_sources
     assert not given_sources & set(GENERIC_SOURCE_TYPES)
@@ -108,7 +113,7 @@ def test_auto_refuses_a_file_no_format_or_several_formats_match(tmp_path: Path) 
     load_benchmarks()
     odd = tmp_path / "odd.jsonl"
     odd.write_text(json.dumps({"id": "a", "hypothesis": "x"}) + "\n")
-    with pytest.raises(InputError, match=r"matches no predictions format .*'hypothesis'") as info:
+    with pytest.raises(InputError, match=r"'hypothesis'.*matches no predictions format") as info:
         format_of("auto", odd)
     assert info.value.file == str(odd)
     # an item both of MMAR's and of MMAU's shape: which one is the user's to say
@@ -289,8 +294,10 @@ def test_every_contributed_source_type_names_a_missing_file(tmp_path: Path, name
 
 
 def test_an_unknown_source_type_lists_the_contributed_ones() -> None:
+    from audioeval.benchmarks.resolved import resolve
+
     with pytest.raises(InputError) as info:
-        parse_spec({"name": "x", "task": "asr", "source": {"type": "mmea", "path": "x"}}, "inline.yaml")
+        resolve(parse_spec({"name": "x", "task": "asr", "source": {"type": "mmea", "path": "x"}}, "inline.yaml"), "x")
     assert info.value.field == "source.type" and "mmae" in info.value.message and "jsonl" in info.value.message
 
 

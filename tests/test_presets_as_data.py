@@ -151,7 +151,8 @@ def test_the_run_summary_round_trips(tmp_path: Path) -> None:
     assert data["reliability"] == {"b": {"m": pair["reliability"]}} and data["codecs"] == {"m": {"wer": 0.1}}
     assert data["metric_models"] == {"asr": {"calls": 2}} and data["n"] == 2
     back = read_run_summary(tmp_path)
-    assert isinstance(back, RunSummary) and back.results == written.results and back.to_json() == data
+    assert isinstance(back, RunSummary) and back.results == written.results
+    assert back.to_json() == {k: v for k, v in data.items() if k != "content_sha256"}
     (tmp_path / "summary.json").write_text(json.dumps({"robust": {}, "official": {}}))  # an old export
     assert read_run_summary(tmp_path) is None
 

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.ultraeval.wer_text import chinese_normalise, ultraeval_tokens
 from audioeval.cli.main import app
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.run_helpers import tone_asr_manifest, write_jsonl
 
 load_benchmarks()  # registers the `ultraeval` profile
@@ -146,29 +147,60 @@ def test_cli_profile_puts_their_number_at_the_top(
     assert {s["profile"] for s in scorers} == {"ultraeval"}
 
 
-def test_rescore_profile_rewrites_scores_and_signature(tmp_path: Path) -> None:
+def _folder_bytes(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_rescore_profile_writes_a_new_folder_and_again_changes_nothing(tmp_path: Path) -> None:
+    """`rescore --profile ultraeval RUN` scores into RUN-ultraeval with its scores, spec and
+    signatures, leaving RUN byte for byte as it was; the same command again writes nothing (it
+    rewrote RUN in place, and a second call was refused with the signature's whole difference)."""
     refs, hyps = _manifest(tmp_path, EN)
     out = tmp_path / "out"
     args = ("--model", f"predictions:{hyps}", "--task", "asr", "--benchmark", str(refs), "-o", str(out))
     assert _run(*args).exit_code == 0
     assert json.loads((out / "summary.json").read_text())["wer"] == pytest.approx(3 / 22)
-    res = runner.invoke(
-        app, ["rescore", str(out), "--resamples", "20", "--profile", "ultraeval"], catch_exceptions=False
-    )
+    before = _folder_bytes(out)
+    rescore = ["rescore", str(out), "--resamples", "20", "--profile", "ultraeval"]
+    res = runner.invoke(app, rescore, catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    assert json.loads((out / "summary.json").read_text())["wer"] == pytest.approx(3 / 24)
-    assert json.loads((out / "run.json").read_text())["benchmarks"][0]["spec"]["profile"] == "ultraeval"
-    # a later run must say the same profile: without it the pair's signature differs
-    refused = _run(*args)
-    assert refused.exit_code != 0 and "profile" in refused.output
-    again = _run(*args, "--profile", "ultraeval")
+    new = tmp_path / "out-ultraeval"
+    assert f"{new}: written" in res.output.replace("\n", "")
+    assert _folder_bytes(out) == before  # the original as it was
+    assert json.loads((new / "summary.json").read_text())["wer"] == pytest.approx(3 / 24)
+    assert json.loads((new / "run.json").read_text())["benchmarks"][0]["spec"]["profile"] == "ultraeval"
+    written = _folder_bytes(new)
+    again = runner.invoke(app, rescore, catch_exceptions=False)
     assert again.exit_code == 0, again.output
-    assert json.loads((out / "summary.json").read_text())["wer"] == pytest.approx(3 / 24)
+    assert "already holds this rescore; nothing written" in again.output.replace("\n", "")
+    assert _folder_bytes(new) == written and _folder_bytes(out) == before
+    # the original resumes as run, with nothing to ask
+    rerun = _run(*args)
+    assert rerun.exit_code == 0 and "asked 0, reused" in rerun.output
+    # the new folder resumes only under its profile: without it the pair's signature differs
+    new_args = (*args[:-1], str(new))
+    refused = _run(*new_args)
+    assert refused.exit_code != 0 and "profile" in refused.output
+    resumed = _run(*new_args, "--profile", "ultraeval")
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads((new / "summary.json").read_text())["wer"] == pytest.approx(3 / 24)
+    # another --output holds its own copy; a folder that is no rescore of the run is refused
+    other = tmp_path / "elsewhere"
+    res = runner.invoke(app, [*rescore, "--output", str(other)], catch_exceptions=False)
+    assert res.exit_code == 0 and json.loads((other / "summary.json").read_text())["wer"] == pytest.approx(3 / 24)
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "notes.txt").write_text("mine")
+    res = runner.invoke(app, [*rescore, "--output", str(taken)], catch_exceptions=False)
+    assert res.exit_code == 2 and "is not a rescore of" in res.output
+    assert (taken / "notes.txt").read_text() == "mine"
+    res = runner.invoke(app, [*rescore, "--output", str(out / "inside")], catch_exceptions=False)
+    assert res.exit_code == 2 and "lies inside it" in res.output and not (out / "inside").exists()
 
 
 def test_spec_and_run_config_profile_fields(tmp_path: Path) -> None:
-    from audioeval.benchmarks.resolved import resolve
-    from audioeval.benchmarks.spec import parse_spec, with_profile
+    from audioeval.benchmarks.resolved import resolve, with_profile
+    from audioeval.benchmarks.spec import parse_spec
     from audioeval.core.errors import InputError
     from audioeval.engine.run_config import load_run_config
 
@@ -178,8 +210,9 @@ def test_spec_and_run_config_profile_fields(tmp_path: Path) -> None:
     assert [
         s.signature().get("profile") for s in resolve(with_profile(spec, "audioeval"), "x.yaml").scorers
     ] == [None]
-    with pytest.raises(InputError, match="profile"):
-        parse_spec({**data, "profile": "ultra"}, "x.yaml")
+    with pytest.raises(InputError, match="unknown scoring profile 'ultra'") as refused:
+        resolve(parse_spec({**data, "profile": "ultra"}, "x.yaml"), "x.yaml")
+    assert (refused.value.file, refused.value.field) == ("x.yaml", "profile")
     cfg = tmp_path / "run.yaml"
     cfg.write_text("benchmarks: [demo-speech-en]\nmodels: [oracle]\nprofile: ultraeval\n", encoding="utf-8")
     assert load_run_config(cfg).profile == "ultraeval"

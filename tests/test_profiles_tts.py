@@ -21,7 +21,8 @@ from audioeval.cli.main import app
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.metrics.corpus import aggregate
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.fakes.mcq_server import tone_wav
 from tests.run_helpers import write_jsonl
 
@@ -350,6 +351,8 @@ def test_cli_tts_rescore_gives_the_mean_of_rates(
     assert summary["wer"] == pytest.approx(corpus)
     res = _run("rescore", str(out), "--profile", "ultraeval")
     assert res.exit_code == 0, res.output
+    assert json.loads((out / "summary.json").read_text())["wer"] == pytest.approx(corpus)  # as it was
+    out = tmp_path / "out-ultraeval"  # the rescore under the profile, a folder of its own
     summary = json.loads((out / "summary.json").read_text())
     assert summary["mean_wer"] == pytest.approx(mean) and "wer" not in summary
     assert summary["results"][0]["headline"] == "mean_wer"

@@ -9,7 +9,8 @@ import json
 import pytest
 
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.conftest import shared_path
 
 

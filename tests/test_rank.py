@@ -444,7 +444,9 @@ def test_the_bootstrap_draws_one_sample_set_per_benchmark_for_every_model(runs: 
     assert np.array_equal(bootstrap_tables(built, resamples=300, seed=7).values, resampled.values)
 
 
-def test_a_pair_without_records_is_held_at_its_value(runs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_a_pair_whose_records_were_deleted_is_refused(runs: tuple[Path, Path], tmp_path: Path) -> None:
+    """The summary's figure of a pair whose records.jsonl is gone cannot be vouched for: the
+    command refuses, naming the file (it was ranked at its summary's value, unresampled)."""
     import shutil
 
     copy = tmp_path / "run1"
@@ -452,22 +454,50 @@ def test_a_pair_without_records_is_held_at_its_value(runs: tuple[Path, Path], tm
     (copy / "set1" / "constant_alpha" / "records.jsonl").unlink()
     out = tmp_path / "rank"
     res = runner.invoke(app, ["rank", str(copy), "-o", str(out), "--resamples", "50"], catch_exceptions=False)
-    assert res.exit_code == 0, res.output
-    report = json.loads((out / "robustness.json").read_text())
-    assert report["bootstrap"]["held"] == ["constant:alpha × set1:wer: no records.jsonl"]
-    assert "held at their value" in res.output
-    built = table_from_runs([copy])
-    resampled = bootstrap_tables(built, resamples=50, seed=0)
-    assert resampled is not None
-    assert np.all(resampled.values[:, built.table.models.index("constant:alpha"), 0] == 50.0)
+    assert res.exit_code == 2, res.output
+    assert "constant_alpha/records.jsonl: deleted after summary.json was computed from it" in res.output
+    assert not (out / "robustness.json").exists()
 
 
-def test_a_model_with_the_same_benchmark_in_two_runs_is_an_error(
+def test_a_model_with_the_same_benchmark_in_two_runs_is_one_result_or_asks_for_prefer(
     runs: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    res = runner.invoke(app, ["rank", str(runs[0]), str(runs[0]), "-o", str(tmp_path / "o")])
+    """The same result in two run directories is ranked once; different results under one
+    name are refused, naming --prefer (`analysis/run_pairs.py`)."""
+    res = runner.invoke(
+        app, ["rank", str(runs[0]), str(runs[0]), "-o", str(tmp_path / "o"), "--resamples", "0"]
+    )
+    assert res.exit_code == 0, res.output
+    report = json.loads((tmp_path / "o" / "robustness.json").read_text())
+    assert len(report["models"]) == 4 and [c["name"] for c in report["columns"]] == ["set1:wer"]
+    other = tmp_path / "other"
+    shutil.copytree(runs[0], other)
+    summary = json.loads((other / "summary.json").read_text())
+    folder = next(r["folder"] for r in summary["results"] if r["model"] == "oracle")
+    records = other / folder / "records.jsonl"
+    lines = [json.loads(x) for x in records.read_text().splitlines()]
+    lines[0]["output"]["text"] = "something else"
+    records.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert runner.invoke(app, ["rescore", str(other), "--resamples", "0"]).exit_code == 0
+    res = runner.invoke(app, ["rank", str(runs[0]), str(other), "-o", str(tmp_path / "o2")])
     assert res.exit_code == 2
-    assert "has set1:wer in" in res.output and "rank one of them" in res.output
+    flat = " ".join(res.output.split())
+    assert "'oracle' has benchmark 'set1'" in flat and "with different results" in flat and "--prefer" in flat
+    res = runner.invoke(
+        app,
+        [
+            "rank",
+            str(runs[0]),
+            str(other),
+            "--prefer",
+            str(other),
+            "-o",
+            str(tmp_path / "o3"),
+            "--resamples",
+            "0",
+        ],
+    )
+    assert res.exit_code == 0, res.output
 
 
 @pytest.mark.skipif(

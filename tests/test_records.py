@@ -11,7 +11,7 @@ from audioeval.core.messages import AudioRef
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.record import Answer, FailureKind, SampleRecord, Score, latest_records
 from audioeval.core.sample import Sample
-from audioeval.store.records import read_records
+from audioeval.store.run_folder import read_pair
 
 
 def full_record() -> SampleRecord:
@@ -107,13 +107,14 @@ def test_stored_lines_are_typed_and_bad_ones_ignored_with_the_reason(tmp_path: P
     ]
     path = tmp_path / "records.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"id": "cut', encoding="utf-8")
-    stored = read_records(path)
+    stored = read_pair(tmp_path, None, signature={})
     assert [r.id for r in stored.records] == ["s1", "s1"]
     assert all(isinstance(r, SampleRecord) for r in stored.records)
     assert latest_records(stored.records)["s1"].time == 2.0
-    assert len(stored.ignored) == 2, stored.ignored  # the cut tail is not a line yet
+    assert len(stored.ignored) == 3, stored.ignored
     assert "records.jsonl:2: id 's3': output 'not a mapping' is not a mapping" in stored.ignored[0]
     assert "records.jsonl:3: id 's4': not a record" in stored.ignored[1]
+    assert stored.ignored[2].endswith("records.jsonl:5: cut short (the last line of a write that stopped)")
 
 
 def test_bounds_hold_for_scalar_stats_not_for_lists_of_counts(tmp_path: Path) -> None:
@@ -129,7 +130,7 @@ def test_bounds_hold_for_scalar_stats_not_for_lists_of_counts(tmp_path: Path) ->
     ]
     path = tmp_path / "records.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    stored = read_records(path)
+    stored = read_pair(tmp_path, None, signature={})
     assert [r.id for r in stored.records] == ["a"]
     assert stored.records[0].scores["bleu"].stats["correct"] == [3, 2, 1, 0]
     assert stored.ignored == [f"{path}:2: id 'b': scores.accuracy.stats: correct 3 is outside 0–1"]

@@ -14,8 +14,9 @@ from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.voicebench.refusal import REFUSAL_PHRASES
 from audioeval.cli.main import app
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
 from audioeval.scoring.failed_output import failed_output_score
+from audioeval.scoring.scorer_registry import build_scorer
 from tests.fakes.mcq_server import tone_wav
 from tests.run_helpers import write_jsonl
 

@@ -22,7 +22,7 @@ from audioeval.core.registry import Registry
 from audioeval.metrics.corpus import METRICS
 from audioeval.postprocess.chain import TEXT_STEPS
 from audioeval.postprocess.steps import STEPS
-from audioeval.scoring.base import SCORERS
+from audioeval.scoring.scorer_registry import SCORERS
 
 
 def test_registry_keeps_order_and_refuses_a_second_entry_of_a_name() -> None:
@@ -84,7 +84,7 @@ def test_judged_scorers_are_registered_from_their_own_layers() -> None:
     """`load_benchmarks()` (called by whatever resolves names) registers them, not an import;
     scoring/ never names the layers above it."""
     code = (
-        "from audioeval.scoring.base import SCORERS\n"
+        "from audioeval.scoring.scorer_registry import SCORERS\n"
         "import audioeval.benchmarks.resolved\n"
         "assert 'qa_judge' not in SCORERS and 'mmae_rubrics' not in SCORERS\n"
         "from audioeval.benchmarks.plugins import load_benchmarks\n"

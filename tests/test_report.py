@@ -102,8 +102,15 @@ def test_report_of_an_mmae_run_has_the_heatmap_votes_and_reliability(
     res = runner.invoke(app, ["report", str(out)])
     assert res.exit_code == 0, res.output
     html = (out / "report" / "index.html").read_text(encoding="utf-8")
-    assert "Modality × complexity" in html and html.count("<svg") >= 2
-    assert 'id="breakdowns"' in html and "IFR by operation" in html  # the taxonomy tables, under the display name
+    assert "Cross breakdowns" in html and "by modality × complexity" in html and html.count("<svg") >= 3
+    assert 'id="breakdowns"' in html and "mmae-syn: IFR (95 % CI) by operation" in html  # taxonomy, by display name
+    # the metrics are defined on the page, as MMAE defines them
+    assert 'id="definitions"' in html and "IFR, instruction-following rate" in html
+    assert "CR, consistency rate" in html and "EMR, exact-match rate" in html
+    # each bar carries its value and CI (drawn as paths; matplotlib keeps the text as a comment)
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    ifr = summary["results"][0]["metrics"]["mean:ifr"]
+    assert f"<!-- {ifr['value']:.2f} [{ifr['ci'][0]:.1f}–{ifr['ci'][1]:.1f}] -->" in html
     assert "Judge reliability" in html and "judge reliability: mmae_rubrics · mmae-syn" in html
     assert "Fleiss&#39; κ" in html and "position bias" in html  # the console's labels
     dom = dump_dom(out / "report" / "index.html")
@@ -118,11 +125,12 @@ def test_report_charts_show_one_unit_and_no_machine_path(
     tmp_path: Path, small_synthetic_set: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 28: MMAE's rates are percentages in the table, the bar chart (0–100 axis) and the
-    modality × complexity heatmap (0–100 colours) alike, the heatmap's cells computed by the
-    headline's metric (their n-weighted mean is the table's value); a model named by its spec
+    modality × complexity heatmap (0–100 colours) alike, the heatmap's cells the pair summary's
+    cross groups (their n-weighted mean is the table's value); a model named by its spec
     (`predictions:/tmp/…/predictions.json`) is drawn with its folder hidden; the heatmap is
     drawn at the page's width, sized to its rows."""
     from audioeval.benchmarks.mmae.baselines import write_baseline
+    from audioeval.benchmarks.mmae.preset import CROSSES
     from audioeval.report import run_report
     from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
     from tests.test_run_mmae import run_predictions, write_spec
@@ -156,8 +164,16 @@ def test_report_charts_show_one_unit_and_no_machine_path(
     ((title, labels, values, kw),) = drawn["bars"]
     assert title == "mmae-syn: IFR (%), 95 % CI" and kw["limits"] == (0.0, 100.0)
     assert values == [pytest.approx(ifr["value"])]
-    ((title, rows, cols, grid, kw),) = drawn["heatmap"]
-    assert "IFR (%)" in title and "0–1" not in title and kw["limits"] == (0.0, 100.0) and kw["wide"]
+    # one heatmap per declared cross of two keys, each cell the pair summary's group `a|b`
+    assert [t.rsplit(" by ", 1)[1] for t, *_ in drawn["heatmap"]] == [" × ".join(k) for k in CROSSES.values()]
+    (title, rows, cols, grid, kw) = drawn["heatmap"][list(CROSSES).index("modality_x_complexity")]
+    cells = json.loads((folder / "summary.json").read_text(encoding="utf-8"))["breakdowns"][
+        "modality_x_complexity"
+    ]
+    for r, row in zip(rows, grid, strict=True):
+        for c, value in zip(cols, row, strict=True):
+            assert value == (cells[f"{r}|{c}"]["mean:ifr"]["value"] if f"{r}|{c}" in cells else None)
+    assert "IFR (%)" in title and "mean:ifr" not in title and "0–1" not in title and kw["limits"] == (0.0, 100.0) and kw["wide"]
     counts = [[int(n[2:]) if n else 0 for n in row] for row in kw["notes"]]
     pairs = [(v, n) for vs, ns in zip(grid, counts, strict=True) for v, n in zip(vs, ns, strict=True)]
     total = sum(v * n for v, n in pairs if v is not None)
@@ -275,7 +291,7 @@ def test_report_page_and_console_show_the_same_reliability_cells(tmp_path: Path)
     model = "m[bold]x[/bold]<b>&"  # shown literally by both
     folder = tmp_path / "run" / "bench" / "model"
     folder.mkdir(parents=True)
-    (tmp_path / "run" / "run.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "run" / "run.json").write_text('{"benchmarks": [], "models": []}', encoding="utf-8")
     summary = {"benchmark": "bench", "model": model, "metrics": {}, "reliability": blocks}
     (folder / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
     res = runner.invoke(app, ["report", str(tmp_path / "run")])
@@ -301,3 +317,24 @@ def test_report_page_and_console_show_the_same_reliability_cells(tmp_path: Path)
     assert mixed[7] == ["later_figure", "0.250", "4", ""]
     assert all(row[1] == "–" and row[3] for row in shown[1][1])  # not computed: the reason, never 0
     assert {"85.7 %", "7 requests", "–"} <= set(page.right_aligned)
+
+
+def test_breakdowns_are_one_table_per_key_with_a_column_per_model() -> None:
+    """Not one narrow table per pair and key: a row per group, a column per model."""
+    from audioeval.report.run_report import Pair, breakdowns_section
+
+    def pair(model: str, values: list[float], n: list[int]) -> Pair:
+        groups = {
+            f"g{i}": {"accuracy": {"value": v, "ci": [v - 0.1, v + 0.1], "n": k, "unit": "fraction"}}
+            for i, (v, k) in enumerate(zip(values, n, strict=True))
+        }
+        summary = {"headline": "accuracy", "metrics": {"accuracy": {"unit": "fraction"}},
+                   "breakdowns": {"task": groups, "difficulty": {"easy": groups["g0"]}}}  # fmt: skip
+        return Pair("bench", model, Path("."), summary, [])
+
+    section = breakdowns_section([pair("a", [0.5, 0.25], [4, 4]), pair("b", [0.75, 1.0], [4, 3])])
+    assert section is not None and len(section.tables) == 2  # one per key, not one per pair and key
+    task = section.tables[0]
+    assert task.headers == ["task", "n", "a", "b"] and task.caption == "bench: accuracy (95 % CI) by task"
+    assert task.rows[0] == ["g0", 4, "50.00 % (40.0–60.0)", "75.00 % (65.0–85.0)"]
+    assert task.rows[1] == ["g1", "varies", "25.00 % (15.0–35.0), n=4", "100.00 % (90.0–110.0), n=3"]

@@ -119,6 +119,15 @@ def test_deep_link_opens_a_sample_of_the_second_pair_with_its_gold_answer(driver
     sample = opened_sample(driver, "q02")
     text = sample.text
     assert "gold answer" in text and "answer (raw)" in text and "✓ right" in text
+    # the options are lettered as the gold answer is (no 1–4 beside A–D), the model's pick marked
+    options = sample.find_element("css selector", "ol.options.letters")
+    style = driver.execute_script("return getComputedStyle(arguments[0]).listStyleType", options)
+    assert style == "upper-alpha"
+    processed = sample.find_element(
+        "xpath", ".//div[@class='k' and text()='answer (processed)']/following-sibling::div[1]"
+    ).text
+    (picked,) = options.find_elements("css selector", "li.pick")
+    assert picked.text.startswith(processed) and "the model's pick" in picked.text
     assert clips_load(driver, sample) == 1
     screenshot(driver, "report-sample-mcq", driver.find_element("id", "samples"))
 
@@ -286,3 +295,18 @@ def test_an_mmae_report_shows_each_samples_rates_in_percent_and_filters_in_perce
     assert "IFR 50.00 %" in scores and "EMR " in scores, scores
     assert all(part.strip().endswith("%") for part in scores.split("·")), scores
     screenshot(driver, "report-mmae-sample-percent", driver.find_element("id", "samples"))
+
+
+def test_a_sample_without_the_headline_value_shows_none_in_its_place() -> None:
+    """MMAE's IFR of a sample whose instruction rubric failed is undefined: the browser shows
+    no IFR for it, never its CR (the first number scored) under IFR's name."""
+    from audioeval.core.record import SampleRecord, Score
+    from audioeval.core.sample import Sample
+    from audioeval.report.sample_rows import primary_score
+
+    rec = SampleRecord(
+        "s1", Sample("s1"), scores={"mmae_rubrics": Score({"IFR": None, "CR": 1.0, "EMR": None}, {}, {})}
+    )
+    assert primary_score(rec, "IFR") is None
+    assert primary_score(rec, "CR") == 1.0
+    assert primary_score(rec, "wer") == 1.0  # no score has the key: the first number scored

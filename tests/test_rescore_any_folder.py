@@ -120,4 +120,4 @@ def test_rescore_refuses_a_folder_no_command_wrote(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello")
     res = runner.invoke(app, ["rescore", str(tmp_path)])
     assert res.exit_code == 2
-    assert "not an audioeval output folder" in res.output
+    assert "run.json: not found: not a run directory" in res.output

@@ -152,5 +152,5 @@ def test_rescore_under_another_profile_scores_the_stored_transcripts(
     res = runner.invoke(app, ["rescore", str(out), "--profile", "ultraeval", "--resamples", "0"])
     assert res.exit_code == 0, res.output
     assert len(asr_calls) == 3 and "metric models" not in res.output
-    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    summary = json.loads((out.parent / f"{out.name}-ultraeval" / "summary.json").read_text(encoding="utf-8"))
     assert summary["mean_wer"] == pytest.approx((0 + 1 / 3 + 1 / 4) / 3)

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from audioeval.benchmarks.mmae.baselines import write_baseline
+from audioeval.benchmarks.mmae.preset import CROSSES, TAXONOMY
 from audioeval.benchmarks.mmae.taxonomy import operation_keys
 from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import resolve
@@ -23,14 +24,13 @@ from tests.mmae_helpers import config, rubric_count, run_mmae
 
 runner = CliRunner()
 JUDGE = "fake-judge"
-TAXONOMY = ["modality", "complexity", "complexity_group", "granularity", "operation"]
 
 
 def write_spec(path: Path, metadata: Path, name: str = "mmae-syn") -> Path:
     path.write_text(
         f"name: {name}\ntask: audio_edit\n"
         f"source: {{type: mmae, path: {json.dumps(str(metadata))}}}\n"
-        f"taxonomy: {json.dumps(TAXONOMY)}\n",
+        f"taxonomy: {json.dumps(TAXONOMY)}\ncrosses: {json.dumps(CROSSES)}\n",
         encoding="utf-8",
     )
     return path
@@ -114,7 +114,7 @@ def test_run_equals_mmae_score_per_sample(which, small_synthetic_set, identity_p
     assert pair["metrics"]["mean:ifr"]["value"] == pytest.approx(overall["IFR"], abs=0.005)
     assert pair["metrics"]["mean:cr"]["value"] == pytest.approx(overall["CR"], abs=0.005)
     assert pair["metrics"]["mean:em"]["value"] == pytest.approx(overall["EMR"], abs=0.005)
-    assert set(pair["breakdowns"]) == set(TAXONOMY)
+    assert set(pair["breakdowns"]) == {*TAXONOMY, *CROSSES}
     assert set(pair["breakdowns"]["complexity_group"]) == {"single", "multiple"}
     for group, block in ref.taxonomy["complexity"].items():
         assert pair["breakdowns"]["complexity"][group]["mean:ifr"]["value"] == pytest.approx(
@@ -362,3 +362,20 @@ def test_mmae_source_reports_bad_samples_and_missing_predictions(small_synthetic
     assert recs[meta[0]["id"]]["error"] is None
     err = recs[meta[2]["id"]]["error"]
     assert err.startswith("predictions: ") and str(pred_file) in err and "assistant" in err
+
+
+def test_taxonomy_json_shows_what_the_pair_summary_computes_and_nothing_else() -> None:
+    """taxonomy.json formats the pair summary: a rate the spec does not compute (a spec that
+    lists only `mean:ifr`) is null, never computed by the exporter; `*_n` is the block's
+    `count` (the samples the rate is the mean of), `n` its samples."""
+    from audioeval.benchmarks.mmae.aggregate import taxonomy
+
+    block = {"value": 50.0, "ci": [25.0, 75.0], "n": 4, "count": 3, "unit": "percent"}
+    pair = {"metrics": {"mean:ifr": block}, "breakdowns": {"modality": {"speech": {"mean:ifr": block}}}}
+    tax = taxonomy(pair, [], n_skipped=0)
+    assert tax["overall"]["n"] == 4 and (tax["overall"]["IFR"], tax["overall"]["IFR_n"]) == (50.0, 3)
+    assert tax["overall"]["CR"] is None and tax["overall"]["CR_n"] == 0 and tax["overall"]["EMR_ci"] is None
+    assert tax["modality"]["speech"]["IFR_ci"] == [25.0, 75.0]
+    assert tax["overall"]["micro"] == {"IFR": None, "CR": None, "n_if_rubrics": 0, "n_cr_rubrics": 0}
+    with pytest.raises(ValueError, match="unit 'score' cannot be shown in percent"):
+        taxonomy({"metrics": {"mean:ifr": {**block, "unit": "score"}}}, [], n_skipped=0)

@@ -18,9 +18,10 @@ from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.record import Score
 from audioeval.core.sample import Sample
 from audioeval.metrics.judge_reliability import judges_of
-from audioeval.scoring.base import SCORERS, DeferredFactory, Prediction, Scorer, build_scorer, register_scorer
+from audioeval.scoring.base import DeferredFactory, Prediction, Scorer
 from audioeval.scoring.failed_output import failed_output_score
 from audioeval.scoring.judged import JudgedScorer, is_judged, takes_prompt_file
+from audioeval.scoring.scorer_registry import SCORERS, build_scorer, register_scorer
 
 PKG = Path(__file__).resolve().parents[1] / "src" / "audioeval"
 SPEC = "hooks.yaml"

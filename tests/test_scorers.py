@@ -10,16 +10,9 @@ import sacrebleu
 
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import (
-    SCORERS,
-    DeferredFactory,
-    Prediction,
-    Score,
-    Scorer,
-    build_scorer,
-    register_scorer,
-)
+from audioeval.scoring.base import DeferredFactory, Prediction, Score, Scorer
 from audioeval.scoring.rouge import lcs_length, rouge_l
+from audioeval.scoring.scorer_registry import SCORERS, build_scorer, register_scorer
 from tests.run_helpers import text_scorers
 
 SPEC = "benchmarks/asr.yaml"

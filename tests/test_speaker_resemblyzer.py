@@ -19,7 +19,8 @@ from audioeval.audio.tts_espeak import espeak_available, synthesize_espeak
 from audioeval.core.errors import AudioError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 from audioeval.scoring.speech_models import runtime
 from audioeval.scoring.speech_models._deps import dist_version
 from audioeval.scoring.speech_models.speaker_sim import (

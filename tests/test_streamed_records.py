@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from audioeval.store.jsonl import read_jsonl
-from audioeval.store.records import read_records
+from audioeval.store.run_folder import read_pair
 
 GOOD = {"id": "a", "error": None, "scores": {"acc": {"values": {"correct": 1}, "stats": {"correct": 1}}}}
 
@@ -28,15 +28,16 @@ def test_line_numbers_blank_lines_bare_cr_and_a_cut_tail(tmp_path: Path) -> None
     assert report.line_numbers == [1, 5, 6, 7]
     assert report.bad_lines == [3, 4]
     assert report.truncated_tail
-    stored = read_records(path)
+    stored = read_pair(path.parent, None, signature={})
     assert [r.id for r in stored.records] == ["a", "b", "c"]
-    assert [line.split(":", 2)[1] for line in stored.ignored] == ["3", "4", "6"]
+    assert [str(p.line) for p in stored.lines] == ["3", "4", "6", "8"]
     assert "not a JSON object" in stored.ignored[0] and "not a sample id" in stored.ignored[2]
+    assert stored.lines[3].why.startswith("cut short")
 
 
 def test_a_missing_file_reads_as_empty(tmp_path: Path) -> None:
     assert read_jsonl(tmp_path / "none.jsonl").records == []
-    assert read_records(tmp_path / "none.jsonl").records == []
+    assert read_pair(tmp_path / "none", None).records == []
 
 
 # ---- the records kept in memory while a pair runs are the records read back -----------------
@@ -53,7 +54,7 @@ def _checked_kept_records(monkeypatch) -> list[tuple[list, list]]:
         used_memory = self.records is None and self.kept is not None
         records = original(self)
         if used_memory:
-            seen.append((records, read_records(self.folder / evaluate.RECORDS_FILE).records))
+            seen.append((records, read_pair(self.folder, self.run_id, expected_ids=self.ids).records))
         return records
 
     monkeypatch.setattr(evaluate.PairRun, "final_records", final_records)

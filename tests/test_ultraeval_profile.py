@@ -15,7 +15,8 @@ from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.ultraeval.english_normaliser import english_normalise
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, build_scorer
+from audioeval.scoring.base import Prediction
+from audioeval.scoring.scorer_registry import build_scorer
 
 load_benchmarks()  # registers the `ultraeval` profile
 
@@ -163,8 +164,7 @@ CV3 = [
 @pytest.mark.parametrize(("name", "ref", "hyp", "expected"), CV3)
 def test_cv3_language_scored_under_the_profile(name: str, ref: str, hyp: str, expected: float) -> None:
     from audioeval.benchmarks.registry import load_shipped
-    from audioeval.benchmarks.resolved import resolve
-    from audioeval.benchmarks.spec import with_profile
+    from audioeval.benchmarks.resolved import resolve, with_profile
 
     spec, _ = load_shipped(name)
     bench = resolve(with_profile(spec, "ultraeval"), name)

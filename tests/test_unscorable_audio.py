@@ -162,9 +162,11 @@ def test_asr_run_records_non_finite_clips_as_failed_not_transcribed(tmp_path: Pa
         assert recs[bad].get("scores") is None and recs[bad]["output"] is None
         assert recs[bad]["error"].startswith("input: ") and not recs[bad].get("output_failed")
         assert "non-finite samples (NaN/inf)" in recs[bad]["error"] and f"id {bad!r}" in recs[bad]["error"]
-    assert recs["silence"]["error"] is None  # silence is audio: transcribed (as nothing) and scored
+    # silence is audio: transcribed, not refused as input; its empty transcript is no output
+    # (the output gate: counted, asked again on a rerun, a full deletion in the headline)
+    assert recs["silence"]["output"] is not None and recs["silence"]["failure"] == "no output"
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["results"][0]["failed"] == 2 and summary["results"][0]["scored"] == 3
+    assert summary["results"][0]["failed"] == 3 and summary["results"][0]["scored"] == 2
 
 
 def test_a_speech_metric_run_writes_nothing_under_home(tmp_path: Path) -> None:

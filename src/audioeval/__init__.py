@@ -6,7 +6,8 @@
 
 from typing import Any
 
-__version__ = "0.1.0"
+from audioeval.core.version import __version__
+
 __all__ = ["__version__", "evaluate", "leaderboard", "rescore"]
 
 

@@ -13,7 +13,10 @@ low.") as `response.text.delta`s, or, with audio in the modalities, as
 
 Faults, switched by the question text: `[drop]` closes the socket before `response.done` on
 the first connection for that question, `[error]` sends an `error` event, `[garbage]` a text
-frame that is not JSON, `[incomplete]` a `response.done` with status `incomplete`.
+frame that is not JSON, `[incomplete]` a `response.done` with status `incomplete`. With
+`state.fault` set (one of `tests/fakes/faulty_answers.FAULTS`), every text answer is that
+faulty answer: its text as one delta (none when empty; NaN as the JSON literal), or, for
+`html`, a web page sent as the frame.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 import numpy as np
 from aiohttp import WSMsgType, web
 
+from tests.fakes.faulty_answers import HTML_PAGE, fault_text
 from tests.fakes.mcq_server import dominant_hz
 
 
@@ -38,6 +42,7 @@ class FakeRealtimeState:
     sessions: list[dict[str, Any]] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     dropped: set[str] = field(default_factory=set)
+    fault: str | None = None
 
 
 def _tone_pcm(hz: float, seconds: float = 0.4) -> bytes:
@@ -111,6 +116,9 @@ class _Turn:
             await self.send("response.text.delta", delta="The tone")
             await self.ws.close()
             return
+        if self.state.fault is not None and "audio" not in modalities:
+            await self.faulty_answer(self.state.fault)
+            return
         words = say.split(" ")
         deltas = [words[0], *(" " + w for w in words[1:])]
         if "audio" in modalities:
@@ -130,6 +138,15 @@ class _Turn:
         await self.send(
             "response.done", response={"id": "resp_1", "status": status, "status_details": details}
         )
+
+    async def faulty_answer(self, fault: str) -> None:
+        if fault == "html":
+            await self.ws.send_str(HTML_PAGE)
+            return
+        text = fault_text(fault)
+        if text != "":
+            await self.send("response.text.delta", delta=text)
+        await self.send("response.done", response={"id": "resp_1", "status": "completed"})
 
 
 class FakeRealtimeServer:

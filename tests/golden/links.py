@@ -502,16 +502,17 @@ def _mmae_groups(run: RunFolder) -> Iterator[tuple[str, dict[str, Any], str, dic
 
 
 def _mmae_rates(run: RunFolder, sub: str) -> Pairs:
+    """`sub`: `value`, `ci`, or `count` (the samples a rate is the mean of: `<rate>_n`)."""
     for tpath, block, spath, metrics in _mmae_groups(run):
         for rate, metric in MMAE_RATES.items():
-            key = {"value": rate, "ci": f"{rate}_ci", "n": f"{rate}_n"}[sub]
+            key = {"value": rate, "ci": f"{rate}_ci", "count": f"{rate}_n"}[sub]
             if metrics is None:  # a group with no scored sample is not in the breakdowns
-                theirs = 0 if sub == "n" else None
+                theirs = 0 if sub == "count" else None
             else:
-                theirs = metrics.get(metric, {}).get(sub, "<missing>")
+                theirs = metrics.get(metric, {}).get(sub, 0 if sub == "count" else "<missing>")
             yield Pair(
                 run.where("taxonomy.json", f"{tpath}.{key}"), block.get(key, "<missing>"),
-                f"runs/{run.name}/{spath}.{metric}.{sub}", theirs, None if sub == "n" else TAXONOMY_DIGITS,
+                f"runs/{run.name}/{spath}.{metric}.{sub}", theirs, None if sub == "count" else TAXONOMY_DIGITS,
             )  # fmt: skip
 
 
@@ -527,8 +528,17 @@ def mmae_ci(run: RunFolder) -> Pairs:
 
 
 def mmae_n(run: RunFolder) -> Pairs:
-    """taxonomy.json `<rate>_n` (the samples the rate is the mean of) is the pair metric's `n`."""
-    yield from _mmae_rates(run, "n")
+    """taxonomy.json `<rate>_n` (the samples the rate is the mean of: a sample without a
+    consistency rubric has no CR) is the pair metric's `count` (value = total / count), and a
+    group's `n` (its samples) the metric's `n`, overall and per group."""
+    yield from _mmae_rates(run, "count")
+    for tpath, block, spath, metrics in _mmae_groups(run):
+        for metric in MMAE_RATES.values():
+            theirs = 0 if metrics is None else metrics.get(metric, {}).get("n", "<missing>")
+            yield Pair(
+                run.where("taxonomy.json", f"{tpath}.n"), block.get("n", "<missing>"),
+                f"runs/{run.name}/{spath}.{metric}.n", theirs,
+            )  # fmt: skip
 
 
 def mmae_counts(run: RunFolder) -> Pairs:
@@ -819,7 +829,7 @@ LINKS = (
         mmae_rates,
     ),
     Link("mmae_ci", "taxonomy.json <rate>_ci", "summary.json mean:* ci", MMAE, mmae_ci),
-    Link("mmae_n", "taxonomy.json <rate>_n", "summary.json mean:* n", MMAE, mmae_n),
+    Link("mmae_n", "taxonomy.json <rate>_n, n", "summary.json mean:* count, n", MMAE, mmae_n),
     Link(
         "mmae_counts",
         "taxonomy.json n, failed outputs, reliability",

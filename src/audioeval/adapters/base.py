@@ -7,7 +7,7 @@ problems (a missing runtime, a bad configuration), which raise `AudioevalError`s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -75,15 +75,24 @@ class ModelRequest:
 class ModelAdapter(Protocol):
     """A model under test. `name` labels results; `signature()` goes into run signatures.
 
-    An adapter may also have `tasks`: the task names it serves (None or absent: all); the
-    engine does not pair it with benchmarks of other tasks; and `reads_input_audio` (absent:
-    True): False for a model whose answers are stored (a predictions file, a replay), whose
-    samples are then asked without their input clips being checked, so a benchmark whose
-    clips are absent is scored from the stored answers.
+    `tasks`, `api`, `reads_input_audio` and `input_errors` are its optional hooks, each with its
+    default on `AdapterHooks`, which every adapter derives from; the engine reads them as plain
+    attributes. `tasks`: the task names it serves (None: all); the engine does not pair it with
+    benchmarks of other tasks. `reads_input_audio` (default True): False for a model whose
+    answers are stored (a predictions file, a replay), whose samples are then asked without
+    their input clips being checked, so a benchmark whose clips are absent is scored from the
+    stored answers. Every output passes the engine's output gate (`engine/output_gate.py`),
+    which counts an empty or blank text as no output, unless the adapter declares it its answer
+    with `blank_is_an_answer = True` (the `constant` baseline, the system that says nothing; a
+    predictions file, whose empty answer is the system's, as official scorers read it).
     """
 
     name: str
     max_concurrency: int
+    tasks: Collection[str] | None
+    api: str | None
+    reads_input_audio: bool
+    blank_is_an_answer: bool
 
     def signature(self) -> dict[str, Any]: ...
 
@@ -92,3 +101,35 @@ class ModelAdapter(Protocol):
     async def generate(self, request: ModelRequest) -> ModelOutput: ...
 
     async def aclose(self) -> None: ...
+
+    def input_errors(self, asked: Collection[str], known: Collection[str]) -> list[InputError] | None: ...
+
+
+class AdapterHooks:
+    """The optional hooks of a `ModelAdapter`, declared once with their defaults. Every adapter
+    derives from this class and overrides the hooks it has."""
+
+    tasks: Collection[str] | None = None
+    """The task names it serves; None: every task. The engine pairs it with no benchmark of
+    another task (and says what it serves when no pair is left)."""
+
+    api: str | None = None
+    """The API whose request fields it reads (`chat`, `speech`, `transcription`, …); None: it
+    reads none. A routed setting (`core/request_settings.py`) is refused for a model whose `api`
+    does not read it."""
+
+    reads_input_audio: bool = True
+    """False for a model whose answers are stored (a predictions file, a replay): its samples
+    are asked without their input clips being checked, so a benchmark whose clips are absent
+    is scored from the stored answers."""
+
+    blank_is_an_answer: bool = False
+    """True for a model whose empty text is its answer (the `constant` baseline, a predictions
+    file): the output gate (`engine/output_gate.py`) then scores it rather than counting it as
+    no output."""
+
+    def input_errors(self, asked: Collection[str], known: Collection[str]) -> list[InputError] | None:
+        """The items of the model's own input (a predictions file) that answer no sample: `asked`
+        are the ids of the samples run, `known` those the benchmark knows (skipped ones too).
+        None: the model reads no input of its own (nothing is written for it)."""
+        return None

@@ -15,13 +15,13 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.registry import Registry
 
 
 @dataclass
-class Baseline:
+class Baseline(AdapterHooks):
     """Common plumbing: no start-up, no connections, unlimited concurrency."""
 
     name: str
@@ -62,6 +62,7 @@ def _choices(request: ModelRequest) -> list[str]:
 
 class Constant(Baseline):
     tasks = TEXT_TASKS
+    blank_is_an_answer = True  # `constant` (empty): the system that says nothing
 
     def answer(self, request: ModelRequest) -> ModelOutput:
         return ModelOutput(text=str(self.args.get("text", "")))

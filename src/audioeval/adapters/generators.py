@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.model_output import ModelOutput
+
+if TYPE_CHECKING:
+    from audioeval.adapters.codecs.base import AudioCodec
 
 
 def _write_wav(path: str, samples: Any, rate: int) -> None:
@@ -24,7 +27,7 @@ def _write_wav(path: str, samples: Any, rate: int) -> None:
 
 
 @dataclass
-class EspeakTts:
+class EspeakTts(AdapterHooks):
     """espeak-ng as the embedded TTS model (rule-based formant synthesis, offline)."""
 
     name: str
@@ -70,21 +73,21 @@ class EspeakTts:
 
 
 @dataclass
-class CodecModel:
+class CodecModel(AdapterHooks):
     """A built-in codec as a model: input audio -> codes -> audio."""
 
     name: str
     spec: str
     max_concurrency: int = 2
     tasks: ClassVar[tuple[str, ...]] = ("codec",)
-    _codec: Any = field(default=None, repr=False)
+    _codec: AudioCodec | None = field(default=None, repr=False)  # built by start()
 
     def signature(self) -> dict[str, Any]:
         return {
             "model": self.name,
             "type": "codec",
             "codec": self.spec,
-            "bitrate_bps": getattr(self._codec, "bitrate_bps", None),
+            "bitrate_bps": self._codec.bitrate_bps if self._codec is not None else None,
         }
 
     async def start(self) -> None:

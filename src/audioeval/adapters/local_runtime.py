@@ -20,7 +20,8 @@ Worker protocol (JSON lines over stdin/stdout, UTF-8, one object per line):
    handle to the real stdout); anything may go to stderr. Workers import only the standard
    library and their venv's packages, never audioeval.
 
-Failures become `ModelOutput(error=...)`, never scores: a worker that exits mid-request
+Failures become `ModelOutput(error=...)`, never scores (an answer without text or audio, or
+with a number where text is due, is refused by the engine's output gate like any model's): a worker that exits mid-request
 ("worker crashed: …" with its stderr tail), prints a non-protocol line, or runs past
 `request_timeout_s` fails that request and is restarted for the next one, at most
 `max_restarts` times within `restart_window_s`; after that every request fails with a clear
@@ -42,7 +43,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.adapters.runtimes.environment import resolve_python
 from audioeval.adapters.runtimes.request_inputs import audio_input, text_input
 from audioeval.adapters.runtimes.spec import RuntimeSpec, WorkerArg, load_runtime_spec
@@ -93,7 +94,7 @@ class _Slot:
         self.worker: WorkerProcess | None = None
 
 
-class LocalRuntimeAdapter:
+class LocalRuntimeAdapter(AdapterHooks):
     """A `ModelAdapter` over a runtime spec's worker processes."""
 
     def __init__(
@@ -277,18 +278,8 @@ class LocalRuntimeAdapter:
         text, audio_path, error = answer.get("text"), answer.get("audio_path"), answer.get("error")
         if error is not None:
             return ModelOutput(error=f"worker error: {error}", endpoint=endpoint, latency_s=latency)
-        if not (text is None or isinstance(text, str)) or not (
-            audio_path is None or isinstance(audio_path, str)
-        ):
-            return ModelOutput(
-                error=f"worker answered with a non-string text or audio_path: {str(answer)[:300]}",
-                endpoint=endpoint,
-                latency_s=latency,
-            )
-        if text is None and audio_path is None:
-            return ModelOutput(
-                error="worker answered with neither text nor audio_path", endpoint=endpoint, latency_s=latency
-            )
+        # What the answer is worth (no text, a number for a text, a missing file) is the output
+        # gate's to say, as for every adapter (engine/output_gate.py).
         return ModelOutput(text=text, audio_path=audio_path, endpoint=endpoint, latency_s=latency)
 
 

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
+from audioeval.adapters.unkeyed_rows import SampleKeys, UnkeyedRow, match_rows
 from audioeval.core.errors import InputError, RunConfigError
-from audioeval.core.model_output import ModelOutput
+from audioeval.core.model_output import ModelOutput, OutputFault
+from audioeval.core.sample import Sample
 from audioeval.core.shorten import shorten_path
 from audioeval.store.file_digest import audio_digest, file_sha256
 
@@ -42,6 +44,10 @@ class PredictionsRead(NamedTuple):
     """The items that could not be read, each naming file, line, id and field."""
     key: str | None = None
     """The key the answers were read from (None: the format has none)."""
+    rows: list[UnkeyedRow] = []
+    """Outputs without ids, matched to each benchmark's samples (`unkeyed_rows.py`)."""
+    note: str | None = None
+    """What the reader says about the file's texts (e.g. that they are already normalised)."""
 
 
 PredictionsLoader = Callable[[Path], PredictionsRead]
@@ -56,14 +62,18 @@ class PredictionsReading:
     """`named` (given by the user or the command) or `auto` (the one format matching the file)."""
     matching: str = "by id"
 
-    def words(self, name: str, path: Path, key: str | None) -> str:
+    def words(self, name: str, path: Path, key: str | None, note: str | None = None) -> str:
         found = "the one format it matches" if self.how == "auto" else "as named"
         held = f", answers under {key!r}" if key else ""
-        return f"{name}: {shorten_path(str(path))} read as {self.format} ({found}){held}, matched {self.matching}"
+        said = f"; {note}" if note else ""
+        return (
+            f"{name}: {shorten_path(str(path))} read as {self.format} ({found}){held}, "
+            f"matched {self.matching}{said}"
+        )
 
 
 @dataclass
-class PredictionsFile:
+class PredictionsFile(AdapterHooks):
     """Answers each sample with the stored output (audio or text) of the same id."""
 
     name: str
@@ -80,9 +90,18 @@ class PredictionsFile:
     errors: dict[str, InputError] = field(default_factory=dict)
     unreadable: list[InputError] = field(default_factory=list)
     reads_input_audio: bool = False
+    sample_keys: SampleKeys | None = None
+    """The texts of a sample a row without an id may name (formats without ids)."""
+    rows: list[UnkeyedRow] = field(default_factory=list)
+    note: str | None = None
+    unmatched: dict[str, list[InputError]] = field(default_factory=dict)
+    """The rows without ids that no sample took, by benchmark."""
 
     _loaded: bool = False
     _signature: dict[str, Any] | None = None
+    # An empty answer in a file is what the system answered (the official MMAR / MMAU scripts
+    # count it wrong), and asking the file again gives the same: the output gate scores it.
+    blank_is_an_answer = True
 
     def signature(self) -> dict[str, Any]:
         """The file's and its clips' content hashes, taken once: the engine asks for the
@@ -94,7 +113,7 @@ class PredictionsFile:
 
     def describe(self) -> str:
         """One line: the file, its format and how it was chosen, the key, the matching rule."""
-        return self.reading.words(self.name, self.path, self.key)
+        return self.reading.words(self.name, self.path, self.key, self.note)
 
     def _read_as(self) -> dict[str, Any]:
         return {
@@ -102,7 +121,13 @@ class PredictionsFile:
             "format_chosen": self.reading.how,
             "prediction_key": self.key,
             "matching": self.reading.matching,
+            **({"note": self.note} if self.note else {}),
+            **({"rows_matched": self._rows_matched()} if self.rows else {}),
         }
+
+    def _rows_matched(self) -> dict[str, int]:
+        """How many rows without ids found a sample, by benchmark."""
+        return {b: len(self.rows) - len(u) for b, u in sorted(self.unmatched.items())}
 
     def _content_signature(self) -> dict[str, Any]:
         root = self.audio_root or self.path.parent
@@ -134,7 +159,9 @@ class PredictionsFile:
     def _load(self) -> None:
         if self._loaded:
             return
-        outputs, errors, self.key = self.read(self.path)
+        read = self.read(self.path)
+        outputs, errors, self.key = read.outputs, read.errors, read.key
+        self.rows, self.note = list(read.rows), read.note
         root = self.audio_root or self.path.parent
         for sid, raw in outputs.items():
             if self.output == "text":
@@ -149,6 +176,22 @@ class PredictionsFile:
                 self.unreadable.append(err)
         self._loaded = True
 
+    def match(self, benchmark: str, samples: list[Sample]) -> None:
+        """Give each output without an id to its sample of `benchmark` (`unkeyed_rows.py`);
+        called for every benchmark the file is scored on, before the run's signature."""
+        self._load()
+        if not self.rows or benchmark in self.unmatched:
+            return
+        if self.sample_keys is None:
+            raise InputError(
+                f"the {self.reading.format} format holds outputs without ids and gives no way to match them",
+                file=str(self.path),
+            )
+        found = match_rows(self.rows, samples, self.sample_keys, str(self.path), benchmark)
+        for sid, text in found.outputs.items():
+            self.outputs.setdefault(sid, text)
+        self.unmatched[benchmark] = found.unmatched
+
     async def start(self) -> None:
         if not self.path.is_file():
             raise RunConfigError(f"{self.path}: predictions file not found")
@@ -160,8 +203,8 @@ class PredictionsFile:
         file = str(self.path)
         if path is None:
             err = self.errors.get(sid)
-            if err is not None:
-                return _failed(f"predictions: {err.describe()}", err)
+            if err is not None:  # the file answers this id with what is not an answer
+                return _failed(f"predictions: {err.describe()}", err, OutputFault.BAD_OUTPUT)
             why = InputError("sample has no prediction", file=file, sample_id=sid, field="id")
             return _failed(f"predictions: {self.path}: no prediction for id {sid!r}", why)
         if self.output == "text":
@@ -182,6 +225,8 @@ class PredictionsFile:
         (`known`: every id of the benchmark, its unreadable samples included)."""
         self._load()
         out = list(self.unreadable)
+        if self.unmatched:  # a row that no benchmark of the run took
+            out += min(self.unmatched.values(), key=len)
         out += [e for sid, e in self.errors.items() if sid not in asked]
         out += [
             InputError("prediction id not in the metadata", file=str(self.path), sample_id=sid, field="id")
@@ -194,6 +239,6 @@ class PredictionsFile:
         return None
 
 
-def _failed(message: str, where: InputError) -> ModelOutput:
+def _failed(message: str, where: InputError, fault: OutputFault | None = None) -> ModelOutput:
     """No usable output, with where the problem is (file, id, field) kept for the record."""
-    return ModelOutput(error=message, error_detail=where.as_record())
+    return ModelOutput(error=message, error_detail=where.as_record(), fault=fault)

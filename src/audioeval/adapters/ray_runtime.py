@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter, RestartBudget
 from audioeval.adapters.runtimes.spec import RuntimeSpec, WorkerArg
 from audioeval.core.errors import (
@@ -123,7 +123,7 @@ class _Actor:
         self.calls = 0
 
 
-class RayRuntimeAdapter:
+class RayRuntimeAdapter(AdapterHooks):
     """A `ModelAdapter` over Ray actors, each running one worker of a runtime spec."""
 
     def __init__(

@@ -4,7 +4,8 @@ between each two adjacent ranks.
 
 The boards are built from the stored pair summaries by the one board mechanism
 (`run_summary.all_boards`), so a pair has the cells its run's own summary shows. A model with
-the same benchmark in two run directories is an error naming both.
+the same benchmark in two run directories is one pair when both are the same result, and
+otherwise needs `--prefer RUN` (`run_pairs.py`).
 
 The bootstrap reads the pairs' records as `audioeval rank` does (`score_table`: the metric's
 summed statistics per sample, failed outputs counted as the summary counts them). A board
@@ -27,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from audioeval.analysis.pair_identity import check_alike, pair_identity
-from audioeval.analysis.score_table import CellStats, PairCell, cell_stats, read_summary, resampled_metrics
-from audioeval.core.errors import InputError
+from audioeval.analysis.run_pairs import RunPair, read_run_pairs
+from audioeval.analysis.score_table import CellStats, PairCell, cell_stats, resampled_metrics
 from audioeval.engine.board_spec import BoardSpec, load_board_file
 from audioeval.engine.leaderboard import board_score, rank_keys, score_row
 from audioeval.engine.run_summary import all_boards, run_boards
@@ -42,39 +43,6 @@ METHOD_TEXT = (
     " p = 2 × the share of resamples whose difference does not have the observed sign, at most 1"
 )
 CONFIDENCE = 0.95
-
-
-@dataclass(frozen=True)
-class RunPair:
-    """A benchmark × model pair of a run directory: its stored summary."""
-
-    run_dir: Path
-    summary: Mapping[str, Any]
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return str(self.summary["benchmark"]), str(self.summary["model"])
-
-
-def read_pairs(run_dirs: Sequence[Path]) -> list[RunPair]:
-    """Every pair summary of the run directories; a model with the same benchmark in two of
-    them is an error naming both."""
-    pairs: dict[tuple[str, str], RunPair] = {}
-    for run_dir in run_dirs:
-        for res in read_summary(run_dir):
-            if not (isinstance(res.get("model"), str) and isinstance(res.get("benchmark"), str)):
-                raise InputError("a result without model and benchmark", file=str(run_dir / "summary.json"))
-            pair = RunPair(run_dir, res)
-            if pair.key in pairs:
-                raise InputError(
-                    f"model {pair.key[1]!r} has benchmark {pair.key[0]!r} in {pairs[pair.key].run_dir}"
-                    f" and in {run_dir}; give one of them",
-                    file=str(run_dir),
-                )
-            pairs[pair.key] = pair
-    if not pairs:
-        raise InputError("no benchmark × model result in the run directories", field="RUN_DIR")
-    return list(pairs.values())
 
 
 def board_specs(run_dirs: Sequence[Path], board_files: Iterable[Path]) -> list[BoardSpec]:
@@ -274,14 +242,16 @@ def leaderboard_from_runs(
     resamples: int = 1000,
     seed: int = 0,
     mean_of_available: bool = False,
+    prefer: Sequence[Path] = (),
 ) -> dict[str, Any]:
     """`leaderboard.json`: the run directories, how the tests were made, and every board with
     a pair on it (`leaderboard.build_board`'s shape, each row with `score`, `score_ci` and
     `adjacent`; `signatures`: each benchmark's data hash and settings). Pairs of one benchmark
     not run alike are refused (`pair_identity.check_alike`); `mean_of_available` ranks a row
-    missing a column by the mean of its available ones (UltraEval-Audio's convention)."""
-    pairs = read_pairs(run_dirs)
+    missing a column by the mean of its available ones (UltraEval-Audio's convention); `prefer`
+    picks among different results of one pair in several run directories."""
     latest: dict[Path, dict[str, Any]] = {}
+    pairs = read_run_pairs(run_dirs, prefer, latest)
     runs: dict[Path, Any] = {}
     alike = check_alike(pair_identity(p.run_dir, p.summary, runs, latest) for p in pairs)
     specs = board_specs(run_dirs, board_files)

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audioeval.analysis.score_table import pair_latest
+from audioeval.analysis.pair_records import pair_latest
 from audioeval.core.errors import InputError
 from audioeval.core.shorten import shorten
-from audioeval.engine.run_layout import IDS_FILE
-from audioeval.store.json_file import read_json_object, read_sample_ids
+from audioeval.store.json_file import read_json_object
+from audioeval.store.run_folder import read_pair
 
 WHERE_READ = ("path", "audio_root")
 """Source fields that say where the data is read from, not what it is (its hashes say that)."""
@@ -90,18 +90,15 @@ def pair_identity(
     bench, model = str(summary["benchmark"]), str(summary["model"])
     folder = run_dir / str(summary.get("folder", ""))
     settings: dict[str, Any] = dict(_run_settings(run_dir, runs).get(bench) or {})
-    sig_file = folder / "signature.json"
-    if sig_file.is_file():
-        try:
-            whole = read_json_object(sig_file)
-            signed, judge = dict(whole.get("benchmark") or {}), whole.get("judge")
-        except (InputError, OSError, ValueError, AttributeError, TypeError):
-            signed, judge = {}, None
+    latest = pair_latest(folder, latest_by_folder, run_dir)  # refuses a pair whose files cannot be used
+    files = read_pair(folder, None, lines=False)
+    if files.signature is not None:
+        whole = files.signature
+        signed = dict(whole["benchmark"]) if isinstance(whole.get("benchmark"), dict) else {}
+        judge = whole.get("judge")
         source = {k: v for k, v in (signed.pop("source", None) or {}).items() if k not in WHERE_READ}
         settings.update(signed, source=source, judge=judge)
-    latest = pair_latest(folder, latest_by_folder)
-    ids_file = folder / IDS_FILE
-    ids = read_sample_ids(ids_file) if ids_file.is_file() else list(latest)
+    ids = files.ids if files.ids is not None else list(latest)
     hashes = {sid: (latest[sid].sample_sha256 if sid in latest else None) for sid in ids}
     return PairIdentity(run_dir, bench, model, settings, hashes)
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import functools
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,14 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from audioeval.analysis.pair_records import pair_latest
 from audioeval.analysis.ranking import Column, ScoreTable
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.suggest import unknown_spec_name
-from audioeval.engine.run_layout import IDS_FILE
-from audioeval.engine.run_summary import PairSummary, RunSummary
-from audioeval.store.bounded_json import loads
 from audioeval.store.csv_cells import restore_cell
-from audioeval.store.json_file import read_json_object, read_sample_ids
+from audioeval.store.json_file import read_json_object
 from audioeval.store.text_input import read_text_input, text_lines
 from audioeval.store.yaml_file import read_yaml_mapping
 
@@ -229,58 +226,6 @@ class RunTable:
     cells: tuple[PairCell, ...]
 
 
-def read_summary(run_dir: Path) -> list[PairSummary]:
-    path = run_dir / "summary.json"
-    if not path.is_file():
-        raise InputError(
-            "not a run directory (no summary.json): give folders written by `audioeval run`",
-            file=str(run_dir),
-        )
-    try:
-        data = loads(read_text_input(path, "run summary"))
-    except json.JSONDecodeError:
-        data = None
-    if isinstance(data, dict) and isinstance(data.get("results"), list):
-        return list(RunSummary.from_json(data).results)  # the run summary the engine wrote
-    pairs = pair_summaries(run_dir)  # a folder of an earlier audioeval: a preset's export there
-    if pairs:
-        return pairs
-    raise InputError(
-        f"not a run summary: {_folder_kind(data)}, and no pair summary"
-        " (<benchmark>/<model>/summary.json) beside it; give the folder written by `audioeval run`,"
-        " `mcq score`, `judge-eval` or `mmae score` (its top folder)",
-        file=str(path),
-    )
-
-
-def pair_summaries(run_dir: Path) -> list[PairSummary]:
-    """The pair summaries `<run>/<benchmark>/<model>/summary.json` of a run directory whose
-    own summary.json is an export (`mcq score`, `judge-eval` folders of an earlier audioeval):
-    those with a benchmark, a model and metrics, in path order."""
-    out: list[PairSummary] = []
-    if not (run_dir / "run.json").is_file():
-        return out
-    for path in sorted(run_dir.glob("*/*/summary.json")):
-        try:
-            data = loads(read_text_input(path, "pair summary"))
-        except (json.JSONDecodeError, InputError):
-            continue
-        if isinstance(data, dict) and all(k in data for k in ("benchmark", "model", "metrics")):
-            out.append(data)  # type: ignore[arg-type]  (a JSON object with those keys)
-    return out
-
-
-def _folder_kind(data: Any) -> str:
-    """What a summary.json without `results` looks like it is."""
-    if not isinstance(data, dict):
-        return "summary.json is not a JSON object"
-    if "robust" in data and "official" in data:
-        return "it is the export of `audioeval mcq score`"
-    if "n_scored" in data and "subsets" in data:
-        return "it is the export of `audioeval judge-eval`"
-    return "summary.json has no `results` list"
-
-
 def _one_family(found: Sequence[tuple[Path, Mapping[str, Any]]], family: str | None) -> str:
     """The task family ranked: `family`, or the only one the pairs have."""
     from audioeval.engine.leaderboard import family_of
@@ -302,15 +247,19 @@ def _one_family(found: Sequence[tuple[Path, Mapping[str, Any]]], family: str | N
     return next(iter(by_family))
 
 
-def table_from_runs(run_dirs: Sequence[Path], family: str | None = None) -> RunTable:
+def table_from_runs(
+    run_dirs: Sequence[Path], family: str | None = None, prefer: Sequence[Path] = ()
+) -> RunTable:
     """Models × `benchmark:headline` of one task family (`family`, or the only one the runs
-    have) from the pair summaries of run directories; a model with the same benchmark in two of
-    them is an error (rank one of them), and so are pairs of one benchmark not run alike
-    (`pair_identity.check_alike`)."""
+    have) from the pair summaries of run directories, each pair once (`run_pairs.read_run_pairs`:
+    the same result in two of them is one; different ones need `prefer`); pairs of one
+    benchmark not run alike are an error (`pair_identity.check_alike`)."""
     from audioeval.analysis.pair_identity import check_alike, pair_identity
+    from audioeval.analysis.run_pairs import read_run_pairs
     from audioeval.engine.leaderboard import family_of
 
-    found = [(run_dir, res) for run_dir in run_dirs for res in read_summary(run_dir)]
+    latest: dict[Path, dict[str, Any]] = {}
+    found = [(p.run_dir, p.summary) for p in read_run_pairs(run_dirs, prefer, latest)]
     if found:
         chosen = _one_family(found, family)
         found = [(run_dir, res) for run_dir, res in found if str(family_of(res)) == chosen]
@@ -319,7 +268,6 @@ def table_from_runs(run_dirs: Sequence[Path], family: str | None = None) -> RunT
     values: dict[tuple[str, str], float] = {}
     cells: dict[tuple[str, str], PairCell] = {}
     runs: dict[Path, Any] = {}
-    latest: dict[Path, dict[str, Any]] = {}
     identities = []
     for run_dir, res in found:
         model, bench, headline = res.get("model"), res.get("benchmark"), res.get("headline")
@@ -338,12 +286,7 @@ def table_from_runs(run_dirs: Sequence[Path], family: str | None = None) -> RunT
         )
         if columns.setdefault(name, col).higher_is_better != col.higher_is_better:
             raise InputError(f"{name} is higher-is-better in one run and not in another", file=str(run_dir))
-        key = (model, name)
-        if key in cells:
-            raise InputError(
-                f"model {model!r} has {name} in {cells[key].run_dir} and in {run_dir}; rank one of them",
-                file=str(run_dir),
-            )
+        key = (model, name)  # one per pair: `read_run_pairs` gives each pair once
         value = block.get("value")
         scale = 100.0 if unit == "fraction" else 1.0
         values[key] = math.nan if value is None else float(value) * scale
@@ -449,7 +392,7 @@ def cell_stats(
     (failed outputs in, unless the run excluded them); or why there are none. `plans` and
     `latest_by_folder` keep each run's plans and each pair's latest records across calls (a
     board reads several metrics of one pair)."""
-    from audioeval.metrics.pair_summary import failure_stats_for, is_failed_output, stats_for
+    from audioeval.metrics.pair_summary import record_stats, records_in_metrics
 
     path = cell.folder / "records.jsonl"
     if not path.is_file():
@@ -465,16 +408,12 @@ def cell_stats(
     metric = next((m for m in plan.metrics if m.name == cell.headline), None)
     if metric is None:
         return f"headline {cell.headline!r} is not a metric of the benchmark"
-    latest = pair_latest(cell.folder, latest_by_folder if latest_by_folder is not None else {})
+    latest = pair_latest(cell.folder, latest_by_folder if latest_by_folder is not None else {}, cell.run_dir)
     stats: dict[str, Any] = {}
-    for sid, rec in latest.items():
-        found = None
-        if rec.ok:
-            found = stats_for(plan, metric, rec.scores or {})
-        elif not exclude_missing and is_failed_output(rec):
-            found = failure_stats_for(plan, metric, rec)
+    for rec in records_in_metrics(plan, latest.values(), exclude_failed_outputs=exclude_missing):
+        found = record_stats(plan, metric, rec)
         if found is not None:
-            stats[sid] = found
+            stats[rec.id] = found
     if not stats:
         return "no scored sample in its records"
     try:
@@ -483,23 +422,6 @@ def cell_stats(
         return str(exc)
     hashes = {sid: latest[sid].sample_sha256 for sid in stats}
     return CellStats(list(stats), statistic, 100.0 if metric.unit == "fraction" else 1.0, hashes)
-
-
-def pair_latest(folder: Path, cache: dict[Path, dict[str, Any]]) -> dict[str, Any]:
-    """The latest record of each sample of a pair folder (those of its `sample_ids.json`, when
-    it has one), read once per folder into `cache`; none without `records.jsonl`."""
-    from audioeval.core.record import latest_records
-    from audioeval.store.records import read_records
-
-    if folder not in cache:
-        path = folder / "records.jsonl"
-        latest = latest_records(read_records(path).records) if path.is_file() else {}
-        ids_file = folder / IDS_FILE
-        if ids_file.is_file():
-            wanted = set(read_sample_ids(ids_file))
-            latest = {k: v for k, v in latest.items() if k in wanted}
-        cache[folder] = latest
-    return cache[folder]
 
 
 def _run_benchmarks(run_dir: Path) -> dict[str, Any] | str:

@@ -26,6 +26,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audioeval.benchmarks.pair_exports import Exporter as Exporter  # re-exported: a field's type
 from audioeval.benchmarks.prediction_formats import PredictionFormat
 from audioeval.benchmarks.sources.source_formats import SourceFormat
 from audioeval.core.errors import RunConfigError
@@ -34,12 +35,7 @@ from audioeval.scoring.base import ScorerFactory
 from audioeval.scoring.profiles import TextProfile
 
 if TYPE_CHECKING:
-    from audioeval.benchmarks.pair_exports import PairExport
     from audioeval.benchmarks.preset import Preset, PresetTool
-
-Exporter = Callable[[Path, "PairExport"], Any]
-"""Writes a benchmark's own files into a pair folder from the pair's records
-(`benchmarks/pair_exports.py`); what it returns goes back to the caller of the run."""
 
 
 class BenchmarkPluginError(RunConfigError):
@@ -65,7 +61,7 @@ class Benchmark:
 
     scorers: Mapping[str, ScorerFactory] = field(default_factory=dict)
     """Scorer name -> factory object (a scorer class, a function returning a scorer, or a
-    `DeferredFactory`), registered explicitly with `scoring.base.register_scorer`."""
+    `DeferredFactory`), registered explicitly with `scoring.scorer_registry.register_scorer`."""
 
     metrics: tuple[MeanDeclaration, ...] = ()
     """The `mean:<key>` metrics its scorers feed, declared once: display name, unit, direction
@@ -128,7 +124,16 @@ class Benchmark:
     preset wrote it in an earlier audioeval (before output folders were run directories), or
     None when it is not such a folder. `rescore` and `report` ask every benchmark."""
 
+    definitions: Mapping[str, str] = field(default_factory=dict)
+    """Metric name -> what it is, in a sentence or two (`mean:ifr` -> how MMAE's IFR is
+    made): the report page's Definitions block shows it under every page that has the metric."""
+
     def __post_init__(self) -> None:
+        for metric, text in self.definitions.items():
+            if not isinstance(metric, str) or not isinstance(text, str) or not text.strip():
+                raise TypeError(
+                    f"benchmark {self.name!r}: definition of {metric!r} must be a non-empty text, not {text!r}"
+                )
         if (
             not isinstance(self.name, str)
             or not self.name

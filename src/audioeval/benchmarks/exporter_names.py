@@ -7,7 +7,7 @@ Empty until `benchmarks/plugins.load_benchmarks()` registers each benchmark's `e
 
 from __future__ import annotations
 
-from audioeval.benchmarks.contract import Exporter
+from audioeval.benchmarks.pair_exports import Exporter
 from audioeval.core.registry import Registry
 
 EXPORTERS: Registry[Exporter] = Registry("exporter")

@@ -12,12 +12,12 @@ the caller of the run or rescore (e.g. the figures `mcq score` prints).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.contract import Exporter
-from audioeval.benchmarks.exporter_names import EXPORTERS
-from audioeval.benchmarks.resolved import ResolvedBenchmark
+from audioeval.benchmarks.resolved_benchmark import ResolvedBenchmark
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord
 
@@ -46,13 +46,6 @@ class PairExport:
         return {k: v for k, v in blocks.items() if scorer in (None, k)}
 
 
-
-
-def exporter_for(bench: ResolvedBenchmark) -> Exporter | None:
-    """The exporter the spec names (`exports:`), else that of its first scorer that has one."""
-    from audioeval.benchmarks.plugins import load_benchmarks
-
-    load_benchmarks()
-    if bench.spec.exports is not None:
-        return EXPORTERS.get(bench.spec.exports)
-    return next((e for s in bench.scorers if (e := EXPORTERS.find(s.name)) is not None), None)
+Exporter = Callable[[Path, PairExport], Any]
+"""Writes a benchmark's own files into a pair folder from the pair's records; what it returns
+goes back to the caller of the run (`Benchmark.exporters`; found by `resolved.exporter_for`)."""

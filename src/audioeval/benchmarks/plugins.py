@@ -44,6 +44,7 @@ def builtin_benchmarks() -> list[Benchmark]:
     from audioeval.benchmarks.anyaudio_bench.benchmark import BENCHMARK as ANYAUDIO_BENCH
     from audioeval.benchmarks.asr_sets.benchmark import BENCHMARK as ASR_SETS
     from audioeval.benchmarks.ast_sets.benchmark import BENCHMARK as AST_SETS
+    from audioeval.benchmarks.audiobench.benchmark import BENCHMARK as AUDIOBENCH
     from audioeval.benchmarks.caption_sets.benchmark import BENCHMARK as CAPTION_SETS
     from audioeval.benchmarks.classification_sets.benchmark import BENCHMARK as CLASSIFICATION_SETS
     from audioeval.benchmarks.demo.benchmark import BENCHMARK as DEMO
@@ -64,6 +65,7 @@ def builtin_benchmarks() -> list[Benchmark]:
         VOICEBENCH,
         AIR_BENCH,
         ULTRAEVAL,
+        AUDIOBENCH,
         SPEECH_CMMLU_HSK,
         SPOKEN_QA_SETS,
         TTS_SETS,
@@ -208,8 +210,8 @@ def _taken() -> dict[tuple[str, str], str]:
     from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
     from audioeval.benchmarks.sources.source_formats import GENERIC_SOURCE_TYPES, SOURCE_FORMATS
     from audioeval.benchmarks.tasks import TASK_SCORERS, TASKS
-    from audioeval.scoring.base import SCORERS
     from audioeval.scoring.profiles import PROFILES
+    from audioeval.scoring.scorer_registry import SCORERS
 
     seen: dict[tuple[str, str], str] = {}
     for kind, names in (
@@ -256,8 +258,8 @@ def _register(bench: Benchmark) -> None:
     from audioeval.benchmarks.sources.source_formats import SOURCE_FORMATS
     from audioeval.benchmarks.tasks import TASK_SCORERS
     from audioeval.prompts.templates import add_template_folder
-    from audioeval.scoring.base import register_scorer
     from audioeval.scoring.profiles import register_profile
+    from audioeval.scoring.scorer_registry import register_scorer
 
     for name, factory in bench.scorers.items():
         register_scorer(name, factory)
@@ -296,8 +298,10 @@ def load_benchmarks() -> dict[str, Benchmark]:
 def _load() -> dict[str, Benchmark]:
     """The built-in benchmarks (a clash among them is a defect: raised), then each plugin that
     loads and takes no name that is taken; every other plugin is listed in `broken_plugins()`."""
-    from audioeval.scoring.base import register_scorer
+    from audioeval.benchmarks.sources.tool_outputs import register_formats
+    from audioeval.scoring.scorer_registry import register_scorer
 
+    register_formats()
     builtin = [(BUILTIN, b) for b in builtin_benchmarks()]
     _check(builtin)
     seen = _taken()

@@ -21,11 +21,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from audioeval.adapters.predictions import PredictionsLoader, PredictionsRead
+from audioeval.adapters.unkeyed_rows import SampleKeys, UnkeyedRow
 from audioeval.benchmarks.tasks import TASKS
 from audioeval.core.errors import InputError
 from audioeval.core.registry import Registry
 from audioeval.store.bounded_json import loads
 from audioeval.store.json_items import read_items
+from audioeval.store.text_input import read_text_input
 
 Loader = PredictionsLoader
 
@@ -41,7 +43,7 @@ class PredictionFormat:
     `matches(path)` whether the file is of this format (`auto`; `json_items` makes one from a
     test of a JSON file's first item);
     `expects` says in a few words what an item holds; `matching` how items find their
-    samples."""
+    samples (by id, or for a file without ids the rule of `adapters/unkeyed_rows.py`)."""
 
     reader: Callable[[str | None], Loader]
     output: Literal["audio", "text"]
@@ -49,6 +51,9 @@ class PredictionFormat:
     matches: Callable[[Path], bool]
     expects: str
     matching: str = MATCHED_BY_ID
+    sample_keys: SampleKeys | None = None
+    """For a format whose items carry no id: the texts of a sample an item may name
+    (`adapters/unkeyed_rows.py`; `matching` then states that rule)."""
 
 
 def _text(key: str | None) -> Loader:
@@ -79,10 +84,8 @@ class ChosenFormat:
 
 
 def format_names() -> list[str]:
-    """Every registered format (the benchmarks' included), after `auto`."""
-    from audioeval.benchmarks.plugins import load_benchmarks
-
-    load_benchmarks()
+    """Every registered format (those of the loaded benchmarks included: the engine loads them
+    first, `plugins.load_benchmarks()`; this module sits below the benchmarks), after `auto`."""
     return ["auto", *PREDICTION_FORMATS.names()]
 
 
@@ -136,6 +139,73 @@ def json_items(matches: Callable[[Any], bool]) -> Callable[[Path], bool]:
     return lambda path: matches(first_json_item(path))
 
 
+_document: dict[tuple[str, int, int], Any] = {}
+
+
+def json_document(path: Path, what: str = "predictions") -> Any:
+    """The JSON value of a whole file that holds one object (a tool's log), parsed through the
+    bounded reader once per file version; None when the file holds no single JSON object."""
+    try:
+        st = path.stat()
+        with path.open("rb") as f:
+            if f.read(64).removeprefix(b"\xef\xbb\xbf").lstrip()[:1] != b"{":
+                return None
+    except OSError:
+        return None
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _document:
+        _document.clear()
+        try:
+            _document[key] = loads(read_text_input(path, what))
+        except (InputError, ValueError):
+            _document[key] = None
+    return _document[key]
+
+
+def read_json_document(path: Path, what: str = "predictions") -> Any:
+    """The JSON value of a whole file through the bounded reader; InputError naming the file
+    and line when it is not JSON (or nested too deep)."""
+    import json
+
+    text = read_text_input(path, what)
+    try:
+        return loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data":  # JSON lines: each line's own error, else that it is no one value
+            read_items(path, what)
+            raise InputError("holds JSON lines, not one JSON value", file=str(path)) from None
+        raise InputError(f"malformed JSON ({exc.msg} at column {exc.colno})", file=str(path), line=exc.lineno) from None
+
+
+def json_object(matches: Callable[[Any], bool]) -> Callable[[Path], bool]:
+    """The `matches` of a format whose file is one JSON object, from a test of that object."""
+    return lambda path: matches(json_document(path))
+
+
+RowReader = Callable[[dict[str, Any], str, int], "UnkeyedRow | InputError | None"]
+"""(item, file, line) -> its row, an error naming it, or None (an item that is no output)."""
+
+
+def unkeyed_rows(path: Path, read_row: RowReader) -> tuple[list[UnkeyedRow], list[InputError]]:
+    """The rows without ids of a JSON list or JSONL file, each item read by `read_row`; an
+    item that is not an object is an error naming its line."""
+    file = str(path)
+    items, _ = read_items(path, "predictions")
+    rows: list[UnkeyedRow] = []
+    errors: list[InputError] = []
+    for obj, line in items:
+        got = (
+            read_row(obj, file, line)
+            if isinstance(obj, dict)
+            else InputError(f"an item must be an object, got {type(obj).__name__}", file=file, line=line)
+        )
+        if isinstance(got, InputError):
+            errors.append(got)
+        elif got is not None:
+            rows.append(got)
+    return rows, errors
+
+
 TEXT_TASKS = frozenset(name for name, task in TASKS.items() if task.output == "text")
 
 PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
@@ -150,10 +220,8 @@ PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
 
 
 def format_of(name: str, path: Path) -> ChosenFormat:
-    """The format named, or (`auto`) the one registered format that matches the file."""
-    from audioeval.benchmarks.plugins import load_benchmarks
-
-    load_benchmarks()
+    """The format named, or (`auto`) the one registered format that matches the file (the
+    benchmarks loaded, as for `format_names`)."""
     _readable(path)  # a missing or unreadable file is named before anything runs
     if name != "auto":
         return ChosenFormat(name, PREDICTION_FORMATS.get(name, field="predictions_format"), "named")
@@ -163,9 +231,9 @@ def format_of(name: str, path: Path) -> ChosenFormat:
     every = "; ".join(f"{n}: {f.expects}" for n, f in PREDICTION_FORMATS.items())
     if not found:
         item = first_json_item(path)
-        held = f"; its first item has the keys {sorted(item)}" if isinstance(item, dict) else ""
+        held = f" (its first item has the keys {sorted(item)})" if isinstance(item, dict) else ""
         raise InputError(
-            f"the predictions file matches no predictions format ({every}){held}",
+            f"the predictions file{held} matches no predictions format ({every})",
             file=str(path),
             field="predictions_format",
         )
@@ -176,3 +244,4 @@ def format_of(name: str, path: Path) -> ChosenFormat:
         file=str(path),
         field="predictions_format",
     )
+

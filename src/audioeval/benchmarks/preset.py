@@ -33,6 +33,7 @@ from typing import Any
 from audioeval.benchmarks.sources.loader import SampleSet
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError
+from audioeval.core.settings import GROUPS, SETTING, group_names
 
 REQUIRED: Any = ...
 """The default of an option the user must give."""
@@ -42,28 +43,21 @@ EXPORTED = "exported"
 just returned for the output folder (None: nothing): an outcome that knows it (MMAE's
 `WrittenFiles`) reports from it instead of reading back the files just written."""
 
-SHARED_GROUPS = ("judge", "run", "model")
-"""The shared option groups a preset may expose (`cli/preset_commands.py` holds their flags):
-`judge`: --judge URLS, --judge-model, --judge-concurrency, --judge-timeout, --judge-api-key-env,
---audio-part, --judge-sample-rate, --judge-temperature, --judge-max-tokens, --judge-prompt;
-`run`: --output-dir/-o, --seed, --resamples, --cache, --no-cache, --progress/--no-progress,
---exclude-missing, --max-failed, --no-probe;
-`model` (the model under test, an OpenAI-compatible endpoint): --model/-m NAME@URL[,URL] (or a
-served name with the hidden --base-urls URL[,URL]; the CLI gives the plan `model` as the name
-and `model_urls` as the list), --concurrency, --timeout, --api-key-env, --temperature,
---max-tokens, --sample-rate, --audio-part. The runner sends `temperature`/`max_tokens` as the
-run's sampling and `sample_rate` to the model; the plan builds the model config. `--audio-part`
-is the model's (`model_audio_part`) in the model group, the judge's in the judge group: a
-preset exposes one of them."""
+SHARED_GROUPS = GROUPS
+"""The shared setting groups a preset may expose, declared with their flags, defaults, bounds
+and help in `core/settings.py`: `judge` (--judge URLS, --judge-model, --judge-concurrency,
+--judge-timeout, --judge-api-key-env, --audio-part, --judge-sample-rate, --judge-temperature,
+--judge-max-tokens, --judge-prompt), `run` (--output-dir/-o, --seed, --cache, --no-cache,
+--resamples, --progress/--no-progress, --exclude-missing, --max-failed, --no-probe), `model`
+(the model under test, an OpenAI-compatible endpoint: --model/-m NAME@URL[,URL] (or a served
+name with the hidden --base-urls URL[,URL]; the CLI gives the plan `model` as the name and
+`model_urls` as the list), --concurrency, --timeout, --api-key-env, --temperature,
+--max-tokens, --sample-rate, --audio-part) and `data` (--limit, --data-root). The runner sends
+`temperature`/`max_tokens` as the run's sampling and `sample_rate` to the model; the plan
+builds the model config. `--audio-part` is the model's (`model_audio_part`) in the model
+group, the judge's in the judge group: a preset exposes one of them."""
 
-SHARED_OPTIONS: dict[str, tuple[str, ...]] = {
-    "judge": ("judge", "judge_model", "judge_concurrency", "judge_timeout", "judge_api_key_env",
-              "audio_part", "judge_sample_rate", "judge_temperature", "judge_max_tokens", "judge_prompt"),
-    "run": ("output_dir", "seed", "cache", "no_cache", "resamples", "progress", "exclude_missing",
-            "max_failed", "no_probe"),
-    "model": ("model", "base_urls", "concurrency", "timeout", "api_key_env", "temperature", "max_tokens",
-              "sample_rate", "model_audio_part"),
-}  # fmt: skip
+SHARED_OPTIONS: dict[str, tuple[str, ...]] = {g: group_names(g) for g in GROUPS}
 """The value names of each shared group: `Preset.shared` names whole groups or single options
 of them (a preset exposes only the options it uses)."""
 
@@ -175,7 +169,9 @@ class Preset:
     them (`"judge_model"`, `SHARED_OPTIONS`); `"judge"` beside other judge options is only
     the `--judge` option."""
     defaults: Mapping[str, Any] = field(default_factory=dict)
-    """Defaults of shared options, by value name (`judge_model`, `output_dir`, …)."""
+    """Its own defaults of shared settings, by value name (`judge_model`, `output_dir`, …;
+    `REQUIRED`: one it cannot run without, as `--judge` of a judged preset); the others keep
+    their declared defaults (`core/settings.py`)."""
     helps: Mapping[str, str] = field(default_factory=dict)
     """This preset's help text of shared options, by value name."""
     aliases: Mapping[str, str] = field(default_factory=dict)
@@ -198,6 +194,12 @@ class Preset:
         unknown = [g for g in self.shared if g not in SHARED_GROUPS and shared_group(g) is None]
         if unknown:
             raise ValueError(f"preset {' '.join(self.command)}: unknown shared option(s) {unknown}")
+        for name, value in self.defaults.items():  # its own defaults, within the declared bounds
+            problem = "not a shared setting" if name not in SETTING else None
+            if problem is None and value is not REQUIRED and value is not None:
+                problem = SETTING[name].problem(value)
+            if problem:
+                raise ValueError(f"preset {' '.join(self.command)}: default of {name}: {problem}")
 
     def exposes(self, name: str) -> bool:
         """Whether the shared option `name` is one of this preset's (by its group or by name)."""

@@ -7,23 +7,26 @@ Resolving is also what `audioeval validate` checks for every shipped spec.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.exporter_names import EXPORTERS
+from audioeval.benchmarks.pair_exports import Exporter
 from audioeval.benchmarks.plugins import broken_plugins_note, load_benchmarks, plugin_origins
+from audioeval.benchmarks.resolved_benchmark import ResolvedBenchmark as ResolvedBenchmark  # re-exported
+from audioeval.benchmarks.sources.source_formats import source_type_names
 from audioeval.benchmarks.spec import BenchmarkSpec, StepSpec
-from audioeval.benchmarks.tasks import TaskDefaults, asr_defaults_for, default_scorers, get_task
+from audioeval.benchmarks.tasks import asr_defaults_for, default_scorers, get_task
 from audioeval.core.errors import InputError
-from audioeval.metrics.corpus import UNDECLARED, CorpusMetric, get_metric
-from audioeval.metrics.judge_reliability import judges_of
-from audioeval.metrics.pair_summary import PairMetrics
-from audioeval.postprocess.steps import PostprocessChain, build_chain
-from audioeval.prompts.templates import PromptTemplate, load_template
-from audioeval.scoring.base import Scorer, build_scorer, declared_metrics, scorer_factory
-from audioeval.scoring.hook_guard import MEAN_PREFIX, checked_signature, mean_keys, scorer_origin
+from audioeval.core.suggest import one_of
+from audioeval.metrics.corpus import UNDECLARED, get_metric
+from audioeval.postprocess.steps import build_chain
+from audioeval.prompts.templates import load_template
+from audioeval.scoring.base import Scorer, declared_metrics
+from audioeval.scoring.hook_guard import MEAN_PREFIX, mean_keys, scorer_origin
 from audioeval.scoring.judged import PROMPT_FILE, takes_prompt_file
+from audioeval.scoring.profiles import profile_names as registered_profiles
+from audioeval.scoring.scorer_registry import build_scorer, scorer_factory
 
 PROFILED_SCORERS = ("wer", "cer", "asr_wer", "asr_cer", "bleu", "accuracy")
 """The scorers a spec's `profile` (and `--profile`) sets; the others keep their conventions."""
@@ -41,102 +44,10 @@ def split_step(step: StepSpec, where: str, field_name: str) -> tuple[str, dict[s
     raise InputError("expected a name or a one-key mapping {name: {args}}", file=where, field=field_name)
 
 
-@dataclass
-class ResolvedBenchmark:
-    spec: BenchmarkSpec
-    where: str
-    task: TaskDefaults
-    template: PromptTemplate
-    chain: PostprocessChain
-    scorers: list[Scorer]
-    metrics: list[CorpusMetric]
-    headline: str
-    templates: dict[str, PromptTemplate] = field(default_factory=dict)
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    @property
-    def loader_checks_inputs(self) -> bool:
-        """Whether the loader of this benchmark's source already checked every input clip a
-        sample names (`SourceFormat.checks_inputs`): the engine then reads none again."""
-        from audioeval.benchmarks.sources.source_formats import contributed
-
-        reader = contributed(self.spec.source.type)
-        return reader is not None and reader.checks_inputs
-
-    def signature(self) -> dict[str, Any]:
-        """Every choice that moves this benchmark's numbers."""
-        return {
-            "benchmark": self.spec.name,
-            "task": self.spec.task,
-            "language": self.spec.language,
-            # not `decompose`: the rubrics it makes are in the samples (their hashes), and its
-            # endpoint may change between runs like any endpoint; not `local_name`: which
-            # folder under the data root holds the copy is, like the data root, where the
-            # data is read from, and a copy holding other data changes the samples' hashes
-            "source": self.spec.source.model_dump(
-                exclude={"decompose", "local_name", *(() if self.spec.source.options else ("options",))}
-            ),
-            "fields": self.spec.fields,
-            "variables": self.spec.variables,
-            "template": self.template.name,
-            "template_digest": self.template.digest,
-            "postprocess": self.chain.describe(),
-            "scorers": [checked_signature(s) for s in self.scorers],
-            "metrics": [m.name for m in self.metrics],
-            **self.plugins_signature(),
-        }
-
-    def plugins_signature(self) -> dict[str, Any]:
-        """`plugins`: the distribution, version and entry point of each installed package that
-        provides this benchmark's spec or one of its scorers (none for built-in ones, whose
-        signature is then as it was): a plugin upgraded in place gives another signature."""
-        found = plugin_origins([s.name for s in self.scorers], self.spec.name)
-        return {"plugins": found} if found else {}
-
-    def summary_plan(self) -> PairMetrics:
-        """The metrics a pair summary computes, its breakdown keys, and the scorers that feed
-        each metric (as they declare them, in the spec's order), and the judged scorers whose
-        reliability it reports."""
-        feeds: dict[str, list[str]] = {}
-        for scorer in self.scorers:
-            declared = declared_metrics(scorer)
-            for metric in declared[1] if declared is not None else ():
-                feeds.setdefault(metric, []).append(scorer.name)
-        return PairMetrics(
-            self.metrics,
-            self.spec.taxonomy,
-            feeds,
-            judges_of(self.scorers),
-            groups={key: g.as_plan() for key, g in self.spec.groups.items()},
-            excluded_failed_outputs=self.spec.failed_outputs == "excluded",
-        )
-
-    def summary_header(self) -> dict[str, Any]:
-        """What a pair summary says of the benchmark before its counts and metrics."""
-        return {
-            "benchmark": self.name,
-            "task": self.spec.task,
-            "headline": self.headline,
-            "output": self.task.output,
-            "family": self.task.family,
-        }
-
-    def template_for(self, name: str | None) -> PromptTemplate:
-        """The benchmark's template, or another one named by a model or a sample."""
-        if not name:
-            return self.template
-        if name not in self.templates:
-            self.templates[name] = load_template(name)
-        return self.templates[name]
-
-
 def _built(name: str, args: dict[str, Any], where: str) -> Scorer:
     """`build_scorer`; an unknown scorer name is led by the note of every plugin that was not
     loaded (one of them may be the one that provides it)."""
-    from audioeval.scoring.base import SCORERS
+    from audioeval.scoring.scorer_registry import SCORERS
 
     note = "" if name in SCORERS else broken_plugins_note()
     if not note:
@@ -160,8 +71,32 @@ def undeclared_units(scorers: list[Scorer]) -> dict[str, str]:
     return units
 
 
+def profile_names() -> list[str]:
+    """The registered scoring profiles (a benchmark registers its own with its scorers)."""
+    load_benchmarks()  # registers the benchmarks' profiles
+    return registered_profiles()
+
+
+def with_profile(spec: BenchmarkSpec, profile: str | None) -> BenchmarkSpec:
+    """The spec scored under `profile` (`--profile`); None keeps the spec's own."""
+    if profile is None or profile == spec.profile:
+        return spec
+    known = profile_names()
+    if profile not in known:
+        raise InputError(f"unknown scoring profile {profile!r}: one of {', '.join(known)}", field="profile")
+    return spec.model_copy(update={"profile": profile})
+
+
 def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
-    load_benchmarks()  # every benchmark's scorers, templates and exporters registered
+    load_benchmarks()  # every benchmark's scorers, templates, profiles and exporters registered
+    for kind, value, known, field_name in (
+        ("scoring profile", spec.profile, profile_names(), "profile"),
+        ("source type", spec.source.type, source_type_names(), "source.type"),
+    ):  # names the loaded benchmarks contribute, checked now that they are loaded
+        try:
+            one_of(kind, value, known)
+        except ValueError as exc:
+            raise InputError(str(exc), file=where, field=field_name) from None
     task = get_task(spec.task, where=where)
     scorers_default, metrics_default, headline_default = default_scorers(task), task.metrics, task.headline
     if task.name == "asr":
@@ -210,7 +145,8 @@ def resolve(spec: BenchmarkSpec, where: str) -> ResolvedBenchmark:
         )
     if spec.exports is not None:
         EXPORTERS.get(spec.exports, where=where, field="exports")
-    return ResolvedBenchmark(spec, where, task, template, chain, scorers, metrics, headline)
+    plugins = plugin_origins([s.name for s in scorers], spec.name)
+    return ResolvedBenchmark(spec, where, task, template, chain, scorers, metrics, headline, plugins=plugins)
 
 
 def profile_metric_names(scorers: Sequence[Scorer]) -> dict[str, str]:
@@ -291,3 +227,11 @@ def _runtime_beside_spec(args: dict[str, Any], where: str) -> dict[str, Any]:
         return args
     base = Path(where)
     return {**args, "runtime": str(base.parent / ref)} if base.is_file() else args
+
+
+def exporter_for(bench: ResolvedBenchmark) -> Exporter | None:
+    """The exporter the spec names (`exports:`), else that of its first scorer that has one."""
+    load_benchmarks()
+    if bench.spec.exports is not None:
+        return EXPORTERS.get(bench.spec.exports)
+    return next((e for s in bench.scorers if (e := EXPORTERS.find(s.name)) is not None), None)

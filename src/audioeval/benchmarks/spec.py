@@ -84,16 +84,6 @@ class SourceSpec(_Strict):
         "root): said when the data is missing; a hub source has one made from its name",
     )
 
-    @field_validator("type")
-    @classmethod
-    def _type(cls, v: str) -> str:
-        from audioeval.benchmarks.sources.source_formats import source_type_names
-
-        known = source_type_names()
-        if v not in known:
-            raise ValueError(f"unknown source type {v!r}: one of {', '.join(known)}")
-        return v
-
     @field_validator("local_name")
     @classmethod
     def _local_name(cls, v: str | None) -> str | None:
@@ -137,6 +127,12 @@ class BenchmarkSpec(_Strict):
         description="taxonomy key -> how its breakdown lists groups: `fixed` groups first, in "
         "that order and kept when empty, then the others `sorted` (default) or `first_seen`",
     )
+    crosses: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="cross breakdowns: a name -> two or more taxonomy keys; a sample is in the "
+        "group `a|b` for each group a of the first key and b of the second (e.g. "
+        "`modality_x_complexity: [modality, complexity]`)",
+    )
     failed_outputs: Literal["counted", "excluded"] = Field(
         "counted",
         description="samples without a usable output (no prediction, a failed model call): "
@@ -168,22 +164,14 @@ class BenchmarkSpec(_Strict):
     profile: str = Field(
         "audioeval",
         description="scoring conventions of the profiled scorers: a registered scoring profile, "
-        "ours (audioeval) or UltraEval-Audio's (ultraeval; docs/fidelity.md); `--profile` on run "
-        "and rescore overrides it",
+        "ours (audioeval) or UltraEval-Audio's (ultraeval; docs/fidelity.md), checked when the "
+        "spec is resolved; `--profile` on run and rescore overrides it",
     )
 
     @property
     def local_copy_name(self) -> str:
         """The folder under the data root that a local copy of the source is read from."""
         return self.source.local_name or self.name
-
-    @field_validator("profile")
-    @classmethod
-    def _profile(cls, v: str) -> str:
-        known = profile_names()
-        if v not in known:
-            raise ValueError(f"unknown scoring profile {v!r}: one of {', '.join(known)}")
-        return v
 
     @field_validator("name")
     @classmethod
@@ -221,6 +209,22 @@ class BenchmarkSpec(_Strict):
                 raise ValueError(f"{key!r} is not a taxonomy key of this spec ({', '.join(keys) or 'none'})")
         return v
 
+    @field_validator("crosses")
+    @classmethod
+    def _crosses(cls, v: dict[str, list[str]], info: Any) -> dict[str, list[str]]:
+        keys = info.data.get("taxonomy") or []
+        for name, parts in v.items():
+            if name in keys:
+                raise ValueError(f"{name!r} is a taxonomy key already: give the cross another name")
+            if len(parts) < 2 or len(set(parts)) != len(parts):
+                raise ValueError(f"{name!r}: name two or more distinct taxonomy keys, not {parts}")
+            for key in parts:
+                if key not in keys:
+                    raise ValueError(
+                        f"{name!r}: {key!r} is not a taxonomy key of this spec ({', '.join(keys) or 'none'})"
+                    )
+        return v
+
     @field_validator("fields")
     @classmethod
     def _fields(cls, v: dict[str, str | list[str] | None]) -> dict[str, str | list[str] | None]:
@@ -237,26 +241,6 @@ class BenchmarkSpec(_Strict):
             if len(set(columns)) != len(columns):
                 raise ValueError(f"{name!r}: a column is named twice in {columns}")
         return v
-
-
-def profile_names() -> list[str]:
-    """The registered scoring profiles (a benchmark registers its own with its scorers)."""
-    from audioeval.benchmarks.plugins import load_benchmarks
-    from audioeval.scoring.profiles import profile_names as registered
-
-    load_benchmarks()  # registers the benchmarks' profiles
-
-    return registered()
-
-
-def with_profile(spec: BenchmarkSpec, profile: str | None) -> BenchmarkSpec:
-    """The spec scored under `profile` (`--profile`); None keeps the spec's own."""
-    if profile is None or profile == spec.profile:
-        return spec
-    known = profile_names()
-    if profile not in known:
-        raise InputError(f"unknown scoring profile {profile!r}: one of {', '.join(known)}", field="profile")
-    return spec.model_copy(update={"profile": profile})
 
 
 def _known_keys(parent: tuple[Any, ...]) -> list[str]:

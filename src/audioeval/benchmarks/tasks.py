@@ -249,12 +249,10 @@ TASK_SCORERS: Registry[tuple[Any, ...]] = Registry("default scorers of task")
 
 def default_scorers(task: TaskDefaults) -> tuple[Any, ...]:
     """The scorers a spec of this task gets when it names none: the task's own, else those a
-    benchmark provides (`Benchmark.task_scorers`), else none (the spec must name them)."""
+    benchmark provides (`Benchmark.task_scorers`, registered when the benchmarks are loaded:
+    `resolved.resolve` loads them first), else none (the spec must name them)."""
     if task.scorers:
         return task.scorers
-    from audioeval.benchmarks.plugins import load_benchmarks
-
-    load_benchmarks()
     return TASK_SCORERS.find(task.name) or ()
 
 

@@ -16,11 +16,6 @@ from audioeval.cli import exit_codes
 from audioeval.cli.errors import err_console
 from audioeval.core.errors import InputError
 
-MAX_FAILED_HELP = (
-    "Failed samples accepted before the command exits with code 4: a share written with a "
-    "decimal point or % (0.05, 5%, 1.0 = any) or a whole count (3). Default 0: none."
-)
-
 
 @dataclass(frozen=True, slots=True)
 class MaxFailed:

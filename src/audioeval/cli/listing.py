@@ -9,30 +9,51 @@ from rich.table import Table
 
 from audioeval.core.redact import redact
 from audioeval.core.registry import Registry
+from audioeval.core.shorten import within_words
 from audioeval.report.escaping import console_cell, console_text, failure_text
+
+DESCRIPTION_CHARS = 120
+"""The most of a benchmark's description `list benchmarks` shows (cut between words)."""
 
 
 def _benchmarks() -> Table:
+    from audioeval.benchmarks.needs import benchmark_needs
     from audioeval.benchmarks.registry import load_shipped, shipped_benchmarks
+    from audioeval.benchmarks.resolved import resolve
 
-    t = Table(title="Benchmarks (audioeval run --benchmark NAME)")
-    for col in ("name", "task", "language", "source", "description"):
+    t = Table(
+        title="Benchmarks (audioeval run --benchmark NAME)",
+        caption="needs: judge (give --judge URL), download (fetched on first use), local data (fetch"
+        " or prepare it: a run without it says how), metric model (scored by a model, on the CPU),"
+        " Java. No benchmark needs a GPU.",
+    )
+    for col in ("name", "task"):
+        t.add_column(col, no_wrap=True)  # a name is never cut or folded
+    for col in ("language", "needs", "source", "description"):
         t.add_column(col, overflow="fold")
     for name in shipped_benchmarks():
         try:
-            spec, _ = load_shipped(name)
+            spec, where = load_shipped(name)
+            needs = benchmark_needs(spec, where, resolve(spec, where).scorers)
         except Exception as exc:  # listing must show broken specs too
-            t.add_row(name, "?", "?", "?", console_cell(redact(str(exc)), style="red"))
+            t.add_row(name, "?", "?", "?", "?", console_cell(redact(str(exc)), style="red"))
             continue
         src = spec.source
-        where = (
+        where_from = (
             f"{src.type}: {src.path}"
             + (f" [{src.name}]" if src.name else "")
             + (f" {src.split}" if src.split else "")
             + (f" (local copy: {src.local_name}/)" if src.local_name else "")
         )
-        description = spec.description.split("\n")[0][:90]
-        t.add_row(name, spec.task, spec.language, console_cell(where), console_cell(description))
+        description = within_words(spec.description.split("\n\n")[0], DESCRIPTION_CHARS)
+        t.add_row(
+            name,
+            spec.task,
+            spec.language,
+            console_cell(", ".join(needs) or "–"),
+            console_cell(where_from),
+            console_cell(description),
+        )
     return t
 
 
@@ -60,7 +81,9 @@ def _models() -> Table:
         "openai (azure)",
         "Azure OpenAI: deployment NAME, api-key header, ?api-version= (read from the URL; docs/models.md)",
     )
-    t.add_row("gemini:MODEL", "openai (gemini)", "Gemini's OpenAI-compatible endpoint; key in $GEMINI_API_KEY")
+    t.add_row(
+        "gemini:MODEL", "openai (gemini)", "Gemini's OpenAI-compatible endpoint; key in $GEMINI_API_KEY"
+    )
     for name in builtin_spec_files():
         spec = load_runtime_spec(name)
         state = "installed" if is_installed(spec) else f"not installed: audioeval runtime setup {name}"
@@ -75,9 +98,10 @@ def _models() -> Table:
     for codec in BUILTIN_CODECS.values():
         t.add_row(codec.usage.split(" ", 1)[0].rstrip(","), "codec", codec.usage)
     t.add_row("replay:RUN/BENCHMARK/MODEL", "replay", "stored outputs of an earlier run")
-    from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS, format_names
+    from audioeval.benchmarks.plugins import load_benchmarks
+    from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
 
-    format_names()  # every benchmark's formats registered
+    load_benchmarks()  # every benchmark's formats registered
     for name, fmt in PREDICTION_FORMATS.items():
         tasks = ", ".join(sorted(fmt.tasks))
         t.add_row(
@@ -115,8 +139,10 @@ def _prompts() -> Table:
 
 
 def _tasks() -> Table:
+    from audioeval.benchmarks.plugins import load_benchmarks
     from audioeval.benchmarks.tasks import TASKS, default_scorers
 
+    load_benchmarks()  # the default scorers a benchmark provides for a task
     t = Table(title="Tasks")
     for col in ("task", "prompt", "scorers", "metrics", "description"):
         t.add_column(col, overflow="fold")
@@ -139,7 +165,7 @@ def _steps() -> Table:
 
 def _scorers() -> Table:
     from audioeval.benchmarks.plugins import load_benchmarks
-    from audioeval.scoring.base import SCORERS
+    from audioeval.scoring.scorer_registry import SCORERS
 
     load_benchmarks()  # every benchmark's scorers registered
 

@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 
 from audioeval.benchmarks.plugins import broken_plugins, load_benchmarks
 from audioeval.cli.errors import err_console, friendly_errors
+from audioeval.cli.help_layout import install as install_help_layout
 from audioeval.cli.leaderboard_commands import leaderboard
 from audioeval.cli.options import aliased
 from audioeval.cli.preset_commands import add_preset_commands
@@ -24,6 +25,8 @@ from audioeval.cli.report_commands import report
 from audioeval.cli.run_commands import codec, list_, rescore, run, validate
 from audioeval.cli.runtime_commands import runtime_app
 from audioeval.report.escaping import failure_text
+
+install_help_layout()  # literal help text; option names never cut (cli/help_layout.py)
 
 _benchmark_commands: dict[str, Any] = {}  # built once per process from the loaded benchmarks
 
@@ -129,7 +132,7 @@ app.add_typer(runtime_app, name="runtime")
 
 def _print_version(value: bool) -> None:
     if value:
-        from audioeval import __version__
+        from audioeval.core.version import __version__
 
         typer.echo(__version__)
         raise typer.Exit()
@@ -151,7 +154,7 @@ def _main(
 @app.command(cls=aliased())
 def version() -> None:
     """Print the audioeval version."""
-    from audioeval import __version__
+    from audioeval.core.version import __version__
 
     typer.echo(__version__)
 

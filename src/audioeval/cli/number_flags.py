@@ -2,15 +2,17 @@
 
 Each option typed `int` or `float` (or `… | None`) is checked as it is parsed, after its own
 conversion and range: a value that is not a finite number (`nan`, `inf`), or that is below the
-option's declared `min` (0 where none is declared: no numeric flag of audioeval means anything
-below 0: counts, seconds, seeds, temperatures, thresholds), or above its bound
-(`core/bounds.py`: `--resamples` 100,000, timeouts a day, …), is refused with exit code 2 and a
+option's `min` (a shared setting's declared minimum, `core/settings.py`; 0 where none is
+declared: no numeric flag of audioeval means anything below 0: counts, seconds, seeds,
+temperatures, thresholds), or above its bound (a shared setting's, declared with it in
+`core/settings.py`; another flag's in `core/bounds.py`: `--resamples` 100,000, timeouts a
+day, …), is refused with exit code 2 and a
 one-line message naming the flag as typed (`error: field '--judge-timeout': must be a finite
 number, got nan`, as every flag check of `cli/options.py`). What the option's own converter
 refuses (`nan` for an integer, a value below a declared `min`) keeps the option parser's
 message, which names the flag too (`Invalid value for '--limit': …`). `AliasedCommand`
 (`cli/options.py`) installs it on every command, so a new flag gets it without a line of its
-own; tests/test_bad_inputs_second_pass.py walks every command's options to keep it so. Checks of a command's own (`check_positive`: > 0) still run after it.
+own; tests/test_bad_inputs_second_pass.py walks every command's options to keep it so.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from audioeval.cli.errors import friendly_errors
 from audioeval.core.bounds import option_maximum
 from audioeval.core.checks import number_problem
 from audioeval.core.errors import InputError
+from audioeval.core.settings import flag_bounds
 
 NUMBER_TYPES = (int, float)
 
@@ -45,9 +48,10 @@ def _values(value: Any) -> Iterable[Any]:
 
 
 def _checked(param: Any, process: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-    lowest = float(param.min) if getattr(param, "min", None) is not None else 0.0
+    least, most = flag_bounds(param.opts[0])  # a shared setting's declared bounds (core/settings.py)
+    lowest = float(param.min) if getattr(param, "min", None) is not None else float(least or 0.0)
     declared = getattr(param, "max", None)
-    highest = option_maximum(param.opts[0], None if declared is None else float(declared))
+    highest = option_maximum(param.opts[0], float(declared) if declared is not None else most)
 
     def process_value(ctx: Any, value: Any) -> Any:
         try:

@@ -1,6 +1,7 @@
-"""Pieces shared by the command groups: the flags several commands declare alike (as
-`Annotated` aliases: one name, default and help each), endpoint lists, checks of numeric
-options, audio part style, the console.
+"""Pieces shared by the command groups: flags of the runtime executor (as `Annotated` aliases),
+endpoint lists, checks of numeric options, the console. The settings shared by `run`, the
+presets and the Python API are declared in `core/settings.py` and made options by
+`cli/setting_options.py`.
 
 Every check runs before any file is read or call made, and fails with a one-line error
 naming the flag (exit code 2).
@@ -8,7 +9,6 @@ naming the flag (exit code 2).
 
 from __future__ import annotations
 
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,39 +17,12 @@ from rich.console import Console
 from typer._click.exceptions import BadParameter
 from typer.core import TyperCommand
 
-from audioeval.cli.failed_work import MAX_FAILED_HELP
 from audioeval.cli.number_flags import check_number_flags
 from audioeval.cli.redacted_output import STDOUT
 from audioeval.cli.typed_flags import remember
-from audioeval.core.checks import attempts_problem, number_problem, url_problem
+from audioeval.core.checks import url_problem
 from audioeval.core.errors import InputError
 
-
-class AudioPartStyle(StrEnum):
-    audio_url = "audio_url"
-    input_audio = "input_audio"
-
-
-NO_PROBE_HELP = "Do not check each endpoint (GET /models) before the run."
-NoProbe = Annotated[bool, typer.Option("--no-probe", help=NO_PROBE_HELP)]
-Progress = Annotated[bool, typer.Option("--progress/--no-progress")]
-MaxFailedFlag = Annotated[str, typer.Option("--max-failed", help=MAX_FAILED_HELP)]
-AudioPart = Annotated[
-    AudioPartStyle,
-    typer.Option("--audio-part", help="audio_url (vLLM data URI) or input_audio (OpenAI)."),
-]
-NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the response cache.")]
-NoJudgeCache = Annotated[
-    bool, typer.Option("--no-cache", help="Do not read or write the judge response cache.")
-]
-JudgeModel = Annotated[str, typer.Option("--judge-model", help="Served judge model name.")]
-JudgeConcurrency = Annotated[int, typer.Option("--judge-concurrency", min=1)]
-JUDGE_PROMPT_HELP = (
-    "A prompt template file (YAML: name, system, user, audio) for every judged scorer, in place "
-    "of its built-in prompt, e.g. the benchmark's official prompt (docs/judging.md lists the "
-    "variables each scorer passes); its digest joins the signature."
-)
-JudgePrompt = Annotated[Path | None, typer.Option("--judge-prompt", help=JUDGE_PROMPT_HELP)]
 GEN_KWARGS_HELP = (
     "Sampling settings sent with every request, as lm-eval spells them: "
     "temperature=0,max_tokens=512,top_p=1,seed=0 (other keys are sent as given). Default per task: "
@@ -57,20 +30,11 @@ GEN_KWARGS_HELP = (
     "spoken_qa, mcq) unless the benchmark's spec says otherwise; the server's default elsewhere. "
     "Recorded in each pair's signature."
 )
-ModelTimeout = typer.Option(
-    None, "--timeout", help="Seconds per model request, retries of transport errors included (default 300)."
+PREFER_HELP = (
+    "Where a model has a benchmark in several of the run directories with different results, "
+    "take this run directory's (repeat for more pairs); the same result in several is taken once."
 )
-ModelConcurrency = typer.Option(
-    None, "--concurrency", min=1, help="Requests in flight per model, over all its endpoints (default 8)."
-)
-ModelApiKeyEnv = typer.Option(
-    None,
-    "--api-key-env",
-    help="Environment variable holding the models' API key (default OPENAI_API_KEY).",
-)
-SampleLimit = Annotated[
-    int | None, typer.Option("--limit", min=1, help="Only the first N samples of each benchmark.")
-]
+Prefer = Annotated[list[Path], typer.Option("--prefer", metavar="RUN", help=PREFER_HELP)]
 
 # The executor of runtime models, on every command that runs them (`run`, `codec`).
 Executor = Annotated[
@@ -113,23 +77,6 @@ def parse_urls(value: str | None, hint: str) -> list[str]:
         if problem:
             raise InputError(problem, field=hint)
     return urls
-
-
-def check_number(flag: str, value: float | None, *, minimum: float = 0.0, inclusive: bool = True) -> None:
-    """A finite number ≥ `minimum` (> with `inclusive=False`), or not given."""
-    problem = number_problem(value, minimum=minimum, inclusive=inclusive)
-    if problem:
-        raise InputError(problem, field=flag)
-
-
-def check_positive(flag: str, value: float | None) -> None:
-    check_number(flag, value, inclusive=False)
-
-
-def check_votes(votes_flag: str, votes: int, attempts_flag: str, attempts: int) -> None:
-    problem = attempts_problem(votes, attempts)
-    if problem:
-        raise InputError(f"{problem}: {votes_flag} must not exceed {attempts_flag}", field=votes_flag)
 
 
 def make_console() -> Console:

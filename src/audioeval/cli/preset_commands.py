@@ -3,7 +3,8 @@ into `audioeval` commands.
 
 For each loaded benchmark (`benchmarks/plugins.load_benchmarks`), a `Preset` with command
 `(group, name)` becomes `audioeval GROUP NAME` (one name: a top-level `audioeval NAME`) with
-its own options plus the shared options it exposes (`SHARED`: one flag, help and check each, the same on every preset), and
+its own options plus the shared settings it exposes (generated from their one declaration,
+`core/settings.py`: one flag, bound and help each, the same on every command), and
 `audioeval GROUP rescore OUTPUT_DIR` (scored again from stored outputs; unless `Preset.rescore`
 is False); a `PresetTool`
 becomes `audioeval GROUP NAME` with its options. Every command accepts the underscore form of
@@ -25,48 +26,19 @@ import typer
 from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOption, PresetTool
 from audioeval.cli import options as opt
+from audioeval.cli import setting_options
 from audioeval.cli.errors import friendly_errors, report_skipped
-from audioeval.cli.failed_work import MAX_FAILED_HELP, FailedWork, enforce_max_failed, parse_max_failed
-from audioeval.cli.options import check_number, check_positive, make_console, parse_urls
+from audioeval.cli.failed_work import FailedWork, enforce_max_failed, parse_max_failed
+from audioeval.cli.options import make_console, parse_urls
 from audioeval.cli.resume_notes import report_failed_outputs, report_ignored_lines
 from audioeval.core.errors import InputError
+from audioeval.core.settings import SETTINGS, setting_of_flag
 from audioeval.report.escaping import console_text
 from audioeval.store.run_lock import check_output_file
 
 console = make_console()
 
 
-# Shared option value name -> (group, type, flags, typer settings, generic default).
-SHARED: dict[str, tuple[str, Any, tuple[str, ...], dict[str, Any], Any]] = {
-    "judge": ("judge", str, ("--judge",), {"help": "Comma-separated OpenAI-compatible judge endpoints."}, REQUIRED),
-    "judge_model": ("judge", str, ("--judge-model",), {"help": "Served judge model name."}, REQUIRED),
-    "judge_concurrency": ("judge", int, ("--judge-concurrency",), {"min": 1, "help": "Judge requests in flight, over all endpoints."}, 16),
-    "judge_timeout": ("judge", float, ("--judge-timeout",), {"min": 0.001, "help": "Seconds per judge request, retries of transport errors included."}, 300.0),
-    "judge_api_key_env": ("judge", str, ("--judge-api-key-env",), {"help": "Environment variable holding the endpoints' API key, if they need one."}, "OPENAI_API_KEY"),
-    "audio_part": ("judge", opt.AudioPartStyle, ("--audio-part",), {"help": "audio_url (vLLM data URI) or input_audio (OpenAI)."}, opt.AudioPartStyle.audio_url),
-    "judge_sample_rate": ("judge", int, ("--judge-sample-rate",), {"help": "Resample clips sent to the judge (0 keeps the native rate)."}, 16000),
-    "judge_temperature": ("judge", float | None, ("--judge-temperature",), {"help": "Judge sampling temperature (default: the server's)."}, None),
-    "judge_max_tokens": ("judge", int | None, ("--judge-max-tokens",), {"help": "Judge max_tokens."}, None),
-    "judge_prompt": ("judge", Path | None, ("--judge-prompt",), {"help": opt.JUDGE_PROMPT_HELP}, None),
-    "output_dir": ("run", Path, ("--output-dir", "-o"), {"help": "The run directory; rerun to resume."}, REQUIRED),
-    "seed": ("run", int, ("--seed",), {"help": "Seed of the per-vote option shuffles and bootstrap."}, 0),
-    "cache": ("run", Path | None, ("--cache",), {"help": "Judge response cache file, keyed by request content only: share one across output folders and runs to ask nothing twice (default: OUTPUT_DIR/judge_cache.sqlite)."}, None),
-    "no_cache": ("run", bool, ("--no-cache",), {"help": "Do not read or write the response cache."}, False),
-    "resamples": ("run", int, ("--resamples",), {"min": 10, "help": "Bootstrap resamples for confidence intervals."}, 1000),
-    "progress": ("run", bool, ("--progress/--no-progress",), {"help": "Show the progress bar."}, True),
-    "exclude_missing": ("run", bool, ("--exclude-missing",), {"help": "Leave samples without a usable output (no prediction, output missing or unreadable) out of the means, instead of scoring them 0; they are still counted."}, False),
-    "max_failed": ("run", str, ("--max-failed",), {"help": MAX_FAILED_HELP}, "0"),
-    "no_probe": ("run", bool, ("--no-probe",), {"help": opt.NO_PROBE_HELP}, False),
-    "model": ("model", str, ("--model", "-m"), {"help": "The model under test: NAME@URL[,URL] (served model name at OpenAI-compatible endpoints)."}, REQUIRED),
-    "base_urls": ("model", str | None, ("--base-urls",), {"hidden": True, "help": "The endpoints, with a served name in --model."}, None),
-    "concurrency": ("model", int, ("--concurrency",), {"min": 1, "help": "Requests in flight, over all endpoints."}, 8),
-    "timeout": ("model", float, ("--timeout",), {"min": 0.001, "help": "Seconds per request, retries included."}, 300.0),
-    "api_key_env": ("model", str, ("--api-key-env",), {"help": "Environment variable holding the endpoints' API key."}, "OPENAI_API_KEY"),
-    "temperature": ("model", float | None, ("--temperature",), {"help": "Sampling temperature (default: the server's)."}, None),
-    "max_tokens": ("model", int | None, ("--max-tokens",), {"help": "max_tokens of each answer (default: the server's)."}, None),
-    "sample_rate": ("model", int, ("--sample-rate",), {"help": "Resample audio before sending (0 keeps the native rate)."}, 16000),
-    "model_audio_part": ("model", opt.AudioPartStyle, ("--audio-part",), {"help": "audio_url (vLLM data URI) or input_audio (OpenAI)."}, opt.AudioPartStyle.audio_url),
-}  # fmt: skip
 
 
 def model_and_urls(model: str, base_urls: str | None) -> tuple[str, list[str]]:
@@ -81,17 +53,21 @@ def model_and_urls(model: str, base_urls: str | None) -> tuple[str, list[str]]:
     )
 
 
-def _shared(name: str, preset: Preset | None = None) -> tuple[str, Any, Any]:
-    """A shared option as (name, annotation, default), with the preset's help and default."""
-    _, kind, decls, settings, default = SHARED[name]
-    if preset is not None:
-        settings = {**settings, "help": preset.helps.get(name, settings["help"])}
-        default = preset.defaults.get(name, default)
-    return name, Annotated[kind, typer.Option(*decls, **settings)], default
+def _shared(name: str, preset: Preset) -> tuple[str, Any, Any]:
+    """A shared setting as (name, annotation, default), generated from its declaration
+    (`core/settings.py`), with the preset's default and help wording."""
+    return name, *setting_options.parameter(
+        name, default=preset.defaults.get(name, setting_options.SAME), help=preset.helps.get(name)
+    )
 
 
 def _own(option: PresetOption) -> tuple[Any, Any]:
-    """A preset option -> (annotation, default) of its typer parameter."""
+    """A preset option -> (annotation, default) of its typer parameter; one with the flag of a
+    shared setting (a tool's `--output-dir`) is that setting, with the option's default and help
+    (one meaning per flag)."""
+    if not option.argument and setting_of_flag(option.flag) is not None:
+        name = setting_of_flag(option.flag).name  # type: ignore[union-attr]
+        return setting_options.parameter(name, default=option.default, help=option.help or None)
     kind: Any = option.type
     if option.choices:
         kind = StrEnum(f"{option.name.title()}Choice", {c: c for c in option.choices})  # type: ignore[misc]
@@ -136,19 +112,13 @@ def _print_figures(bench: Benchmark, figures: Mapping[str, Any]) -> None:
 
 
 def _checks(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values as the runner reads them: endpoint lists parsed, the cache flags checked (each
+    number was checked against its declared bounds as it was parsed: `cli/number_flags.py`)."""
     out = dict(values)
     if out.get("judge") is not None:  # None: a preset whose judge is optional, not asked for
         out["judge"] = parse_urls(out["judge"], "--judge")
-        check_positive("--judge-timeout", out.get("judge_timeout"))
-        check_number("--judge-temperature", out.get("judge_temperature"))
-        check_number("--judge-sample-rate", out.get("judge_sample_rate"))
-        check_positive("--judge-max-tokens", out.get("judge_max_tokens"))
     if "model" in out and "base_urls" in out:  # the model group
         out["model"], out["model_urls"] = model_and_urls(out["model"], out.pop("base_urls"))
-        check_positive("--timeout", out.get("timeout"))
-        check_number("--temperature", out.get("temperature"))
-        check_positive("--max-tokens", out.get("max_tokens"))
-        check_number("--sample-rate", out.get("sample_rate"))
     if out.get("cache") is not None and out.get("no_cache"):
         raise InputError("give --cache or --no-cache, not both", field="--cache")
     if out.get("cache") is not None:
@@ -187,7 +157,7 @@ def score_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
         )
 
     params = [(o.name, *_own(o)) for o in preset.options]
-    params += [_shared(name, preset) for name in SHARED if preset.exposes(name)]
+    params += [_shared(s.name, preset) for s in SETTINGS if preset.exposes(s.name)]
     command = _command(run, params)
     command.__doc__ = preset.help
     return command
@@ -202,7 +172,7 @@ def rescore_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
         folder = given.pop("output_dir")
         given.pop("reparse", None)  # every stored raw answer is parsed again by any rescore
         with friendly_errors():
-            out = rescore_preset(preset, folder, given)
+            out = rescore_preset(preset, folder, given, list(bench.exporters.values()))
         console.print(f"{preset.title or preset.command[0]} (rescored): no model or judge call.")
         _print_figures(bench, out.figures)
 
@@ -214,7 +184,7 @@ def rescore_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
         params.append((source.name, *_own(source)))
     params += [
         ("reparse", Annotated[bool, typer.Option("--reparse", help="Parse every stored raw answer again (every rescore does).")], False),
-        ("resamples", Annotated[int | None, typer.Option("--resamples", min=10, help="Bootstrap resamples (default: the run's own).")], None),
+        ("resamples", *setting_options.parameter("resamples", default=None, help="Bootstrap resamples (default: the run's own).")),
         ("exclude_missing", Annotated[bool | None, typer.Option("--exclude-missing/--count-missing", help="Leave samples without a usable output out of the means, or count them (default: as the run did).")], None),
     ]  # fmt: skip
     command = _command(rescore, params)

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import typer
 
+from audioeval.cli import setting_options as S
 from audioeval.cli.errors import friendly_errors
-from audioeval.cli.options import make_console
+from audioeval.cli.options import Prefer, make_console
 from audioeval.core.errors import InputError
 from audioeval.report.escaping import console_text
 
@@ -34,14 +35,9 @@ def rank(
         "--groups",
         help="YAML mapping each task group to its benchmarks (default: each benchmark's task).",
     ),
-    output_dir: Path = typer.Option(..., "--output-dir", "-o", help="Where to write."),
-    resamples: int = typer.Option(
-        1000,
-        "--resamples",
-        min=0,
-        help="Bootstrap resamples of the rank intervals (run directories; 0: none).",
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap."),
+    output_dir: Path = S.option("output_dir", default=..., help="Where to write."),
+    resamples: int = S.option("resamples", help="Bootstrap resamples of the rank intervals (run directories; 0: none)."),
+    seed: int = S.option("seed", help="Seed of the bootstrap."),
     family: str | None = typer.Option(
         None,
         "--family",
@@ -54,6 +50,7 @@ def rank(
         help="Rank a model missing a column by the mean of its available ones (UltraEval-Audio's "
         "published convention, its Table 8). Default: such a model is listed below, unranked.",
     ),
+    prefer: Prefer = [],  # noqa: B006 (typer reads the default; never mutated)
 ) -> None:
     """Rank models by the mean of their flipped scores (100 − WER/CER), and how the ranks move
     when one benchmark (LOBO) or task group (LOTGO) is left out, or the columns are z-scored or
@@ -78,7 +75,7 @@ def rank(
                 )
             scores = score_table.read_score_csv(table)
         else:
-            runs = score_table.table_from_runs(run_dirs or [], family)
+            runs = score_table.table_from_runs(run_dirs or [], family, prefer)
             scores = runs.table
         if groups is not None:
             scores = score_table.read_groups(groups, scores)

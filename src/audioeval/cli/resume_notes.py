@@ -61,7 +61,7 @@ def missing_predictions(run_dir: Path, results: list[dict], models: list) -> lis
     file has no answer for, as one line each naming the file and a few ids; [] when none."""
     from audioeval.core.record import latest_records
     from audioeval.engine.run_layout import pair_dir
-    from audioeval.store.records import read_records
+    from audioeval.store.run_folder import pair_run_id, read_pair
 
     files = {m.name: (m.slug, m.predictions) for m in models if m.type == "predictions"}
     lines = []
@@ -69,7 +69,8 @@ def missing_predictions(run_dir: Path, results: list[dict], models: list) -> lis
         if res.get("model") not in files or not res.get("failed"):
             continue
         slug, file = files[res["model"]]
-        stored = read_records(pair_dir(run_dir, res["benchmark"], slug) / "records.jsonl")
+        folder = pair_dir(run_dir, res["benchmark"], slug)
+        stored = read_pair(folder, pair_run_id(folder))
         ids = sorted(  # records are in the order samples finished, which varies from run to run
             rec.id
             for rec in latest_records(stored.records).values()

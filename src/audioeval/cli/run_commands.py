@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 import typer
 
 from audioeval.cli import options as opt
+from audioeval.cli import setting_options as S
 from audioeval.cli.errors import err_console, friendly_errors, report_skipped
 from audioeval.cli.failed_work import FailedWork, enforce_max_failed, parse_max_failed
-from audioeval.cli.options import check_number, check_positive, make_console
+from audioeval.cli.options import make_console
 from audioeval.cli.resume_notes import missing_predictions, report_ignored_lines, report_unusable_lines
 from audioeval.core.errors import InputError
 from audioeval.report.escaping import console_text, failure_text
@@ -119,11 +120,23 @@ def _with_executor(models: list, executor: str, address, actors, gpus) -> list: 
     return out
 
 
-def _judge_settings(urls: str | None, flags: dict, loaded):  # type: ignore[no-untyped-def]
-    """The judge of the flags, over the run config's `judge:` (flags win); None when neither."""
+_JUDGE_FLAGS = {"model": "judge_model", "concurrency": "judge_concurrency", "timeout_s": "judge_timeout",
+                "api_key_env": "judge_api_key_env"}  # fmt: skip
+"""JudgeSettings field -> the run flag's value name."""
+
+
+def given_flags(ctx: typer.Context) -> set[str]:
+    """The value names of the options given on the command line (not left at their default)."""
+    from typer._click.core import ParameterSource
+
+    return {n for n in ctx.params if ctx.get_parameter_source(n) not in (None, ParameterSource.DEFAULT)}
+
+
+def _judge_settings(urls: str | None, given: dict, loaded):  # type: ignore[no-untyped-def]
+    """The judge of the flags, over the run config's `judge:` (flags win); None when neither.
+    `given`: the judge settings given as flags."""
     from audioeval.engine.run_judge import JudgeSettings, split_urls
 
-    given = {k: v for k, v in flags.items() if v is not None}
     if urls is None and loaded is None:
         if given:
             raise typer.BadParameter(
@@ -145,6 +158,7 @@ PROFILE_HELP = (
 
 
 def run(
+    ctx: typer.Context,
     config: Path | None = typer.Argument(None, help="A run config (YAML) instead of, or beside, the flags."),
     model: list[str] | None = typer.Option(
         None,
@@ -168,65 +182,32 @@ def run(
         "--language",
         help="Language of ad-hoc manifests (default en): zh, ja, ko, yue score ASR by CER; picks the normaliser.",
     ),
-    output_dir: Path | None = typer.Option(
-        None,
-        "--output-dir",
-        "-o",
-        help="Run directory (default runs/<models>-<benchmarks>-<hash of the settings>); rerun to resume.",
+    output_dir: Path | None = S.option(
+        "output_dir", help="Run directory (default runs/<models>-<benchmarks>-<hash of the settings>); rerun to resume."
     ),
-    limit: opt.SampleLimit = None,
-    data_root: Path | None = typer.Option(
-        None, "--data-root", help="Folder holding local benchmark data (default $AUDIOEVAL_DATA)."
-    ),
+    limit: int | None = S.option("limit"),
+    data_root: Path | None = S.option("data_root"),
     gen_kwargs: str | None = typer.Option(None, "--gen-kwargs", help=opt.GEN_KWARGS_HELP),
     system_prompt: str | None = typer.Option(
         None, "--system-prompt", help="A system message sent first in every request to the models."
     ),
-    temperature: float | None = typer.Option(
-        None, "--temperature", help="Sampling temperature (same as --gen-kwargs temperature=…)."
-    ),
-    max_tokens: int | None = typer.Option(
-        None, "--max-tokens", help="Tokens per answer at most (same as --gen-kwargs max_tokens=…)."
-    ),
-    timeout: float | None = opt.ModelTimeout,
-    concurrency: int | None = opt.ModelConcurrency,
-    api_key_env: str | None = opt.ModelApiKeyEnv,
-    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
-    resamples: int | None = typer.Option(
-        None, "--resamples", min=0, help="Bootstrap resamples (default 1000)."
-    ),
-    judge_cache: Path | None = typer.Option(
-        None,
-        "--cache",
-        help="Response cache file (judge and model answers), keyed by request content only: share one "
-        "across output folders and runs to ask nothing twice (default: RUN_DIR/response_cache.sqlite).",
-    ),
-    no_cache: opt.NoCache = False,
-    progress: opt.Progress = True,
-    judge: str | None = typer.Option(
-        None,
-        "--judge",
-        help="OpenAI-compatible judge endpoint(s) URL[,URL] for judged benchmarks (task audio_edit / MMAE).",
-    ),
-    judge_model: str | None = typer.Option(
-        None, "--judge-model", help="Served judge model name (default Qwen3Omni-Instruct)."
-    ),
-    judge_concurrency: int | None = typer.Option(
-        None, "--judge-concurrency", min=1, help="Judge requests in flight, over all endpoints (default 16)."
-    ),
-    judge_timeout: float | None = typer.Option(
-        None, "--judge-timeout", help="Seconds per judge request, retries of transport errors included."
-    ),
-    judge_api_key_env: str | None = typer.Option(
-        None, "--judge-api-key-env", help="Environment variable holding the judge endpoints' API key."
-    ),
-    judge_prompt: opt.JudgePrompt = None,
-    exclude_missing: bool = typer.Option(
-        False,
-        "--exclude-missing",
-        help="Leave samples without a usable output (model failed, returned nothing or unreadable "
-        "audio) out of the metrics, instead of counting them as wrong / fully deleted; still counted.",
-    ),
+    temperature: float | None = S.option("temperature"),
+    max_tokens: int | None = S.option("max_tokens"),
+    timeout: float = S.option("timeout"),
+    concurrency: int = S.option("concurrency"),
+    api_key_env: str = S.option("api_key_env"),
+    seed: int = S.option("seed"),
+    resamples: int = S.option("resamples"),
+    cache: Path | None = S.option("cache"),
+    no_cache: bool = S.option("no_cache"),
+    progress: bool = S.option("progress"),
+    judge: str | None = S.option("judge"),
+    judge_model: str = S.option("judge_model"),
+    judge_concurrency: int = S.option("judge_concurrency"),
+    judge_timeout: float = S.option("judge_timeout"),
+    judge_api_key_env: str = S.option("judge_api_key_env"),
+    judge_prompt: Path | None = S.option("judge_prompt"),
+    exclude_missing: bool = S.option("exclude_missing"),
     profile: str | None = typer.Option(None, "--profile", help=PROFILE_HELP),
     predictions_format: str | None = typer.Option(
         None,
@@ -240,8 +221,8 @@ def run(
         help="Key holding the answer in the predictions:FILE models' files, where their format "
         "has several candidate keys (a file holding several is refused without it).",
     ),
-    max_failed: opt.MaxFailedFlag = "0",
-    no_probe: opt.NoProbe = False,
+    max_failed: str = S.option("max_failed"),
+    no_probe: bool = S.option("no_probe"),
     executor: opt.Executor = "local",
     ray_address: opt.RayAddress = None,
     ray_actors: opt.RayActors = None,
@@ -250,6 +231,7 @@ def run(
     """Evaluate models on benchmarks: plan, infer, post-process, score, summarise, rank.
 
     Re-running the same command resumes: finished samples are not asked again, failed ones are.
+    A flag given wins over the run config; one not given leaves the config's value.
     """
     from audioeval.api import run_request
     from audioeval.engine.evaluate import EvalRequest
@@ -258,16 +240,12 @@ def run(
     from audioeval.engine.run_config import load_run_config
     from audioeval.store.run_lock import check_output_file
 
+    given = given_flags(ctx)
     with friendly_errors():
-        cache = not no_cache
-        if judge_cache is not None and not cache:
+        if cache is not None and no_cache:
             raise InputError("give --cache or --no-cache, not both", field="--cache")
-        if judge_cache is not None:
-            check_output_file(judge_cache, "the response cache (--cache)")
-        check_number("--temperature", temperature)
-        check_positive("--max-tokens", max_tokens)
-        check_positive("--timeout", timeout)
-        check_positive("--judge-timeout", judge_timeout)
+        if cache is not None:
+            check_output_file(cache, "the response cache (--cache)")
         failure_limit = parse_max_failed(max_failed)
         loaded = load_run_config(config) if config else None
         benches = _split(benchmark) or (loaded.benchmarks if loaded else [])
@@ -280,7 +258,12 @@ def run(
             raise typer.BadParameter("no model given (--model or a config file)", param_hint="--model")
         models = with_predictions_settings(models, predictions_format, prediction_key)
         models = _with_executor(models, executor, ray_address, ray_actors, ray_gpus_per_actor)
-        models = with_endpoint_settings(models, timeout_s=timeout, concurrency=concurrency, api_key_env=api_key_env)
+        models = with_endpoint_settings(  # given flags win over each model's own settings
+            models,
+            timeout_s=timeout if "timeout" in given else None,
+            concurrency=concurrency if "concurrency" in given else None,
+            api_key_env=api_key_env if "api_key_env" in given else None,
+        )
         generation = generation_of(
             loaded.generation if loaded else {},
             gen_kwargs,
@@ -299,16 +282,17 @@ def run(
             limit=limit or (loaded.limit if loaded else None),
             data_root=data_root or (loaded.data_root if loaded else None),
             generation=generation,
-            resamples=resamples if resamples is not None else (loaded.resamples if loaded else 1000),
+            resamples=loaded.resamples if loaded and "resamples" not in given else resamples,
             seed=seed,
             progress=progress,
-            use_cache=cache,
-            cache_path=judge_cache,
+            use_cache=not no_cache,
+            cache_path=cache,
             console=console,
             judge=_judge_settings(
                 judge,
-                {"model": judge_model, "concurrency": judge_concurrency, "timeout_s": judge_timeout,
-                 "api_key_env": judge_api_key_env},
+                {k: v for k, v in {"model": judge_model, "concurrency": judge_concurrency,
+                 "timeout_s": judge_timeout, "api_key_env": judge_api_key_env}.items()
+                 if _JUDGE_FLAGS[k] in given},
                 loaded.judge if loaded else None,
             ),
             exclude_missing=exclude_missing or (loaded.exclude_missing if loaded else False),
@@ -339,7 +323,7 @@ def rescore(
     run_dir: Path = typer.Argument(
         ..., help="An output folder of `audioeval run`, `codec`, `mmae score`, `mcq score` or `judge-eval`."
     ),
-    resamples: int | None = typer.Option(None, "--resamples", min=0),
+    resamples: int | None = S.option("resamples", default=None, help="Bootstrap resamples (default: the run's own)."),
     exclude_missing: bool | None = typer.Option(
         None,
         "--exclude-missing/--count-missing",
@@ -349,17 +333,30 @@ def rescore(
     profile: str | None = typer.Option(
         None,
         "--profile",
-        help="Score the stored outputs under this profile (audioeval or ultraeval) and record it in "
-        "run.json and each pair's signature.json (default: as the run did).",
+        help="Score the stored outputs under this profile (audioeval or ultraeval) into a new run "
+        "folder, RUN_DIR-PROFILE unless --output names one; RUN_DIR is left as it was, and the same "
+        "command again changes nothing (default: as the run did, in RUN_DIR).",
     ),
-    max_failed: opt.MaxFailedFlag = "0",
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        help="Write the rescored run into this new folder, leaving RUN_DIR as it was.",
+    ),
+    max_failed: str = S.option("max_failed"),
 ) -> None:
     """Recompute post-processing, scores, summaries and the leaderboard; no model or judge calls."""
     from audioeval.engine.rescore import rescore_run
 
     with friendly_errors():
         failure_limit = parse_max_failed(max_failed)
-        result = rescore_run(run_dir, resamples=resamples, exclude_missing=exclude_missing, profile=profile)
+        result = rescore_run(
+            run_dir, resamples=resamples, exclude_missing=exclude_missing, profile=profile, output=output
+        )
+    if result.run_dir is not None and result.run_dir != run_dir:
+        done = "already holds this rescore; nothing written" if result.unchanged else "written"
+        console.print(f"{console_text(result.run_dir)}: {done} ({console_text(run_dir)} left as it was)")
+        run_dir = result.run_dir
     report_unusable_lines(result.ignored)
     owned = [r for r in result.exports.values() if _show_export(r)]
     if owned:  # an `mcq score` or `judge-eval` folder: its figures are the export's
@@ -447,14 +444,12 @@ def codec(
         "-b",
         help="Speech benchmarks with transcripts (registered names, specs, or a manifest with audio + text).",
     ),
-    output_dir: Path | None = typer.Option(None, "--output-dir", "-o", help="Run directory."),
-    limit: opt.SampleLimit = None,
-    data_root: Path | None = typer.Option(
-        None, "--data-root", help="Local benchmark data (default $AUDIOEVAL_DATA)."
-    ),
-    resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples."),
-    progress: opt.Progress = True,
-    max_failed: opt.MaxFailedFlag = "0",
+    output_dir: Path | None = S.option("output_dir"),
+    limit: int | None = S.option("limit"),
+    data_root: Path | None = S.option("data_root"),
+    resamples: int = S.option("resamples"),
+    progress: bool = S.option("progress"),
+    max_failed: str = S.option("max_failed"),
     executor: opt.Executor = "local",
     ray_address: opt.RayAddress = None,
     ray_actors: opt.RayActors = None,

@@ -107,6 +107,7 @@ async def _check(spec: RuntimeSpec, runtimes_dir: Path | None, audio: Path | Non
     from audioeval.adapters.local_runtime import LocalRuntimeAdapter
     from audioeval.core.messages import AudioPart, AudioRef, Message
     from audioeval.core.sample import Sample
+    from audioeval.engine.output_gate import gate_output
 
     adapter = LocalRuntimeAdapter(spec, runtimes_dir=runtimes_dir)
     t0 = time.perf_counter()
@@ -120,7 +121,9 @@ async def _check(spec: RuntimeSpec, runtimes_dir: Path | None, audio: Path | Non
             request = ModelRequest(
                 Sample(id="check", audio={"audio": ref}), (Message("user", (AudioPart(ref),)),), task
             )
-            out = await adapter.generate(request)
+            out = gate_output(
+                await adapter.generate(request), spec.output, source=spec.name, sample_id="check"
+            )
             if out.ok:
                 console.print(f"{task} ({out.latency_s:.2f} s): {console_text(out.text or out.audio_path)}")
             else:

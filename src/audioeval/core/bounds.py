@@ -1,6 +1,8 @@
 """The largest value each numeric setting may take, in every place it enters: a command's
 flags (`cli/number_flags.py`), a run config (`engine/run_config.py`), the judge and model
-settings (`JudgeSettings`, `ModelConfig`) and the Python API.
+settings (`JudgeSettings`, `ModelConfig`) and the Python API. Which setting each constant
+bounds is said once: for the settings shared by `run`, the presets and the Python API, in their
+declaration (`core/settings.py`); for any other flag, in `OPTION_MAXIMA` below.
 
 A value past its bound is an error naming the setting (exit 2), before any file is read: an
 absurd number would otherwise reach numpy (`--resamples 99999999999`: an array of 10¹¹ draws
@@ -36,45 +38,24 @@ MAX_COUNT = 1_000_000_000
 """Any other count (`--limit`, `--max-items`): no setting of audioeval means more."""
 
 OPTION_MAXIMA: dict[str, float] = {
-    "--resamples": MAX_RESAMPLES,
-    "--seed": MAX_SEED,
     "--judge-seed": MAX_SEED,
-    "--concurrency": MAX_CONCURRENCY,
-    "--judge-concurrency": MAX_CONCURRENCY,
     "--ray-actors": MAX_CONCURRENCY,
     "--ray-gpus-per-actor": MAX_GPUS,
     "--judge-max-attempts": MAX_ATTEMPTS,
     "--judge-votes": MAX_ATTEMPTS,
     "--samples": MAX_ATTEMPTS,
-    "--max-tokens": MAX_TOKENS,
-    "--judge-max-tokens": MAX_TOKENS,
-    "--sample-rate": MAX_SAMPLE_RATE,
-    "--judge-sample-rate": MAX_SAMPLE_RATE,
-    "--temperature": MAX_TEMPERATURE,
-    "--judge-temperature": MAX_TEMPERATURE,
-    "--timeout": MAX_SECONDS,
-    "--judge-timeout": MAX_SECONDS,
     "--threshold": 1.0,
     "--n": MAX_SYNTHETIC,
 }
-"""The bound of each numeric flag, by its canonical name; a flag not named here (and without
-a `max` of its own) is bounded by MAX_COUNT."""
+"""The bound of each numeric flag that is no shared setting, by its canonical name (a shared
+setting's, `--resamples`, `--timeout`, …, is declared with it in `core/settings.py`); a flag
+named nowhere (and without a `max` of its own) is bounded by MAX_COUNT."""
 
 
 def option_maximum(flag: str, declared: float | None = None) -> float:
-    """The largest value of the numeric flag `flag` (its own declared `max` first)."""
+    """The largest value of the numeric flag `flag` (its own declared `max`, or its shared
+    setting's, first)."""
     if declared is not None:
         return declared
     return OPTION_MAXIMA.get(flag, MAX_COUNT)
 
-
-def check_settings(**values: tuple[float | None, float]) -> None:
-    """`name=(value, maximum)` for each setting of a Python API call: InputError naming the
-    first that is not a finite number from 0 to its maximum (None: not given)."""
-    from audioeval.core.checks import number_problem
-    from audioeval.core.errors import InputError
-
-    for name, (value, maximum) in values.items():
-        problem = number_problem(value, maximum=maximum)
-        if problem:
-            raise InputError(problem, field=name)

@@ -11,7 +11,8 @@ class Generation:
     """What one model (or judge) call returned.
 
     Exactly one of `text` and `error` is set. `cached` says the text came from the response
-    cache rather than a live call.
+    cache rather than a live call; `bad` that the endpoint answered (2xx) with what is not an
+    answer: a web page, a body that is not the format asked for (a bad output, not a failed call).
     """
 
     text: str | None
@@ -19,6 +20,7 @@ class Generation:
     endpoint: str | None = None
     latency_s: float | None = None
     cached: bool = False
+    bad: bool = False
 
     @property
     def ok(self) -> bool:

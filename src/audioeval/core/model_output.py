@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-NO_CONTENT = "the model answered with no content (empty, blank or only a <think> block)"
-"""The `error` of a live model's answer that says nothing: kept with its `text`, counted as
-no output (never scored, never cached, asked again on a rerun)."""
 
-MAX_ANSWER_CHARS = 1_000_000
-"""The longest text answer stored (docs/reliability.md, "Bounds"): about 150,000 words, far
-beyond any transcript, translation or reply we score. A longer answer in a predictions file, or
-from a live model, is refused where it enters (a failure of that sample naming file, line, id
-and field, never truncated and scored), so one line cannot take gigabytes of memory, a scorer
-minutes, or a report hundreds of MB."""
+class OutputFault(StrEnum):
+    """Why the output gate (`engine/output_gate.py`) refused an answer: the model said nothing
+    (`no output`), or said something that is not an answer (`bad output`: a web page, a body
+    that is not the format asked for, a text over the bound, a number where text is due,
+    audio that does not decode). The values are failure kinds (`core/record.FailureKind`)."""
 
-
-def answer_too_long(text: str | None) -> str | None:
-    """Why `text` is over the bound on a stored answer, or None."""
-    if text is None or len(text) <= MAX_ANSWER_CHARS:
-        return None
-    return f"answer of {len(text):,} characters, over the bound of {MAX_ANSWER_CHARS:,} on a stored answer"
+    NO_OUTPUT = "no output"
+    BAD_OUTPUT = "bad output"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +33,9 @@ class ModelOutput:
     cached: bool = False
     # Where the error is, when the adapter knows (`InputError.as_record()`: file, id, field).
     error_detail: dict[str, Any] | None = None
+    # Set with `error` when the model answered but the answer is none (`OutputFault`); an
+    # error without it is a failed call (HTTP error, timeout, worker crash).
+    fault: OutputFault | None = None
 
     @property
     def ok(self) -> bool:
@@ -56,6 +52,8 @@ class ModelOutput:
         }
         if self.error_detail is not None:
             rec["error_detail"] = self.error_detail
+        if self.fault is not None:
+            rec["fault"] = self.fault.value
         return rec
 
     @classmethod
@@ -68,4 +66,12 @@ class ModelOutput:
             rec.get("latency_s"),
             bool(rec.get("cached", False)),
             rec.get("error_detail"),
+            _fault(rec.get("fault")),
         )
+
+
+def _fault(value: Any) -> OutputFault | None:
+    try:
+        return OutputFault(value) if value else None
+    except ValueError:
+        return None

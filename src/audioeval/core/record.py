@@ -30,12 +30,15 @@ class FailureKind(StrEnum):
     INPUT = "input"  # one of the sample's own clips cannot be read: the input's fault
     MODEL = "model"  # the model call failed (HTTP error, timeout, worker crash, no stored output)
     NO_OUTPUT = "no output"  # the model answered with neither text nor audio, or said nothing
+    BAD_OUTPUT = "bad output"  # the model answered with what is not an answer (engine/output_gate.py)
     CANNOT_SCORE = "cannot score"  # a scorer could not score the sample (a field, the output audio)
     JUDGE = "judge"  # the judge gave too few valid answers
 
     @classmethod
     def of_error(cls, error: str, output: ModelOutput | None) -> FailureKind:
         """The kind of a record written before kinds were stored, from its error text."""
+        if output is not None and output.fault is not None:
+            return cls(output.fault.value)
         for kind in (cls.PROMPT, cls.INPUT, cls.CANNOT_SCORE, cls.JUDGE):
             if error.startswith(kind.value):
                 return kind

@@ -46,3 +46,14 @@ def shorten_plain(text: str, limit: int = 1000) -> str:
     """A message on one line and at most `limit` characters (a last guard for printed errors)."""
     line = " ".join(text.splitlines())
     return line if len(line) <= limit else f"{line[: limit - 1]}…"
+
+
+def within_words(text: str, limit: int) -> str:
+    """`text` when at most `limit` characters; else its words that fit, then `…` (never a
+    word cut in two, unless the first word alone is longer than `limit`)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    cut = head.rsplit(" ", 1)[0] if " " in head else head
+    return cut.rstrip(" ,;:") + "…"

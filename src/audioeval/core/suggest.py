@@ -38,3 +38,12 @@ def unknown_spec_name(kind: str, name: object, known: Iterable[str]) -> str:
     """A full message for a name read from a spec: the name, suggestions, what is known."""
     names = sorted(known)
     return f"unknown {kind} {name!r}.{close_names(str(name), names)} Known: {', '.join(names)}."
+
+
+def one_of(kind: str, value: str, known: Iterable[str]) -> str:
+    """`value` when it is one of `known` (a spec or config field's validator); else a ValueError
+    naming what is known: "unknown <kind> 'x': one of a, b"."""
+    names = list(known)
+    if value not in names:
+        raise ValueError(f"unknown {kind} {value!r}{did_you_mean(value, names)}: one of {', '.join(names)}")
+    return value

@@ -46,6 +46,9 @@ UnreachableAfterS = Annotated[
     ),
 ]
 """The setting of a model's and of the judge's configuration (`ModelConfig`, `JudgeSettings`)."""
+WEB_PAGE_TYPES = ("text/html", "application/xhtml+xml")
+"""Content types of a 2xx answer that is a web page (a proxy's or a login's error page), never
+an API's answer: a bad output, whatever the page says (the output gate, `engine/output_gate.py`)."""
 ReplyParser = Callable[[bytes], str]
 """Turns a 2xx response body into the text a `Generation` carries; ValueError when malformed."""
 
@@ -160,7 +163,7 @@ class ChatClient:
                     headers={**self._headers, "Content-Type": content_type, **ep.headers},
                     timeout=aiohttp.ClientTimeout(total=remaining),
                 ) as resp:
-                    status, raw = resp.status, await resp.read()
+                    status, raw, kind = resp.status, await resp.read(), resp.content_type
             except TimeoutError:
                 self.pool.release(ep, failed=True)
                 last_error = f"{ep.url}: request timed out"
@@ -178,7 +181,7 @@ class ChatClient:
                     last_error = f"{ep.url}: HTTP {status}: {excerpt(raw, 200)}"
                 else:
                     self.pool.release(ep, failed=False)
-                    return self._reply(status, raw, ep.url, time.monotonic() - start, parse)
+                    return self._reply(status, raw, ep.url, time.monotonic() - start, parse, kind)
             tries += 1
             self.retries += 1
             pause = min(self._backoff(tries - 1), max(0.0, deadline - time.monotonic()))
@@ -194,7 +197,11 @@ class ChatClient:
             )
 
     @staticmethod
-    def _reply(status: int, raw: bytes, url: str, latency: float, parse: ReplyParser) -> Generation:
+    def _reply(
+        status: int, raw: bytes, url: str, latency: float, parse: ReplyParser, content_type: str = ""
+    ) -> Generation:
+        """The generation of a final answer: an HTTP error (a failed call), a 2xx answer that is
+        a web page or does not parse (a bad output: `Generation.bad`), or the parsed text."""
         if status >= 400:
             return Generation(
                 None,
@@ -202,10 +209,12 @@ class ChatClient:
                 endpoint=url,
                 latency_s=latency,
             )
+        if content_type.lower() in WEB_PAGE_TYPES:
+            error = f"{url}: bad output: HTTP {status} answered with a web page ({content_type}): {excerpt(raw, 200)}"
+            return Generation(None, error=error, endpoint=url, latency_s=latency, bad=True)
         try:
             text = parse(raw)
         except (ValueError, UnicodeDecodeError) as exc:
-            return Generation(
-                None, error=f"{url}: malformed response: {redact(str(exc))}", endpoint=url, latency_s=latency
-            )
+            error = f"{url}: malformed response: {redact(str(exc))}"
+            return Generation(None, error=error, endpoint=url, latency_s=latency, bad=True)
         return Generation(text, endpoint=url, latency_s=latency)

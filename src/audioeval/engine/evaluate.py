@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import os
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping
@@ -25,17 +26,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from audioeval import __version__
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.adapters.predictions import PredictionsFile
 from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.registry import resolve_benchmark
-from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge_prompt
+from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge_prompt, with_profile
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
-from audioeval.benchmarks.spec import BenchmarkSpec, with_profile
+from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigError
 from audioeval.core.names import check_name, folder_collisions
 from audioeval.core.record import SampleRecord, latest_records
+from audioeval.core.settings import DEFAULTS
+from audioeval.core.version import __version__
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.generation_settings import check_routed_settings, pair_generation
@@ -68,9 +70,21 @@ from audioeval.scoring.speech_models.runtime import throughput_report, throughpu
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.bounded_json import loads
 from audioeval.store.jsonl import JsonlAppender
-from audioeval.store.records import StoredRecords, read_records, record_problem
+from audioeval.store.records import record_problem
 from audioeval.store.response_cache import ResponseCache
+from audioeval.store.run_folder import (
+    PARTIAL_FILE,
+    STAMP_KEY,
+    PairFiles,
+    RunFolderError,
+    new_run_id,
+    pair_stamp,
+    read_pair,
+    read_run_file,
+    run_id_of,
+)
 from audioeval.store.run_lock import hold_run_lock
+from audioeval.store.run_summaries import FILES_DIGEST_KEY, pair_files_digest, sealed
 from audioeval.store.signature import check_or_write_signature
 
 NOTHING_PREPARED = PreparedInputs()
@@ -80,21 +94,22 @@ NOTHING_PREPARED = PreparedInputs()
 class EvalRequest:
     benchmarks: list[str]
     models: list[ModelConfig]
-    output_dir: Path | None = None
+    output_dir: Path | None = DEFAULTS["output_dir"]
     task: str | None = None
     as_task: bool = False  # re-task registered benchmarks to `task` (the codec command)
     language: str | None = None  # an ad-hoc manifest's language (WER or CER, the normaliser)
     # Scoring profile of every benchmark's wer/cer scorers ("ultraeval"); None: each spec's own.
     profile: str | None = None
     # A prompt template file for every judged scorer (`--judge-prompt`); None: each scorer's own.
-    judge_prompt: Path | None = None
-    limit: int | None = None
-    data_root: Path | None = None
+    judge_prompt: Path | None = DEFAULTS["judge_prompt"]
+    limit: int | None = DEFAULTS["limit"]
+    data_root: Path | None = DEFAULTS["data_root"]
     generation: GenerationConfig = field(default_factory=GenerationConfig)
-    resamples: int = 1000
-    seed: int = 0
-    progress: bool = True
-    use_cache: bool = True
+    # the shared settings' declared defaults (core/settings.py)
+    resamples: int = DEFAULTS["resamples"]
+    seed: int = DEFAULTS["seed"]
+    progress: bool = DEFAULTS["progress"]
+    use_cache: bool = not DEFAULTS["no_cache"]
     console: Console | None = None
     # Benchmarks built in code, as (spec, where), run after those named in `benchmarks`.
     specs: list[tuple[BenchmarkSpec, str]] = field(default_factory=list)
@@ -104,9 +119,9 @@ class EvalRequest:
     # The judge of judged scorers (task audio_edit / MMAE); its settings join their pairs' signatures.
     judge: JudgeSettings | None = None
     # Leave samples without a usable output out of the metrics (they are counted either way).
-    exclude_missing: bool = False
+    exclude_missing: bool = DEFAULTS["exclude_missing"]
     # Check each model and judge endpoint once before asking anything (endpoint_probe.py).
-    probe: bool = True
+    probe: bool = not DEFAULTS["no_probe"]
     # The response cache file (default: response_cache.sqlite in the run directory).
     cache_path: Path | None = None
     # What a caller read and checked before the run (a preset's samples, whether a changed
@@ -138,6 +153,8 @@ class PairRun:
     kept: list[SampleRecord] | None = None
     model_skipped: list[InputError] = field(default_factory=list)  # the model's items that answer no sample
     summary: PairSummary = field(default_factory=lambda: PairSummary())  # the pair's summary.json, once written
+    stamp: str | None = None  # what each record line it appends carries (`store/run_folder.py`)
+    run_id: str | None = None  # the run's id (None: a folder written before run ids)
 
     def final_records(self) -> list[SampleRecord]:
         """The pair's valid records, read once after its samples are done (summary, exports);
@@ -145,9 +162,13 @@ class PairRun:
         tests/test_streamed_records.py)."""
         if self.records is None:
             kept = self.kept
-            self.records = kept if kept is not None else read_records(self.folder / RECORDS_FILE).records
+            self.records = kept if kept is not None else self._read_back()
             self.kept = None
         return self.records
+
+    def _read_back(self) -> list[SampleRecord]:
+        """The pair's records as the checked reader vouches for them (its lines as written)."""
+        return read_pair(self.folder, self.run_id, expected_ids=self.ids).records
 
     def keep(self, record: SampleRecord, written: dict[str, Any], exact: bool) -> None:
         """Keep a record just appended (`written`: its line's object; `exact`: the line holds
@@ -236,7 +257,7 @@ def _check_models(models: list[ModelConfig]) -> None:
 def _nothing_served(benches: list[ResolvedBenchmark], models: list[ModelConfig], adapters: dict) -> str:
     """No pair: what each given model serves, and what each benchmark's task needs."""
     served = "; ".join(
-        f"{m.name} serves {', '.join(sorted(tasks)) if (tasks := getattr(adapters[m.slug], 'tasks', None)) else 'every task'}"
+        f"{m.name} serves {', '.join(sorted(tasks)) if (tasks := adapters[m.slug].tasks) else 'every task'}"
         for m in models
     )
     needed = "; ".join(f"{b.name} needs task {b.spec.task}" for b in benches)
@@ -253,7 +274,7 @@ def _check_served(
         adapter = adapters.get(m.slug)
         if adapter is None or any(serves(adapter, b.spec.task) for b in benches):
             continue
-        tasks = sorted(getattr(adapter, "tasks", None) or ())
+        tasks = sorted(adapter.tasks or ())
         needed = "; ".join(f"{b.name} needs task {b.spec.task}" for b in benches)
         how = f" ({adapter.describe()})" if isinstance(adapter, PredictionsFile) else ""
         raise InputError(
@@ -270,22 +291,21 @@ def _unpaired(
     for m in models:
         left = [b.name for b in benches if not serves(adapters[m.slug], b.spec.task)]
         if left:
-            tasks = ", ".join(sorted(getattr(adapters[m.slug], "tasks", None) or ()))
+            tasks = ", ".join(sorted(adapters[m.slug].tasks or ()))
             lines.append(f"{m.name} is not run on {', '.join(left)}: it serves {tasks} only")
     return lines
 
 
 def serves(adapter: ModelAdapter, task: str) -> bool:
-    """Whether the adapter takes samples of this task (`tasks` None or absent: every task)."""
-    tasks = getattr(adapter, "tasks", None)
-    return tasks is None or task in tasks
+    """Whether the adapter takes samples of this task (`tasks` None: every task)."""
+    return adapter.tasks is None or task in adapter.tasks
 
 
 def _template_override(model: ModelConfig, bench: ResolvedBenchmark) -> str | None:
     return model.prompts.get(bench.name) or model.prompts.get(bench.spec.task)
 
 
-StoredByFolder = dict[Path, StoredRecords]
+StoredByFolder = dict[Path, PairFiles]
 
 
 Digests = dict[int, dict[str, str]]
@@ -304,11 +324,20 @@ def _digests(samples: SampleSet, memo: Digests) -> dict[str, str]:
     return memo[id(samples)]
 
 
-def _stored(folder: Path, cache: StoredByFolder) -> StoredRecords:
-    """A pair's stored records before the run, read once (endpoint check, then plan)."""
+def _stored(folder: Path, cache: StoredByFolder, run_id: str | None, samples: SampleSet) -> PairFiles:
+    """A pair's stored records before the run, read once (endpoint check, then plan) through
+    the run folder's checked reader: lines it cannot vouch for are listed and their samples
+    asked again; files it cannot use (a records path that is a folder, a signature deleted or
+    damaged beside records) refuse the run with the list."""
     if folder not in cache:
-        cache[folder] = read_records(folder / RECORDS_FILE)
+        found = read_pair(folder, run_id, expected_ids=[s.id for s in samples.samples])
+        if found.refused:
+            raise RunFolderError(found.refused, _RESTART_HINT)
+        cache[folder] = found
     return cache[folder]
+
+
+_RESTART_HINT = "Delete the pair's folder named to compute it again, or use a new --output_dir"
 
 
 def _plan_pair(
@@ -321,8 +350,10 @@ def _plan_pair(
     cache: StoredByFolder,
     digests: Digests | None = None,
     pending: PendingByFolder | None = None,
+    run_id: str | None = None,
 ) -> PairRun:
     folder = pair_dir(run_dir, bench.name, model.slug)
+    stored = _stored(folder, cache, run_id, samples)
     folder.mkdir(parents=True, exist_ok=True)
     template = _template_override(model, bench)
     signature = pair_signature(
@@ -337,7 +368,6 @@ def _plan_pair(
         signature = without_input_files(signature)
     check_or_write_signature(folder, signature)
     hashes = _digests(samples, {} if digests is None else digests)
-    stored = _stored(folder, cache)
     latest = latest_records(stored.records)
     refusal = changed_samples(list(latest.values()), hashes, folder / RECORDS_FILE)
     if refusal is not None and not req.inputs.rescore_changed_samples:
@@ -361,6 +391,8 @@ def _plan_pair(
         len(stored.records),
         model_skipped=model_skipped,
         kept=list(stored.records),
+        stamp=pair_stamp(run_id, loads(json.dumps(signature))),  # as signature.json holds it
+        run_id=run_id,
     )
 
 
@@ -368,11 +400,10 @@ def _write_model_skipped(
     folder: Path, adapter: ModelAdapter, ids: list[str], skipped: list[InputError]
 ) -> list[InputError]:
     """The items of a model's own input that answer no sample (e.g. of a predictions file)."""
-    input_errors = getattr(adapter, "input_errors", None)
-    if input_errors is None:
-        return []
     known = set(ids) | {e.sample_id for e in skipped if e.sample_id}
-    errors: list[InputError] = input_errors(set(ids), known)
+    errors = adapter.input_errors(set(ids), known)
+    if errors is None:  # the model reads no input of its own
+        return []
     write_json_atomic(folder / MODEL_SKIPPED_FILE, [e.as_record() for e in errors])
     return errors
 
@@ -433,6 +464,8 @@ async def _run_pair(
             raise judge.crash  # a bug in the judge client stops the run; nothing is recorded
         record.time = round(time.time(), 3)
         written = record.to_json()
+        if pair.stamp is not None:
+            written[STAMP_KEY] = pair.stamp
         pair.keep(record, written, writer.append(written))
         if req.progress:  # a disabled bar still takes Rich's lock on every advance
             progress.advance(bar)
@@ -524,8 +557,15 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     }
     read_now = {m.slug: build_predictions(m) for m in req.models if m.type == "predictions"}
     _check_served(benches, req.models, read_now)  # files produced elsewhere: before anything is written
+    for predictions in read_now.values():  # outputs without ids find their samples
+        for b in benches:
+            if serves(predictions, b.spec.task):
+                predictions.match(b.name, sample_sets[b.name].samples)
     run_dir = req.output_dir or default_output_dir(req)
     run_dir.mkdir(parents=True, exist_ok=True)
+    written = (run_dir / RUN_FILE).exists() or (run_dir / PARTIAL_FILE).exists()
+    existing = read_run_file(run_dir) if written else None  # the checked reader (refuses an unfinished rescore)
+    run_id = run_id_of(existing) if existing is not None else new_run_id()  # None: an earlier folder
     cache = ResponseCache(req.cache_path or run_dir / CACHE_FILE) if req.use_cache else None
     adapters = {
         m.slug: read_now.get(m.slug) or build_adapter(m, config=req.generation, cache=cache) for m in req.models
@@ -555,13 +595,15 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     stopped: EndpointsUnreachable | None = None
     try:
         if req.probe:  # before anything is written: a corrected command may reuse the folder
-            _write_run_file(run_dir, benches, req, adapters, write=False)  # another run's folder?
+            _write_run_file(run_dir, benches, req, adapters, existing, run_id, write=False)  # another run's folder?
             judge_settings = await _check_endpoints(
-                run_dir, benches, sample_sets, req, adapters, stored, digests, pending
+                run_dir, benches, sample_sets, req, adapters, stored, digests, pending, run_id
             )
-        _write_run_file(run_dir, benches, req, adapters)
+        _write_run_file(run_dir, benches, req, adapters, existing, run_id)
         pairs = [
-            _plan_pair(run_dir, b, sample_sets[b.name], m, adapters[m.slug], req, stored, digests, pending)
+            _plan_pair(
+                run_dir, b, sample_sets[b.name], m, adapters[m.slug], req, stored, digests, pending, run_id
+            )
             for b in benches
             for m in req.models
             if serves(adapters[m.slug], b.spec.task)
@@ -675,6 +717,7 @@ async def _check_endpoints(
     stored: StoredByFolder,
     digests: Digests | None = None,
     pending: PendingByFolder | None = None,
+    run_id: str | None = None,
 ) -> JudgeSettings | None:
     """Check the endpoints of the OpenAI-compatible models and of the judge that have samples
     left to do (a finished run checks nothing); each keeps its usable ones. Returns the judge
@@ -687,8 +730,8 @@ async def _check_endpoints(
             if not serves(adapter, bench.spec.task):
                 continue
             folder = pair_dir(run_dir, bench.name, model.slug)
-            latest = latest_records(_stored(folder, stored).records)
             samples = sample_sets[bench.name]
+            latest = latest_records(_stored(folder, stored, run_id, samples).records)
             hashes = _digests(samples, {} if digests is None else digests) if req.inputs.rescore_changed_samples else None
             todo, done = _pending(latest, bench, samples, _template_override(model, bench), hashes)
             if pending is not None:
@@ -729,7 +772,8 @@ def summarise_pairs(
         )
         where = {"model": pair.model.name, "folder": str(pair.folder.relative_to(run_dir))}
         s = PairSummary(**where, **pair.bench.summary_header(), **s)  # type: ignore[typeddict-item]
-        write_json_atomic(pair.folder / "summary.json", s)
+        s[FILES_DIGEST_KEY] = pair_files_digest(pair.folder)  # type: ignore[literal-required]
+        write_json_atomic(pair.folder / "summary.json", sealed(s))
         pair.summary = s
         results.append(s)
     return results
@@ -740,12 +784,16 @@ def _write_run_file(
     benches: list[ResolvedBenchmark],
     req: EvalRequest,
     adapters: dict[str, ModelAdapter],
+    existing: dict[str, Any] | None,
+    run_id: str | None,
     *,
     write: bool = True,
 ) -> None:
-    """Refuse a folder holding a run of other benchmarks or models; write run.json (`write`)."""
+    """Refuse a folder holding a run of other benchmarks or models (`existing`: its run.json,
+    read through the checked reader); write run.json (`write`) with the run's id."""
     path = run_dir / RUN_FILE
-    data = {
+    data: dict[str, Any] = {"run_id": run_id} if run_id is not None else {}
+    data |= {
         "audioeval": __version__,
         "benchmarks": [
             {"name": b.name, "where": b.where, "spec": b.spec.model_dump(mode="json")} for b in benches
@@ -765,11 +813,10 @@ def _write_run_file(
         data["judge"] = req.judge.model_dump(mode="json")
     if req.inputs.exports_dir is not None:
         data["exports_dir"] = os.path.relpath(req.inputs.exports_dir, run_dir)
-    if path.exists():
+    if existing is not None:
         # Endpoints, concurrency and timeouts may change between runs; what each benchmark ×
         # model pair was scored with is checked against its own signature.json.
-        old = loads(path.read_text(encoding="utf-8"))
-        before = _names(old)
+        before = _names(existing)
         now = _names(data)
         if before != now:
             raise RunConfigError(

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.pair_exports import PairExport, exporter_for
+from audioeval.benchmarks.pair_exports import PairExport
+from audioeval.benchmarks.resolved import exporter_for
 from audioeval.core.errors import InputError
 from audioeval.engine.run_layout import MODEL_SKIPPED_FILE
-from audioeval.store.bounded_json import loads
 from audioeval.store.json_items import gc_paused
+from audioeval.store.run_folder import read_listed
 
 
 @dataclass
@@ -35,10 +36,8 @@ class ExportSettings:
 
 
 def _errors(path: Path) -> list[InputError]:
-    if not path.is_file():
-        return []
-    data = loads(path.read_text(encoding="utf-8"))
-    return [InputError.from_record(r) for r in data if isinstance(r, dict)] if isinstance(data, list) else []
+    """The rows a run listed as skipped, read through the run folder's checked reader."""
+    return [InputError.from_record(r) for r in read_listed(path)]
 
 
 def export_pairs(run_dir: Path, pairs: Sequence[Any], settings: ExportSettings) -> dict[Path, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from audioeval.adapters.base import GenerationConfig
+from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.benchmarks.tasks import default_generation
 from audioeval.core.errors import InputError
 from audioeval.core.request_settings import checked_settings, routed_problem
@@ -91,14 +91,14 @@ def pair_generation(
 
 
 def check_routed_settings(
-    pairs: Iterable[tuple[str, str, Any, Mapping[str, Any] | None]], user: GenerationConfig
+    pairs: Iterable[tuple[str, str, ModelAdapter, Mapping[str, Any] | None]], user: GenerationConfig
 ) -> None:
     """Refuse, before anything is asked, a routed setting (`response_format`, `prompt`: fields of
     `/audio/transcriptions`) given to a pair whose model does not read it. `pairs` are
     (benchmark, task, adapter, spec generation) for each benchmark × model pair that runs."""
     for bench, task, adapter, spec_generation in pairs:
         config = pair_generation(task, spec_generation, user)
-        problem = routed_problem(config.extra, getattr(adapter, "api", None), adapter.name)
+        problem = routed_problem(config.extra, adapter.api, adapter.name)
         if problem:
             raise InputError(f"benchmark {bench}: {problem}", field="generation")
 

@@ -10,6 +10,7 @@ from audioeval.adapters.generators import CodecModel, EspeakTts
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter
 from audioeval.adapters.predictions import PredictionsFile, PredictionsReading
 from audioeval.adapters.replay import Replay
+from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.prediction_formats import format_of
 from audioeval.core.errors import InputError
 from audioeval.engine.model_specs import ModelConfig
@@ -49,6 +50,7 @@ def build_predictions(cfg: ModelConfig) -> PredictionsFile:
     try:
         path = Path(cfg.predictions or "").expanduser()
         _refuse_empty(path)
+        load_benchmarks()  # the formats the benchmarks contribute
         chosen = format_of(cfg.predictions_format, path)
         adapter = PredictionsFile(
             cfg.name,
@@ -59,6 +61,7 @@ def build_predictions(cfg: ModelConfig) -> PredictionsFile:
             max_concurrency=cfg.concurrency,
             output=chosen.format.output,
             reading=PredictionsReading(chosen.name, chosen.how, chosen.format.matching),
+            sample_keys=chosen.format.sample_keys,
         )
         adapter.load()
     except InputError as exc:

@@ -26,7 +26,8 @@ from audioeval.core.bounds import MAX_CONCURRENCY, MAX_GPUS, MAX_SECONDS
 from audioeval.core.checks import url_problem
 from audioeval.core.errors import InputError
 from audioeval.core.names import folder_name, name_problem
-from audioeval.core.suggest import unknown_name
+from audioeval.core.settings import DEFAULTS
+from audioeval.core.suggest import one_of, unknown_name
 from audioeval.core.validation import describe_validation
 from audioeval.engine.api_providers import GEMINI_BASE_URL
 from audioeval.engine.chat_client import UnreachableAfterS
@@ -41,11 +42,12 @@ class ModelConfig(BaseModel):
     type: Literal["openai", "runtime", "baseline", "replay", "tts", "codec", "predictions"]
     urls: list[str] = Field(default_factory=list, description="OpenAI-compatible base URLs (…/v1)")
     served_model: str | None = Field(None, description="the `model` field sent; defaults to name")
-    api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the API key")
-    concurrency: int = Field(8, ge=1, le=MAX_CONCURRENCY)
-    timeout_s: float = Field(300.0, gt=0, le=MAX_SECONDS, allow_inf_nan=False)
+    # the defaults of the shared model settings (core/settings.py)
+    api_key_env: str = Field(DEFAULTS["api_key_env"], description="environment variable holding the API key")
+    concurrency: int = Field(DEFAULTS["concurrency"], ge=1, le=MAX_CONCURRENCY)
+    timeout_s: float = Field(DEFAULTS["timeout"], gt=0, le=MAX_SECONDS, allow_inf_nan=False)
     unreachable_after_s: UnreachableAfterS
-    audio_part: Literal["audio_url", "input_audio"] = "audio_url"
+    audio_part: Literal["audio_url", "input_audio"] = DEFAULTS["model_audio_part"]
     api: Literal["chat", "speech", "transcription", "translation", "realtime"] = Field(
         "chat",
         description="type openai: chat completions (audio output via modalities), /audio/speech (TTS), "
@@ -100,12 +102,11 @@ class ModelConfig(BaseModel):
     @field_validator("predictions_format")
     @classmethod
     def _predictions_format(cls, v: str) -> str:
+        from audioeval.benchmarks.plugins import load_benchmarks
         from audioeval.benchmarks.prediction_formats import format_names
 
-        known = format_names()
-        if v not in known:
-            raise ValueError(f"unknown predictions format {v!r}: one of {', '.join(known)}")
-        return v
+        load_benchmarks()  # the formats the benchmarks contribute
+        return one_of("predictions format", v, format_names())
 
     @field_validator("name")
     @classmethod

@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from audioeval.adapters.base import GenerationConfig, ModelRequest
+from audioeval.adapters.base import AdapterHooks, GenerationConfig, ModelRequest
 from audioeval.adapters.openai_chat import (
     AudioPartStyle,
     audio_output_fields,
@@ -34,12 +34,12 @@ from audioeval.audio.decode import decode_bytes
 from audioeval.core.errors import AudioevalError, EndpointsUnreachable
 from audioeval.core.generation import Generation
 from audioeval.core.messages import Message, TextPart
-from audioeval.core.model_output import NO_CONTENT, ModelOutput, answer_too_long
+from audioeval.core.model_output import ModelOutput, OutputFault
 from audioeval.core.redact import excerpt, redact, redact_optional
 from audioeval.engine.cached_judge import CachedJudge, through_cache
 from audioeval.engine.chat_client import ChatClient
 from audioeval.engine.endpoint_probe import check_endpoints
-from audioeval.postprocess.think_tags import strip_think
+from audioeval.engine.output_gate import usable_text
 from audioeval.store.bounded_json import loads
 from audioeval.store.response_cache import ResponseCache, request_key
 
@@ -77,13 +77,6 @@ def _audio_decodes(payload: str) -> bool:
     return True
 
 
-def _has_content(text: str) -> bool:
-    """Whether a text answer says something beyond reasoning (only such answers are cached:
-    an empty or think-only answer is an output failure, asked again on a rerun; so is one over
-    the bound on a stored answer, `MAX_ANSWER_CHARS`)."""
-    return answer_too_long(text) is None and bool(strip_think(text).strip())
-
-
 def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str | None:
     """Decode the audio of a spoken reply into the WAV at `path`; returns the reply's text."""
     import soundfile as sf
@@ -102,8 +95,11 @@ def generation_meta(gen: Generation) -> dict[str, Any]:
 
 
 def text_output(gen: Generation) -> ModelOutput:
-    """A generation's text answer, or its failure, as the model's output."""
-    return ModelOutput(text=gen.text, error=redact_optional(gen.error), **generation_meta(gen))
+    """A generation's text answer, or its failure, as the model's output (what the answer's
+    text is worth is the output gate's to say: `engine/output_gate.py`); a 2xx answer that
+    is not one (`gen.bad`) is a bad output."""
+    fault = OutputFault.BAD_OUTPUT if gen.bad else None
+    return ModelOutput(text=gen.text, error=redact_optional(gen.error), fault=fault, **generation_meta(gen))
 
 
 async def generation_output(gen: Generation, request: ModelRequest, *, source: str) -> ModelOutput:
@@ -121,13 +117,13 @@ async def generation_output(gen: Generation, request: ModelRequest, *, source: s
             source=gen.endpoint or source,
             sample_id=request.sample.id,
         )
-    except AudioevalError as exc:
-        return ModelOutput(error=redact(str(exc)), **meta)
+    except AudioevalError as exc:  # the answer's audio does not decode
+        return ModelOutput(error=redact(str(exc)), fault=OutputFault.BAD_OUTPUT, **meta)
     return ModelOutput(text=text, audio_path=request.audio_out, **meta)
 
 
 @dataclass
-class OpenAIChatModel:
+class OpenAIChatModel(AdapterHooks):
     name: str
     urls: list[str]
     served_model: str
@@ -199,7 +195,7 @@ class OpenAIChatModel:
         clips = ClipCache(target_rate=self.sample_rate)
         common = dict(model=self.served_model, style=self.audio_part, cache=self.cache)
         self._call = CachedJudge(
-            self._client, clips, sampling=sampling, accept=_has_content, **common  # type: ignore[arg-type]
+            self._client, clips, sampling=sampling, accept=usable_text, **common  # type: ignore[arg-type]
         )
         self._speak = CachedJudge(
             self._client,
@@ -226,11 +222,6 @@ class OpenAIChatModel:
             raise  # the run stops (a rerun resumes); never one sample's failure
         except AudioevalError as exc:
             return ModelOutput(error=redact(str(exc)))
-        too_long = answer_too_long(gen.text) if gen.ok else None
-        if too_long:  # refused where it enters: never stored whole, never scored
-            return ModelOutput(error=f"{self.name}: {too_long}", **generation_meta(gen))
-        if gen.ok and request.audio_out is None and not _has_content(gen.text or ""):
-            return ModelOutput(text=gen.text, error=NO_CONTENT, **generation_meta(gen))
         return await generation_output(gen, request, source=self.name)
 
     async def _tts(self, request: ModelRequest) -> Generation:

@@ -15,13 +15,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from audioeval import __version__
 from audioeval.adapters.base import ModelAdapter
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.benchmarks.sources.hf import stored_sha256_prefix
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord
 from audioeval.core.sample import Sample
+from audioeval.core.version import __version__
 from audioeval.store.file_digest import files_sha256, json_digest
 
 

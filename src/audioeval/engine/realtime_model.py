@@ -30,7 +30,7 @@ from typing import Any
 
 import aiohttp
 
-from audioeval.adapters.base import GenerationConfig, ModelRequest
+from audioeval.adapters.base import AdapterHooks, GenerationConfig, ModelRequest
 from audioeval.adapters.realtime_events import (
     RATE,
     RealtimeError,
@@ -52,6 +52,7 @@ from audioeval.engine.chat_client import CONNECTION_ERRORS, RETRYABLE_STATUS
 from audioeval.engine.endpoint_pool import Endpoint, EndpointPool
 from audioeval.engine.endpoint_probe import PROBE_TIMEOUT_S, EndpointCheck, keep_usable
 from audioeval.engine.openai_model import _audio_decodes, generation_output
+from audioeval.engine.output_gate import usable_text
 from audioeval.store.bounded_json import loads
 from audioeval.store.response_cache import ResponseCache, request_key
 
@@ -65,7 +66,7 @@ class _NoHandshake(Exception):
 
 
 @dataclass
-class RealtimeModel:
+class RealtimeModel(AdapterHooks):
     name: str
     wire: ProviderWire
     served_model: str
@@ -176,7 +177,7 @@ class RealtimeModel:
             events, ident = self._turn_events(request, audio)
             key = request_key({"realtime": ident, "attempt": 0})
             gen = await through_cache(
-                self.cache, key, lambda: self._ask(events, audio), _audio_decodes if audio else None
+                self.cache, key, lambda: self._ask(events, audio), _audio_decodes if audio else usable_text
             )
         except EndpointsUnreachable:
             raise
@@ -230,7 +231,8 @@ class RealtimeModel:
             except ValueError as exc:
                 pool.release(ep, failed=False)
                 error = f"{ep.url}: malformed event: {redact(str(exc))}"
-                return Generation(None, error=error, endpoint=ep.url, latency_s=time.monotonic() - start)
+                latency = time.monotonic() - start
+                return Generation(None, error=error, endpoint=ep.url, latency_s=latency, bad=True)
             else:
                 pool.release(ep, failed=False)
                 return self._generation(reply, audio, ep.url, time.monotonic() - start)
@@ -243,12 +245,8 @@ class RealtimeModel:
     @staticmethod
     def _generation(reply: TurnReply, audio: bool, url: str, latency: float) -> Generation:
         text, wav = reply.answer(audio=audio)
-        if not audio:
-            if text is None:
-                return Generation(
-                    None, error=f"{url}: the response holds no text", endpoint=url, latency_s=latency
-                )
-            return Generation(text, endpoint=url, latency_s=latency)
+        if not audio:  # no text deltas: an empty answer, which the output gate counts as no output
+            return Generation(text or "", endpoint=url, latency_s=latency)
         if wav is None:
             return Generation(
                 None, error=f"{url}: the response holds no audio", endpoint=url, latency_s=latency

@@ -7,41 +7,61 @@ content hash are those stored beside it (else it is transcribed again). Records 
 atomically with the new scores (outputs untouched); the summaries, the leaderboard and the
 benchmarks' own exports (`exports.py`, e.g. MMAE's taxonomy.json) are rebuilt. A record
 without a usable output gets its `failure_scores` again (what it counts for in the headline);
-a line that is not a valid record (cut short, damaged, a NaN score, an id that is not one of
-the pair's samples) is kept as it is, left out, reported (`RescoreResult.ignored`) and its
-sample counts as missing work, as in `audioeval run`.
+every file is read through the run folder's checked reader (`store/run_folder.py`): a line it
+cannot vouch for (cut short, damaged, a NaN score, an id that is not one of the pair's
+samples, another run's or pair's stamp, two results of one sample) is kept as it is, left out,
+reported (`RescoreResult.ignored`) and its sample counts as missing work, as in `audioeval
+run`; a pair whose files cannot be used (records that are a folder or empty, a signature or
+ids deleted or damaged) refuses the rescore with the list.
 
-`profile` (`rescore --profile ultraeval`) scores every benchmark under that scoring profile:
-run.json's specs and each pair's signature.json (its `benchmark.scorers`) are rewritten with
-it, so a later `audioeval run` into the folder resumes only with the same `--profile`, and is
-refused, naming the scorers' `profile`, without it.
+`profile` (`rescore --profile ultraeval`) scores every benchmark under that scoring profile
+into a new run folder (`rescore_target.py`: `RUN-PROFILE`, or `output`), the run left as it
+was: the copy's run.json specs and each pair's signature.json (its `benchmark.scorers`) are
+rewritten with it, so a later `audioeval run` into the copy resumes only with the same
+`--profile`. The same rescore again writes nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.plugins import load_benchmarks
-from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve
-from audioeval.benchmarks.spec import parse_spec, with_profile
+from audioeval.benchmarks.resolved import ResolvedBenchmark, exporter_for, resolve, with_profile
+from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.evaluate import PairRun, summarise_pairs
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_specs import ModelConfig
-from audioeval.engine.run_layout import IDS_FILE, RECORDS_FILE, RUN_FILE, pair_dir
-from audioeval.engine.run_summary import PairSummary, RunSummary, write_run_summary
-from audioeval.engine.sample_pipeline import mark_failed_output, record_unusable_output, score_output
+from audioeval.engine.rescore_target import finish_copy, is_done, rescore_origin, start_copy, target_folder
+from audioeval.engine.run_layout import RECORDS_FILE, RUN_FILE, pair_dir
+from audioeval.engine.run_summary import PairSummary, RunSummary, read_run_summary, write_run_summary
+from audioeval.engine.sample_pipeline import (
+    gate_adapter_output,
+    mark_failed_output,
+    record_unusable_output,
+    score_output,
+)
 from audioeval.scoring.hook_guard import checked_signature
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 from audioeval.store.bounded_json import loads
-from audioeval.store.json_file import read_json_object, read_sample_ids
-from audioeval.store.records import record_problem
+from audioeval.store.run_folder import (
+    RUN_ID_KEY,
+    STAMP_KEY,
+    iter_lines,
+    new_run_id,
+    pair_stamp,
+    read_pair,
+    read_run_file,
+    run_id_of,
+)
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import SIGNATURE_FILE
 
@@ -60,10 +80,14 @@ class RescoreResult:
     """Of those, lines of pairs without ids.json (missing work the summaries cannot see)."""
     summary: RunSummary | None = None
     """What the run's summary.json now holds."""
+    run_dir: Path | None = None
+    """The folder scored (a new one under `--profile` or `--output`)."""
+    unchanged: bool = False
+    """The folder already held this rescore of the same run (nothing was written)."""
 
 
 def _load_run(
-    run_dir: Path, profile: str | None = None
+    run_dir: Path, profile: str | None = None, *, unfinished: bool = False
 ) -> tuple[list[ResolvedBenchmark], list[ModelConfig], dict[str, Any]]:
     path = run_dir / RUN_FILE
     if not path.is_file():
@@ -71,11 +95,7 @@ def _load_run(
             hint = bench.old_output_hint(run_dir) if bench.old_output_hint else None
             if hint:
                 raise RunConfigError(hint)
-        raise RunConfigError(
-            f"{path} not found: {run_dir} is not an audioeval output folder (audioeval run, codec, "
-            "or a benchmark's own command)"
-        )
-    run = read_json_object(path)
+    run = read_run_file(run_dir, unfinished=unfinished)  # the checked reader: RunFolderError naming what it cannot use
     benches = [
         resolve(with_profile(parse_spec(b["spec"], b["where"]), profile), b["where"])
         for b in run["benchmarks"]
@@ -84,57 +104,73 @@ def _load_run(
     return benches, models, run
 
 
+def run_exporters(run_dir: Path) -> list[Any]:
+    """The exporter of each benchmark of a run folder (None where it has none): what a
+    benchmark's own rescore command recognises its folders by."""
+    benches, _, _ = _load_run(run_dir)
+    return [exporter_for(bench) for bench in benches]
+
+
+@dataclass
+class RescoredPair:
+    """One pair scored again, before anything is written."""
+
+    records: list[SampleRecord]
+    rescored: int
+    changed: int
+    ignored: list[str]
+    """Every stored line the run folder's reader cannot vouch for (`file:line: why`)."""
+    ids: list[str] | None
+    text: str
+    """The records file's new text (written once every pair is scored)."""
+    signature: dict[str, Any] | None
+    """The pair's signature.json as it is now scored by; None: unchanged."""
+
+
 def _rescore_pair(
-    bench: ResolvedBenchmark, folder: Path, expected: set[str] | None = None
-) -> tuple[list[SampleRecord], int, int, list[str], str]:
-    """The pair's records scored again, how many were rescored, how many changed, every
-    stored line that could not be used (`file:line: why`): a line cut short or damaged, a
-    record that is not valid (a NaN score), or one whose id is not a sample of the pair
-    (`expected`, from ids.json), and the records file's new text (written by the caller, once
-    every pair is scored). Unusable lines are kept as they are, left out, and their samples
-    count as missing work."""
+    bench: ResolvedBenchmark, folder: Path, run_id: str | None, new_id: str | None, profile: str | None
+) -> RescoredPair:
+    """The pair scored again: its records, how many were rescored and changed, every line the
+    run folder's reader cannot vouch for (cut short, damaged, another run's or pair's, an id
+    that is not one of the pair's samples, two results of one sample), its sample ids, the
+    records file's new text (each line stamped with `new_id` and its signature as now scored)
+    and that signature. Lines it cannot vouch for are kept as they are, left out, and their
+    samples count as missing work. A pair whose files cannot be used (records that are a
+    folder or empty, a signature or ids deleted or damaged) refuses."""
+    files = read_pair(folder, run_id).usable()
     path = folder / RECORDS_FILE
-    out_lines, records, ignored, rescored, changed = [], [], [], 0, 0
-    raw_bytes = path.read_bytes()
-    for lineno, text in enumerate(raw_bytes.decode("utf-8", errors="replace").splitlines(), start=1):
+    vouched = dict(zip(files.record_lines, files.records, strict=True))
+    ignored = files.ignored
+    signature = _scored_signature(files.signature, bench, profile)
+    stamp = pair_stamp(new_id, signature if signature is not None else files.signature or {})
+    out_lines, records, rescored, changed = [], [], 0, 0
+    for lineno, raw_line, _ in iter_lines(path):  # numbered as the reader numbers them
+        text = raw_line.decode("utf-8", errors="replace")
         if not text.strip():
             continue
-        raw, why = _line_record(text)
-        if raw is not None and why is None and expected is not None and raw["id"] not in expected:
-            why = f"id {raw['id']!r} is not a sample of this pair (ids.json)"
-        if raw is None or why is not None:
-            ignored.append(f"{path}:{lineno}: {why}")
+        record = vouched.get(lineno)
+        raw = loads(text, nesting=None) if record is not None else None
+        if raw is not None and "sample" not in raw:
+            ignored.append(f"{path}:{lineno}: id {raw.get('id')!r}: no stored sample to score from")
+            record = None
+        if record is None or raw is None:
             out_lines.append(text)  # kept as it is
             continue
-        rec = _rescored(bench, SampleRecord.from_json(raw))
+        rec = _rescored(bench, record)
         records.append(rec)
         line = rec.to_json()
+        if stamp is not None:
+            line[STAMP_KEY] = stamp
         rescored += int(rec.output is not None and rec.output.error is None)
         changed += int(_outcome(raw) != _outcome(line))
-        out_lines.append(json.dumps(line, ensure_ascii=False, allow_nan=False))
-    return records, rescored, changed, ignored, "".join(line + "\n" for line in out_lines)
+        out_lines.append(LINE_ENCODER.encode(line))
+    text = "".join(line + "\n" for line in out_lines)
+    return RescoredPair(records, rescored, changed, ignored, files.ids, text, signature)
 
 
-def _line_record(text: str) -> tuple[dict[str, Any] | None, str | None]:
-    """A stored line as a record, or why it cannot be used."""
-    if "\x00" in text or "\ufffd" in text:
-        return None, "damaged line (NUL or undecodable bytes)"
-    try:
-        raw = loads(text, nesting=None)
-    except ValueError:
-        return None, "not a JSON object (cut short or damaged)"
-    if not isinstance(raw, dict):
-        return None, "not a JSON object"
-    why = record_problem(raw)
-    if why is None and "sample" not in raw:
-        why = f"id {raw.get('id')!r}: no stored sample to score from"
-    if why is None:
-        try:
-            SampleRecord.from_json(raw)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            why = f"id {raw.get('id')!r}: not a record ({type(exc).__name__}: {exc})"
-    return raw, why
-
+LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+"""A rescored line as `audioeval run` appends it (`store/jsonl.LINE_ENCODER`, NaN refused): a
+rescore that changes nothing leaves records.jsonl byte for byte as it was."""
 
 RESCORED_FIELDS = ("processed", "scores", "error", "error_detail", "output_failed", "failure_scores")
 
@@ -151,6 +187,10 @@ def _rescored(bench: ResolvedBenchmark, rec: SampleRecord) -> SampleRecord:
     if output is None:
         return rec
     new = rec.unscored()
+    # The gate again: what is not an answer (over the bound, a web page, not text) is refused
+    # even in a folder of an earlier version; a blank answer that was scored was accepted when
+    # it was asked (an adapter that declares blank its answer: the `constant` baseline).
+    output = gate_adapter_output(None, bench, rec.sample, output, blank_is_an_answer=True)
     if not output.ok:
         return record_unusable_output(bench, new, output, rec.error)
     if rec.output_failed and any(is_judged(s) for s in bench.scorers):
@@ -169,13 +209,40 @@ def rescore_run(
     exclude_missing: bool | None = None,
     locked: bool = False,
     profile: str | None = None,
+    output: Path | None = None,
 ) -> RescoreResult:
-    """`locked`: the caller already holds the folder's lock; `profile`: the scoring profile
-    to score under from now on (None: each benchmark's as run)."""
-    if locked:
-        return _rescore(run_dir, resamples, seed, exclude_missing, profile)
-    with hold_run_lock(run_dir, create=False):
-        return _rescore(run_dir, resamples, seed, exclude_missing, profile)
+    """`locked`: the caller already holds the folder's lock; `profile`: the scoring profile to
+    score under; `output`: the folder to write. With a profile or an output the run is scored
+    into a new run folder (`output`, default the sibling `RUN-PROFILE`), the original left as
+    it was (`rescore_target.py`); rescoring into it again from the same run with the same
+    settings changes nothing (`RescoreResult.unchanged`)."""
+    target = target_folder(run_dir, profile, output)
+    if target is None:
+        if locked:
+            return _rescore(run_dir, resamples, seed, exclude_missing, None)
+        with hold_run_lock(run_dir, create=False):
+            return _rescore(run_dir, resamples, seed, exclude_missing, None)
+    asked = {"profile": profile, "resamples": resamples, "seed": seed, "exclude_missing": exclude_missing}
+    with contextlib.ExitStack() as stack:
+        if not locked:
+            stack.enter_context(hold_run_lock(run_dir, create=False))
+        read_run_file(run_dir)  # the source is a run folder the reader can use
+        origin = rescore_origin(run_dir, asked)
+        if is_done(target, origin):
+            return _unchanged(target)
+        start_copy(run_dir, target, origin)
+        with hold_run_lock(target):
+            result = _rescore(target, resamples, seed, exclude_missing, profile, fresh=True)
+            finish_copy(target)
+    result.run_dir = target
+    return result
+
+
+def _unchanged(target: Path) -> RescoreResult:
+    """What an earlier rescore into `target` wrote: the same command gives the same folder."""
+    summary = read_run_summary(target)
+    results = list(summary.results) if summary is not None else []
+    return RescoreResult(results, 0, 0, summary=summary, run_dir=target, unchanged=True)
 
 
 def _rescore(
@@ -184,40 +251,43 @@ def _rescore(
     seed: int | None,
     exclude_missing: bool | None,
     profile: str | None,
+    *,
+    fresh: bool = False,
 ) -> RescoreResult:
-    benches, models, run = _load_run(run_dir, profile)
+    """`fresh`: a copy of a run being scored under `profile`: it gets a run id of its own,
+    and every line the reader vouched for in the original is stamped for it."""
+    benches, models, run = _load_run(run_dir, profile, unfinished=fresh)
+    old_id = run_id_of(run)
+    if fresh:
+        run[RUN_ID_KEY] = new_run_id()
+    new_id = run_id_of(run)
     metric_before = throughput_report()
     pairs: list[PairRun] = []
     total = changed = 0
     ignored: list[str] = []
     unlisted = 0
-    rewritten: list[tuple[Path, ResolvedBenchmark, str]] = []
+    rewritten: list[tuple[Path, RescoredPair]] = []
     for bench in benches:
         for model in models:
             folder = pair_dir(run_dir, bench.name, model.slug)
-            if not (folder / RECORDS_FILE).is_file():
+            if not (folder / RECORDS_FILE).exists():
                 continue
-            expected = read_sample_ids(folder / IDS_FILE) if (folder / IDS_FILE).is_file() else None
-            records, n, c, bad, text = _rescore_pair(
-                bench, folder, None if expected is None else set(expected)
-            )
-            ignored += bad
-            rewritten.append((folder, bench, text))
-            ids = list(latest_records(records)) if expected is None else expected
-            if expected is None:  # no ids.json: each unusable line is a sample missing all the same
-                unlisted += len(bad)
-            total, changed = total + n, changed + c
-            pairs.append(PairRun(bench, model, folder, [], len(ids), ids, records=records))
-    # Written only once every pair is scored: a rescore stopped before this point (killed,
-    # a failure) leaves the folder as it was, so a later `run` of the original command resumes
+            done = _rescore_pair(bench, folder, old_id, new_id, profile)
+            rewritten.append((folder, done))
+            ignored += done.ignored
+            ids = list(latest_records(done.records)) if done.ids is None else done.ids
+            if done.ids is None:  # no ids.json: each unusable line is a sample missing all the same
+                unlisted += len(done.ignored)
+            total, changed = total + done.rescored, changed + done.changed
+            pairs.append(PairRun(bench, model, folder, [], len(ids), ids, records=done.records))
+    # Written only once every pair is scored: a rescore stopped before this point (killed, a
+    # failure) leaves the folder as it was, so a later `run` of the original command resumes
     # it; each pair's records and signature are replaced whole, run.json last.
-    for folder, bench, text in rewritten:
-        write_text_atomic(folder / RECORDS_FILE, text)
-        if profile is not None:
-            _record_scorers(folder, bench)
-        else:
-            _record_plugins(folder, bench)
-    if profile is not None:
+    for folder, done in rewritten:
+        write_text_atomic(folder / RECORDS_FILE, done.text)
+        if done.signature is not None:
+            write_json_atomic(folder / SIGNATURE_FILE, done.signature)
+    if profile is not None or fresh:
         _record_profile(run_dir, run, benches)
     settings = _export_settings(run_dir, run, resamples, seed, exclude_missing)
     results = summarise_pairs(
@@ -225,39 +295,30 @@ def _rescore(
     )
     exports = export_pairs(run_dir, pairs, settings)
     metric_models = throughput_since(metric_before)
-    summary = write_run_summary(
-        run_dir, results, metric_models=metric_models
-    )  # the one writer of summary.json
-    return RescoreResult(results, total, changed, metric_models, exports, ignored, unlisted, summary)
+    summary = write_run_summary(run_dir, results, metric_models=metric_models)  # the one writer of summary.json
+    return RescoreResult(
+        results, total, changed, metric_models, exports, ignored, unlisted, summary, run_dir=run_dir
+    )
 
 
-def _record_scorers(folder: Path, bench: ResolvedBenchmark) -> None:
-    """The pair's signature.json with the scorers it is now scored by, and the plugins they
-    come from (the rest as run)."""
-    path = folder / SIGNATURE_FILE
-    if not path.is_file():
-        return
-    signature = read_json_object(path)
-    block = signature.setdefault("benchmark", {})
-    block["scorers"] = [checked_signature(s) for s in bench.scorers]
+def _scored_signature(
+    stored: dict[str, Any] | None, bench: ResolvedBenchmark, profile: str | None
+) -> dict[str, Any] | None:
+    """The pair's signature as it is now scored: under a profile, with the scorers it is
+    scored by and the plugins they come from; else naming the plugins (distribution, version)
+    whose scorers scored it again when they differ from those it names (an upgraded plugin).
+    None: as stored (or none stored)."""
+    if stored is None or not isinstance(stored.get("benchmark"), dict):
+        return None
+    signature = copy.deepcopy(stored)  # the stored one is compared with it
+    block = signature["benchmark"]
+    if profile is not None:
+        block["scorers"] = [checked_signature(s) for s in bench.scorers]
+    elif block.get("plugins") == bench.plugins_signature().get("plugins"):
+        return None
     block.pop("plugins", None)
     block.update(bench.plugins_signature())
-    write_json_atomic(path, signature)
-
-
-def _record_plugins(folder: Path, bench: ResolvedBenchmark) -> None:
-    """The pair's signature.json naming the plugins (distribution, version) whose scorers
-    scored it again, when they differ from those it names (an upgraded plugin)."""
-    path = folder / SIGNATURE_FILE
-    if not path.is_file():
-        return
-    signature = read_json_object(path)
-    block = signature.setdefault("benchmark", {})
-    now = bench.plugins_signature().get("plugins")
-    if block.get("plugins") != now:
-        block.pop("plugins", None)
-        block.update(bench.plugins_signature())
-        write_json_atomic(path, signature)
+    return signature if signature != stored else None
 
 
 def _record_profile(run_dir: Path, run: dict[str, Any], benches: list[ResolvedBenchmark]) -> None:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from audioeval.core.bounds import MAX_COUNT, MAX_RESAMPLES
 from audioeval.core.errors import InputError
 from audioeval.core.request_settings import checked_settings
+from audioeval.core.settings import DEFAULTS
 from audioeval.core.validation import describe_validation
 from audioeval.engine.model_specs import ModelConfig, parse_model_entry
 from audioeval.engine.run_judge import JudgeSettings, split_urls
@@ -47,7 +48,7 @@ class RunFile(BaseModel):
     generation: dict[str, Any] = Field(
         default_factory=dict, description="settings of every model request (core/request_settings.py)"
     )
-    resamples: int = Field(1000, ge=0, le=MAX_RESAMPLES)
+    resamples: int = Field(DEFAULTS["resamples"], ge=0, le=MAX_RESAMPLES)
     judge: str | list[str] | dict[str, Any] | None = None
     exclude_missing: bool = False
     profile: str | None = None  # a registered scoring profile, checked by `with_profile`

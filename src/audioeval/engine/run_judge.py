@@ -41,12 +41,13 @@ from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import AudioPart, AudioRef, Message
 from audioeval.core.redact import register_secret, secret_from_env
+from audioeval.core.settings import DEFAULTS
 from audioeval.core.shorten import shorten
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient, UnreachableAfterS
 from audioeval.store.response_cache import ResponseCache
 
-DEFAULT_JUDGE_MODEL = "Qwen3Omni-Instruct"
+DEFAULT_JUDGE_MODEL = DEFAULTS["judge_model"]
 
 
 class JudgeSettings(BaseModel):
@@ -56,24 +57,31 @@ class JudgeSettings(BaseModel):
 
     urls: list[str] = Field(description="OpenAI-compatible base URLs (…/v1)")
     model: str = Field(DEFAULT_JUDGE_MODEL, description="the served judge model")
+    # the defaults of the shared judge settings (core/settings.py)
     concurrency: int = Field(
-        16, ge=1, le=MAX_CONCURRENCY, description="judge requests in flight, over all endpoints"
+        DEFAULTS["judge_concurrency"],
+        ge=1,
+        le=MAX_CONCURRENCY,
+        description="judge requests in flight, over all endpoints",
     )
     timeout_s: float = Field(
-        300.0,
+        DEFAULTS["judge_timeout"],
         gt=0,
         le=MAX_SECONDS,
         allow_inf_nan=False,
         description="seconds per judge request, retries included",
     )
     unreachable_after_s: UnreachableAfterS
-    api_key_env: str = "OPENAI_API_KEY"
-    audio_part: Literal["audio_url", "input_audio"] = "audio_url"
+    api_key_env: str = DEFAULTS["judge_api_key_env"]
+    audio_part: Literal["audio_url", "input_audio"] = DEFAULTS["audio_part"]
     sample_rate: int = Field(
-        16000, ge=0, le=MAX_SAMPLE_RATE, description="clips resampled to this rate (0: native)"
+        DEFAULTS["judge_sample_rate"],
+        ge=0,
+        le=MAX_SAMPLE_RATE,
+        description="clips resampled to this rate (0: native)",
     )
     temperature: float | None = Field(None, ge=0, le=MAX_TEMPERATURE, allow_inf_nan=False)
-    max_tokens: int | None = Field(1024, ge=1, le=MAX_TOKENS)
+    max_tokens: int | None = Field(DEFAULTS["judge_max_tokens"], ge=1, le=MAX_TOKENS)
     seed: int | None = Field(
         None, ge=0, le=MAX_SEED, description="sampling seed sent with every judge request"
     )

@@ -9,6 +9,7 @@
 <run>/<benchmark>/<model>/signature.json, sample_ids.json, records.jsonl, summary.json, audio/
 <run>/<benchmark>/<model>/model_skipped.json   items of the model's input that answer no sample
 ```
+Every one of them is read back through one checked reader, `store/run_folder.py`.
 A benchmark's own exports (`benchmarks/pair_exports.py`) go into the pair folder, or where
 the run asked (`exports_dir` in run.json, e.g. the run directory of a one-pair preset).
 """
@@ -23,10 +24,12 @@ from pathlib import Path
 from audioeval.core.errors import InputError
 from audioeval.core.names import FOLDER_RULE, check_name, folder_name, name_problem
 
-RUN_FILE = "run.json"
-SUMMARY_FILE = "summary.json"
-RECORDS_FILE = "records.jsonl"
-IDS_FILE = "sample_ids.json"
+# the names the run folder's checked reader reads them under (store/run_folder.py)
+from audioeval.store.run_folder import IDS_FILE as IDS_FILE
+from audioeval.store.run_folder import RECORDS_FILE as RECORDS_FILE
+from audioeval.store.run_folder import RUN_FILE as RUN_FILE
+from audioeval.store.run_folder import SUMMARY_FILE as SUMMARY_FILE
+
 LEADERBOARD_FILE = "leaderboard.md"
 CACHE_FILE = "response_cache.sqlite"
 MODEL_SKIPPED_FILE = "model_skipped.json"

@@ -27,6 +27,8 @@ from audioeval.engine.leaderboard import build_boards
 from audioeval.engine.run_layout import SUMMARY_FILE
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.bounded_json import loads
+from audioeval.store.run_folder import RUN_FILE, read_run_file, run_id_of
+from audioeval.store.run_summaries import read_summary, sealed
 
 BOARDS_FILE = "boards.yaml"
 """The user's boards of a run, beside its summary."""
@@ -66,6 +68,7 @@ class PairSummary(TypedDict, total=False):
     metrics: Mapping[str, MetricBlock]
     breakdowns: Mapping[str, Any]
     reliability: Mapping[str, ReliabilityBlock]
+    files_sha256: Mapping[str, str | None]  # the digests of the pair files it was computed from
 
 
 class Board(TypedDict, total=False):
@@ -192,18 +195,23 @@ def write_run_summary(
         boards=all_boards(results, user_boards),
         metric_models=dict(metric_models or {}),
     )
-    write_json_atomic(run_dir / SUMMARY_FILE, summary.to_json())
+    write_json_atomic(run_dir / SUMMARY_FILE, sealed(summary.to_json()))
     return summary
 
 
 def read_run_summary(run_dir: Path) -> RunSummary | None:
-    """A run directory's `summary.json` as a `RunSummary`; None when it has none, or when it is
-    not one (a folder of an earlier audioeval whose `summary.json` was a preset's export)."""
+    """A run directory's `summary.json` as a `RunSummary`, read through the run folder's checked
+    reader (`store/run_folder.py`: RunFolderError when it was changed after it was written);
+    None when it has none, or when it is not one (a folder of an earlier audioeval whose
+    `summary.json` was a preset's export)."""
     path = run_dir / SUMMARY_FILE
     if not path.is_file():
         return None
+    run_id = run_id_of(read_run_file(run_dir)) if (run_dir / RUN_FILE).exists() else None
     try:
         data = loads(path.read_text(encoding="utf-8"))
-        return RunSummary.from_json(data) if isinstance(data, dict) else None
     except (ValueError, UnicodeDecodeError):
         return None
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        return None
+    return RunSummary.from_json(read_summary(path, run_id) or {})

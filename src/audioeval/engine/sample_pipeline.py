@@ -38,9 +38,10 @@ from audioeval.audio.decode import require_readable_file
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.core.errors import AudioError, AudioevalError, EndpointsUnreachable, InputError, NotScorable
 from audioeval.core.messages import AudioPart, Message, TextPart
-from audioeval.core.model_output import NO_CONTENT, ModelOutput
+from audioeval.core.model_output import ModelOutput
 from audioeval.core.record import Answer, FailureKind, SampleRecord
 from audioeval.core.sample import Sample
+from audioeval.engine.output_gate import gate_output
 from audioeval.prompts.templates import RenderedTexts, render
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.failed_output import failed_output_scores
@@ -169,8 +170,9 @@ def mark_failed_output(bench: ResolvedBenchmark, rec: SampleRecord) -> SampleRec
 def record_unusable_output(
     bench: ResolvedBenchmark, rec: SampleRecord, output: ModelOutput, error: str | None = None
 ) -> SampleRecord:
-    """`rec` as a failed output: the model call failed (`model`) or gave nothing (`no output`)."""
-    kind = FailureKind.MODEL if output.error and output.error != NO_CONTENT else FailureKind.NO_OUTPUT
+    """`rec` as a failed output: the model call failed (`model`), or the output gate refused
+    its answer (`no output`, `bad output`: `engine/output_gate.py`)."""
+    kind = FailureKind(output.fault.value) if output.fault is not None else FailureKind.MODEL
     rec.failed(error or output.error or "the model returned nothing", kind, output.error_detail)
     return mark_failed_output(bench, rec)
 
@@ -190,6 +192,10 @@ def _record_failure(
     sample = rec.sample
     if isinstance(exc, JudgeFailed):
         scored = {k: v for k, v in (rec.scores or {}).items() if k != scorer_name}
+        part = exc.partial
+        scorer = next((s for s in bench.scorers if s.name == scorer_name), None)
+        if part is not None and scorer is not None and score_problem(scorer, part) is None:
+            scored[scorer_name] = Score(part.values, part.stats)  # the benchmark scores what was judged
         rec.failed(exc.message, FailureKind.JUDGE)
         rec.judge[scorer_name] = exc.detail
         # the scorers that did score keep their scores: the metrics they feed count the sample
@@ -371,6 +377,22 @@ async def score_output_async(
     return rec
 
 
+def gate_adapter_output(
+    adapter: ModelAdapter | None,
+    bench: ResolvedBenchmark,
+    sample: Sample,
+    output: ModelOutput,
+    *,
+    blank_is_an_answer: bool = False,
+) -> ModelOutput:
+    """`output` through the output gate (`engine/output_gate.py`) for the benchmark's task;
+    `adapter` None: a stored output (rescoring), named by its endpoint. An adapter declares an
+    empty text its answer with `blank_is_an_answer` (the `constant` baseline)."""
+    name = adapter.name if adapter is not None else output.endpoint or "the stored output"
+    blank_ok = blank_is_an_answer or (adapter is not None and adapter.blank_is_an_answer)
+    return gate_output(output, bench.task.output, source=name, sample_id=sample.id, blank_is_an_answer=blank_ok)
+
+
 def _require_readable_inputs(sample: Sample) -> None:
     """AudioError naming the file, the sample and the field of the first unreadable input clip."""
     for name, ref in sample.audio.items():
@@ -383,7 +405,7 @@ def _reads_inputs(ctx: PairContext) -> bool:
     its answers are stored, so a text-only copy of a benchmark, clips absent, is scored)."""
     if ctx.bench.loader_checks_inputs:
         return False
-    return getattr(ctx.adapter, "reads_input_audio", True)
+    return ctx.adapter.reads_input_audio
 
 
 @dataclass
@@ -436,6 +458,10 @@ async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
             output = ModelOutput(error=str(exc))
         except Exception as exc:  # a library failing on this one sample: its failure, not the run's
             output = ModelOutput(error=f"{type(exc).__name__}: {exc}")
+    if audio_out is None or output.error is not None:
+        output = gate_adapter_output(ctx.adapter, ctx.bench, sample, output)
+    else:  # the output file's header (and a float file's samples) is read: off the event loop
+        output = await asyncio.to_thread(gate_adapter_output, ctx.adapter, ctx.bench, sample, output)
     rec.output = output
     if not output.ok:
         return record_unusable_output(ctx.bench, rec, output)

@@ -36,6 +36,7 @@ from audioeval.core.redact import redact
 from audioeval.engine.cached_judge import through_cache
 from audioeval.engine.chat_client import ChatClient
 from audioeval.engine.openai_model import API_PATHS, OpenAIChatModel, text_output
+from audioeval.engine.output_gate import usable_text
 from audioeval.store.response_cache import request_key
 
 API_TASKS = {"transcription": ("asr",), "translation": ("ast",)}
@@ -100,6 +101,7 @@ class OpenAITranscriptionModel(OpenAIChatModel):
             self.cache,
             request_key({"transcription": ident, "attempt": 0}),
             lambda: self._send(client, b64_wav, fields, fmt),
+            usable_text,
         )
 
     async def _send(self, client: ChatClient, b64_wav: str, fields: dict[str, Any], fmt: str) -> Generation:

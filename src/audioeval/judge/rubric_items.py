@@ -32,7 +32,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
@@ -50,6 +50,38 @@ from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, p
 from audioeval.store.bounded_json import loads
 
 SCORER_NAME = "rubric_items"
+
+
+class ItemAttempt(TypedDict):
+    """One judge request of an item (or of every item, all at once), as stored in the detail."""
+
+    attempt: int
+    answer: str | None
+    error: str | None
+
+
+class SampledAttempt(ItemAttempt):
+    """One sampled yes/no answer of an item (asked when its logprobs gave no P(yes))."""
+
+    verdict: str | None
+
+
+class ItemAnswers(TypedDict, total=False):
+    """What judging one item stored: its logprobs requests, and the sampled answers when
+    they gave no P(yes) (or the judge sends no logprobs: `logprobs_skipped` says so)."""
+
+    attempts: list[ItemAttempt]
+    sampled: list[SampledAttempt]
+    logprobs_skipped: str
+
+
+class ItemValue(TypedDict, total=False):
+    """An item's P(yes), how it was read (`logprobs`, `sampled`, `all_at_once`), or why none."""
+
+    p_yes: float | None
+    method: str | None
+    bound: str | None
+    why: str
 PROMPT_VERSION = "rubric-items-v1"
 VALUE = "rubric_score"
 TOP_LOGPROBS = 20  # the judge's typed logprobs request: the first token's top 20
@@ -306,11 +338,12 @@ class RubricItemsScorer(JudgedScorer):
 
     async def _ask_item(
         self, audio: AudioRef, item: Mapping[str, str], generate: JudgeGenerate, support: LogprobsSupport
-    ) -> dict[str, Any]:
+    ) -> ItemAnswers:
         """The item's logprobs answer and, when it gives no P(yes), the sampled answers; no
         logprobs request once the judge answered one without logprobs."""
         messages = item_messages(audio, item, self.template)
-        stored: dict[str, Any] = {"attempts": []}
+        attempts: list[ItemAttempt] = []
+        stored: ItemAnswers = {"attempts": attempts}
 
         async def ask(attempt: int) -> bool:
             answer = None
@@ -319,7 +352,7 @@ class RubricItemsScorer(JudgedScorer):
                 answer = gen.text if gen.ok else None
             finally:
                 support.heard(answer)  # also on failure: requests waiting for this one go
-            stored["attempts"].append({"attempt": attempt, "answer": gen.text, "error": gen.error})
+            attempts.append({"attempt": attempt, "answer": gen.text, "error": gen.error})
             return gen.ok and has_first_token(gen.text or "")  # no yes/no listed: sampled below
 
         if await support.asks():
@@ -327,7 +360,7 @@ class RubricItemsScorer(JudgedScorer):
         else:
             stored["logprobs_skipped"] = SKIPPED_WHY
         if _logprob_value(stored) is None and (_usable(stored) or "logprobs_skipped" in stored):
-            sampled: list[dict[str, Any]] = []
+            sampled: list[SampledAttempt] = []
 
             async def ask_sampled(attempt: int) -> bool:
                 gen = await generate(
@@ -341,15 +374,15 @@ class RubricItemsScorer(JudgedScorer):
 
             await collect_votes(ask_sampled, votes_needed=self.samples, max_attempts=2 * self.samples)
             stored["sampled"] = sorted(sampled, key=lambda a: a["attempt"])
-        stored["attempts"].sort(key=lambda a: a["attempt"])
+        attempts.sort(key=lambda a: a["attempt"])
         return stored
 
     async def _ask_all(
         self, audio: AudioRef, items: Sequence[Mapping[str, str]], generate: JudgeGenerate
-    ) -> list[dict[str, Any]]:
+    ) -> list[ItemAttempt]:
         reader = self.all_at_once_reader
         messages = all_items_messages(audio, items, self.template, reader.first_id)
-        attempts: list[dict[str, Any]] = []
+        attempts: list[ItemAttempt] = []
 
         def usable(text: str) -> bool:
             return reader.read(text, len(items)) is not None
@@ -364,7 +397,7 @@ class RubricItemsScorer(JudgedScorer):
 
     # -- reading stored answers (also what rescoring does) ---------------------------------
 
-    def _item_value(self, stored: Mapping[str, Any]) -> dict[str, Any]:
+    def _item_value(self, stored: ItemAnswers) -> ItemValue:
         value = _logprob_value(stored)
         if value is not None:
             return {"p_yes": value[0], "method": "logprobs", "bound": value[1]}
@@ -377,7 +410,7 @@ class RubricItemsScorer(JudgedScorer):
         last = (stored.get("attempts") or stored.get("sampled") or [{}])[-1]  # sampled: skipped
         return {"p_yes": None, "method": None, "why": last.get("error") or "no yes/no answer"}
 
-    def _result(self, items: Sequence[Mapping[str, str]], judged: Sequence[Mapping[str, Any]]) -> Score:
+    def _result(self, items: Sequence[Mapping[str, str]], judged: Sequence[ItemAnswers]) -> Score:
         rows = [{**item, **self._item_value(j), **j} for item, j in zip(items, judged, strict=True)]
         lost = [(i, r) for i, r in enumerate(rows) if r["p_yes"] is None and _unanswered(r)]
         if lost:  # a request that failed (timed out, an endpoint error) is a failure, not an answer
@@ -395,7 +428,7 @@ class RubricItemsScorer(JudgedScorer):
             )
         return self._score(rows, {"mode": "per_item"})
 
-    def _all_result(self, items: Sequence[Mapping[str, str]], attempts: list[dict[str, Any]]) -> Score:
+    def _all_result(self, items: Sequence[Mapping[str, str]], attempts: list[ItemAttempt]) -> Score:
         read = self.all_at_once_reader.read
         answers = next(
             (got for a in attempts if (got := read(a.get("answer"), len(items))) is not None), None
@@ -430,11 +463,14 @@ class RubricItemsScorer(JudgedScorer):
         ]
         if stored.get("mode") == "all_at_once":
             return self._all_result(items, list(stored.get("attempts") or []))
-        judged = [
-            {"attempts": r.get("attempts") or []}
-            | {k: r[k] for k in ("logprobs_skipped", "sampled") if k in r}
-            for r in stored.get("items") or []
-        ]
+        judged: list[ItemAnswers] = []
+        for r in stored.get("items") or []:
+            answers = ItemAnswers(attempts=r.get("attempts") or [])
+            if "logprobs_skipped" in r:
+                answers["logprobs_skipped"] = r["logprobs_skipped"]
+            if "sampled" in r:
+                answers["sampled"] = r["sampled"]
+            judged.append(answers)
         return self._result(items, judged)
 
     def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
@@ -496,12 +532,12 @@ def _all_at_once_items(
     ]
 
 
-def _usable(stored: Mapping[str, Any]) -> bool:
+def _usable(stored: ItemAnswers) -> bool:
     """The judge answered the logprobs request (without logprobs, or with neither side)."""
     return any(read_first_token(a.get("answer")) is not None for a in stored.get("attempts") or [])
 
 
-def _logprob_value(stored: Mapping[str, Any]) -> tuple[float, str | None] | None:
+def _logprob_value(stored: ItemAnswers) -> tuple[float, str | None] | None:
     for a in stored.get("attempts") or []:
         first = read_first_token(a.get("answer"))
         if first is not None and first.top_logprobs is not None:

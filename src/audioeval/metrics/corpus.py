@@ -16,6 +16,7 @@
 | `spice`       | spice (spice): the mean of defined F                       | fraction | higher |
 | `spider`      | spice, candidate_tokens, reference_tokens (spice)²         | score    | higher |
 | `mean:<key>`  | <key> (any scorer): the mean of defined values             | score¹   | higher |
+| `micro:<key>` | <key> = [numerator, denominator] (any scorer): Σ numerators / Σ denominators | fraction¹ | higher |
 
 ¹ "mos" when the key contains "mos"; a benchmark declares its own `mean:<key>` metrics with
 their display name and unit (`Benchmark.metrics`: MMAE's `mean:ifr` is `IFR`, in percent), and
@@ -74,8 +75,11 @@ from audioeval.metrics.stat_table import (
     defined_mean,
     edit_rate,
     fraction_correct,
+    pooled_ratio,
     ratio,
 )
+
+MICRO_PREFIX = "micro:"
 
 
 @dataclass(frozen=True)
@@ -220,7 +224,7 @@ METRICS: Registry[CorpusMetric] = Registry(
         )
     ],
     spec_names=True,
-    also_known=("mean:<stats key>",),
+    also_known=("mean:<stats key>", "micro:<stats key>"),
 )
 
 
@@ -270,16 +274,27 @@ def all_metrics() -> list[tuple[str, CorpusMetric]]:
     return METRICS.items()
 
 
+def micro_metric(key: str, *, unit: Unit | None = None) -> CorpusMetric:
+    """`micro:<key>`: Σ numerators / Σ denominators of a per-sample stats pair `[num, den]`
+    (a rate over the units inside the samples, e.g. rubrics, rather than over samples): a
+    share (`fraction`) unless `unit` says otherwise; shown under its name."""
+    name = f"{MICRO_PREFIX}{key}"
+    return CorpusMetric(
+        name, True, unit or "fraction", partial(pooled_ratio, key=key, metric=name), per_sample=PerSample(key)
+    )
+
+
 def get_metric(name: str, *, where: str = "", field: str = "metrics", unit: str | None = None) -> CorpusMetric:
-    """The declared metric, or the plain `mean:<key>` of a key nobody declares (in `unit`
-    when given); unknown names raise InputError with suggestions."""
+    """The declared metric, or the plain `mean:<key>` / `micro:<key>` of a key nobody declares
+    (in `unit` when given); unknown names raise InputError with suggestions."""
     declared = registered(name) if isinstance(name, str) else None
     if declared is not None:
         return declared
-    if isinstance(name, str) and name.startswith(MEAN_PREFIX) and len(name) > len(MEAN_PREFIX):
-        if unit is not None and unit not in (*UNITS, UNDECLARED):
-            raise ValueError(f"metric {name!r}: unit {unit!r} is not one of {UNITS}")
-        return mean_metric(name[len(MEAN_PREFIX) :], unit=unit)
+    for prefix, make in ((MEAN_PREFIX, mean_metric), (MICRO_PREFIX, micro_metric)):
+        if isinstance(name, str) and name.startswith(prefix) and len(name) > len(prefix):
+            if unit is not None and unit not in (*UNITS, UNDECLARED):
+                raise ValueError(f"metric {name!r}: unit {unit!r} is not one of {UNITS}")
+            return make(name[len(prefix) :], unit=unit)
     return METRICS.get(name, where=where, field=field)
 
 

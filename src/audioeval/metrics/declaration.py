@@ -66,6 +66,10 @@ class MeanDeclaration:
 ROBUST_ACCURACY = MeanDeclaration("robust_correct", "robust accuracy", "fraction", per_sample=PerSample("mcq_robust"))
 """The robust reading of a multiple-choice answer (`scoring/mcq_robust.py`, a generic scorer):
 the share of the items it finds right, shown as a percentage; each item's 0/1 is `mcq_robust`."""
+RUBRIC_SCORE = MeanDeclaration("rubric_score", "rubric_score", "fraction")
+"""A sample's rubric score, 0–1 (`judge/rubric_items.py`: the mean P(yes) of its items; MMAR-Rubrics,
+`benchmarks/mcq/rubric_scorer.py`: the judged score of a matched answer): its mean is a share,
+shown as a percentage. One metric, whichever scorer writes it."""
 SPEECH_QUALITY: tuple[MeanDeclaration, ...] = (
     MeanDeclaration("sim", "SIM", "score"),  # speaker similarity, a cosine (boards: × 100)
     MeanDeclaration("utmos", "UTMOS", "mos"),
@@ -77,7 +81,7 @@ SPEECH_QUALITY: tuple[MeanDeclaration, ...] = (
 """The metric models' means (`scoring/speech_scorers.py`, `scoring/runtime_mos.py`), in their
 units as they were (a MOS on 1–5; SIM, PESQ, STOI on their own scales), under the names the
 generation and codec boards show."""
-BUILT_IN: tuple[MeanDeclaration, ...] = (ROBUST_ACCURACY, *SPEECH_QUALITY)
+BUILT_IN: tuple[MeanDeclaration, ...] = (ROBUST_ACCURACY, RUBRIC_SCORE, *SPEECH_QUALITY)
 """The `mean:` metrics of audioeval's own generic scorers that are declared (the others are
 plain `score`s under their keys)."""
 

@@ -32,7 +32,7 @@ import functools
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from audioeval.core.record import SampleRecord
 from audioeval.judge.judged_items import JudgedItem, JudgeVote
@@ -45,6 +45,46 @@ from audioeval.scoring.scorer_hooks import Scorer
 SMALL_EXPECTED = 5.0  # below this expected count per cell, χ² is only a rough approximation
 
 
+class PositionCounts(TypedDict):
+    """How often each position was chosen among `n` options, and the uniform expectation."""
+
+    counts: list[int]
+    expected: float
+
+
+class ReliabilityFigure(TypedDict, total=False):
+    """One figure of the block: its `value` (None, with a `reason`, when it cannot be
+    computed) and `n`, and what the figure adds (its counts, its χ², its bins)."""
+
+    value: float | None
+    n: int
+    reason: str
+    valid: int
+    categories: int
+    observed_agreement: float
+    chance_agreement: float
+    chi2: float
+    dof: int
+    by_n_options: dict[str, PositionCounts]
+    warning: str
+    bins: list[dict[str, float | int | None]]
+
+
+class ReliabilityBlock(TypedDict):
+    """The reliability block of one judged scorer (the module doc says what each figure is)."""
+
+    items: int
+    requests: int
+    valid_votes: int
+    valid_answer_rate: ReliabilityFigure
+    fleiss_kappa: ReliabilityFigure
+    unanimous_share: ReliabilityFigure
+    position_bias: ReliabilityFigure
+    order_swap_consistency: ReliabilityFigure
+    repeat_stability: ReliabilityFigure
+    ece: ReliabilityFigure
+
+
 class ReliabilitySource(Protocol):
     """A judged scorer whose stored answers the reliability block reads."""
 
@@ -53,12 +93,12 @@ class ReliabilitySource(Protocol):
     def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]: ...
 
 
-def _figure(value: float, n: int, **extra: Any) -> dict[str, Any]:
-    return {"value": value, "n": n, **extra}
+def _figure(value: float, n: int, **extra: Any) -> ReliabilityFigure:
+    return ReliabilityFigure(value=value, n=n, **extra)
 
 
-def _none(n: int, reason: str, **extra: Any) -> dict[str, Any]:
-    return {"value": None, "n": n, "reason": reason, **extra}
+def _none(n: int, reason: str, **extra: Any) -> ReliabilityFigure:
+    return ReliabilityFigure(value=None, n=n, reason=reason, **extra)
 
 
 # -- χ² survival function ------------------------------------------------------------------
@@ -121,7 +161,7 @@ Valid = Sequence[list[JudgeVote]]
 """The valid votes of each item (`_valid_votes`), listed once for every figure of a block."""
 
 
-def valid_answer_rate(items: Sequence[JudgedItem]) -> dict[str, Any]:
+def valid_answer_rate(items: Sequence[JudgedItem]) -> ReliabilityFigure:
     """Requests that gave a valid vote over all requests (a request shared by several items
     counts once, valid when all its votes are)."""
     if all(vote.request is None for item in items for vote in item.votes):
@@ -142,12 +182,12 @@ def valid_answer_rate(items: Sequence[JudgedItem]) -> dict[str, Any]:
     return _figure(valid / len(requests), len(requests), valid=valid)
 
 
-def fleiss_kappa(items: Sequence[JudgedItem]) -> dict[str, Any]:
+def fleiss_kappa(items: Sequence[JudgedItem]) -> ReliabilityFigure:
     """Fleiss' κ of the verdicts of items with at least two valid votes (see the module doc)."""
     return _fleiss_kappa([_valid_votes(item) for item in items])
 
 
-def _fleiss_kappa(valid: Valid) -> dict[str, Any]:
+def _fleiss_kappa(valid: Valid) -> ReliabilityFigure:
     tables = [_tally(votes) for votes in valid if len(votes) >= 2]
     if not tables:
         return _none(0, "no item has two valid votes")
@@ -175,25 +215,25 @@ def _tally(votes: list[JudgeVote]) -> dict[str | None, int]:
     return table
 
 
-def unanimous_share(items: Sequence[JudgedItem]) -> dict[str, Any]:
+def unanimous_share(items: Sequence[JudgedItem]) -> ReliabilityFigure:
     """Items with at least two valid votes whose verdicts all agree."""
     return _unanimous_share([_valid_votes(item) for item in items])
 
 
-def _unanimous_share(valid: Valid) -> dict[str, Any]:
+def _unanimous_share(valid: Valid) -> ReliabilityFigure:
     verdicts = [{v.verdict for v in votes} for votes in valid if len(votes) >= 2]
     if not verdicts:
         return _none(0, "no item has two valid votes")
     return _figure(sum(len(s) == 1 for s in verdicts) / len(verdicts), len(verdicts))
 
 
-def position_bias(items: Sequence[JudgedItem]) -> dict[str, Any]:
+def position_bias(items: Sequence[JudgedItem]) -> ReliabilityFigure:
     """Chosen positions against the uniform expectation, per number of options shown: the χ²
     statistic summed over every count, its degrees of freedom and p-value (`value`)."""
     return _position_bias([_valid_votes(item) for item in items])
 
 
-def _position_bias(valid: Valid) -> dict[str, Any]:
+def _position_bias(valid: Valid) -> ReliabilityFigure:
     counts: dict[int, list[int]] = {}
     for votes in valid:
         for vote in votes:
@@ -206,7 +246,7 @@ def _position_bias(valid: Valid) -> dict[str, Any]:
         return _none(0, "no valid vote chose among lettered options")
     chi2 = 0.0
     dof = 0
-    by_options: dict[str, Any] = {}
+    by_options: dict[str, PositionCounts] = {}
     for k in sorted(counts):
         observed, total = counts[k], sum(counts[k])
         expected = total / k
@@ -214,7 +254,7 @@ def _position_bias(valid: Valid) -> dict[str, Any]:
         if k >= 2:
             chi2 += sum((o - expected) ** 2 / expected for o in observed)
             dof += k - 1
-    extra: dict[str, Any] = {"chi2": chi2, "dof": dof, "by_n_options": by_options}
+    extra = ReliabilityFigure(chi2=chi2, dof=dof, by_n_options=by_options)
     if dof == 0:
         return _none(n, "every vote had a single option to choose", **extra)
     low = min(b["expected"] for k, b in by_options.items() if int(k) >= 2)
@@ -239,27 +279,27 @@ def _pairs(valid: Valid) -> tuple[list[bool], list[bool]]:
     return swapped, same
 
 
-def order_swap_consistency(items: Sequence[JudgedItem]) -> dict[str, Any]:
+def order_swap_consistency(items: Sequence[JudgedItem]) -> ReliabilityFigure:
     return _order_swap_consistency(_pairs([_valid_votes(item) for item in items])[0])
 
 
-def _order_swap_consistency(agree: list[bool]) -> dict[str, Any]:
+def _order_swap_consistency(agree: list[bool]) -> ReliabilityFigure:
     if not agree:
         return _none(0, "no item has two valid votes shown in different option orders")
     return _figure(sum(agree) / len(agree), len(agree))
 
 
-def repeat_stability(items: Sequence[JudgedItem]) -> dict[str, Any]:
+def repeat_stability(items: Sequence[JudgedItem]) -> ReliabilityFigure:
     return _repeat_stability(_pairs([_valid_votes(item) for item in items])[1])
 
 
-def _repeat_stability(agree: list[bool]) -> dict[str, Any]:
+def _repeat_stability(agree: list[bool]) -> ReliabilityFigure:
     if not agree:
         return _none(0, "no item has two valid votes asked the same way")
     return _figure(sum(agree) / len(agree), len(agree))
 
 
-def expected_calibration_error(items: Sequence[JudgedItem], bins: int = ECE_BINS) -> dict[str, Any]:
+def expected_calibration_error(items: Sequence[JudgedItem], bins: int = ECE_BINS) -> ReliabilityFigure:
     """Σ_b (n_b / N) |rate of yes labels − mean P(yes)| over `bins` equal-width bins of P(yes)
     (P(yes) = 1 in the last bin), over the valid P(yes) votes of labelled items."""
     with_p = [(v.p_yes, item.label) for item in items for v in item.votes if v.valid and v.p_yes is not None]
@@ -273,7 +313,7 @@ def expected_calibration_error(items: Sequence[JudgedItem], bins: int = ECE_BINS
     return _figure(ece, len(pairs), bins=binary_judge.calibration_bins(scores, labels, bins))
 
 
-def reliability(items: Sequence[JudgedItem]) -> dict[str, Any]:
+def reliability(items: Sequence[JudgedItem]) -> ReliabilityBlock:
     """The reliability block of one judged scorer (see the module doc); each item's valid
     votes are listed once for all the figures."""
     valid = [_valid_votes(item) for item in items]
@@ -295,7 +335,7 @@ def reliability(items: Sequence[JudgedItem]) -> dict[str, Any]:
 
 def stored_reliability(
     items_of: Callable[[Mapping[str, Any]], list[JudgedItem]], stored: Iterable[Mapping[str, Any] | None]
-) -> dict[str, Any]:
+) -> ReliabilityBlock:
     """The block of one scorer from its stored judge answers (one per record; None: none)."""
     return reliability([item for detail in stored if detail is not None for item in items_of(detail)])
 
@@ -308,7 +348,7 @@ def judges_of(scorers: Iterable[Scorer]) -> list[ReliabilitySource]:
 
 def records_reliability(
     judges: Sequence[ReliabilitySource], records: Iterable[SampleRecord]
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, ReliabilityBlock]:
     """`{scorer: block}` over the stored judge answers of the given records (each sample's
     latest record, as the caller chose them)."""
     recs = list(records)

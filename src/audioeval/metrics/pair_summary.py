@@ -3,7 +3,9 @@ breakdowns, and the counts of what was scored, what failed and why (by `FailureK
 
 Only the latest record of each sample id counts (a rerun's record supersedes a failed one).
 Each metric reads the sufficient statistics of the scorer it belongs to.
-A sample whose taxonomy value is a list is in the group of each of its values.
+A sample whose taxonomy value is a list is in the group of each of its values. A cross
+breakdown the benchmark declares (`PairMetrics.crosses`: modality × complexity) puts a sample
+in the group `a|b` of each pair of its groups; the summary names its keys (`crosses`).
 
 A sample the system under test failed (the model call failed or returned nothing, or its
 output audio cannot be read) is a failed output: its record's `failure_scores` enter the
@@ -11,7 +13,13 @@ metrics (a full deletion for WER, wrong for accuracy, every rubric 0 for MMAE), 
 `failed_outputs` counts them beside the headline. With `exclude_failed_outputs` they stay
 out of the metrics (and are still counted). Other failures (a prompt that cannot be
 rendered, a judge without enough valid answers, a sample that cannot be scored) are ours
-or the input's: counted in `failed`, never in a metric.
+or the input's: counted in `failed`, never in a metric, except what the sample's scorers did
+score: a failed record that keeps scores (another scorer's, or the part of a judged scorer's
+that its benchmark scores, e.g. MMAE's rubrics judged when one failed) enters the metrics
+those feed, and is still counted in `failed` (a rerun judges it again).
+
+The samples enter each metric in the benchmark's sample order (the bootstrap resamples by
+position, so the same records give the same CIs, whichever failed).
 
 A pair with judged scorers also gets `reliability`: for each, how reliable its judge was
 (valid answers, agreement, position bias, …: `metrics/judge_reliability.py`), read from the
@@ -21,6 +29,7 @@ computes it again with no judge call.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +60,9 @@ class PairMetrics:
     excluded_failed_outputs: bool = False
     """The benchmark's own rule: samples without a usable output stay out of the metrics
     (still counted), as `exclude_failed_outputs` asks for a whole run."""
+    crosses: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    """Cross breakdown name -> the taxonomy keys it crosses (each group `a|b`, in the order
+    of the first key's groups, then the second's, as each key's breakdown lists them)."""
 
 
 def stats_for(
@@ -69,7 +81,11 @@ def is_failed_output(rec: SampleRecord) -> bool:
     """Whether a failed record is the system's failure: no usable output (see the module doc)."""
     if rec.error is None:
         return False
-    return rec.output_failed or rec.failure in (FailureKind.MODEL, FailureKind.NO_OUTPUT)
+    return rec.output_failed or rec.failure in (
+        FailureKind.MODEL,
+        FailureKind.NO_OUTPUT,
+        FailureKind.BAD_OUTPUT,
+    )
 
 
 def failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
@@ -144,13 +160,9 @@ def _summarise(
     failed = [r for r in latest.values() if r.error is not None]
     no_output = [r for r in failed if is_failed_output(r)]
     exclude_failed_outputs = exclude_failed_outputs or plan.excluded_failed_outputs
-    counted = [] if exclude_failed_outputs else no_output
-    # a judged scorer failed, the others scored: in the metrics those feed, counted as failed
-    counted += [r for r in failed if r.scores and not is_failed_output(r)]
     outcomes = Counter(r.processed.outcome if r.processed is not None else "ok" for r in scored)
-    in_metrics = {r.id for r in counted}
-    in_order = [r for r in latest.values() if r.ok or r.id in in_metrics]
-    metrics, breakdowns = _metric_blocks(plan, scored, counted, resamples, seed, in_order)
+    members = records_in_metrics(plan, latest.values(), exclude_failed_outputs=exclude_failed_outputs)
+    metrics, breakdowns = _metric_blocks(plan, members, resamples, seed)
     kinds = Counter(str(r.failure or FailureKind.MODEL) for r in failed)
     summary: dict[str, Any] = {
         "n": len(latest) if expected_ids is None else len(set(expected_ids)),
@@ -168,6 +180,8 @@ def _summarise(
         "metrics": metrics,
         "breakdowns": breakdowns,
     }
+    if plan.crosses:
+        summary["crosses"] = {name: list(keys) for name, keys in plan.crosses.items()}
     if plan.judges:
         summary["reliability"] = records_reliability(plan.judges, latest.values())
     return summary
@@ -175,42 +189,35 @@ def _summarise(
 
 def _metric_blocks(
     plan: PairMetrics,
-    scored: list[SampleRecord],
-    counted: list[SampleRecord],
+    members: Sequence[SampleRecord],
     resamples: int,
     seed: int,
-    in_order: Sequence[SampleRecord],
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(metrics, breakdowns): each metric over all samples and over each taxonomy group.
+    """(metrics, breakdowns): each metric over all samples in the metrics (`members`, in the
+    benchmark's order) and over each taxonomy group and cross group.
 
     Each record's stats are looked up once per metric; every (metric, group) is then one job
     of `corpus.aggregate_all`, whose jobs of equal sample counts share their resample draws
     (each CI is exactly what its own `aggregate` call gives)."""
-    ok = {m.name: [stats_for(plan, m, r.scores or {}) for r in scored] for m in plan.metrics}
-    bad = {
-        m.name: [
-            failure_stats_for(plan, m, r) if is_failed_output(r) else partial_stats_for(plan, m, r) for r in counted
-        ]
-        for m in plan.metrics
-    }
-    everyone = (range(len(scored)), range(len(counted)))
-    groups: list[tuple[str | None, str | None, tuple[Sequence[int], Sequence[int]]]] = [
-        (None, None, everyone)
-    ]
+    stats = {m.name: [record_stats(plan, m, r) for r in members] for m in plan.metrics}
+    groups: list[tuple[str | None, str | None, Sequence[int]]] = [(None, None, range(len(members)))]
+    by_key: dict[str, dict[str, list[int]]] = {}
     for key in plan.taxonomy:
-        ok_groups, bad_groups = _groups(scored, key), _groups(counted, key)
-        present = set(ok_groups) | set(bad_groups)
-        for g in _group_order(plan.groups.get(key), in_order, key, present):
-            groups.append((key, g, (ok_groups.get(g, []), bad_groups.get(g, []))))
+        positions = _groups(members, key)
+        order = _group_order(plan.groups.get(key), members, key, set(positions))
+        by_key[key] = {g: positions.get(g, []) for g in order}
+    for name, keys in plan.crosses.items():
+        by_key[name] = _cross(members, [by_key[k] for k in keys])
+    for key, key_groups in by_key.items():
+        groups += [(key, g, idx) for g, idx in key_groups.items()]
     jobs: list[tuple[CorpusMetric, list[Mapping[str, Any]]]] = []
-    for _, _, (ok_idx, bad_idx) in groups:
+    for _, _, idx in groups:
         for m in plan.metrics:
-            stats = [s for s in (ok[m.name][i] for i in ok_idx) if s is not None]
-            stats += [s for s in (bad[m.name][i] for i in bad_idx) if s is not None]
-            jobs.append((m, stats))
+            column = stats[m.name]
+            jobs.append((m, [s for s in (column[i] for i in idx) if s is not None]))
     values = iter(aggregate_all(jobs, resamples=resamples, seed=seed))
     metrics: dict[str, Any] = {}
-    breakdowns: dict[str, Any] = {key: {} for key in plan.taxonomy}
+    breakdowns: dict[str, Any] = {key: {} for key in by_key}
     for key, g, _ in groups:
         blocks = {m.name: _metric_block(m, next(values)) for m in plan.metrics}
         if key is None:  # the overall blocks also say how each metric is declared (shown)
@@ -218,6 +225,44 @@ def _metric_blocks(
         else:
             breakdowns[key][g] = blocks
     return metrics, breakdowns
+
+
+def records_in_metrics(
+    plan: PairMetrics, latest: Iterable[SampleRecord], *, exclude_failed_outputs: bool = False
+) -> list[SampleRecord]:
+    """The records a pair's metrics are computed over, in the order given: the scored ones,
+    the failed outputs unless excluded (by the run or by the benchmark's rule), and the failed
+    ones that kept scores (a judged scorer failed, what the others or its benchmark scored
+    counts). Every reader of a pair's figures selects them here (`record_stats` for each)."""
+    exclude = exclude_failed_outputs or plan.excluded_failed_outputs
+    out = []
+    for r in latest:
+        if r.ok or (is_failed_output(r) and not exclude) or (r.scores and not is_failed_output(r)):
+            out.append(r)
+    return out
+
+
+def record_stats(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+    """What one record in the metrics adds to `metric`: a scored sample's stats, a failed
+    output's failure stats, a partly scored record's stats of the scorers that scored."""
+    if rec.ok:
+        return stats_for(plan, metric, rec.scores or {})
+    if is_failed_output(rec):
+        return failure_stats_for(plan, metric, rec)
+    return partial_stats_for(plan, metric, rec)
+
+
+def _cross(members: Sequence[SampleRecord], parts: Sequence[Mapping[str, list[int]]]) -> dict[str, list[int]]:
+    """The groups `a|b|…` of a cross of keys (each key's groups `parts`, in their order): the
+    members in each group of every key, the empty crossings left out."""
+    out: dict[str, list[int]] = {}
+    for names in itertools.product(*(list(p) for p in parts)):
+        common = set(parts[0][names[0]])
+        for p, name in zip(parts[1:], names[1:], strict=True):
+            common &= set(p[name])
+        if common:
+            out["|".join(names)] = sorted(common)
+    return out
 
 
 def _group_order(
@@ -234,6 +279,6 @@ def _group_order(
     return list(dict.fromkeys([*fixed, *rest]))
 
 
-def _groups(recs: list[SampleRecord], key: str) -> dict[str, list[int]]:
+def _groups(recs: Sequence[SampleRecord], key: str) -> dict[str, list[int]]:
     """The positions of the records in each group of a taxonomy key."""
     return group_by(range(len(recs)), lambda i: taxonomy_groups(recs[i].taxonomy.get(key)))

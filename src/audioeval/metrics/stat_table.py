@@ -66,6 +66,20 @@ def defined_mean(stats_list: Sequence[Stats], key: str, metric: str) -> Prepared
     return np.column_stack([vals, ok.astype(np.float64)]), ratio
 
 
+def pooled_ratio(stats_list: Sequence[Stats], key: str, metric: str) -> Prepared:
+    """(numerator, denominator) per sample from `stats[key]`, a pair of numbers (e.g. the
+    rubrics a sample passed and those it had scored): the sum of numerators over the sum of
+    denominators, a micro average over the units inside the samples."""
+    rows = []
+    for i, pair in enumerate(column(stats_list, key, metric)):
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            raise ValueError(
+                f"metric {metric!r}: sample #{i} has {key} = {pair!r}, not [numerator, denominator]"
+            )
+        rows.append((float(pair[0]), float(pair[1])))
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), 2), ratio
+
+
 def row_by_row(fn: Callable[[np.ndarray], float]) -> Reduce:
     """A `Reduce` from a function of one row of sums (for BLEU and chrF)."""
 

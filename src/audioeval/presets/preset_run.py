@@ -1,8 +1,8 @@
 """The one runner of every data preset (`benchmarks/preset.py`): its values -> one run of the
 engine into its output folder, then the benchmark's own figures read back.
 
-`preset_values` fills what was not given: the shared options' defaults (`SHARED_DEFAULTS`),
-then the preset's own defaults for them, then its options' defaults. `run_preset` asks the
+`preset_values` fills what was not given: the shared settings' declared defaults
+(`SHARED_DEFAULTS`, from `core/settings.py`), then the preset's own defaults for them, then its options' defaults. `run_preset` asks the
 preset for its plan (a bad value is refused before anything is written), holds the folder,
 lets the preset check its inputs, runs the engine with the run judge (the shared `judge`
 options) and the response cache (default `OUTPUT_DIR/judge_cache.sqlite`), the benchmark's
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,50 +26,22 @@ from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.preset import EXPORTED, REQUIRED, Preset, PresetOutcome, PresetPlan, shared_group
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.redact import secret_from_env
+from audioeval.core.settings import DEFAULTS
 from audioeval.engine.evaluate import EvalRequest, EvalResult, evaluate_async
 from audioeval.engine.model_specs import model_config
-from audioeval.engine.rescore import rescore_run
+from audioeval.engine.rescore import rescore_run, run_exporters
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.engine.run_layout import pair_dir
 from audioeval.store.file_digest import file_sha256
 from audioeval.store.json_items import gc_paused
+from audioeval.store.run_folder import RunFolderError, Unvouched, read_pair, read_run_file
 from audioeval.store.run_lock import hold_run_lock
-from audioeval.store.signature import read_signature
+from audioeval.store.signature import SIGNATURE_FILE
 
 SHARED_DEFAULTS: dict[str, Any] = {
-    # judge
-    "judge": REQUIRED,  # endpoint URLs (a list)
-    "judge_model": REQUIRED,
-    "judge_concurrency": 16,
-    "judge_timeout": 300.0,
-    "judge_api_key_env": "OPENAI_API_KEY",
-    "audio_part": "audio_url",
-    "judge_sample_rate": 16000,
-    "judge_temperature": None,
-    "judge_max_tokens": None,
-    "judge_prompt": None,
+    **DEFAULTS,  # every shared setting's declared default (`core/settings.py`)
     "judge_api_key": None,  # a key given in code; otherwise read from judge_api_key_env
-    # run
-    "output_dir": REQUIRED,
-    "seed": 0,
-    "resamples": 1000,
-    "cache": None,
-    "no_cache": False,
-    "progress": True,
-    "exclude_missing": False,
-    "max_failed": "0",
-    "no_probe": False,
-    # model (the model under test; the plan builds its config)
-    "model": REQUIRED,  # the served name (the CLI splits NAME@URL into model and model_urls)
-    "model_urls": None,
-    "base_urls": None,
-    "concurrency": 8,
-    "timeout": 300.0,
-    "api_key_env": "OPENAI_API_KEY",
-    "temperature": None,
-    "max_tokens": None,
-    "sample_rate": 16000,
-    "model_audio_part": "audio_url",
+    "model_urls": None,  # the endpoints of `--model NAME@URL` (the CLI splits them off)
 }
 
 
@@ -176,16 +148,26 @@ def run_preset(preset: Preset, given: Mapping[str, Any]) -> PresetRun:
     return PresetRun(out, preset.outcome(out, _with_export(values, run.exports.get(out))), run)
 
 
-def rescore_preset(preset: Preset, output_dir: Path, given: Mapping[str, Any]) -> PresetOutcome:
-    """Score a preset's folder again from its stored outputs (no model or judge call)."""
-    values = preset_values(preset, given, run=False)
+def rescore_preset(
+    preset: Preset, output_dir: Path, given: Mapping[str, Any], exporters: Collection[Any] = ()
+) -> PresetOutcome:
+    """Score a preset's folder again from its stored outputs (no model or judge call); a run
+    folder that holds no output of the preset (none of its benchmarks is exported by one of
+    `exporters`, the preset's benchmark's) is refused before anything is written."""
+    values = preset_values(preset, {**given, "output_dir": output_dir}, run=False)
     group = preset.command[0]
     with hold_run_lock(output_dir, create=False):
+        run = read_run_file(output_dir)  # the run folder's checked reader: RunFolderError naming what it cannot use
+        if exporters and not any(e in exporters for e in run_exporters(output_dir)):
+            raise _not_its_folder(preset, output_dir, [str(b["name"]) for b in run["benchmarks"]])
         source = values.get(preset.source_option) if preset.source_option else None
         if source is not None:
             named = sorted(p.parent for p in (output_dir / group).glob("*/signature.json"))
             folder = named[0] if len(named) == 1 else pair_dir(output_dir, group, "predictions")
-            stored = read_signature(folder).get("source_sha256")
+            signed = read_pair(folder, None, lines=False)
+            if signed.refused or signed.signature is None:
+                raise RunFolderError(signed.refused or [Unvouched(folder / SIGNATURE_FILE, None, "not found")])
+            stored = signed.signature.get("source_sha256")
             if stored is not None and stored != file_sha256(source):
                 flag = preset.source_option
                 raise RunConfigError(
@@ -194,7 +176,17 @@ def rescore_preset(preset: Preset, output_dir: Path, given: Mapping[str, Any]) -
         # not given (None): the run's own, from run.json
         resamples, exclude = given.get("resamples"), given.get("exclude_missing")
         done = rescore_run(output_dir, resamples=resamples, exclude_missing=exclude, locked=True)
-    return preset.outcome(output_dir, _with_export(values, done.exports.get(output_dir)))
+    exported = done.exports.get(output_dir)
+    if exported is None:
+        raise _not_its_folder(preset, output_dir, [str(r.get("benchmark")) for r in done.results])
+    return preset.outcome(output_dir, _with_export(values, exported))
+
+
+def _not_its_folder(preset: Preset, output_dir: Path, benchmarks: list[str]) -> RunConfigError:
+    return RunConfigError(
+        f"{output_dir} holds no output of `audioeval {' '.join(preset.command)}` (its benchmarks: "
+        f"{', '.join(benchmarks) or 'none'}); `audioeval rescore {output_dir}` rescores any run folder"
+    )
 
 
 def _with_export(values: Mapping[str, Any], exported: Any) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from audioeval.report.leaderboard_table import (
     rank_text,
 )
 from audioeval.report.plots import bars_with_ci
-from audioeval.report.portable import model_label
+from audioeval.report.portable import machine_prefixes, model_label, scrub
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 
 JSON_FILE = "leaderboard.json"
@@ -111,7 +111,9 @@ def leaderboard_markdown(doc: Mapping[str, Any]) -> str:
     """`leaderboard.md`: every board, each followed by its board scores and adjacent p-values."""
     head = (
         "# Leaderboards\n\nFrom the run directories "
-        + ", ".join(escape_markdown_cell(r) for r in doc["run_dirs"])
+        + ", ".join(
+            escape_markdown_cell(scrub(str(Path(r).resolve()), page_prefixes(doc))) for r in doc["run_dirs"]
+        )
         + ". One board per task family (and per user board): numbers of different families are"
         " never averaged together.\n\n"
     )
@@ -156,17 +158,31 @@ def board_section(board: Mapping[str, Any], anchor: str) -> Section:
     )
 
 
+def page_prefixes(doc: Mapping[str, Any]) -> list[str]:
+    """The folders of the machine a leaderboard's text may name (`report/portable.py`): those
+    of each run directory, and the folder of every model named by a file path."""
+    models = [str(r["model"]) for b in doc["boards"].values() for r in b["rows"]]
+    files = [m.partition(":")[2] or m for m in models]
+    prefixes: set[str] = set()
+    for run_dir in doc["run_dirs"]:
+        prefixes.update(machine_prefixes(Path(run_dir).resolve(), files))
+    return sorted(prefixes, key=len, reverse=True)
+
+
 def leaderboard_page(doc: Mapping[str, Any]) -> str:
-    """`index.html`: one section per board, then how the numbers were made."""
+    """`index.html`: one section per board, then how the numbers were made; each run directory
+    named by its folder, with no path of the machine (`…/run1`)."""
     boards = list(doc["boards"].values())
     sections = [board_section(b, f"board-{i}") for i, b in enumerate(boards)]
-    sources = Table(["run directory"], [[r] for r in doc["run_dirs"]])
+    prefixes = page_prefixes(doc)
+    sources = Table(["run directory"], [[scrub(str(Path(r).resolve()), prefixes)] for r in doc["run_dirs"]])
     sections.append(Section("Method", "method", paragraphs=[CELLS_NOTE, _method(doc)], tables=[sources]))
     subtitle = (
         f"{len(boards)} board(s) from {len(doc['run_dirs'])} run director"
         f"{'y' if len(doc['run_dirs']) == 1 else 'ies'}; from stored runs, no model or judge call"
     )
-    return render_page("audioeval leaderboard", subtitle, sections, {"pairs": []})
+    page = render_page("audioeval leaderboard", subtitle, sections, {"pairs": []})
+    return scrub(page, prefixes)
 
 
 def write_leaderboard_outputs(out_dir: Path, doc: Mapping[str, Any]) -> list[Path]:

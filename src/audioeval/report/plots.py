@@ -51,17 +51,33 @@ def bars_with_ci(
     *,
     limits: tuple[float, float] | None = None,
 ) -> str:
-    """A horizontal bar per label with its 95 % CI as a whisker; `limits` fix the value axis to
-    the metric's range (0–100 for a percentage: `report/units.axis_limits`), so a bar's length
-    reads against the scale, not against the largest bar. Drawn wide: the page shows it full-width."""
+    """A horizontal bar per label with its 95 % CI as a whisker, its value and CI written at
+    its end (`2.47 [1.2–3.4]`: the digits of the metrics table, `report/units.py`); `limits`
+    fix the value axis to the metric's range (0–100 for a percentage: `report/units.axis_limits`),
+    so a bar's length reads against the scale, not against the largest bar. Drawn wide: the
+    page shows it full-width."""
     fig, ax = plt.subplots(figsize=(12, 0.4 * len(labels) + 1.2))
     ys = range(len(labels))
     ax.barh(list(ys), list(values), color="#4c72b0")
-    for y, ci in zip(ys, cis, strict=True):
+    for y, value, ci in zip(ys, values, cis, strict=True):
+        end = value
+        text = f"{value:.2f}"
         if ci is not None and all(math.isfinite(c) for c in ci):
             ax.plot([ci[0], ci[1]], [y, y], color="#1d2330", linewidth=1.5)
             ax.plot([ci[0], ci[0]], [y - 0.15, y + 0.15], color="#1d2330", linewidth=1.5)
             ax.plot([ci[1], ci[1]], [y - 0.15, y + 0.15], color="#1d2330", linewidth=1.5)
+            end = max(value, ci[1])
+            text += f" [{ci[0]:.1f}–{ci[1]:.1f}]"
+        ax.annotate(
+            text,
+            (max(end, 0.0), y),
+            xytext=(5, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+            color="#1d2330",
+            annotation_clip=False,
+        )
     ax.set_yticks(list(ys), [short_label(str(x)) for x in labels])
     ax.invert_yaxis()
     if limits is not None:

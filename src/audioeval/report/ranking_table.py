@@ -82,9 +82,10 @@ def robustness_table(robustness: Mapping[str, Any]) -> Table:
     return table
 
 
-def rank_page(robustness: Mapping[str, Any], spearman_svg: str) -> str:
+def rank_page(robustness: Mapping[str, Any], spearman_svg: str | None) -> str:
     """`index.html`: the robustness table (with the bootstrap rank intervals when there are
-    some), the Spearman heatmap, the columns and their task groups."""
+    some), the Spearman heatmap (None: fewer than two columns, none drawn), the columns and
+    their task groups."""
     headers, rows = robustness_rows(robustness)
     notes = [
         "Score: the mean of each model's available values, every column on one higher-is-better"
@@ -111,8 +112,10 @@ def rank_page(robustness: Mapping[str, Any], spearman_svg: str) -> str:
             [
                 "ρ between every two columns, the models as observations; each cell shows n, how many"
                 f" models it is over (spearman.json `n`), and is greyed below {SPEARMAN_MIN_MODELS}."
+                if spearman_svg is not None
+                else "No correlation to draw: ρ is between two columns or more, and this table has one."
             ],
-            figures=[spearman_svg],
+            figures=[spearman_svg] if spearman_svg is not None else [],
         ),
         Section("Columns", "columns", tables=[PageTable(["column", "task group", "better"], columns)]),
     ]
@@ -124,10 +127,13 @@ SPEARMAN_MIN_MODELS = 5
 """Below this many models a Spearman cell is greyed: ρ over so few ranks says little."""
 
 
-def heatmap_svg(spearman: Mapping[str, Any]) -> str:
+def heatmap_svg(spearman: Mapping[str, Any]) -> str | None:
     """The Spearman matrix as an SVG heatmap (−1 … 1); each cell shows its n (how many models
-    the ρ is over) and is greyed below `SPEARMAN_MIN_MODELS`."""
+    the ρ is over) and is greyed below `SPEARMAN_MIN_MODELS`. None for fewer than two columns
+    (a 1 × 1 matrix of ρ = 1 says nothing)."""
     cols = [str(c) for c in spearman["columns"]]
+    if len(cols) < 2:
+        return None
     counts = spearman.get("n") or [[SPEARMAN_MIN_MODELS] * len(cols) for _ in cols]
     return heatmap(
         "Spearman correlation between benchmarks (models as observations)",
@@ -164,15 +170,16 @@ def write_rank_outputs(
     *,
     scores: ScoreTable | None = None,
 ) -> list[Path]:
-    """Write the JSON files, the heatmap, the page and (from runs) the scores CSV; the paths
-    written."""
+    """Write the JSON files, the heatmap (with two columns or more), the page and (from runs)
+    the scores CSV; the paths written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = [out_dir / ROBUSTNESS_FILE, out_dir / SPEARMAN_FILE]
     write_json_atomic(written[0], robustness)
     write_json_atomic(written[1], spearman)
     svg = heatmap_svg(spearman)
-    write_text_atomic(out_dir / HEATMAP_FILE, '<?xml version="1.0" encoding="utf-8"?>\n' + svg)
-    written.append(out_dir / HEATMAP_FILE)
+    if svg is not None:
+        write_text_atomic(out_dir / HEATMAP_FILE, '<?xml version="1.0" encoding="utf-8"?>\n' + svg)
+        written.append(out_dir / HEATMAP_FILE)
     write_text_atomic(out_dir / PAGE_FILE, rank_page(robustness, svg))
     (out_dir / PAGE_FILE).chmod(0o644)
     written.append(out_dir / PAGE_FILE)

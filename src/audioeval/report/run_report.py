@@ -4,9 +4,10 @@ Everything comes from the run directory, never from a model or judge call: `run.
 settings), each pair's `summary.json` (metrics with CIs, counts, failure kinds, the judge's
 reliability) and `records.jsonl` (each sample's answer, processed answer, scores, every
 judge answer, the failure). The page shows the settings; the run's boards by task family
-(`summary.json`); a table and a bar chart with CI whiskers of every metric; for benchmarks broken down by modality and complexity (MMAE) a
-heatmap of the headline per cell; the reliability of each judge; the failures; each pair's signature; and a sample
-browser (search, filter by failure or score) with players for the input, output and
+(`summary.json`); a table and a bar chart with CI whiskers of every metric; for each cross
+breakdown a benchmark declares (MMAE: modality × complexity) a heatmap of the headline per
+cell, as the pair summary computed it; the reliability of each judge; the failures; each
+pair's signature; and a sample browser (search, filter by failure or score) with players for the input, output and
 reference clips. Clips are copied into the report folder (`report/clips.py`) and no path of the
 machine is written (`report/portable.py`), so the folder can be copied or served.
 """
@@ -21,12 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.redact import redact
-from audioeval.metrics.corpus import get_metric
 from audioeval.metrics.declaration import shown_name
-from audioeval.metrics.pair_summary import is_failed_output
 from audioeval.report.html_page import Section, Table, render_page
 from audioeval.report.leaderboard_page import board_table
 from audioeval.report.plots import bars_with_ci, heatmap, short_label
@@ -35,16 +34,13 @@ from audioeval.report.reliability_table import HEADERS, RIGHT_ALIGNED, reliabili
 from audioeval.report.sample_chunks import CHUNK_DIR, write_samples
 from audioeval.report.units import axis_limits, show_span, show_value, shown, unit_label
 from audioeval.store.atomic import write_text, write_text_atomic
-from audioeval.store.json_file import read_json_object
-from audioeval.store.records import read_records
+from audioeval.store.run_folder import read_pair, read_run_file, run_id_of
+from audioeval.store.run_summaries import check_summary_records, read_summary
 
 RUN_FILE = "run.json"
 SUMMARY_FILE = "summary.json"
-SIGNATURE_FILE = "signature.json"
-RECORDS_FILE = "records.jsonl"
 REPORT_DIR = "report"
 MAX_FAILURES = 200
-HEATMAP_KEYS = ("modality", "complexity")
 
 
 @dataclass
@@ -60,15 +56,20 @@ class Pair:
         return f"{self.benchmark} · {self.model}"
 
 
-def find_pairs(run_dir: Path) -> list[Pair]:
-    """Every benchmark × model folder of the run that has a summary (in path order)."""
+def find_pairs(run_dir: Path, run_id: str | None = None) -> list[Pair]:
+    """Every benchmark × model folder of the run that has a summary (in path order), read
+    through the run folder's checked reader (`run_id`: the run's, from its run.json): a summary
+    changed by hand or computed from other records, or a pair whose files cannot be used,
+    refuses the report with the list."""
     pairs = []
     for summary_path in sorted(run_dir.glob(f"*/*/{SUMMARY_FILE}")):
         folder = summary_path.parent
         if (folder / RUN_FILE).exists() or folder.parent.name == REPORT_DIR:
             continue  # a nested run directory (e.g. rubrics made on the fly) is its own run
-        summary = read_json_object(summary_path)
-        records = list(latest_records(read_records(folder / RECORDS_FILE).records).values())
+        summary = read_summary(summary_path, run_id) or {}
+        check_summary_records(run_dir, [{**summary, "folder": str(folder.relative_to(run_dir))}], run_id)
+        files = read_pair(folder, run_id).usable()
+        records = list(latest_records(files.records).values())
         bench = str(summary.get("benchmark") or folder.parent.name)
         pairs.append(Pair(bench, str(summary.get("model") or folder.name), folder, summary, records))
     return pairs
@@ -125,10 +126,9 @@ def signatures_section(pairs: list[Pair]) -> Section | None:
     """What moves each pair's numbers (`signature.json`), part by part."""
     rows = []
     for p in pairs:
-        path = p.folder / SIGNATURE_FILE
-        if not path.is_file():
+        signature = read_pair(p.folder, None, lines=False).signature
+        if signature is None:
             continue
-        signature = read_json_object(path)
         digest = hashlib.sha256(json.dumps(signature, sort_keys=True).encode()).hexdigest()[:12]
         bench = signature.get("benchmark") if isinstance(signature.get("benchmark"), dict) else {}
         for key in ("template", "template_digest", "postprocess", "scorers", "metrics"):
@@ -210,7 +210,7 @@ def boards_section(summary: dict[str, Any], prefixes: list[str] | None = None) -
         if board.get("average") and scored:
             figures.append(
                 bars_with_ci(
-                    f"{board.get('title') or board.get('name')}: average",
+                    f"{board.get('title') or board.get('name')}: average (its CI: audioeval leaderboard)",
                     [short_label(scrub(str(r.get("model")), prefixes or [])) for r in scored],
                     [float(r["average"]) for r in scored],
                     [None] * len(scored),
@@ -221,62 +221,89 @@ def boards_section(summary: dict[str, Any], prefixes: list[str] | None = None) -
     return Section("Boards", "boards", [note], [board_table(b) for b in boards], figures)
 
 
+def _breakdown_cell(p: Pair, key: str, group: str) -> tuple[str, Any] | None:
+    """A pair's headline in one taxonomy group, as shown (`87.50 % (80.0–95.0)`), and its n;
+    None when the pair has no such group."""
+    headline = p.summary.get("headline")
+    metrics = ((p.summary.get("breakdowns") or {}).get(key) or {}).get(group)
+    block = metrics.get(headline) if isinstance(metrics, dict) else None
+    if not isinstance(block, dict):
+        return None
+    unit = block.get("unit") or ((p.summary.get("metrics") or {}).get(headline or "") or {}).get("unit")
+    span = show_span(block.get("ci"), unit)
+    value = show_value(block.get("value"), unit)
+    return (value if span == "–" else f"{value} ({span})"), block.get("n")
+
+
 def breakdowns_section(pairs: list[Pair]) -> Section | None:
-    """Each pair's headline by taxonomy group (MMAE: modality, complexity, granularity,
-    operation), with CIs and counts, as the pair summary has them."""
-    tables = []
+    """Each benchmark's headline by taxonomy group (MMAE: modality, complexity, granularity,
+    operation), as the pair summaries have them: one table per benchmark and key, a row per
+    group, a column per model (value and 95 % CI), and the group's n (per model when they
+    differ)."""
+    by_bench: dict[str, list[Pair]] = defaultdict(list)
     for p in pairs:
-        headline = p.summary.get("headline")
-        shown = shown_name(headline, (p.summary.get("metrics") or {}).get(headline)) if headline else ""
-        for key, groups in (p.summary.get("breakdowns") or {}).items():
+        by_bench[p.benchmark].append(p)
+    tables = []
+    for bench, members in by_bench.items():
+        headline = next((str(p.summary["headline"]) for p in members if p.summary.get("headline")), "")
+        blocks = (((p.summary.get("metrics") or {}).get(headline)) for p in members)
+        shown_headline = shown_name(headline, next((b for b in blocks if isinstance(b, dict)), None))
+        keys = list(dict.fromkeys(k for p in members for k in (p.summary.get("breakdowns") or {})))
+        for key in keys:
+            groups = list(
+                dict.fromkeys(
+                    g for p in members for g in ((p.summary.get("breakdowns") or {}).get(key) or {})
+                )
+            )
+            cells = {(g, p.model): _breakdown_cell(p, key, g) for g in groups for p in members}
+            shown_models = [p.model for p in members if any(cells[(g, p.model)] for g in groups)]
             rows = []
-            for group, metrics in (groups or {}).items():
-                block = (metrics or {}).get(headline) if isinstance(metrics, dict) else None
-                if not isinstance(block, dict):
+            for g in groups:
+                found = [cells[(g, m)] for m in shown_models]
+                counts = {c[1] for c in found if c is not None}
+                if not counts:
                     continue
-                unit = block.get("unit") or ((p.summary.get("metrics") or {}).get(headline or "") or {}).get(
-                    "unit"
-                )
-                rows.append(
-                    [
-                        group,
-                        show_value(block.get("value"), unit),
-                        show_span(block.get("ci"), unit),
-                        _num(block.get("n")),
-                    ]
-                )
+                same_n = len(counts) == 1
+                row = [g, _num(next(iter(counts))) if same_n else "varies"]
+                for c in found:
+                    row.append("–" if c is None else c[0] if same_n else f"{c[0]}, n={_num(c[1])}")
+                rows.append(row)
             if rows:
-                caption = f"{p.name}: {shown} by {key}"
                 tables.append(
                     Table(
-                        [key, shown, "95 % CI", "n"],
+                        [key, "n", *shown_models],
                         rows,
-                        caption,
-                        right_aligned=(shown, "95 % CI"),
+                        f"{bench}: {shown_headline} (95 % CI) by {key}",
+                        right_aligned=("n", *shown_models),
                     )
                 )
     return Section("Breakdowns", "breakdowns", tables=tables) if tables else None
 
 
-def _cell_stats(rec: SampleRecord, counted: bool) -> dict[str, Any] | None:
-    """The statistics a sample adds to its pair's metrics (as `metrics/pair_summary.py` reads
-    them): a scored sample's, or a failed output's `failure_scores` when the pair counts them."""
-    if rec.ok and rec.scores:
-        scores = rec.scores.values()
-    elif counted and is_failed_output(rec) and rec.failure_scores:
-        scores = rec.failure_scores.values()
-    else:
+def definitions_section(pairs: list[Pair]) -> Section | None:
+    """What each metric on the page is, as the benchmark that provides it defines it
+    (`Benchmark.definitions`): one row per metric the pairs have, under its display name
+    (`IFR` for `mean:ifr`); none when no benchmark defines any of them."""
+    from audioeval.benchmarks.plugins import load_benchmarks
+
+    defined: dict[str, str] = {}
+    for bench in load_benchmarks().values():
+        defined.update(bench.definitions)
+    blocks: dict[str, Any] = {}
+    for p in pairs:
+        for name, block in (p.summary.get("metrics") or {}).items():
+            blocks.setdefault(str(name), block)
+    rows = [[shown_name(name, block), defined[name]] for name, block in blocks.items() if name in defined]
+    if not rows:
         return None
-    merged: dict[str, Any] = {}
-    for score in scores:
-        merged.update(score.stats)
-    return merged or None
+    table = Table(["metric", "what it is"], rows, nowrap=("metric",))
+    return Section("Definitions", "definitions", tables=[table])
 
 
 def heatmap_section(pairs: list[Pair]) -> Section | None:
-    """The headline metric per (modality, complexity) cell, for pairs broken down by both:
-    computed by the headline's own metric from the cell's samples, in its unit (a percentage
-    on a 0–100 colour scale), so the cells read on the scale of the metrics table."""
+    """The headline metric per cell of each cross of two taxonomy keys the benchmark declares
+    (MMAE: modality × complexity), as the pair summary computed it (`breakdowns[cross]`, its
+    groups `a|b`), in its unit (a percentage on a 0–100 colour scale), each cell with its n."""
     figures = []
     for p in pairs:
         headline = p.summary.get("headline")
@@ -284,40 +311,35 @@ def heatmap_section(pairs: list[Pair]) -> Section | None:
         if not headline or not isinstance(block, dict):
             continue
         unit = block.get("unit")
-        counted = (p.summary.get("failed_outputs") or {}).get("in_headline") != "excluded"
-        cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-        for rec in p.records:
-            tax = rec.sample.taxonomy
-            stats = _cell_stats(rec, counted) if all(k in tax for k in HEATMAP_KEYS) else None
-            if stats is not None:
-                cells[(str(tax[HEATMAP_KEYS[0]]), str(tax[HEATMAP_KEYS[1]]))].append(stats)
-        try:
-            metric = get_metric(headline, unit=unit)
-            values = {cell: shown(metric.compute(members), unit) for cell, members in cells.items()}
-        except (InputError, KeyError, ValueError):
-            continue  # a metric of another set of statistics: no cell values to show
-        if not any(v is not None for v in values.values()):
-            continue
-        rows = sorted({r for r, _ in cells})
-        cols = sorted({c for _, c in cells})
-        grid = [[values.get((r, c)) for c in cols] for r in rows]
-        notes = [[f"n={len(cells[(r, c)])}" if (r, c) in cells else "" for c in cols] for r in rows]
-        label = unit_label(unit)
-        title = f"{short_label(p.name)}: {shown_name(headline, block)}{f' ({label})' if label else ''} by modality × complexity"
-        figures.append(
-            heatmap(
-                title,
-                rows,
-                cols,
-                grid,
-                fmt="{:.1f}",
-                limits=axis_limits(unit),
-                label=label or None,
-                notes=notes,
-                wide=True,
+        breakdowns = p.summary.get("breakdowns") or {}
+        for cross, keys in (p.summary.get("crosses") or {}).items():
+            groups = breakdowns.get(cross) or {}
+            if len(keys) != 2 or not groups:
+                continue
+            rows, cols = (list(breakdowns.get(k) or {}) for k in keys)
+            cells = {(r, c): (groups.get(f"{r}|{c}") or {}).get(headline) or {} for r in rows for c in cols}
+            rows = [r for r in rows if any(cells[(r, c)] for c in cols)]
+            cols = [c for c in cols if any(cells[(r, c)] for r in rows)]
+            grid = [[shown(cells[(r, c)].get("value"), unit) for c in cols] for r in rows]
+            if not any(v is not None for row in grid for v in row):
+                continue
+            notes = [[f"n={cells[(r, c)]['n']}" if cells[(r, c)] else "" for c in cols] for r in rows]
+            label = unit_label(unit)
+            title = f"{short_label(p.name)}: {shown_name(headline, block)}{f' ({label})' if label else ''} by {' × '.join(keys)}"
+            figures.append(
+                heatmap(
+                    title,
+                    rows,
+                    cols,
+                    grid,
+                    fmt="{:.1f}",
+                    limits=axis_limits(unit),
+                    label=label or None,
+                    notes=notes,
+                    wide=True,
+                )
             )
-        )
-    return Section("Modality × complexity", "heatmap", figures=figures) if figures else None
+    return Section("Cross breakdowns", "heatmap", figures=figures) if figures else None
 
 
 def reliability_section(pairs: list[Pair]) -> Section | None:
@@ -361,10 +383,8 @@ def failures_section(pairs: list[Pair]) -> Section | None:
 def write_run_report(run_dir: Path) -> Path:
     """Write `RUN_DIR/report/index.html`; its path. RunConfigError when the folder is not a
     run directory or holds no summarised pair."""
-    if not (run_dir / RUN_FILE).is_file():
-        raise RunConfigError(f"{run_dir} is not a run directory (no {RUN_FILE})")
-    run = read_json_object(run_dir / RUN_FILE)
-    pairs = find_pairs(run_dir)
+    run = read_run_file(run_dir)
+    pairs = find_pairs(run_dir, run_id_of(run))
     if not pairs:
         raise RunConfigError(f"{run_dir}: no benchmark × model folder with a summary.json yet; run it first")
     report_dir = run_dir / REPORT_DIR
@@ -373,13 +393,14 @@ def write_run_report(run_dir: Path) -> Path:
     for p in pairs:  # a name holding a path (predictions:/…/file.json) is drawn in charts too
         p.model = scrub(p.model, prefixes)
     summary_path = run_dir / SUMMARY_FILE
-    summary = read_json_object(summary_path) if summary_path.is_file() else {}
+    summary = read_summary(summary_path, run_id_of(run)) or {}
     sections = [settings_section(run_dir, run)]
     boards = boards_section(summary, prefixes)
     if boards is not None:
         sections.append(boards)
     sections.append(metrics_section(pairs))
     extras = (
+        definitions_section(pairs),
         heatmap_section(pairs),
         breakdowns_section(pairs),
         reliability_section(pairs),

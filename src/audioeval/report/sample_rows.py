@@ -62,17 +62,41 @@ def _diff(scores: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def primary_score(rec: SampleRecord, key: str | None) -> float | None:
-    """The per-sample value the pair's headline is made of (else the first number scored)."""
+    """The per-sample value the pair's headline is made of: None when the sample has it
+    undefined (MMAE's IFR of a sample whose instruction rubric failed), never another value in
+    its place; the first number scored only when no score has that key at all."""
     if not rec.scores:
         return None
-    values = [(k, v) for s in rec.scores.values() for k, v in s.values.items() if _finite(v) is not None]
-    for k, v in values:
+    every = [(k, v) for s in rec.scores.values() for k, v in s.values.items()]
+    for k, v in every:
         if key and k.lower() == key.lower():
-            return float(v)
-    return float(values[0][1]) if values else None
+            return _finite(v)
+    values = [v for _, v in every if _finite(v) is not None]
+    return float(values[0]) if values else None
 
 
-def _gold(fields: dict[str, Any]) -> dict[str, Any] | None:
+def _pick(rec: SampleRecord, choices: list[str]) -> tuple[str | None, str | None]:
+    """The option the model picked, as a letter, and what says so: a scorer that recorded the
+    choice it read (`detail.choice`, e.g. `mcq_robust`), else a processed answer that is one
+    option's text or letter; (None, None) when neither names exactly one option (nothing is
+    marked: the answer is shown as it is)."""
+    for name, score in (rec.scores or {}).items():
+        letter = score.detail.get("choice") if isinstance(score.detail, dict) else None
+        if isinstance(letter, str) and len(letter) == 1 and 0 <= ord(letter.upper()) - 65 < len(choices):
+            return letter.upper(), name
+    text = (rec.processed.text if rec.processed is not None else None) or ""
+    text = text.strip()
+    matches = [i for i, c in enumerate(choices) if c.strip() == text] if text else []
+    if len(matches) == 1:
+        return chr(65 + matches[0]), "the processed answer"
+    if len(text) == 1 and text.isalpha() and 0 <= ord(text.upper()) - 65 < len(choices):
+        return text.upper(), "the processed answer"
+    return None, None
+
+
+def _gold(fields: dict[str, Any], rec: SampleRecord) -> dict[str, Any] | None:
+    """A multiple-choice sample's gold letter and text, its options (shown lettered A, B, …),
+    and the model's pick (`_pick`)."""
     choices, answer = fields.get("choices"), fields.get("answer")
     if not isinstance(choices, list) or answer is None:
         return None
@@ -80,7 +104,9 @@ def _gold(fields: dict[str, Any]) -> dict[str, Any] | None:
     letter = next((chr(65 + i) for i, c in enumerate(choices) if str(c) == text), None)
     if letter is None and len(text) == 1 and text.isalpha() and ord(text.upper()) - 65 < len(choices):
         letter, text = text.upper(), str(choices[ord(text.upper()) - 65])
-    return {"letter": letter, "text": text, "choices": [str(c) for c in choices]}
+    shown = [str(c) for c in choices]
+    pick, pick_by = _pick(rec, shown)
+    return {"letter": letter, "text": text, "choices": shown, "pick": pick, "pick_by": pick_by}
 
 
 def _reason(raw: Any) -> str:
@@ -228,7 +254,7 @@ def details(
         "inputs": shown_inputs,
         "prompt": capped(rec.prompt),
         "reference": capped(reference),
-        "gold": _gold(fields),
+        "gold": _gold(fields, rec),
         "answer": None if out is None else capped(out.text),
         "output_error": None if out is None or out.error is None else capped(redact(out.error)),
         "processed": None if rec.processed is None else capped(rec.processed.text),

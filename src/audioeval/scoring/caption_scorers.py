@@ -34,6 +34,7 @@ from audioeval.scoring.fields import references
 
 class _CaptionScorer(Scorer):
     name = ""
+    requires = ("Java",)  # the PTB tokenizer every caption metric reads through
 
     def __init__(self, *, reference_field: str | None = None) -> None:
         self.reference_field = reference_field

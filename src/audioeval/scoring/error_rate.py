@@ -179,9 +179,9 @@ class ErrorRateScorer(Scorer):
         self._tts_text: Any = None
         self._tokens: Any = None
         if tts:
-            self._tts_text = profile_hook(profile, "tts_text", f"{self.name} of generated speech")
+            self._tts_text = profile_hook(profile, lambda p: p.tts_text, f"{self.name} of generated speech")
         else:
-            self._tokens = profile_hook(profile, "wer_tokens", self.name)
+            self._tokens = profile_hook(profile, lambda p: p.wer_tokens, self.name)
         if profile != DEFAULT_PROFILE and normaliser is not None:
             raise ValueError(f"profile {profile!r} sets the normaliser itself: drop `normaliser`")
         self.profile = profile
@@ -222,13 +222,14 @@ class ErrorRateScorer(Scorer):
             "whisper_normalizer": version("whisper-normalizer"),
         }
         if self.profile != DEFAULT_PROFILE:
-            hooks = profile_hook(
-                self.profile, "tts_signature" if self.seed_tts else "wer_signature", self.name
-            )
             sig["profile"] = self.profile
             if self.seed_tts:
                 sig["tts"] = "mean of per-utterance rates"
-            sig["normaliser"] = hooks() if self.seed_tts else hooks(self.unit)
+                tts_chain = profile_hook(self.profile, lambda p: p.tts_signature, self.name)
+                sig["normaliser"] = tts_chain() if tts_chain is not None else None
+            else:
+                wer_chain = profile_hook(self.profile, lambda p: p.wer_signature, self.name)
+                sig["normaliser"] = wer_chain(self.unit) if wer_chain is not None else None
             return sig
         if self._fixed is not None:
             sig["normaliser"] = self._fixed.describe()

@@ -16,11 +16,11 @@ sample; the headline counts it (the run's `failed_outputs`, shown beside the hea
 from __future__ import annotations
 
 from audioeval.core.errors import InputError
+from audioeval.core.record import Score
 from audioeval.core.sample import Sample
-from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.hook_guard import ScorerHookError, call_hook
-
-NO_OUTPUT = Prediction(text=None, raw=None, audio_path=None, outcome="no output")
+from audioeval.scoring.prediction import NO_OUTPUT as NO_OUTPUT  # re-exported: the absent answer
+from audioeval.scoring.scorer_hooks import Scorer
 
 
 def failed_output_score(scorer: Scorer, sample: Sample, output_kind: str) -> Score | None:

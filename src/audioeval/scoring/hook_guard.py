@@ -4,7 +4,7 @@ A scorer may come from an installed package; what its hooks do is not ours. Ever
 checked here, the same way for a built-in scorer and a plugin's:
 
 - a declared hook (`name`, `metrics`, `extra_metrics`, `metric_renames`,
-  `needs_judge`, `light`, `early_stop`, `reports_reliability`, `signature()`) is checked when
+  `needs_judge`, `light`, `requires`, `early_stop`, `reports_reliability`, `signature()`) is checked when
   the scorer is built (`check_declarations`; `signature()` where it is taken): a value of the wrong kind, or a `signature()`
   that raises or is not a mapping of JSON values, is a `ScorerHookError` naming the scorer,
   the package it comes from and the hook (exit 2);
@@ -172,6 +172,7 @@ DECLARED: dict[str, tuple[Callable[[object], bool], str]] = {
     "metric_renames": (_text_map, "a mapping of metric name to metric name"),
     "needs_judge": (lambda v: isinstance(v, bool), "True or False"),
     "light": (lambda v: isinstance(v, bool), "True or False"),
+    "requires": (_names, "a tuple of what it needs (`metric model`, `Java`)"),
     "early_stop": (lambda v: isinstance(v, bool), "True or False"),
     "reports_reliability": (lambda v: isinstance(v, bool), "True or False"),
 }

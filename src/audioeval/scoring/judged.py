@@ -8,20 +8,18 @@ judge call: the engine passes them back as `stored` (see `JudgedScorer.rescore`)
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeGuard
+from typing import Any, ClassVar, Protocol, TypeGuard
 
 from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.generation import AnswerCheck, Generation
-from audioeval.core.messages import Message
+from audioeval.core.messages import AudioRef, Message
 from audioeval.core.record import Score
 from audioeval.core.sample import Sample
 from audioeval.scoring.hook_guard import call_hook
+from audioeval.scoring.prediction import Prediction
 from audioeval.scoring.scorer_hooks import Scorer
-
-if TYPE_CHECKING:
-    from audioeval.scoring.base import Prediction
 
 
 class JudgeGenerate(Protocol):
@@ -43,15 +41,52 @@ class JudgeGenerate(Protocol):
         logprobs: int | None = None,
     ) -> Awaitable[Generation]: ...
 
+    async def prepare(self, refs: list[AudioRef]) -> None:
+        """Read (decode, encode) these clips before any call sends one: a scorer that needs
+        several clips per sample calls it first, so an unreadable clip (AudioError) asks
+        nothing. The engine's judge does; `BareJudge` reads each clip when it is sent."""
+
+
+class BareJudge:
+    """A `JudgeGenerate` made of a bare judge call (a test's, a tool's): nothing to prepare,
+    each clip is read when a call sends it."""
+
+    def __init__(self, call: Callable[..., Awaitable[Generation]]) -> None:
+        self.call = call
+
+    def __call__(
+        self,
+        messages: list[Message],
+        attempt: int,
+        accept: AnswerCheck | None = None,
+        extra: Mapping[str, Any] | None = None,
+        *,
+        logprobs: int | None = None,
+    ) -> Awaitable[Generation]:
+        if logprobs is None:  # a bare call need not take `logprobs`
+            return self.call(messages, attempt, accept, extra)
+        return self.call(messages, attempt, accept, extra, logprobs=logprobs)
+
+    async def prepare(self, refs: list[AudioRef]) -> None:
+        return None
+
 
 class JudgeFailed(AudioevalError):
-    """The judge gave too few usable answers to score the sample: counted as failed, never
-    scored. `detail` holds every attempt made, for the record."""
+    """The judge gave too few usable answers to score the sample: counted as failed (a rerun
+    judges it again). `detail` holds every attempt made, for the record.
 
-    def __init__(self, message: str, detail: Mapping[str, Any] | None = None) -> None:
+    `partial`: what the judgements that did succeed score, where the benchmark's own rule
+    scores a sample from them (MMAE: a failed rubric is counted, never scored, and the
+    sample's other rubrics score it); the failed record keeps it as the scorer's score, so
+    the metrics count it (`metrics/pair_summary.py`). None: the sample enters no metric."""
+
+    def __init__(
+        self, message: str, detail: Mapping[str, Any] | None = None, partial: Score | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.detail = dict(detail or {})
+        self.partial = partial
 
 
 class JudgedScorer(Scorer):

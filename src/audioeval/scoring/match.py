@@ -87,7 +87,7 @@ class AccuracyScorer(_LabelScorer):
     ) -> None:
         if match not in MATCHES:
             raise ValueError(f"match must be one of {', '.join(MATCHES)}, got {match!r}")
-        self._their_match = profile_hook(profile, "accuracy_match", "accuracy")
+        self._their_match = profile_hook(profile, lambda p: p.accuracy_match, "accuracy")
         if profile != DEFAULT_PROFILE and (normaliser is not None or ignore_case is not None):
             raise ValueError(
                 f"profile {profile!r} compares labels by its `match` rule: drop `normaliser` and `ignore_case`"

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from audioeval.core.registry import Registry
 
 DEFAULT_PROFILE = "audioeval"
+
+Hook = TypeVar("Hook")
 
 
 @dataclass(frozen=True)
@@ -69,13 +71,13 @@ def get_profile(name: str) -> TextProfile:
     return found
 
 
-def profile_hook(name: str, hook: str, scorer: str) -> Any:
-    """A profile's hook for a scorer (None under the default profile); ValueError when the
-    profile is unknown or does not cover the scorer."""
+def profile_hook(name: str, hook: Callable[[TextProfile], Hook | None], scorer: str) -> Hook | None:
+    """A profile's hook for a scorer, read by `hook` (`lambda p: p.wer_tokens`); None under the
+    default profile; ValueError when the profile is unknown or does not cover the scorer."""
     profile = get_profile(name)
     if name == DEFAULT_PROFILE:
         return None
-    found = getattr(profile, hook)
+    found = hook(profile)
     if found is None:
         raise ValueError(f"scoring profile {name!r} has no rule for {scorer}")
     return found

@@ -104,6 +104,12 @@ class RuntimeMetricModel:
             )
         if output.text is None:
             raise InputError(f"runtime {self.spec.name!r} answered no text", sample_id=sample_id, field=field)
+        if not isinstance(output.text, str):  # a worker's line may hold any JSON value
+            raise InputError(
+                f"runtime {self.spec.name!r} answered a {type(output.text).__name__}, not text",
+                sample_id=sample_id,
+                field=field,
+            )
         return output.text
 
     def _started(self) -> tuple[LocalRuntimeAdapter, _LoopThread]:

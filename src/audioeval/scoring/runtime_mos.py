@@ -36,6 +36,7 @@ class RuntimeMosScorer(Scorer):
 
     name: str
     runtime: str
+    requires = ("metric model",)
     _model: RuntimeMetricModel = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

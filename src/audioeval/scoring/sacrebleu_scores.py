@@ -88,7 +88,7 @@ class BleuScorer(_References):
         normaliser: PostprocessChain | Sequence[SpecItem] | None = None,
         profile: str = DEFAULT_PROFILE,
     ) -> None:
-        self._direction = profile_hook(profile, "bleu_tokenizer", "bleu")
+        self._direction = profile_hook(profile, lambda p: p.bleu_tokenizer, "bleu")
         if profile != DEFAULT_PROFILE and (normaliser is not None or lowercase):
             raise ValueError(
                 f"profile {profile!r} compares the texts as given: drop `normaliser` and `lowercase`"

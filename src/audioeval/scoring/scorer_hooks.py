@@ -34,12 +34,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-if TYPE_CHECKING:
-    from audioeval.core.record import Score
-    from audioeval.core.sample import Sample
-    from audioeval.scoring.base import Prediction
+from audioeval.core.record import Score
+from audioeval.core.sample import Sample
+from audioeval.scoring.prediction import NO_OUTPUT, Prediction
 
 
 class Scorer:
@@ -50,6 +49,10 @@ class Scorer:
     name: str
     needs_judge: ClassVar[bool] = False
     """Whether the scorer asks a judge model (True on `JudgedScorer`)."""
+    requires: ClassVar[tuple[str, ...]] = ()
+    """What the scorer needs beyond audioeval's Python packages, as `audioeval list benchmarks`
+    shows it: `metric model` (a model that scores the output: its weights, run on the CPU
+    unless told otherwise), `Java` (a Java runtime on the PATH)."""
     light: ClassVar[bool] = False
     """Whether `score` is a few microseconds of text work with no I/O (a string match): the
     engine then calls it on its event loop instead of handing it to a thread."""
@@ -81,6 +84,4 @@ class Scorer:
         audio output None (no honest value: the sample stays out of the means, counted)."""
         if output_kind != "text":
             return None
-        from audioeval.scoring.failed_output import NO_OUTPUT
-
         return self.score(NO_OUTPUT, sample)

@@ -24,7 +24,7 @@ Each metric model loads once per process (`scoring/speech_models`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,8 @@ from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, build_chain
-from audioeval.scoring.base import Prediction, Score, Scorer, build_scorer
+from audioeval.scoring.base import Prediction, Score, Scorer
+from audioeval.scoring.prediction import NO_OUTPUT
 from audioeval.scoring.profiles import DEFAULT_PROFILE
 from audioeval.store.bounded_json import loads
 from audioeval.store.file_digest import MISSING, file_sha256, json_digest
@@ -76,6 +77,7 @@ class AsrThenText(Scorer):
 
     name: str
     text_scorer: Scorer
+    requires = ("metric model",)
     model: str | None = None
     language: str | None = "en"
     runtime: str | None = None
@@ -138,8 +140,6 @@ class AsrThenText(Scorer):
 
     def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score | None:
         """No usable output: the text scorer's score of an empty transcript."""
-        from audioeval.scoring.failed_output import NO_OUTPUT
-
         return self.text_scorer.score(NO_OUTPUT, sample)
 
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
@@ -172,7 +172,15 @@ class AsrThenText(Scorer):
         return Score(inner.values, stats, detail)
 
 
-def _asr_factory(text_name: str, name: str):
+TextScorerBuilder = Callable[..., Scorer]
+"""`scorer_registry.build_scorer`: (name, args, *, where) -> the text scorer a transcript is
+scored by (handed in by the registry, which this module may not import)."""
+
+
+def asr_factory(text_name: str, name: str, build_text: TextScorerBuilder) -> Callable[..., Scorer]:
+    """The factory of `name` (`asr_wer`, …): transcribe the output, then score the transcript
+    with the text scorer `text_name`, built by `build_text`."""
+
     def make(
         *,
         model: str | None = None,
@@ -208,18 +216,12 @@ def _asr_factory(text_name: str, name: str):
                 f" (Paraformer-zh, …): [{{{name}: {{runtime: paraformer-zh.yaml}}}}]",
                 field=f"scorers.{name}.model",
             )
-        text = build_scorer(text_name, text_args, where=f"scorer {name}")
+        text = build_text(text_name, text_args, where=f"scorer {name}")
         chain = build_chain(postprocess, where="", field=f"scorers.{name}.postprocess")
         asr_language = language or "en"
         return AsrThenText(name, text, model=model, language=asr_language, runtime=runtime, postprocess=chain)
 
     return make
-
-
-asr_wer = _asr_factory("wer", "asr_wer")
-asr_cer = _asr_factory("cer", "asr_cer")
-asr_includes = _asr_factory("includes", "asr_includes")
-asr_accuracy = _asr_factory("accuracy", "asr_accuracy")
 
 
 @dataclass
@@ -235,6 +237,7 @@ class SimScorer(Scorer):
     backend: str = "dvector"
     name: str = "sim"
     metrics = ("mean:sim",)
+    requires = ("metric model",)
     runtime: str | None = None
     _runtime: Any = field(default=None, init=False, repr=False)
 
@@ -307,6 +310,7 @@ class SimScorer(Scorer):
 class DnsmosScorer(Scorer):
     name: str = "dnsmos"
     metrics = ("mean:dnsmos_ovrl", "mean:dnsmos_p808")
+    requires = ("metric model",)
 
     def signature(self) -> dict[str, Any]:
         from audioeval.scoring.speech_models.dnsmos import load_dnsmos

@@ -1,10 +1,11 @@
-"""Reading back a pair's `records.jsonl` as `core/record.SampleRecord`s: each line is checked
-before a rerun, a summary, an export or a replay trusts it.
+"""The shape of a stored line of `records.jsonl`, checked before a rerun, a summary, an export
+or a replay trusts it (the run folder's checked reader, `store/run_folder.py`, applies it to
+every line, beside the checks that tie the line to its pair).
 
 A record is used only when it has the shape `SampleRecord.to_json` writes: a string `id`; `error` a
 string or null; `scores` null or a mapping of scorer -> {"values": mapping, "stats":
 mapping} whose numbers are finite (a 0/1 `correct`, MMAE `ifr`/`cr`/`em` within 0–100); a
-record without an error holds scores. Any other line (hand-edited, cut short) is ignored,
+record without an error holds scores. Any other line (hand-edited, cut short) is left out,
 so its sample is asked again, and the reason is reported as `file:line: why`.
 """
 
@@ -12,12 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-
-from audioeval.core.record import SampleRecord
-from audioeval.store.jsonl import iter_jsonl
 
 BOUNDED_STATS: dict[str, tuple[float, float]] = {
     "correct": (0.0, 1.0),
@@ -25,14 +21,6 @@ BOUNDED_STATS: dict[str, tuple[float, float]] = {
     "cr": (0.0, 100.0),
     "em": (0.0, 100.0),
 }
-
-
-@dataclass
-class StoredRecords:
-    """The valid records of a file, in order, and why other lines were ignored."""
-
-    records: list[SampleRecord] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
 
 
 def _number_problem(key: str, value: Any) -> str | None:
@@ -101,28 +89,4 @@ def record_problem(rec: Mapping[str, Any]) -> str | None:
         value = rec.get(name)
         if value is not None and (problem := _scores_problem(value, name)) is not None:
             return f"id {sid!r}: {problem}"
-    return None
-
-
-def read_records(path: Path) -> StoredRecords:
-    """Every valid record of a `records.jsonl` in file order, and the ignored lines (read a
-    line at a time: only the typed records are held)."""
-    out = StoredRecords()
-    ignored: list[tuple[int, str]] = []
-    for lineno, rec in iter_jsonl(path):
-        problem = "not a JSON object" if rec is None else record_problem(rec)
-        if problem is None and rec is not None:
-            problem = _typed(rec, out.records)
-        if problem is not None:
-            ignored.append((lineno, problem))
-    out.ignored = [f"{path}:{n}: {why}" for n, why in sorted(ignored)]
-    return out
-
-
-def _typed(rec: Mapping[str, Any], into: list[SampleRecord]) -> str | None:
-    """Append the typed record of a checked line; why it cannot be read otherwise."""
-    try:
-        into.append(SampleRecord.from_json(rec))
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        return f"id {rec.get('id')!r}: not a record ({type(exc).__name__}: {exc})"
     return None

@@ -7,7 +7,7 @@ from typing import Any
 
 from audioeval.core.errors import RunConfigError
 from audioeval.store.atomic import write_json_atomic
-from audioeval.store.bounded_json import loads
+from audioeval.store.json_file import read_json_object
 
 SIGNATURE_FILE = "signature.json"
 
@@ -44,7 +44,7 @@ def check_or_write_signature(run_dir: str | Path, signature: dict[str, Any]) -> 
     """
     path = Path(run_dir) / SIGNATURE_FILE
     if path.exists():
-        stored = loads(path.read_text(encoding="utf-8"))
+        stored = read_json_object(path)
         diffs = signature_diffs(stored, signature)
         if diffs:
             raise RunConfigError(
@@ -54,11 +54,3 @@ def check_or_write_signature(run_dir: str | Path, signature: dict[str, Any]) -> 
             )
         return
     write_json_atomic(path, signature)
-
-
-def read_signature(run_dir: str | Path) -> dict[str, Any]:
-    path = Path(run_dir) / SIGNATURE_FILE
-    if not path.exists():
-        raise RunConfigError(f"{path} not found: {run_dir} is not an audioeval run directory")
-    data: dict[str, Any] = loads(path.read_text(encoding="utf-8"))
-    return data

@@ -36,7 +36,7 @@ from audioeval.core.record import SampleRecord, in_order
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
 from audioeval.store.json_file import read_json_object, read_sample_ids
 from audioeval.store.jsonl import read_jsonl
-from audioeval.store.records import read_records
+from audioeval.store.run_folder import pair_run_id, read_pair
 
 RUN_INFO_KEY = "judge_eval"
 SCORER = "anyaudio_items"
@@ -106,7 +106,9 @@ def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
         # the dev pair's ids, in order: its records may hold other rows (another dev file given to
         # an earlier run in the same folder)
         dev_ids = read_sample_ids(folder / str(settings.get("dev_ids")))
-        dev_rows = [record_row(r) for r in in_order(read_records(folder / dev).records, dev_ids)]
+        dev_pair = (folder / dev).parent  # read through the run folder's checked reader
+        dev_records = read_pair(dev_pair, pair_run_id(dev_pair), expected_ids=dev_ids).usable().records
+        dev_rows = [record_row(r) for r in in_order(dev_records, dev_ids)]
         scored_dev = [r for r in dev_rows if not r.failed]
         if scored_dev:
             tuning = tuned_threshold(scored_dev)

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.preset import PlanPart, Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.benchmarks.preset import REQUIRED, PlanPart, Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.checks import number_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
@@ -57,16 +57,16 @@ OPTIONS = (
     ),
     PresetOption("samples", "--samples", int, 5, minimum=1, help="Sampled answers per item when the judge sends no logprobs."),
     PresetOption("judge_max_attempts", "--judge-max-attempts", int, 3, minimum=1, help="Attempts per request whose answer is unusable."),
-    PresetOption("limit", "--limit", int, None, optional=True, minimum=1, help="Judge only the first N rows."),
-    PresetOption("data_root", "--data-root", Path, None, optional=True, help="Where local copies of benchmarks live."),
 )  # fmt: skip
 
 SHARED = (
     "judge", "judge_model", "judge_concurrency", "judge_timeout", "judge_api_key_env", "audio_part",
     "judge_prompt", "output_dir", "seed", "resamples", "cache", "no_cache", "progress", "max_failed",
-    "no_probe",
+    "no_probe", "limit", "data_root",
 )  # fmt: skip
 DEFAULTS = {
+    "judge": REQUIRED,
+    "judge_model": REQUIRED,
     "output_dir": Path("outputs/judge-eval"),
     "judge_temperature": 0.0,
     "judge_max_tokens": 1024,  # the judge settings' default, as runs before this preset asked
@@ -76,6 +76,8 @@ HELPS = {
     "judge_timeout": "Seconds per judge request, retries included.",
     "output_dir": "Where results go; rerun to resume.",
     "resamples": "Bootstrap resamples of the CIs.",
+    "limit": "Judge only the first N rows.",
+    "data_root": "Where local copies of benchmarks live.",
     "cache": "Judge response cache file, keyed by request content only: share one across output "
     "folders and runs to ask nothing twice (default: in OUTPUT_DIR).",
 }

@@ -5,8 +5,8 @@ Every accuracy, count and CI is the engine's (`metrics/pair_summary.py`, from th
 the groups the benchmark declares (`McqBenchmark.axes`, given to the run spec by
 `source.score_spec`); items without a prediction are in none of them, as the official script
 skips them. Accuracies are micro, `(correct / n) * 100` with two decimals, as the official
-scripts print them (0 for an empty group). Rubric scores of MMAR-Rubrics (eligible items only,
-no corpus metric) are still summarised apart (`rubric_summary.py`).
+scripts print them (0 for an empty group). Rubric scores of MMAR-Rubrics are the pair
+summary's `mean:rubric_score` (the eligible items scored), formatted by `rubric_summary.py`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
-from audioeval.benchmarks.mcq.rubric_summary import rubric_group
+from audioeval.benchmarks.mcq.rubric_summary import RUBRIC, rubric_group
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 
 Row = dict[str, Any]
@@ -57,9 +57,6 @@ def summary_groups(
     pair: Mapping[str, Any],
     rows: Sequence[Row],
     bench: McqBenchmark,
-    *,
-    n_resamples: int = 1000,
-    seed: int = 0,
 ) -> dict[str, Any]:
     """`{"overall": group, "breakdowns": {axis: {name: group}}}`: the pair summary's figures
     (`pair`), each group with its rubric block when items of the run were rubric-judged."""
@@ -72,17 +69,22 @@ def summary_groups(
         )
     scored = [r for r in rows if r.get("official") is not None]
     rubrics = _has_rubric(scored)
+    if rubrics and RUBRIC not in pair["metrics"]:
+        raise ValueError(
+            f"the pair summary has no {RUBRIC}: this folder was scored by an earlier audioeval; "
+            "score it again with `audioeval mcq score --rubrics`"
+        )
     overall = group_figures(pair["metrics"])
     out: dict[str, Any] = {"overall": overall, "breakdowns": {}}
     if rubrics:
-        overall["rubric"] = rubric_group(scored, n_resamples=n_resamples, seed=seed)
+        overall["rubric"] = rubric_group(pair["metrics"][RUBRIC], scored)
     for axis in bench.axes:
         groups = {name: group_figures(blocks) for name, blocks in breakdowns[axis.name].items()}
         if rubrics:
             members = group_by(scored, lambda row, key=axis.name: taxonomy_groups(row.get(key)))
             for name, group in groups.items():
                 if _has_rubric(members.get(name, [])):
-                    group["rubric"] = rubric_group(members[name], n_resamples=n_resamples, seed=seed)
+                    group["rubric"] = rubric_group(breakdowns[axis.name][name][RUBRIC], members[name])
         out["breakdowns"][axis.name] = groups
     return out
 

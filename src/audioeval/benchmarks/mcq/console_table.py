@@ -78,6 +78,9 @@ def _table(title: str, groups: dict[str, dict[str, Any]], rubrics: bool) -> Tabl
     if rubrics:
         table.add_column("rubric score (95% CI)", justify="right")
     for name, group in groups.items():
+        if not group["n"]:  # an empty group has no accuracy (the official printout says 0.00)
+            table.add_row(_cell(name), "0", *["–"] * (len(table.columns) - 2))
+            continue
         cells = [
             _cell(name),
             str(group["n"]),

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval import __version__
 from audioeval.benchmarks.mcq.aggregate import disagreements, method_counts, summary_groups
 from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
@@ -36,6 +35,7 @@ from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord, Score, in_order
 from audioeval.core.sample import Sample
+from audioeval.core.version import __version__
 from audioeval.postprocess.chain import ROBUST_MCQ
 from audioeval.postprocess.options import LETTERS
 from audioeval.scoring.base import Prediction
@@ -173,7 +173,7 @@ def build_summary(
     reliability when rubrics were judged."""
     diffs = disagreements(rows) if diffs is None else diffs
     try:
-        groups = summary_groups(pair, rows, bench, n_resamples=n_resamples, seed=seed)
+        groups = summary_groups(pair, rows, bench)
     except ValueError as exc:
         raise InputError(str(exc), field="summary.json") from None
     without = pair.get("failed_outputs") or {}

@@ -39,6 +39,8 @@ class McqFile:
     items: list[McqItem]
     prediction_key: str | None
     jsonl: bool
+    renamed: tuple[str, ...] = ()
+    """An item whose id an earlier item has keeps its place under `ID#n`, one line each."""
 
 
 def present_keys(records: list[Any], keys: tuple[str, ...]) -> list[str]:
@@ -157,22 +159,34 @@ def _load(
     ):
         raise InputError(f"no item has the prediction key {prediction_key!r}", file=file)
     items: list[McqItem] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, list[int]] = {}
+    renamed: list[str] = []
     for obj, line in pairs:
         item = _item(obj, line, bench, key, file)
-        if item.id in seen:
-            raise InputError(
-                f"duplicate id (first at line {seen[item.id]})",
-                file=file,
-                line=line,
-                sample_id=item.id,
-                field="id",
+        lines = seen.setdefault(item.id, [])
+        lines.append(line)
+        if len(lines) > 1:  # the official script scores every item of the file: both count
+            new_id = _free_id(item.id, len(lines), seen)
+            renamed.append(
+                f"{file}:{line}: id {item.id!r} again (first at line {lines[0]}): scored as {new_id!r}, "
+                "as the official script scores every item"
             )
-        seen[item.id] = line
+            seen[new_id] = [line]
+            item = replace(item, id=new_id)
         items.append(item)
     if not items:
         raise InputError("file holds no items", file=file)
-    return McqFile(Path(path), items, key, jsonl)
+    return McqFile(Path(path), items, key, jsonl, tuple(renamed))
+
+
+def _free_id(sid: str, n: int, seen: dict[str, list[int]]) -> str:
+    """The id an item takes whose id an earlier item has: `ID#n` (n its occurrence), one no
+    item has."""
+    new = f"{sid}#{n}"
+    while new in seen:
+        n += 1
+        new = f"{sid}#{n}"
+    return new
 
 
 def answers_by_id(benchmark: str, key: str | None) -> Callable[[Path], PredictionsRead]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import BENCHMARKS
-from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
 
@@ -53,16 +53,21 @@ def _jsonl_out(out: Path, source_jsonl: bool) -> bool:
 
 
 def _check_prompts(spec: Any, where: str, samples: Any) -> None:
-    """Render every prompt as the engine will: the first problem is raised, nothing asked."""
-    from audioeval.benchmarks.resolved import resolve
-    from audioeval.prompts.templates import render
+    """Render every prompt as the engine will (the spec's template, or the one a sample names,
+    with the spec's variables and the sample's fields): the first problem is raised, nothing
+    asked."""
+    from audioeval.benchmarks.tasks import get_task
+    from audioeval.prompts.templates import PromptTemplate, load_template, render
 
-    bench = resolve(spec, where)
+    default = load_template(spec.prompt or get_task(spec.task, where=where).prompt)
+    named: dict[str, PromptTemplate] = {}
     for sample in samples.samples:
-        template = bench.template_for(sample.get("prompt_template"))
+        name = sample.get("prompt_template")
+        if name and name not in named:
+            named[name] = load_template(name)
         render(
-            template,
-            {**bench.spec.variables, **sample.fields},
+            named[name] if name else default,
+            {**spec.variables, **sample.fields},
             sample.audio.get("audio"),
             sample_id=sample.id,
         )
@@ -137,7 +142,7 @@ PREDICT = Preset(
     outcome=outcome,
     options=OPTIONS,
     shared=("model", "output_dir", "no_cache", "progress", "max_failed", "no_probe"),
-    defaults={"output_dir": None},
+    defaults={"model": REQUIRED, "output_dir": None},
     helps=HELPS,
     aliases={"--out": "--output", "--run-dir": "--output-dir"},
     title="MMAR / MMAU predictions",

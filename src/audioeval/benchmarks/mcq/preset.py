@@ -186,8 +186,9 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
     figures = {**summary, "official_print": values.get("official_print", True)}
     scored = int(summary["counts"]["scored"])
     judged = summary.get("rubrics")
+    notes = _renamed(values)
     if not judged:
-        return PresetOutcome(figures, int(summary["counts"]["items"]), 0, scored, unit="item")
+        return PresetOutcome(figures, int(summary["counts"]["items"]), 0, scored, unit="item", notes=notes)
     first = None
     if judged.get("failed") and (folder / RESULTS_FILE).is_file():
         from audioeval.benchmarks.mcq.export import first_failure
@@ -203,7 +204,23 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
         first_failure=first,
         skipped=skipped,
         unit="rubric-judged item",
+        notes=notes,
     )
+
+
+def _renamed(values: Mapping[str, Any]) -> list[str]:
+    """The items scored under a new id because an earlier item has theirs (`mcq score`; a
+    rescore reads no file)."""
+    given = values.get("predictions")
+    if not isinstance(given, str | Path) or not str(given):
+        return []
+    from audioeval.benchmarks.mcq.definitions import get_benchmark
+    from audioeval.benchmarks.mcq.loading import load_mcq_file
+
+    file = load_mcq_file(
+        Path(values["predictions"]), get_benchmark(values["benchmark"]), prediction_key=values.get("prediction_key")
+    )
+    return list(file.renamed)
 
 
 SCORE = Preset(

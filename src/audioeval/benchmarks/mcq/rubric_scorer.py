@@ -10,7 +10,9 @@ valid answers: the item fails (`JudgeFailed`: recorded with every call, counted,
 again by a rerun), never scored. Every call is kept in the score's detail, so rescoring
 re-reads the stored answers with no judge call.
 
-Value: `rubric_score` (0-1). Items that are not eligible get no value.
+Value: `rubric_score` (0-1). Items that are not eligible get no value. The metric
+`mean:rubric_score` is the mean over the eligible items scored, computed by the pair summary
+with its CI per group; `mcq_summary.json` formats it.
 """
 
 from __future__ import annotations
@@ -45,7 +47,9 @@ class McqRubricScorer(JudgedScorer):
     """The reasoning of a matched MMAR answer, judged against the item's rubric."""
 
     reports_reliability = True
-    metrics = ()  # eligible items only: summarised by the `mcq score` export, not a corpus metric
+    metrics = ()  # not a default metric: `mcq score --rubrics` names it (`source.score_spec`)
+    # the mean over the eligible items scored (the others have no statistic), a share (`metrics/declaration.RUBRIC_SCORE`)
+    extra_metrics = (f"mean:{VALUE}",)
 
     def __init__(self, *, votes: int = 5, max_attempts: int = 20, early_stop: bool = False) -> None:
         if votes < 1 or max_attempts < votes:

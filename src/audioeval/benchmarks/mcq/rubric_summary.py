@@ -1,25 +1,27 @@
-"""MMAR-Rubrics scores of a group of `mcq score` items: the mean score of the eligible items
-judged, its bootstrap CI, and the judgements that failed. The one figure of `mcq_summary.json`
-not yet computed by the pair summary (a rubric score has no corpus metric: only eligible items
-hold one)."""
+"""MMAR-Rubrics scores of a group of `mcq score` items as `mcq_summary.json` shows them: the
+pair summary's `mean:rubric_score` (the mean over the eligible items judged, its bootstrap CI
+and n, computed by the engine), and the judgements that failed (counted from the rows)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from audioeval.metrics.breakdown import summarise
-
 Row = dict[str, Any]
+RUBRIC = "mean:rubric_score"
 
 
-def rubric_group(members: Sequence[Row], *, n_resamples: int, seed: int) -> dict[str, Any]:
-    """The MMAR-Rubrics scores of a group's eligible items: n, mean, CI, failed judgements."""
-    rubric_rows = [r for r in members if r.get("rubric_score") is not None]
-    rs = summarise(rubric_rows, ["rubric_score"], n_resamples=n_resamples, seed=seed)
+def _percent(x: float | None) -> float | None:
+    return None if x is None else round(x * 100, 2)
+
+
+def rubric_group(block: Mapping[str, Any], members: Sequence[Row]) -> dict[str, Any]:
+    """The MMAR-Rubrics scores of a group: the pair summary's block of `mean:rubric_score`
+    (n, score and CI in percent) and the failed judgements of its members."""
+    ci = block.get("ci")
     return {
-        "n": len(rubric_rows),
-        "score": rs["rubric_score"],
-        "ci": rs["rubric_score_ci"],
+        "n": int(block.get("n") or 0),
+        "score": _percent(block.get("value")),
+        "ci": None if not ci or ci[0] is None else [_percent(ci[0]), _percent(ci[1])],
         "failed": sum(1 for r in members if r.get("rubric_failed")),
     }

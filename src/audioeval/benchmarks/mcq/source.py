@@ -30,6 +30,8 @@ OPTIONS = ("prediction_key", "rubrics", "rubric_meta")
 
 SCORE_METRICS = ("accuracy", "mean:robust_correct", "mean:unparseable")
 """`mcq score`'s metrics: official accuracy, robust accuracy, robust's unparseable share."""
+RUBRIC_METRIC = "mean:rubric_score"
+"""With `--rubrics`: the MMAR-Rubrics score of the eligible items scored (`rubric_scorer.py`)."""
 
 
 def item_sample(item: McqItem, file: str, rubric: dict[str, Any] | None = None) -> Sample:
@@ -98,6 +100,6 @@ def score_spec(
         prompt="mcq_stored_answer",
         postprocess=[],
         scorers=scorers,
-        metrics=list(SCORE_METRICS),
+        metrics=[*SCORE_METRICS, *((RUBRIC_METRIC,) if rubric_scorer is not None else ())],
         exports="mcq_score",
     )

@@ -10,7 +10,7 @@ from typing import Any
 from audioeval.adapters.predictions import PredictionsRead
 from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.mmae.console_table import console_table
-from audioeval.benchmarks.mmae.metrics import EDITING_BOARD, RATES
+from audioeval.benchmarks.mmae.metrics import CR, EDITING_BOARD, EMR, IFR, RATES
 from audioeval.benchmarks.mmae.preset import BASELINE, SCORE, SYNTH
 from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, json_items
 from audioeval.benchmarks.sources.source_formats import SourceFormat, SourceRequest
@@ -45,7 +45,10 @@ def _edited_audio(key: str | None) -> Loader:
     from audioeval.benchmarks.mmae.loading import edited_audio_by_id
 
     if key is not None:
-        raise InputError("MMAE predictions hold one output per item: no prediction key", field="prediction_key")
+        raise InputError(
+            "MMAE predictions hold one output per item: no prediction key", field="prediction_key"
+        )
+
     def read(path: Path) -> PredictionsRead:
         return PredictionsRead(*edited_audio_by_id(path))
 
@@ -95,4 +98,14 @@ BENCHMARK = Benchmark(
     tools=(BASELINE, SYNTH),
     console_table=console_table,
     old_output_hint=_old_output_hint,
+    definitions={
+        IFR.name: "IFR, instruction-following rate: per edited clip, the mean score of its"
+        ' "Instruction Following" rubrics (did the edit do what was asked); the mean over clips'
+        " × 100.",
+        CR.name: "CR, consistency rate: per edited clip, the mean score of its other rubrics (is"
+        " what should stay unchanged unchanged); the mean over clips × 100. A clip without such a"
+        " rubric (an extraction) is left out of CR.",
+        EMR.name: "EMR, exact-match rate: the share of clips × 100 whose every rubric scored 1."
+        " A clip with a failed rubric and every scored one at 1 is undetermined and left out.",
+    },
 )

@@ -6,8 +6,8 @@
   valid votes came back unchanged, from the response cache, is not repeated): the failures
   stay on record and the later line of a rubric supersedes the earlier one.
 - `per_sample.json`: IFR / CR / EM of each sample judged or without a usable output.
-- `taxonomy.json`: the headline and every breakdown with bootstrap CIs (`aggregate.py`),
-  the judge's `reliability` (the pair summary's, `metrics/judge_reliability.py`) and a
+- `taxonomy.json`: the headline and every breakdown with bootstrap CIs, as the pair
+  summary computed them (`aggregate.taxonomy` formats them), the judge's `reliability` (the pair summary's, `metrics/judge_reliability.py`) and a
   `run` block (rubrics judged now and reused, judge calls, …; with early stop on,
   `early_stop: true`, `calls_saved` and `rubrics_stopped_early`: see `early_stop_info`).
 - `skipped.json`: input errors (unreadable metadata samples or clips, prediction items
@@ -208,13 +208,12 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
     latest = in_order(ex.records, ex.expected_ids)  # each sample's latest record, in benchmark order
     rows = sample_rows(latest, samples)
     skipped = [*ex.skipped, *rows.unjudged]
-    tax = taxonomy(
-        rows.rows,
-        n_skipped=n_skipped(skipped),
-        n_resamples=ex.resamples,
-        seed=ex.seed,
-        exclude_failed_outputs=ex.exclude_missing,
-    )
+    try:  # every figure the pair summary's, the counts beside them from the rows
+        tax = taxonomy(
+            ex.summary, rows.rows, n_skipped=n_skipped(skipped), n_resamples=ex.resamples, seed=ex.seed
+        )
+    except ValueError as exc:
+        raise InputError(str(exc), field="summary.json") from None
     wanted = set(ex.expected_ids)
     run = {**ex.run_info, **early_stop_info(ex, latest)}
     if ex.judged:  # a rescore judges nothing

@@ -17,13 +17,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval.benchmarks.preset import EXPORTED, Preset, PresetOption, PresetOutcome, PresetPlan, PresetTool
+from audioeval.benchmarks.preset import (
+    EXPORTED,
+    REQUIRED,
+    Preset,
+    PresetOption,
+    PresetOutcome,
+    PresetPlan,
+    PresetTool,
+)
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
 
 TAXONOMY = ["modality", "complexity", "complexity_group", "granularity", "operation"]
+CROSSES = {  # the paper's tables by modality × complexity (single / multiple) and the report's heatmap
+    "modality_x_complexity_group": ["modality", "complexity_group"],
+    "modality_x_complexity": ["modality", "complexity"],
+}
+"""MMAE's groups, declared once: the engine computes every figure of each (`taxonomy.json`
+formats them)."""
 MODEL = "predictions"
 NO_PREDICTION = "sample has no prediction"  # adapters/predictions.py: an id the file lacks
 META = Path("MMAE-meta.json")
@@ -111,7 +125,12 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     metadata = str(_absolute(values.get("metadata") or META))
     source = SourceSpec(type="mmae", path=metadata, audio_root=str(_root(values)))
     spec = BenchmarkSpec(
-        name="mmae", task="audio_edit", source=source, taxonomy=TAXONOMY, scorers=[{"mmae_rubrics": scorer}]
+        name="mmae",
+        task="audio_edit",
+        source=source,
+        taxonomy=TAXONOMY,
+        crosses=CROSSES,
+        scorers=[{"mmae_rubrics": scorer}],
     )
     model = {
         "name": values.get("name") or MODEL,
@@ -271,6 +290,7 @@ SCORE = Preset(
     outcome=outcome,
     options=OPTIONS,
     defaults={
+        "judge": REQUIRED,
         "judge_model": "Qwen3Omni-Instruct",
         "output_dir": Path("outputs/scores"),
         "judge_max_tokens": 1024,

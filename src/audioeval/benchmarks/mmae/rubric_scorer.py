@@ -8,7 +8,14 @@ the judge `generate(messages, attempt)`; every attempt is kept in the score's de
 rescoring re-parses and re-aggregates the stored answers without a judge call.
 
 A sample with a failed rubric (fewer valid votes than needed after the last attempt) is a
-failed sample: recorded with every attempt, counted, retried by a rerun, never scored.
+failed sample: recorded with every attempt, counted, retried by a rerun. The failed rubric is
+never scored; the sample's other rubrics score it (MMAE's rule, `aggregate.per_sample_row`:
+IFR and CR of the rubrics scored, EM 0 when one scored 0, else undetermined), and the failed
+record keeps that score (`JudgeFailed.partial`), so every figure of the pair counts it so.
+
+Besides IFR, CR and EMR × 100 (`mean:ifr`, `mean:cr`, `mean:em`: macro over samples), the
+stats hold each axis' rubrics passed and scored (`if_rubrics`, `cr_rubrics`: the micro
+rates over rubrics, `micro:if_rubrics`, `micro:cr_rubrics`).
 
 `early_stop` (off by default; `--early-stop`): a rubric stops once the votes still missing
 could not change whether it passes (with 3 votes: 2 are asked, a third only when they
@@ -55,7 +62,8 @@ class MmaeRubricScorer(JudgedScorer):
     """IFR / CR / EMR of one edited clip, judged rubric by rubric."""
 
     reports_reliability = True
-    metrics = tuple(rate.name for rate in RATES)  # declared in `metrics.py`: percentages
+    # the rates declared in `metrics.py` (percentages), then the micro rates over rubrics (shares)
+    metrics = (*(rate.name for rate in RATES), "micro:if_rubrics", "micro:cr_rubrics")
 
     def __init__(
         self,
@@ -153,9 +161,8 @@ class MmaeRubricScorer(JudgedScorer):
             ]
         except ValueError as exc:
             raise InputError(str(exc), sample_id=sample.id, field="rubrics") from None
-        prepare = getattr(generate, "prepare", None)
-        if prepare is not None:  # every clip read before any is sent: an unreadable one asks nothing
-            await prepare(sorted({ref for c in clips for _, ref in c}, key=_ref_order))
+        # every clip read before any is sent: an unreadable one asks nothing
+        await generate.prepare(sorted({ref for c in clips for _, ref in c}, key=_ref_order))
         outcomes = await asyncio.gather(*(self._rubric(ms, i, c, generate) for i, c in enumerate(clips)))
         return self._result(ms, list(outcomes))
 
@@ -200,10 +207,12 @@ class MmaeRubricScorer(JudgedScorer):
         if failed or len(results) < len(ms.rubrics):
             first = failed[0] if failed else {}
             why = first.get("failure") or "no judgement"  # names the last attempt's error
+            scored = row["_if_scores"] or row["_cr_scores"]
             raise JudgeFailed(
                 f"judge: {len(failed)} of {len(ms.rubrics)} rubric(s) failed"
                 f" (rubric {first.get('rubric_index')}: {why})",
                 detail,
+                partial=_row_score(row, {}) if scored else None,  # MMAE scores what was judged
             )
         return _row_score(row, detail)
 
@@ -294,4 +303,6 @@ def _row_score(row: Mapping[str, Any], detail: dict[str, Any]) -> Score:
         values[rate.per_sample.key] = value
         stats[rate.key] = None if value is None else rate.per_sample.scale * value
     stats.update(n_rubrics=row["n_rubrics"], n_if=row["n_if"], n_cr=row["n_cr"])
+    stats["if_rubrics"] = [sum(row["_if_scores"]), len(row["_if_scores"])]  # passed, scored
+    stats["cr_rubrics"] = [sum(row["_cr_scores"]), len(row["_cr_scores"])]
     return Score(values, stats, detail)

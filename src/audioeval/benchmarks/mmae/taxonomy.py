@@ -1,8 +1,10 @@
-"""MMAE taxonomy groups: which groups a sample belongs to in each breakdown."""
+"""MMAE taxonomy groups: which group a sample is in for each taxonomy key its run samples
+carry (`source.sample_taxonomy`); the breakdowns and crosses are declared in `preset.py` and
+computed by the engine."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 Row = Mapping[str, Any]
@@ -28,13 +30,3 @@ def operation_keys(row: Row) -> list[str]:
         for op in row["operations"]
     }
     return sorted(keys)
-
-
-BREAKDOWNS: dict[str, Callable[[Row], Sequence[str]]] = {
-    "modality": lambda r: [r["modality"]],
-    "complexity": lambda r: [r["complexity"]],
-    "complexity_group": lambda r: [complexity_group(r["complexity"])],
-    "granularity": lambda r: [granularity_group(r["granularity"])],
-    "operation": operation_keys,
-    "modality_x_complexity_group": lambda r: [f"{r['modality']}|{complexity_group(r['complexity'])}"],
-}

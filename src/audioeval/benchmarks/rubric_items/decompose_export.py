@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audioeval import __version__
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.benchmarks.rubric_items.decompose_scorer import SCORER_NAME
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
+from audioeval.core.version import __version__
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
 from audioeval.store.bounded_json import loads
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
 
@@ -55,7 +55,8 @@ SHARED = (
     "judge_temperature", "judge_max_tokens", "judge_prompt", "output_dir", "cache", "no_cache",
     "progress", "max_failed", "no_probe",
 )  # fmt: skip
-DEFAULTS = {"output_dir": None, "resamples": 0}  # OUTPUT.run/; nothing to bootstrap
+# OUTPUT.run/; nothing to bootstrap; the official token budget per domain
+DEFAULTS = {"judge": REQUIRED, "judge_model": REQUIRED, "output_dir": None, "resamples": 0, "judge_max_tokens": None}
 HELPS = {
     "judge": "Comma-separated OpenAI-compatible endpoints of the text LLM (http://host:port/v1).",
     "judge_model": "Served model name, e.g. Qwen3-30B-A3B-Instruct.",

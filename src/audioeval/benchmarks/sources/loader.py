@@ -10,7 +10,7 @@ from there, so registered benchmarks run offline once their data is on disk; a s
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from audioeval.benchmarks.sources.folder import read_folder
@@ -113,7 +113,7 @@ def load_samples(
         samples, skipped = reader.read(SourceRequest(data, clips, limit, dict(src.options)))
         if not samples and not skipped:
             raise InputError("the benchmark has no samples", file=str(data))
-        return SampleSet(samples, skipped, str(data), file_sha256(data))
+        return SampleSet(_with_constants(samples, _constants(spec)), skipped, str(data), file_sha256(data))
     if src.options:
         raise InputError(
             f"source type {src.type} takes no options (they are settings of a benchmark's own reader)",
@@ -183,6 +183,17 @@ def _gold_among_choices(spec: BenchmarkSpec) -> bool:
 
 def _constants(spec: BenchmarkSpec) -> dict[str, object]:
     return {"language": spec.language, **spec.variables}
+
+
+def _with_constants(samples: list[Sample], constants: dict[str, object]) -> list[Sample]:
+    """A contributed reader's samples with the spec's constants (its `language`, variables) in
+    the fields they do not set, as the generic types' samples have them."""
+    given = {k: v for k, v in constants.items() if v is not None}
+    if not given:
+        return samples
+    return [
+        s if all(k in s.fields for k in given) else replace(s, fields={**given, **s.fields}) for s in samples
+    ]
 
 
 def _collect(rows, mapping: RowMapping, limit: int | None) -> SampleSet:

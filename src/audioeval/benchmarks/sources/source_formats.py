@@ -59,18 +59,15 @@ SOURCE_FORMATS: Registry[SourceFormat] = Registry(
 
 
 def source_type_names() -> list[str]:
-    """Every source type a spec may name: the generic ones, then those benchmarks contribute."""
-    from audioeval.benchmarks.plugins import load_benchmarks
-
-    load_benchmarks()
+    """Every source type a spec may name: the generic ones, then those the loaded benchmarks
+    contribute (`plugins.load_benchmarks()` registers them: `resolved.resolve`, which checks a
+    spec's type against these, loads them first; this module sits below the benchmarks)."""
     return [*GENERIC_SOURCE_TYPES, *SOURCE_FORMATS.names()]
 
 
 def contributed(name: str) -> SourceFormat | None:
-    """The contributed reader of a source type, or None for a generic one."""
+    """The contributed reader of a source type (the benchmarks loaded), or None for a generic
+    one; an unknown type is an InputError listing the known ones."""
     if name in GENERIC_SOURCE_TYPES:
         return None
-    from audioeval.benchmarks.plugins import load_benchmarks
-
-    load_benchmarks()
     return SOURCE_FORMATS.get(name, field="source.type")

@@ -5,10 +5,9 @@ translations, captions, answers).
 Each item is checked: an object, a non-empty string (or integer) `id`, a string `text`. A bad
 item, and the second of two items with the same id (the first is kept), is an error naming
 the file, the line, the id and the field: that id fails (recorded, counted, never scored),
-the others are read. A text over the bound on a stored answer
-(`core/model_output.MAX_ANSWER_CHARS`, 1,000,000 characters) is such an error too. An id the
-benchmark does not have answers no sample and is reported; a sample with no item fails as
-"no output".
+the others are read. What a text is worth as an answer (empty, blank, over the bound on a
+stored answer, an HTML page) is the engine's output gate's to say, as for every model. An id
+the benchmark does not have answers no sample and is reported; a sample with no item fails.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
-from audioeval.core.model_output import answer_too_long
 from audioeval.store.json_items import read_items
 
 ID, TEXT = "id", "text"
@@ -61,10 +59,6 @@ def text_predictions_by_id(path: Path) -> tuple[dict[str, str], list[InputError]
         if not isinstance(text, str):
             why = "missing" if TEXT not in item else f"a {type(text).__name__}, not a string"
             errors.append(InputError(f"text is {why}", file=file, line=line, sample_id=sid, field=TEXT))
-            continue
-        too_long = answer_too_long(text)
-        if too_long:
-            errors.append(InputError(too_long, file=file, line=line, sample_id=sid, field=TEXT))
             continue
         texts[sid] = text
     return texts, errors

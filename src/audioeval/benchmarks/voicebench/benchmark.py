@@ -8,6 +8,7 @@ from importlib import resources
 from typing import Any
 
 from audioeval.benchmarks.contract import Benchmark
+from audioeval.benchmarks.voicebench.output_file import FORMAT as VOICEBENCH_OUTPUTS
 from audioeval.scoring.base import DeferredFactory
 
 
@@ -53,4 +54,5 @@ BENCHMARK = Benchmark(
         "voicebench_qa": DeferredFactory(_qa_judge),
     },
     template_folders=(("audioeval.benchmarks.voicebench", "templates"),),
+    prediction_formats={"voicebench_outputs": VOICEBENCH_OUTPUTS},
 )

@@ -69,6 +69,18 @@ window.addEventListener("error", function (e) {
     options.forEach(function (o, i) { ol.appendChild(el("li", o + (right === i + 1 ? "  ✓ right" : ""), right === i + 1 ? "right" : "")); });
     return ol;
   }
+  function lettersNode(gold) {
+    var ol = el("ol", null, "options letters");
+    gold.choices.forEach(function (o, i) {
+      var letter = String.fromCharCode(65 + i), marks = [];
+      if (letter === gold.letter) marks.push("✓ right");
+      if (letter === gold.pick) marks.push("◀ the model's pick (" + gold.pick_by + ")");
+      var li = el("li", o + (marks.length ? "  " + marks.join(" · ") : ""),
+        (letter === gold.letter ? "right" : "") + (letter === gold.pick ? " pick" : ""));
+      li.setAttribute("data-letter", letter); ol.appendChild(li);
+    });
+    return ol;
+  }
   function rubricNode(r) {
     var box = el("div", null, "rubric");
     box.appendChild(el("div", (r.category ? "[" + r.category + "] " : "") + r.question, "q"));
@@ -107,8 +119,7 @@ window.addEventListener("error", function (e) {
     if (s.prompt) row(kv, "prompt", s.prompt);
     if (s.gold) {
       var g = el("div"); g.appendChild(el("span", (s.gold.letter ? s.gold.letter + " · " : "") + s.gold.text, "gold"));
-      var idx = s.gold.letter ? s.gold.letter.charCodeAt(0) - 64 : null;
-      g.appendChild(optionsNode(s.gold.choices, idx)); row(kv, "gold answer", g);
+      g.appendChild(lettersNode(s.gold)); row(kv, "gold answer", g);
     } else if (s.reference !== null && s.reference !== undefined) {
       row(kv, "reference", typeof s.reference === "string" ? s.reference : JSON.stringify(s.reference, null, 1));
     }
