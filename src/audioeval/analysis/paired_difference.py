@@ -49,7 +49,9 @@ def paired_difference(
         return {"reason": "no sample scored by both with the same content hash"}
     aligned = [s.over(ids) for s in found]
     ones = np.ones((1, len(ids)), dtype=np.int64)
-    observed = [float(np.asarray(f(ones)).reshape(-1)[0]) * s.scale for f, s in zip(aligned, found, strict=True)]
+    observed = [
+        float(np.asarray(f(ones)).reshape(-1)[0]) * s.scale for f, s in zip(aligned, found, strict=True)
+    ]
     out: dict[str, Any] = {
         "a": observed[0],
         "b": observed[1],

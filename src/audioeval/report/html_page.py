@@ -138,5 +138,5 @@ def render_page(title: str, subtitle: str, sections: list[Section], samples: dic
         samples=bool(samples.get("pairs")),
         samples_json=script_json(samples),
         css=Markup(static_text("page.css")),
-        js=Markup(static_text("browser.js")),
+        js=Markup(static_text("sample_details.js") + static_text("browser.js")),
     )
