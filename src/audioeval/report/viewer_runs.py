@@ -42,6 +42,7 @@ from audioeval.store.run_folder import (
     SUMMARY_FILE,
     RecordsFollower,
     RunFolderError,
+    Unvouched,
     read_run_file,
     run_id_of,
 )
@@ -136,7 +137,7 @@ class ServedRuns:
     def _refresh(self, pair: PairView) -> None:
         files = pair.follower.poll()
         pair.ids = files.ids
-        pair.problems = [str(p) for p in files.refused] + [str(p) for p in files.lines]
+        pair.problems = [_problem(p, pair.folder) for p in [*files.refused, *files.lines]]
         state = (len(files.records), len(files.lines) + len(files.refused))
         if state == pair.cached:
             return
@@ -292,7 +293,9 @@ class ServedRuns:
             cells = [c.get(sid) for c in columns]
             if all(c is None for c in cells):
                 continue
-            rows.append({"id": sid, "cells": [_cell(c) for c in cells], "d": _delta(cells)})
+            delta = _delta(cells)
+            shown = None if delta is None else ("+" if delta > 0 else "") + show_sample(delta, systems[0]["unit"])
+            rows.append({"id": sid, "cells": [_cell(c) for c in cells], "d": delta, "dt": shown})
         unit_a = systems[0]["unit"]
         return {
             "benchmark": pairs[0].benchmark,
@@ -360,6 +363,13 @@ def _benchmarks(run_dir: Path) -> dict[str, tuple[Any, bool, str]] | str:
         return str(exc)
 
 
+def _problem(problem: Unvouched, folder: Path) -> str:
+    """A line or file the reader left out, named inside its pair folder (never by a path of the
+    machine)."""
+    name = problem.file.name if problem.file.parent == folder else problem.file.as_posix()
+    return f"{name}:{problem.line}: {problem.why}" if problem.line is not None else f"{name}: {problem.why}"
+
+
 def _short(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -376,10 +386,6 @@ def _delta(cells: list[dict[str, Any] | None]) -> float | None:
         return None
     a, b = cells[0].get("sc"), cells[1].get("sc")
     return None if a is None or b is None else float(a) - float(b)
-
-
-def shown_delta(value: float | None, unit: str | None) -> str:
-    return "–" if value is None else show_sample(value, unit)
 
 
 __all__ = ["RunFolderError", "ServedRuns"]

@@ -180,7 +180,7 @@ window.addEventListener("error", function (e) {
           else { cell.appendChild(el("span", c.st, "badge " + c.st)); cell.appendChild(el("span", c.t === null ? "" : c.t)); cell.appendChild(el("div", c.a, "ans")); }
           sum.appendChild(cell);
         });
-        sum.appendChild(el("span", r.d === null ? "–" : "A − B " + (r.d > 0 ? "+" : "") + (Math.round(r.d * 1000) / 1000), "delta"));
+        sum.appendChild(el("span", r.d === null ? "–" : "A − B " + r.dt, "delta"));
         d.appendChild(sum);
         d.addEventListener("toggle", function () {
           if (!d.open) return;

@@ -1,0 +1,157 @@
+"""`audioeval view`'s server over real HTTP on 127.0.0.1: it binds there unless told otherwise,
+serves nothing outside the run folders (`../`, absolute, encoded and doubled paths, clip
+tokens it did not hand out), writes nothing, answers GET/HEAD only; and the records follower
+it reads through (`store/run_folder.RecordsFollower`) vouches for exactly what `read_pair` does."""
+
+from __future__ import annotations
+
+import http.client
+import inspect
+import json
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from audioeval.cli.main import app
+from audioeval.cli.view_commands import view
+from audioeval.report.viewer_runs import ServedRuns
+from audioeval.report.viewer_server import DEFAULT_HOST, make_server
+from audioeval.store.run_folder import RecordsFollower, read_pair, read_run_file, run_id_of
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("served") / "run"
+    res = runner.invoke(
+        app,
+        ["run", "--benchmark", "demo-mcq", "--model", "oracle", "--model", "constant", "-o", str(out),
+         "--no-progress", "--resamples", "20"],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    (out.parent / "secret.txt").write_text("outside the run folder")
+    return out
+
+
+@pytest.fixture(scope="module")
+def server(run_dir: Path) -> Iterator[tuple[str, int, ServedRuns]]:
+    runs = ServedRuns([run_dir])
+    srv = make_server(runs)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    host, port = srv.server_address[:2]
+    yield str(host), int(port), runs
+    srv.shutdown()
+    srv.server_close()
+
+
+def _get(server: tuple[str, int, ServedRuns], path: str, method: str = "GET") -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection(server[0], server[1], timeout=10)
+    conn.putrequest(method, path, skip_host=False, skip_accept_encoding=True)
+    conn.endheaders()
+    res = conn.getresponse()
+    body = res.read()
+    conn.close()
+    return res.status, body
+
+
+def test_it_binds_to_the_loopback_address_unless_told_otherwise(server: tuple[str, int, ServedRuns]) -> None:
+    assert server[0] == DEFAULT_HOST == "127.0.0.1"
+    assert inspect.signature(view).parameters["host"].default.default == "127.0.0.1"
+    assert inspect.signature(make_server).parameters["host"].default == "127.0.0.1"
+
+
+ESCAPES = [
+    "/../secret.txt",
+    "/../../etc/passwd",
+    "/run/0/../../secret.txt",
+    "/run/../../secret.txt",
+    "/%2e%2e/secret.txt",
+    "/%2E%2E%2Fsecret.txt",
+    "/..%2f..%2fetc%2fpasswd",
+    "//etc/passwd",
+    "/etc/passwd",
+    "/run.json",
+    "/demo-mcq/oracle/records.jsonl",
+    "/clip/../../secret.txt",
+    "/clip/%2e%2e%2fsecret.txt",
+    "/clip/" + "0" * 24 + ".wav",
+    "/clip//etc/passwd",
+    "http://127.0.0.1/../secret.txt",
+    "/run/1",
+    "/run/-1",
+    "/api/run/99",
+    "/static/../../secret.txt",
+]
+
+
+@pytest.mark.parametrize("path", ESCAPES)
+def test_no_address_reaches_a_file_outside_the_run_folders(server: tuple[str, int, ServedRuns], path: str) -> None:
+    status, body = _get(server, path)
+    assert status == 404, (path, status)
+    assert b"outside the run folder" not in body and b"root:" not in body
+
+
+def test_pairs_named_outside_the_run_are_refused(server: tuple[str, int, ServedRuns]) -> None:
+    for keys in ("p=0/../../secret.txt&p=0/demo-mcq/oracle", "p=0/demo-mcq/..&p=0/demo-mcq/oracle",
+                 "p=/etc/passwd&p=0/demo-mcq/oracle", "p=1/demo-mcq/oracle&p=0/demo-mcq/oracle"):  # fmt: skip
+        for path in ("/compare", "/api/compare", "/api/sample"):
+            status, body = _get(server, f"{path}?{keys}&id=q01")
+            assert status == 404, (path, keys, status)
+    status, body = _get(server, "/api/compare?p=0/demo-mcq/oracle")
+    assert status == 400 and b"two or more" in body
+
+
+def test_clips_are_served_only_by_the_tokens_records_name(server: tuple[str, int, ServedRuns]) -> None:
+    status, body = _get(server, "/api/sample?p=0/demo-mcq/oracle&p=0/demo-mcq/constant&id=q01")
+    assert status == 200
+    sample = json.loads(body)
+    link = sample["systems"][0]["audio"][0][1]
+    assert link.startswith("/clip/") and "/" not in link.removeprefix("/clip/")
+    status, clip = _get(server, link)
+    assert status == 200 and clip[:4] == b"fLaC"
+    assert _get(server, link[:-6] + "ffffff")[0] == 404
+
+
+def test_it_writes_nothing_and_answers_get_and_head_only(server: tuple[str, int, ServedRuns], run_dir: Path) -> None:
+    before = sorted((p.relative_to(run_dir), p.stat().st_mtime_ns) for p in run_dir.rglob("*"))
+    for path in ("/", "/run/0", "/api/run/0", "/compare?p=0/demo-mcq/oracle&p=0/demo-mcq/constant"):
+        assert _get(server, path)[0] == 200, path
+    assert _get(server, "/", "HEAD")[0] == 200
+    for method in ("POST", "PUT", "DELETE"):
+        assert _get(server, "/run/0", method)[0] == 501
+    assert sorted((p.relative_to(run_dir), p.stat().st_mtime_ns) for p in run_dir.rglob("*")) == before
+
+
+def test_a_folder_that_is_no_run_is_refused_at_the_start(tmp_path: Path) -> None:
+    res = runner.invoke(app, ["view", str(tmp_path)])
+    assert res.exit_code == 2 and "run.json" in res.output
+
+
+def test_the_follower_reads_appended_lines_as_read_pair_reads_the_whole_file(run_dir: Path, tmp_path: Path) -> None:
+    pair = tmp_path / "run" / "demo-mcq" / "oracle"
+    shutil.copytree(run_dir / "demo-mcq" / "oracle", pair)
+    shutil.copy(run_dir / "run.json", tmp_path / "run" / "run.json")
+    run_id = run_id_of(read_run_file(run_dir))
+    lines = (pair / "records.jsonl").read_bytes().splitlines(keepends=True)
+    forged = json.loads(lines[5])
+    forged["stamp"] = "x:y"
+    lines[5] = json.dumps(forged).encode() + b"\n"
+    follower = RecordsFollower(pair, run_id)
+    (pair / "records.jsonl").write_bytes(b"")
+    assert follower.poll().records == [] and follower.poll().empty
+    written = b""
+    for cut in (1, 4, 7, len(lines)):
+        written = b"".join(lines[:cut])
+        (pair / "records.jsonl").write_bytes(written[:-10])  # the last line still being written
+        assert len(follower.poll().records) + len(follower.poll().lines) == cut - 1
+        (pair / "records.jsonl").write_bytes(written)
+        got, whole = follower.poll(), read_pair(pair, run_id)
+        assert [r.id for r in got.records] == [r.id for r in whole.records]
+        assert [str(p) for p in got.lines] == [str(p) for p in whole.lines]
+    (pair / "records.jsonl").write_bytes(b"".join(lines[:2]))  # rewritten shorter: read again
+    assert [r.id for r in follower.poll().records] == [r.id for r in read_pair(pair, run_id).records]
