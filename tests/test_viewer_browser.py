@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from audioeval.cli.main import app
 from audioeval.report.viewer_runs import ServedRuns
 from audioeval.report.viewer_server import make_server
-from tests.test_report_browser import clips_load, driver, open_page, opened_sample, screenshot  # noqa: F401
+from tests.test_report_browser import chromium, clips_load, open_page, opened_sample, screenshot
 
 runner = CliRunner()
 A, B = "0/demo-mcq/oracle", "0/demo-mcq/longest-choice"
@@ -40,6 +40,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
                  "--model", "oracle", "--model", "longest-choice", "--model", "constant")  # fmt: skip
     second = _run(root / "second", "--benchmark", "demo-mcq", "--model", "first-choice")
     return [first, second]
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    yield from chromium()
 
 
 class Served:
@@ -79,7 +84,9 @@ def test_the_viewer_lists_two_runs_with_their_pairs(driver: Any, served: Served)
     screenshot(driver, "viewer-runs")
 
 
-def test_a_run_being_written_gains_rows_while_its_page_is_open(driver: Any, runs: list[Path], tmp_path: Path) -> None:
+def test_a_run_being_written_gains_rows_while_its_page_is_open(
+    driver: Any, runs: list[Path], tmp_path: Path
+) -> None:
     from selenium.webdriver.support.ui import WebDriverWait
 
     live = tmp_path / "live"
@@ -115,7 +122,9 @@ def test_a_run_being_written_gains_rows_while_its_page_is_open(driver: Any, runs
         s.close()
 
 
-def test_compare_shows_a_difference_filters_a_right_b_wrong_and_plays_a_clip(driver: Any, served: Served) -> None:
+def test_compare_shows_a_difference_filters_a_right_b_wrong_and_plays_a_clip(
+    driver: Any, served: Served
+) -> None:
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
     open_page(driver, served.url + _compare(A, B))

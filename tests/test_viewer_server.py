@@ -90,7 +90,9 @@ ESCAPES = [
 
 
 @pytest.mark.parametrize("path", ESCAPES)
-def test_no_address_reaches_a_file_outside_the_run_folders(server: tuple[str, int, ServedRuns], path: str) -> None:
+def test_no_address_reaches_a_file_outside_the_run_folders(
+    server: tuple[str, int, ServedRuns], path: str
+) -> None:
     status, body = _get(server, path)
     assert status == 404, (path, status)
     assert b"outside the run folder" not in body and b"root:" not in body
@@ -117,7 +119,9 @@ def test_clips_are_served_only_by_the_tokens_records_name(server: tuple[str, int
     assert _get(server, link[:-6] + "ffffff")[0] == 404
 
 
-def test_it_writes_nothing_and_answers_get_and_head_only(server: tuple[str, int, ServedRuns], run_dir: Path) -> None:
+def test_it_writes_nothing_and_answers_get_and_head_only(
+    server: tuple[str, int, ServedRuns], run_dir: Path
+) -> None:
     before = sorted((p.relative_to(run_dir), p.stat().st_mtime_ns) for p in run_dir.rglob("*"))
     for path in ("/", "/run/0", "/api/run/0", "/compare?p=0/demo-mcq/oracle&p=0/demo-mcq/constant"):
         assert _get(server, path)[0] == 200, path
@@ -132,7 +136,9 @@ def test_a_folder_that_is_no_run_is_refused_at_the_start(tmp_path: Path) -> None
     assert res.exit_code == 2 and "run.json" in res.output
 
 
-def test_the_follower_reads_appended_lines_as_read_pair_reads_the_whole_file(run_dir: Path, tmp_path: Path) -> None:
+def test_the_follower_reads_appended_lines_as_read_pair_reads_the_whole_file(
+    run_dir: Path, tmp_path: Path
+) -> None:
     pair = tmp_path / "run" / "demo-mcq" / "oracle"
     shutil.copytree(run_dir / "demo-mcq" / "oracle", pair)
     shutil.copy(run_dir / "run.json", tmp_path / "run" / "run.json")
