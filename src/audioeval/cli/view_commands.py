@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import typer
@@ -39,6 +40,7 @@ def view(
             ) from None
     name, bound = server.server_address[:2]
     console.print(f"audioeval view: http://{console_text(str(name))}:{bound}/ (Ctrl-C stops it)")
+    threading.Thread(target=runs.warm, daemon=True, name="read-runs").start()  # pages open at once after
     try:
         server.serve_forever()
     except KeyboardInterrupt:

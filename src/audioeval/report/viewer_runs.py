@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from audioeval.store.run_folder import (
     read_run_file,
     run_id_of,
 )
+from audioeval.store.run_summaries import check_summary_records, read_summary
 from audioeval.store.signature import SIGNATURE_FILE
 
 AUDIO_SUFFIXES = frozenset({".wav", ".flac", ".mp3", ".ogg", ".oga", ".opus", ".m4a", ".aac", ".webm"})
@@ -93,6 +95,8 @@ class PairView:
     records: dict[str, SampleRecord] = field(default_factory=dict)
     ids: list[str] | None = None
     problems: list[str] = field(default_factory=list)
+    computed_at: float = 0.0
+    compute_s: float = 0.0
 
     @property
     def key(self) -> str:
@@ -142,13 +146,28 @@ class ServedRuns:
         if state == pair.cached:
             return
         pair.records = latest_records(files.records)
+        now = time.monotonic()
+        if pair.summary and now - pair.computed_at < 2 * pair.compute_s:
+            return  # a large pair being written: its figures again at the next poll after this
         pair.cached = state
         pair.summary = self._summary(pair)
+        pair.computed_at, pair.compute_s = now, time.monotonic() - now
+
+    def warm(self) -> None:
+        """Read every run now (what the first page would read), so that pages open at once."""
+        for i in range(len(self.run_dirs)):
+            try:
+                self.pairs(i)
+            except (InputError, RunConfigError):
+                continue  # the run's page says why when it is opened
 
     def _summary(self, pair: PairView) -> dict[str, Any]:
         """The pair's figures now: its summary.json once the run wrote it for these records,
         else computed from the records as the run computes it."""
         run_dir = self.run_dirs[pair.run]
+        stored = _stored_summary(run_dir, pair.folder)
+        if stored is not None:
+            return stored
         if pair.run not in self._plans:
             self._plans[pair.run] = _benchmarks(run_dir)
         plans = self._plans[pair.run]
@@ -294,7 +313,9 @@ class ServedRuns:
             if all(c is None for c in cells):
                 continue
             delta = _delta(cells)
-            shown = None if delta is None else ("+" if delta > 0 else "") + show_sample(delta, systems[0]["unit"])
+            shown = (
+                None if delta is None else ("+" if delta > 0 else "") + show_sample(delta, systems[0]["unit"])
+            )
             rows.append({"id": sid, "cells": [_cell(c) for c in cells], "d": delta, "dt": shown})
         unit_a = systems[0]["unit"]
         return {
@@ -361,6 +382,20 @@ def _benchmarks(run_dir: Path) -> dict[str, tuple[Any, bool, str]] | str:
         return f"{run_dir / RUN_FILE}: {exc.describe()}"
     except RunConfigError as exc:
         return str(exc)
+
+
+def _stored_summary(run_dir: Path, folder: Path) -> dict[str, Any] | None:
+    """The pair's summary.json when the run wrote it from the records now in the folder (its
+    digests checked as `report` checks them); None while the run is still writing them."""
+    run_id = run_id_of(read_run_file(run_dir))
+    try:
+        summary = read_summary(folder / SUMMARY_FILE, run_id)
+        if summary is None or run_id is None:
+            return None
+        check_summary_records(run_dir, [{**summary, "folder": str(folder.relative_to(run_dir))}], run_id)
+    except RunFolderError:
+        return None
+    return summary
 
 
 def _problem(problem: Unvouched, folder: Path) -> str:
