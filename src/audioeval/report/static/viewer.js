@@ -92,11 +92,14 @@ window.addEventListener("error", function (e) {
     }
   }
   function followRun() {
-    var polls = 0;
+    var polls = 0, last = JSON.stringify(data.state);
     drawRun(data.state);
     function tick() {
       fetch("/api/run/" + data.index).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
-        .then(function (state) { drawRun(state); polls += 1; document.body.setAttribute("data-polls", String(polls)); })
+        .then(function (state) {
+          var text = JSON.stringify(state);
+          if (text !== last) { last = text; drawRun(state); }
+          polls += 1; document.body.setAttribute("data-polls", String(polls)); })
         .catch(function (e) { document.getElementById("script-errors").textContent = "the run could not be read: " + e.message; })
         .then(function () { setTimeout(tick, POLL_MS); });
     }
