@@ -161,3 +161,54 @@ def test_the_follower_reads_appended_lines_as_read_pair_reads_the_whole_file(
         assert [str(p) for p in got.lines] == [str(p) for p in whole.lines]
     (pair / "records.jsonl").write_bytes(b"".join(lines[:2]))  # rewritten shorter: read again
     assert [r.id for r in follower.poll().records] == [r.id for r in read_pair(pair, run_id).records]
+
+
+def test_no_page_or_answer_names_a_path_of_the_machine(
+    server: tuple[str, int, ServedRuns], run_dir: Path
+) -> None:
+    keys = "p=0/demo-mcq/oracle&p=0/demo-mcq/constant"
+    paths = ["/", "/run/0", "/api/run/0", f"/compare?{keys}", f"/api/compare?{keys}"]
+    paths += [f"/api/sample?{keys}&id=q{i:02d}" for i in range(1, 13)]
+    for path in paths:
+        status, body = _get(server, path)
+        text = body.decode("utf-8")
+        assert status == 200, path
+        for folder in (str(run_dir.parent), str(Path.cwd()), str(Path.home())):
+            assert folder + "/" not in text, (path, folder)
+
+
+def test_an_error_naming_a_file_of_the_machine_is_shown_with_its_folder_hidden(
+    run_dir: Path, tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run, ignore=shutil.ignore_patterns(".audioeval.lock"))
+    records = run / "demo-mcq" / "constant" / "records.jsonl"
+    lines = [json.loads(x) for x in records.read_text().splitlines()]
+    missing = tmp_path / "data" / "q01.wav"
+    lines[0].update(error=f"cannot read {missing}: no such file", failure="input", scores=None)
+    records.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    runs = ServedRuns([run])
+    srv = make_server(runs)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        host, port = srv.server_address[:2]
+        for path in ("/api/run/0", "/api/sample?p=0/demo-mcq/constant&p=0/demo-mcq/oracle&id=q01"):
+            text = _get((str(host), int(port), runs), path)[1].decode("utf-8")
+            assert "cannot read …/data/q01.wav" in text and str(tmp_path) not in text, path
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_the_difference_at_the_top_is_the_summaries_difference_with_its_paired_ci(
+    server: tuple[str, int, ServedRuns], run_dir: Path
+) -> None:
+    runs = server[2]
+    found = runs.compare(["0/demo-mcq/oracle", "0/demo-mcq/constant"])["differences"][0]
+    a, b = (
+        json.loads((run_dir / "demo-mcq" / m / "summary.json").read_text()) for m in ("oracle", "constant")
+    )
+    expected = 100 * (a["metrics"]["accuracy"]["value"] - b["metrics"]["accuracy"]["value"])
+    assert found["difference"] == pytest.approx(expected) and found["n"] == 12
+    assert found["ci"][0] <= found["difference"] <= found["ci"][1] and found["p"] <= 0.05
+    assert runs.compare(["0/demo-mcq/oracle", "0/demo-mcq/constant"])["differences"][0]["ci"] == found["ci"]

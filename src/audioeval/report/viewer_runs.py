@@ -31,6 +31,7 @@ from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.redact import redact
 from audioeval.metrics.pair_summary import summarise_records
 from audioeval.report.clips import ClipCopier
+from audioeval.report.portable import machine_prefixes, scrub
 from audioeval.report.reliability_table import HEADERS, reliability_rows, reliability_title
 from audioeval.report.sample_chunks import _value_key, _wrong_flags
 from audioeval.report.sample_rows import details, index_entry, primary_score, rubric_rows
@@ -114,7 +115,10 @@ class ServedRuns:
         self.clips: dict[str, Path] = {}
         self._pairs: dict[str, PairView] = {}
         self._plans: dict[int, Any] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._prefixes: set[str] = set()
+        self._sorted: list[str] = []
+        self._hide_folders([])
 
     # -- reading ---------------------------------------------------------------------------
     def pairs(self, run: int) -> list[PairView]:
@@ -146,12 +150,30 @@ class ServedRuns:
         if state == pair.cached:
             return
         pair.records = latest_records(files.records)
+        self._hide_folders(pair.records.values())
         now = time.monotonic()
         if pair.summary and now - pair.computed_at < 2 * pair.compute_s:
             return  # a large pair being written: its figures again at the next poll after this
         pair.cached = state
         pair.summary = self._summary(pair)
         pair.computed_at, pair.compute_s = now, time.monotonic() - now
+
+    def _hide_folders(self, records: Any) -> None:
+        named = [str(self.base)]
+        for rec in records:
+            named += [ref.path for ref in rec.sample.audio.values()]
+            named.append(rec.sample.source)
+            if rec.output is not None:
+                named.append(rec.output.audio_path)
+        with self._lock:
+            for run_dir in self.run_dirs:
+                self._prefixes.update(machine_prefixes(run_dir, named))
+            self._sorted = sorted(self._prefixes, key=len, reverse=True)
+
+    def hidden(self, text: str) -> str:
+        """`text` with every folder of the machine a served run or record names written as
+        `…/` (`report/portable.py`, as the static report writes its pages)."""
+        return scrub(text, self._sorted)
 
     def warm(self) -> None:
         """Read every run now (what the first page would read), so that pages open at once."""

@@ -94,6 +94,8 @@ class ViewerHandler(BaseHTTPRequestHandler):
             status, kind, body = HTTPStatus.NOT_FOUND, "text/plain; charset=utf-8", b"not found"
         except (ValueError, InputError, RunConfigError) as exc:
             status, kind, body = HTTPStatus.BAD_REQUEST, "text/plain; charset=utf-8", str(exc).encode("utf-8")
+        if kind.startswith(("text/", "application/json")):
+            body = self.runs.hidden(body.decode("utf-8")).encode("utf-8")  # no path of the machine
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
