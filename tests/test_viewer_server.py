@@ -185,7 +185,8 @@ def test_an_error_naming_a_file_of_the_machine_is_shown_with_its_folder_hidden(
     records = run / "demo-mcq" / "constant" / "records.jsonl"
     lines = [json.loads(x) for x in records.read_text().splitlines()]
     missing = tmp_path / "data" / "q01.wav"
-    lines[0].update(error=f"cannot read {missing}: no such file", failure="input", scores=None)
+    (first,) = [x for x in lines if x["id"] == "q01"]  # lines are in the order samples finished
+    first.update(error=f"cannot read {missing}: no such file", failure="input", scores=None)
     records.write_text("".join(json.dumps(x) + "\n" for x in lines))
     runs = ServedRuns([run])
     srv = make_server(runs)

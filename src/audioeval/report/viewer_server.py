@@ -24,54 +24,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from jinja2 import Environment
-from markupsafe import Markup
-
 from audioeval.core.errors import InputError, RunConfigError
-from audioeval.report.html_page import script_json, static_text
+from audioeval.report.html_page import render_viewer_page as page
 from audioeval.report.viewer_runs import ServedRuns
 
 DEFAULT_HOST = "127.0.0.1"
 _RUN_PATH = re.compile(r"/(?:api/)?run/(\d{1,6})")
 _CLIP_PATH = re.compile(r"/clip/([0-9a-f]{24}\.[a-z0-9]{1,5})")
-
-_ENV = Environment(autoescape=True)
-PAGE = _ENV.from_string(
-    """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{ title }}</title>
-<style>
-{{ css }}
-</style>
-</head>
-<body data-page="{{ page }}">
-<header><h1>{{ title }}</h1><p><a href="/">runs</a> · audioeval view: read-only, from the run folders; no model or judge call</p></header>
-<main>
-<div id="script-errors"></div>
-<div id="view"></div>
-</main>
-<script type="application/json" id="view-data">{{ data }}</script>
-<script>
-{{ js }}
-</script>
-</body>
-</html>
-"""
-)
-
-
-def page(kind: str, title: str, data: Any) -> str:
-    css = static_text("page.css") + static_text("viewer.css")
-    return PAGE.render(
-        title=title,
-        page=kind,
-        data=script_json(data),
-        css=Markup(css),
-        js=Markup(static_text("sample_details.js") + static_text("viewer.js")),
-    )
 
 
 class ViewerHandler(BaseHTTPRequestHandler):
