@@ -213,3 +213,33 @@ def test_the_difference_at_the_top_is_the_summaries_difference_with_its_paired_c
     assert found["difference"] == pytest.approx(expected) and found["n"] == 12
     assert found["ci"][0] <= found["difference"] <= found["ci"][1] and found["p"] <= 0.05
     assert runs.compare(["0/demo-mcq/oracle", "0/demo-mcq/constant"])["differences"][0]["ci"] == found["ci"]
+
+
+def test_the_command_serves_on_the_loopback_address_until_stopped(run_dir: Path) -> None:
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "COLUMNS": "200"}
+    cmd = [
+        sys.executable,
+        "-c",
+        "from audioeval.cli.main import app; app()",
+        "view",
+        str(run_dir),
+        "--port",
+        "0",
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, line
+        status, body = _get(("127.0.0.1", int(found.group(1)), None), "/")  # type: ignore[arg-type]
+        assert status == 200 and b"demo-mcq" in body
+    finally:
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=20) == 0

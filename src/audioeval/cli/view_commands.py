@@ -22,7 +22,7 @@ def view(
     host: str = typer.Option(
         "127.0.0.1", "--host", help="Address to bind; another than 127.0.0.1 serves the runs to the network."
     ),
-    port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0: any free one)."),
+    port: int = typer.Option(8765, "--port", min=0, help="Port (0: any free one)."),
 ) -> None:
     """Serve pages over run directories: the runs, one run updating while it is written (figures,
     failures, judge disagreements), and any two or more models of one benchmark compared sample by
