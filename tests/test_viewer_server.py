@@ -12,6 +12,7 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -243,3 +244,30 @@ def test_the_command_serves_on_the_loopback_address_until_stopped(run_dir: Path)
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=20) == 0
+
+
+def test_a_judged_run_lists_each_rubric_whose_votes_disagree(tmp_path: Path, synthetic_set: Any) -> None:
+    from audioeval.benchmarks.mmae.baselines import write_baseline
+    from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+    from tests.test_run_mmae import run_predictions, write_spec
+
+    preds, _ = write_baseline(
+        "identity", metadata=synthetic_set.metadata, audio_root=synthetic_set.root, out_dir=tmp_path / "preds"
+    )
+    spec = write_spec(tmp_path / "mmae.yaml", synthetic_set.metadata)
+    out = tmp_path / "run"
+    with FakeJudgeServer(FakeJudgeConfig(model="fake-judge", wrong_rate=0.3, seed=3)) as judge:
+        assert run_predictions(spec, preds, judge.base_url, out).exit_code == 0
+    state = ServedRuns([out]).run_state(0)
+    expected: list[str] = []
+    for line in (next((out / "mmae-syn").iterdir()) / "records.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        for block in (rec.get("judge") or {}).values():
+            for rubric in block.get("rubrics") or []:
+                votes = {a.get("correct") for a in rubric.get("attempts") or []}
+                if len(votes) > 1:
+                    expected.append(rec["id"])
+    assert expected  # the noisy judge disagreed with itself somewhere
+    assert sorted(row[1] for row in state["disagreements"]) == sorted(expected)  # one row per such rubric
+    assert all({"right", "wrong"} <= set(row[3].split()) for row in state["disagreements"])
+    assert state["reliability"] and "judge reliability" in state["reliability"][0]["caption"]

@@ -203,14 +203,18 @@ class ServedRuns:
         if not pair.records:
             return {"n": len(pair.ids or []), "scored": 0, "failed": 0, "metrics": {}, "headline": headline}
         run = read_run_file(run_dir)
-        summary = summarise_records(
-            plan,
-            pair.records.values(),
-            expected_ids=pair.ids,
-            resamples=LIVE_RESAMPLES,
-            seed=int(run.get("seed") or 0),
-            exclude_failed_outputs=exclude,
-        )
+        try:
+            summary = summarise_records(
+                plan,
+                pair.records.values(),
+                expected_ids=pair.ids,
+                resamples=LIVE_RESAMPLES,
+                seed=int(run.get("seed") or 0),
+                exclude_failed_outputs=exclude,
+            )
+        except (InputError, ValueError) as exc:  # records of another audioeval's scorers: said on the page
+            why = exc.describe() if isinstance(exc, InputError) else str(exc)
+            return {"n": len(pair.ids or []), "metrics": {}, "headline": headline, "reason": why}
         summary["headline"] = headline
         return summary
 
