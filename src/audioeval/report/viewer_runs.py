@@ -17,6 +17,7 @@ a path taken from an address.
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -117,6 +118,7 @@ class ServedRuns:
         self._plans: dict[int, Any] = {}
         self._lock = threading.RLock()
         self._prefixes: set[str] = set()
+        self._folders: set[str] = set()
         self._sorted: list[str] = []
         self._hide_folders([])
 
@@ -165,9 +167,17 @@ class ServedRuns:
             named.append(rec.sample.source)
             if rec.output is not None:
                 named.append(rec.output.audio_path)
+        fresh = []  # one path per folder not seen yet (a run names thousands of clips in a few)
+        for path in named:
+            folder = os.path.dirname(path) if path else None
+            if folder and folder not in self._folders:
+                self._folders.add(folder)
+                fresh.append(path)
+        if not fresh and self._sorted:
+            return
         with self._lock:
             for run_dir in self.run_dirs:
-                self._prefixes.update(machine_prefixes(run_dir, named))
+                self._prefixes.update(machine_prefixes(run_dir, fresh))
             self._sorted = sorted(self._prefixes, key=len, reverse=True)
 
     def hidden(self, text: str) -> str:
