@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -124,6 +125,7 @@ def main() -> None:
     from audioeval.report.viewer_runs import ServedRuns
     from audioeval.report.viewer_server import make_server
 
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         run = build_run(Path(tmp), args.samples, args.rubrics)
         server = make_server(ServedRuns([run]))
@@ -141,6 +143,7 @@ def main() -> None:
             server.server_close()
     votes = 2 * args.samples * args.rubrics * 3
     rows = [
+        ("load average of the machine as the bench started (1 min)", f"{load:.1f}"),
         ("systems × samples · judge votes", f"2 × {args.samples} · {votes}"),
         (
             "open the compare page, nothing read yet (records read, figures and paired bootstrap computed)",
