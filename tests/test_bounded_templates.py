@@ -101,14 +101,14 @@ def _judged(template: PromptTemplate, tmp: Path) -> Any:
 def _mcq_predict(template: PromptTemplate, monkeypatch: pytest.MonkeyPatch) -> Any:
     from types import SimpleNamespace
 
-    import audioeval.benchmarks.resolved as resolved
+    import audioeval.prompts.templates as templates
     from audioeval.benchmarks.mcq import predict_preset
     from audioeval.core.sample import Sample
 
-    bench = SimpleNamespace(spec=SimpleNamespace(variables={}), template_for=lambda name: template)
-    monkeypatch.setattr(resolved, "resolve", lambda spec, where: bench)
+    spec = SimpleNamespace(prompt="the spec's template", task="mcq", variables={})
+    monkeypatch.setattr(templates, "load_template", lambda name: template)
     samples = SimpleNamespace(samples=[Sample("s1", fields={"question": "q"})])
-    return predict_preset._check_prompts(None, "w", samples)
+    return predict_preset._check_prompts(spec, "w", samples)
 
 
 def _mcq_rubrics(template: PromptTemplate) -> Any:

@@ -232,7 +232,7 @@ def _sample_for(name: str, tmp_path: Path) -> tuple[Any, Any]:
 @pytest.mark.parametrize("name", _judged_scorers())
 def test_every_judged_scorer_counts_a_timed_out_judge_as_a_failure(tmp_path: Path, name: str) -> None:
     from audioeval.core.generation import Generation
-    from audioeval.scoring.judged import JudgeFailed
+    from audioeval.scoring.judged import BareJudge, JudgeFailed
     from audioeval.scoring.scorer_registry import build_scorer
 
     scorer = build_scorer(name, where="test")
@@ -244,6 +244,6 @@ def test_every_judged_scorer_counts_a_timed_out_judge_as_a_failure(tmp_path: Pat
         return Generation(None, error="timed out after 0.3s (last: http://127.0.0.1:9/v1: request timed out)")
 
     with pytest.raises(JudgeFailed) as err:
-        asyncio.run(scorer.score_async(prediction, sample, stalled))
+        asyncio.run(scorer.score_async(prediction, sample, BareJudge(stalled)))
     assert calls, "the judge was asked"
     assert "timed out" in str(err.value) or "no usable answer" in str(err.value), str(err.value)

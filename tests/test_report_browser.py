@@ -34,6 +34,11 @@ def _browser_paths() -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[Any]:
+    yield from chromium()
+
+
+def chromium() -> Iterator[Any]:
+    """A headless Chromium driven by Selenium (skips without chromium and chromedriver)."""
     browser, chromedriver = _browser_paths()
     webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is in the dev extra")
     from selenium.webdriver.chrome.service import Service

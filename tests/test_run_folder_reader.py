@@ -261,6 +261,10 @@ READER_COMMANDS = (
     "rubric rescore",
 )
 
+SERVED_COMMANDS = ("view",)
+"""Commands that serve run folders rather than run once: fed every damaged folder by
+`test_the_viewer_shows_only_what_the_reader_vouches_for`."""
+
 
 def _invoke(command: str, run: Path, tmp_path: Path) -> Any:
     if command in ("leaderboard", "rank"):
@@ -287,7 +291,7 @@ def test_every_command_with_a_run_folder_argument_is_enumerated() -> None:
             for p in cmd.params
         )
     }
-    assert found == set(READER_COMMANDS)
+    assert found == set(READER_COMMANDS) | set(SERVED_COMMANDS)
 
 
 @pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda c: c.__name__)
@@ -409,3 +413,29 @@ def test_a_rescore_stopped_half_way_blocks_nothing_but_itself(
     done = _cli("rescore", str(run), "--profile", "ultraeval", "--resamples", "20")
     assert done.exit_code == 0 and f"{half.resolve()}: written" in done.output.replace("\n", ""), done.output
     assert _cli("report", str(half)).exit_code == 0
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS, ids=lambda c: c.__name__)
+def test_the_viewer_shows_only_what_the_reader_vouches_for(
+    clean: dict[str, Path], corrupt: Corruption, tmp_path: Path
+) -> None:
+    """`audioeval view` over each damaged folder: refused at the start naming run.json, or the
+    pair shows exactly the samples the reader vouches for, lists what it left out by file, and
+    never shows a summary edited by hand (its figures are computed from the records)."""
+    from audioeval.report.units import show_value
+    from audioeval.report.viewer_runs import ServedRuns
+
+    run = _damaged(clean, corrupt, tmp_path)
+    try:
+        state = ServedRuns([run]).run_state(0)
+    except RunFolderError as exc:
+        assert _named(corrupt) in str(exc)
+        return
+    (line,) = [p for p in state["pairs"] if p["key"] == f"0/{PAIR[0]}/{PAIR[1]}"]
+    vouched = read_pair(_pair(run), read_run_file(run).get("run_id"))
+    assert line["done"] == len({r.id for r in vouched.records})
+    listed = " ".join(text for _, text in state["problems"])
+    if (vouched.refused or vouched.lines) and corrupt is not cut_last_line:  # a line without its end
+        assert _named(corrupt).split(".")[0] in listed, listed  # is one still being written for a live page
+    if corrupt is summary_edited_by_hand:
+        assert line["value"] == show_value(CLEAN_WER, "fraction") != show_value(0.01, "fraction")

@@ -24,6 +24,7 @@ from audioeval.cli.rank_commands import rank
 from audioeval.cli.report_commands import report
 from audioeval.cli.run_commands import codec, list_, rescore, run, validate
 from audioeval.cli.runtime_commands import runtime_app
+from audioeval.cli.view_commands import view
 from audioeval.report.escaping import failure_text
 
 install_help_layout()  # literal help text; option names never cut (cli/help_layout.py)
@@ -127,6 +128,7 @@ app.command("validate", cls=aliased())(validate)
 app.command("report", cls=aliased())(report)
 app.command("rank", cls=aliased({"--bootstrap": "--resamples"}))(rank)
 app.command("leaderboard", cls=aliased({"--bootstrap": "--resamples"}))(leaderboard)
+app.command("view", cls=aliased())(view)
 app.add_typer(runtime_app, name="runtime")
 
 

@@ -46,6 +46,7 @@ OPTION_MAXIMA: dict[str, float] = {
     "--samples": MAX_ATTEMPTS,
     "--threshold": 1.0,
     "--n": MAX_SYNTHETIC,
+    "--port": 65_535.0,
 }
 """The bound of each numeric flag that is no shared setting, by its canonical name (a shared
 setting's, `--resamples`, `--timeout`, …, is declared with it in `core/settings.py`); a flag
@@ -58,4 +59,3 @@ def option_maximum(flag: str, declared: float | None = None) -> float:
     if declared is not None:
         return declared
     return OPTION_MAXIMA.get(flag, MAX_COUNT)
-

@@ -138,5 +138,44 @@ def render_page(title: str, subtitle: str, sections: list[Section], samples: dic
         samples=bool(samples.get("pairs")),
         samples_json=script_json(samples),
         css=Markup(static_text("page.css")),
-        js=Markup(static_text("browser.js")),
+        js=Markup(static_text("sample_details.js") + static_text("browser.js")),
+    )
+
+
+VIEWER_PAGE = _ENV.from_string(
+    """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ title }}</title>
+<style>
+{{ css }}
+</style>
+</head>
+<body data-page="{{ page }}">
+<header><h1>{{ title }}</h1><p><a href="/">runs</a> · audioeval view: read-only, from the run folders; no model or judge call</p></header>
+<main>
+<div id="script-errors"></div>
+<div id="view"></div>
+</main>
+<script type="application/json" id="view-data">{{ data }}</script>
+<script>
+{{ js }}
+</script>
+</body>
+</html>
+"""
+)
+
+
+def render_viewer_page(kind: str, title: str, data: Any) -> str:
+    """A page of `audioeval view` (`report/viewer_server.py`): `kind` (runs, run, compare)
+    picks what `static/viewer.js` draws from `data`, escaped as the report's data is."""
+    return VIEWER_PAGE.render(
+        title=title,
+        page=kind,
+        data=script_json(data),
+        css=Markup(static_text("page.css") + static_text("viewer.css")),
+        js=Markup(static_text("sample_details.js") + static_text("viewer.js")),
     )

@@ -386,3 +386,68 @@ def _outcome(record: SampleRecord) -> Any:
     scores = {name: score.to_json() for name, score in (record.scores or {}).items()}
     text, audio = (output.text, output.audio_path) if output is not None else (None, None)
     return (text, audio, json.dumps(scores, sort_keys=True, default=str))
+
+
+class RecordsFollower:
+    """A pair's `records.jsonl` followed while a run appends to it (the viewer's live pages):
+    each `poll()` reads only the bytes appended since the last one, line by line through the
+    same checks as `read_pair` (stamp, sample ids, record shape, conflicting results), and
+    returns the pair as `read_pair` would return it now. A line still being written (no end
+    yet) is left for the next poll; a file that shrank (rewritten by a rescore) is read again
+    from its start."""
+
+    def __init__(self, folder: Path, run_id: str | None) -> None:
+        self.folder = folder
+        self.run_id = run_id
+        self._head: PairFiles | None = None
+        self._offset = 0
+        self._lineno = 0
+        self._kept: list[tuple[int, SampleRecord]] = []
+        self._problems: list[Unvouched] = []
+
+    def _reset(self) -> None:
+        self._head, self._offset, self._lineno, self._kept, self._problems = None, 0, 0, [], []
+
+    def poll(self) -> PairFiles:
+        path = self.folder / RECORDS_FILE
+        size = path.stat().st_size if path.is_file() else 0
+        if size < self._offset:
+            self._reset()
+        if self._head is None or (self._head.signature is None and size > 0):
+            self._head = read_pair(self.folder, self.run_id, lines=False)
+        head = self._head
+        out = PairFiles(self.folder, head.signature, head.ids, refused=list(head.refused))
+        if head.refused or size == 0:
+            out.empty = bool(head.ids) and not head.refused and path.is_file()
+            return out
+        if size > self._offset:
+            self._read_from(path, pair_stamp(self.run_id, head.signature or {}), head.ids)
+        conflicting = _conflicts(self._kept)
+        for lineno, record in self._kept:
+            if lineno in conflicting:
+                out.lines.append(Unvouched(path, lineno, conflicting[lineno], record.id))
+            else:
+                out.records.append(record)
+                out.record_lines.append(lineno)
+        out.lines = sorted([*self._problems, *out.lines], key=lambda p: p.line or 0)
+        out.empty = not out.records and not out.lines and bool(out.ids)
+        return out
+
+    def _read_from(self, path: Path, stamp: str | None, ids: list[str] | None) -> None:
+        wanted = None if ids is None else set(ids)
+        with open(path, "rb") as fh:
+            fh.seek(self._offset)
+            data = fh.read()
+        end = data.rfind(b"\n")
+        if end < 0:
+            return  # the first new line is still being written
+        for part in data[: end + 1].splitlines():
+            self._lineno += 1
+            if not part.strip():
+                continue
+            rec, why, sid = _line(part, self.run_id, stamp, wanted)
+            if why is not None:
+                self._problems.append(Unvouched(path, self._lineno, why, sid))
+            elif rec is not None:
+                self._kept.append((self._lineno, rec))
+        self._offset += end + 1
