@@ -176,6 +176,8 @@ STATISTIC_CALLS = re.compile(
 
 NOT_YET: dict[str, str] = {
     "audioeval.benchmarks.anyaudio_bench.summary": "the judge-eval summary (its own figures, not a pair's)",
+    "audioeval.report.viewer_runs": "a pair with no stored summary (a run still going): the engine's pair "
+    "summary of its records, computed live",
 }
 """Modules that still compute a figure of their own, each with what it computes."""
 

@@ -34,9 +34,9 @@ from audioeval.metrics.pair_summary import summarise_records
 from audioeval.report.clips import ClipCopier
 from audioeval.report.portable import machine_prefixes, scrub
 from audioeval.report.reliability_table import HEADERS, reliability_rows, reliability_title
-from audioeval.report.sample_chunks import _value_key, _wrong_flags
+from audioeval.report.sample_chunks import _score_key, _wrong_flags
 from audioeval.report.sample_rows import details, index_entry, primary_score, rubric_rows
-from audioeval.report.units import sample_units, show_sample, show_span, show_value, unit_of
+from audioeval.report.units import SampleUnit, sample_units, show_sample, show_span, show_value, unit_of
 from audioeval.report.word_diff import word_diff
 from audioeval.store.run_folder import (
     IDS_FILE,
@@ -317,11 +317,14 @@ class ServedRuns:
             raise ValueError(f"the pairs are of different benchmarks ({', '.join(sorted(benches))})")
         systems = []
         columns: list[dict[str, dict[str, Any]]] = []
+        shown_as: list[SampleUnit | None] = []  # how each pair's per-sample value is shown
         for p in pairs:
             headline = p.summary.get("headline")
             block = (p.summary.get("metrics") or {}).get(headline or "") or {}
-            key = _value_key(headline)
-            unit = unit_of(key, sample_units(p.summary.get("metrics")))
+            units = sample_units(p.summary.get("metrics"))
+            key = _score_key(headline, units)
+            unit = unit_of(key, units)
+            shown_as.append(unit)
             records = list(p.records.values())
             scores = [primary_score(r, key) for r in records]
             wrong = _wrong_flags(scores, bool(block.get("higher_is_better", True)))
@@ -337,7 +340,7 @@ class ServedRuns:
                     "label": p.model if len(self.run_dirs) == 1 else f"{self.run_dirs[p.run].name}/{p.model}",
                     "headline": headline,
                     "value": show_value(block.get("value"), block.get("unit")) if block else "–",
-                    "unit": unit,
+                    "unit": None if unit is None else unit.unit,
                     "higher": bool(block.get("higher_is_better", True)),
                 }
             )
@@ -350,7 +353,7 @@ class ServedRuns:
                 continue
             delta = _delta(cells)
             shown = (
-                None if delta is None else ("+" if delta > 0 else "") + show_sample(delta, systems[0]["unit"])
+                None if delta is None else ("+" if delta > 0 else "") + show_sample(delta, shown_as[0])
             )
             rows.append({"id": sid, "cells": [_cell(c) for c in cells], "d": delta, "dt": shown})
         unit_a = systems[0]["unit"]
