@@ -105,8 +105,8 @@ def test_cache_commits_each_answer_and_checkpoints_in_the_background(tmp_path):
         try:
             if main_file.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 1:
                 break
-        except sqlite3.OperationalError:  # not even the table is there yet
-            pass
+        except sqlite3.DatabaseError:  # not even the table is there yet, or read mid-checkpoint
+            pass  # (an immutable read of a file being written may see a torn page: poll again)
         finally:
             main_file.close()
         time.sleep(0.02)
