@@ -19,14 +19,20 @@ from audioeval.metrics.pair_summary import PairMetrics, failure_stats_for, stats
 from tests.test_post_judging_bootstrap import old_aggregate
 
 
+DECLARED = ("display", "aggregation", "per_sample")
+"""What an overall metric block says of its metric's declaration (`CorpusMetric.declaration`)
+beside the figures the former blocks held."""
+
+
 def without_terms(blocks: dict[str, Any]) -> dict[str, Any]:
-    """Metric blocks without the terms of a ratio (`total`, `count`), which the former blocks
-    lacked; where a block has them, its value is their ratio."""
+    """Metric blocks without the terms of a ratio (`total`, `count`) and the metric's declared
+    display, aggregation and per-sample scale, which the former blocks lacked; where a block
+    has the terms, its value is their ratio."""
     out = {}
     for name, block in blocks.items():
         if "total" in block:
             assert block["count"] > 0 and block["value"] == block["total"] / block["count"]
-        out[name] = {k: v for k, v in block.items() if k not in ("total", "count")}
+        out[name] = {k: v for k, v in block.items() if k not in ("total", "count", *DECLARED)}
     return out
 
 
