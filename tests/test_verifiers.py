@@ -186,6 +186,17 @@ def test_reversal():
     assert compare.reversed_of(audio(tone(440)), audio(tone(440))).answer == CANNOT_TELL  # symmetric
 
 
+def test_reversal_of_tones_tells_pitch_apart_not_only_loudness():
+    from audioeval.benchmarks.mmae.synthetic import BASE, render
+
+    ref = audio(render(BASE, 44100), 44100)  # 440 Hz throughout, 660 Hz from 1 s
+    backwards = audio(render([(440, 0.0, 3.0), (660, 0.0, 2.0)], 44100), 44100)
+    other_edit = audio(render([(440, 0.0, 3.0), (880, 0.0, 1.0)], 44100), 44100)  # loud early, other pitch
+    assert compare.reversed_of(backwards, ref).answer == YES
+    assert compare.reversed_of(other_edit, ref).answer == NO
+    assert compare.reversed_of(audio(noise(), 16000), audio(render(BASE, 16000))).answer == NO
+
+
 def test_speed_against_the_input():
     ref = audio(np.concatenate([tone(440, 2.0), np.zeros(R // 2)]))
     assert compare.speed_ratio(audio(tone(440, 1.0)), ref).answer == YES

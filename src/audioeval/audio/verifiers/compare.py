@@ -66,36 +66,64 @@ def _envelope(x: np.ndarray, rate: int, frame_s: float = 0.02) -> np.ndarray:
     return db(np.mean(x[: k * n].reshape(k, n) ** 2, axis=1)) if k else np.empty(0)
 
 
+def _spectrogram(x: np.ndarray, rate: int, frame_s: float = 0.05, bands: int = 60) -> np.ndarray:
+    """Log band energies (frames × bands, dB floored at -80): what sounds when, at which pitch."""
+    n = max(16, int(rate * frame_s))
+    k = len(x) // n
+    if k == 0:
+        return np.empty((0, bands))
+    spec = np.abs(np.fft.rfft(x[: k * n].reshape(k, n) * np.hanning(n), axis=1)) ** 2
+    # bands spaced by octave fractions from 50 Hz up, so that tones a third apart fall apart
+    hz = np.geomspace(50.0, rate / 2, bands + 1)
+    edges = np.unique(np.clip(np.round(hz * n / rate).astype(int), 1, spec.shape[1]))
+    energy = np.stack([spec[:, a:b].sum(axis=1) for a, b in zip(edges[:-1], edges[1:], strict=True)], axis=1)
+    return np.maximum(db(energy / (n * n)), -80.0)
+
+
 def _corr(a: np.ndarray, b: np.ndarray) -> float:
     n = min(len(a), len(b))
-    a, b = a[:n] - a[:n].mean(), b[:n] - b[:n].mean()
+    a, b = a[:n].ravel(), b[:n].ravel()
+    a, b = a - a.mean(), b - b.mean()
     d = float(np.sqrt(np.sum(a * a) * np.sum(b * b)))
     return float(np.sum(a * b) / d) if d > 1e-9 else 0.0
 
 
-def reversed_of(out: Audio, ref: Audio, margin: float = 0.2) -> Measurement:
-    """Is `out` the input played backwards? Compares the correlation of the loudness envelopes
-    with the reversed input and with the input as is; a time-symmetric input cannot tell."""
+REVERSED_MIN = 0.8  # the output must resemble the reversed input this much (spectrogram correlation)
+REVERSED_MARGIN = 0.1  # and more than it resembles the input as is
+SYMMETRIC = 0.9  # an input this like its own reverse cannot tell
+
+
+def reversed_of(out: Audio, ref: Audio) -> Measurement:
+    """Is `out` the input played backwards? Correlates the log band spectrogram of `out` with
+    that of the reversed input and of the input as is: yes when the first is >= REVERSED_MIN and
+    exceeds the second by REVERSED_MARGIN; no when it does not exceed it (by 0.02) or is under
+    0.5; a time-symmetric input cannot tell."""
     check = "reversed"
-    threshold = f"envelope correlation with the reversed input exceeds that with the input by >= {margin:g}"
+    threshold = (
+        f"spectrogram correlation with the reversed input >= {REVERSED_MIN:g} and >= "
+        f"{REVERSED_MARGIN:g} above that with the input"
+    )
     rate = min(out.rate, ref.rate)
-    a, b = _envelope(_mono_at(out, rate), rate), _envelope(_mono_at(ref, rate), rate)
-    if len(a) < 5 or len(b) < 5:
-        return cannot_tell(check, "a clip is shorter than 100 ms", threshold)
+    a, b = _spectrogram(_mono_at(out, rate), rate), _spectrogram(_mono_at(ref, rate), rate)
+    if len(a) < 3 or len(b) < 3:
+        return cannot_tell(check, "a clip is shorter than 150 ms", threshold)
+    if _corr(b, b[::-1]) > SYMMETRIC:
+        return cannot_tell(check, "the input sounds the same backwards", threshold)
     forward, backward = _corr(a, b), _corr(a, b[::-1])
-    if _corr(b, b[::-1]) > 0.9:
-        return cannot_tell(
-            check, "the input sounds the same backwards (symmetric loudness envelope)", threshold
-        )
     diff = backward - forward
-    answer = YES if diff >= margin else NO if diff <= -margin or forward > 0.9 else CANNOT_TELL
+    if backward >= REVERSED_MIN and diff >= REVERSED_MARGIN:
+        answer = YES
+    elif diff <= 0.02 or backward < 0.5:
+        answer = NO
+    else:
+        answer = CANNOT_TELL
     return Measurement(
         check,
-        diff,
+        backward,
         "correlation",
         threshold,
         answer,
-        f"envelope correlation backward {backward:.2f}, forward {forward:.2f}",
+        f"spectrogram correlation backward {backward:.2f}, forward {forward:.2f}",
     )
 
 
