@@ -25,6 +25,7 @@ import re
 import sys
 import tempfile
 import time
+import zlib
 from collections import Counter
 from pathlib import Path
 
@@ -34,7 +35,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from doc_section import replace_section  # noqa: E402  (bench/ is the script's folder)
 
-from audioeval.audio.slicing import parse_slice  # noqa: E402
 from audioeval.audio.verifiers.measurement import Audio, load_audio  # noqa: E402
 from audioeval.benchmarks.mmae.check_rules import MMAE_CHECK_RULES  # noqa: E402
 from audioeval.benchmarks.mmae.synthetic import BASE, DURATION, write_synthetic_set  # noqa: E402
@@ -93,7 +93,7 @@ def _output(system: str, sid: str, data_root: Path, rate: int) -> Audio:
     if system == "reversed":
         return Audio(inp.samples[::-1].copy(), rate, "output")
     if system == "noise":
-        rng = np.random.default_rng(abs(hash(sid)) % 2**32)
+        rng = np.random.default_rng(zlib.crc32(sid.encode()))
         return Audio.of(rng.standard_normal(n) * 0.1, rate, "output")
     return Audio.of(np.zeros(n), rate, "output")
 
