@@ -231,3 +231,27 @@ def test_channels_and_panning():
     assert shape.panned(centre, "centre").answer == YES
     assert shape.panned(audio(np.stack([x, 0.6 * x], axis=1)), "left").answer == CANNOT_TELL  # 4.4 dB
     assert shape.panned(audio(x), "left").answer == CANNOT_TELL  # mono
+
+
+# --- output health -------------------------------------------------------------------------
+
+
+def test_output_health_names_each_problem_and_only_it():
+    from audioeval.audio.verifiers.health import output_health
+
+    ref = audio(tone(440) + noise(amp=0.02))
+    edited = audio(tone(660) + noise(amp=0.02, seed=3))
+    assert output_health(edited, ref, R).problems == []
+    cases = {
+        "silent": audio(np.zeros(3 * R)),
+        "clipped": audio(np.clip(tone(660, amp=3.0), -1, 1)),
+        "truncated": audio(tone(660, 2.0)),
+        "padded": audio(np.concatenate([tone(660), np.zeros(R)])),
+        "dc_offset": audio(tone(660) + 0.05),
+        "identical_to_input": ref,
+    }
+    for problem, out in cases.items():
+        assert output_health(out, ref, R).problems == [problem], problem
+    assert output_health(audio(tone(660, rate=22050), 22050), ref, R).problems == ["wrong_rate"]
+    assert "identical_to_input" not in output_health(edited).checks  # no input given: not asked
+    assert output_health(audio(tone(660, 2.85)), ref).problems == []  # within the length slack
