@@ -32,7 +32,20 @@ def _write_exports(folder: Path, export: Any) -> Any:
 def _rubric_scorer() -> Any:
     from audioeval.benchmarks.mmae.rubric_scorer import MmaeRubricScorer
 
-    return MmaeRubricScorer
+    def make(judge: str | None = None, **options: Any) -> Any:
+        """The rubric judge, or with `judge: verifiers` the rubrics answered by measurement."""
+        if judge is None:
+            return MmaeRubricScorer(**options)
+        from audioeval.benchmarks.mmae.preset import VERIFIERS
+        from audioeval.benchmarks.mmae.verifier_scorer import MmaeVerifierScorer
+
+        if judge != VERIFIERS:
+            raise ValueError(f"judge must be {VERIFIERS!r} or left out (a judge endpoint), not {judge!r}")
+        if options:
+            raise ValueError(f"the verifiers take no options ({', '.join(sorted(options))} given)")
+        return MmaeVerifierScorer()
+
+    return make
 
 
 def _read_metadata(asked: SourceRequest) -> tuple[list[Sample], list[InputError]]:

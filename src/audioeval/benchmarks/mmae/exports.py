@@ -50,7 +50,10 @@ from audioeval.store.bounded_json import loads
 
 def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
     """The judged rubrics of a record (its stored judge answers, scored or failed)."""
-    rubrics = rec.judge.get(SCORER_NAME, {}).get("rubrics") or []
+    stored = rec.judge.get(SCORER_NAME)
+    if stored is None and rec.scores and SCORER_NAME in rec.scores:  # measured (`--judge verifiers`)
+        stored = rec.scores[SCORER_NAME].detail
+    rubrics = (stored or {}).get("rubrics") or []
     return [r for r in rubrics if isinstance(r, dict) and isinstance(r.get("rubric_index"), int)]
 
 
@@ -76,6 +79,9 @@ def _line(ms: MmaeSample, outcome: dict[str, Any], judge: str | None) -> dict[st
     index = int(outcome["rubric_index"])
     rubric = ms.rubrics[index]
     verdict = {k: outcome.get(k) for k in ("votes", "score", "failed", "failure", "attempts")}
+    for k in ("check", "check_source", "measurement", "not_judged"):  # answered by measurement
+        if k in outcome:
+            verdict[k] = outcome[k]
     if outcome.get("votes_not_asked"):  # early stop: the votes that could not change the verdict
         verdict["votes_not_asked"] = outcome["votes_not_asked"]
     return {

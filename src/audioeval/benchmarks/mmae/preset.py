@@ -31,6 +31,9 @@ from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
 
+VERIFIERS = "verifiers"
+"""`--judge verifiers`: the rubrics a measurement answers, offline (`verifier_scorer.py`)."""
+
 TAXONOMY = ["modality", "complexity", "complexity_group", "granularity", "operation"]
 CROSSES = {  # the paper's tables by modality × complexity (single / multiple) and the report's heatmap
     "modality_x_complexity_group": ["modality", "complexity_group"],
@@ -122,6 +125,9 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     }
     if values.get("early_stop"):  # named only when on: the spec of earlier folders is unchanged
         scorer["early_stop"] = True
+    measured = isinstance(values.get("judge"), str) and values["judge"].strip() == VERIFIERS
+    if measured:  # rubrics answered by measurement: no judge, no votes
+        scorer = {"judge": VERIFIERS}
     metadata = str(_absolute(values.get("metadata") or META))
     source = SourceSpec(type="mmae", path=metadata, audio_root=str(_root(values)))
     spec = BenchmarkSpec(
@@ -139,7 +145,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         "predictions_format": "mmae",
         "audio_root": str(_root(values)),
     }
-    return PresetPlan(spec, metadata, model)
+    return PresetPlan(spec, metadata, model, judge=None if measured else {})
 
 
 def check(values: Mapping[str, Any]) -> None:
@@ -255,6 +261,11 @@ def _outcome(
             "rerunning will not help: add them to the file, or accept them as failed with --max-failed."
         ]
     notes = []
+    if overall.get("n_rubrics_not_judged"):
+        notes.append(
+            f"[yellow]{overall['n_rubrics_not_judged']} of {overall['n_rubrics']} rubric(s) not judged: no "
+            "measurement answers them (their reasons are in results.jsonl); counted, not scored.[/yellow]"
+        )
     if overall["n_rubrics_failed"]:
         notes.append(
             f"[yellow]{overall['n_rubrics_failed']} rubric(s) failed (fewer valid votes than --judge-votes): "
@@ -297,13 +308,15 @@ SCORE = Preset(
     },
     helps={
         "judge": "Comma-separated OpenAI-compatible judge endpoints, e.g. "
-        "http://localhost:8001/v1,http://localhost:8002/v1 (the official script's --base_urls).",
+        "http://localhost:8001/v1,http://localhost:8002/v1 (the official script's --base_urls); or "
+        "`verifiers`: the rubrics a measurement answers, offline, the rest not judged (not MMAE's protocol).",
         "output_dir": "Where results.jsonl, per_sample.json and taxonomy.json go; rerun to resume.",
     },
     aliases=SCORE_ALIASES,
     check=check,
     source_option="metadata",
     title="MMAE",
+    offline_judge=VERIFIERS,
 )
 
 
