@@ -30,6 +30,7 @@ from typing import Any
 from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row, public_row, taxonomy
 from audioeval.benchmarks.mmae.preset import (  # the file names, stated once
     FAILED_OUTPUTS_FILE,
+    MEASURED_SCORER,
     PER_SAMPLE_FILE,
     RESULTS_FILE,
     SKIPPED_FILE,
@@ -51,8 +52,8 @@ from audioeval.store.bounded_json import loads
 def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
     """The judged rubrics of a record (its stored judge answers, scored or failed)."""
     stored = rec.judge.get(SCORER_NAME)
-    if stored is None and rec.scores and SCORER_NAME in rec.scores:  # measured (`--judge verifiers`)
-        stored = rec.scores[SCORER_NAME].detail
+    if stored is None and rec.scores and MEASURED_SCORER in rec.scores:  # `--judge verifiers`
+        stored = rec.scores[MEASURED_SCORER].detail
     rubrics = (stored or {}).get("rubrics") or []
     return [r for r in rubrics if isinstance(r, dict) and isinstance(r.get("rubric_index"), int)]
 

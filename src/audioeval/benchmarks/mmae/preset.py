@@ -33,6 +33,8 @@ from audioeval.store.bounded_json import loads
 
 VERIFIERS = "verifiers"
 """`--judge verifiers`: the rubrics a measurement answers, offline (`verifier_scorer.py`)."""
+MEASURED_SCORER = "mmae_verifiers"
+"""The scorer of `--judge verifiers` (`verifier_scorer.py`), whose records MMAE's files read."""
 
 TAXONOMY = ["modality", "complexity", "complexity_group", "granularity", "operation"]
 CROSSES = {  # the paper's tables by modality × complexity (single / multiple) and the report's heatmap
@@ -126,8 +128,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     if values.get("early_stop"):  # named only when on: the spec of earlier folders is unchanged
         scorer["early_stop"] = True
     measured = isinstance(values.get("judge"), str) and values["judge"].strip() == VERIFIERS
-    if measured:  # rubrics answered by measurement: no judge, no votes
-        scorer = {"judge": VERIFIERS}
+
     metadata = str(_absolute(values.get("metadata") or META))
     source = SourceSpec(type="mmae", path=metadata, audio_root=str(_root(values)))
     spec = BenchmarkSpec(
@@ -136,7 +137,8 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         source=source,
         taxonomy=TAXONOMY,
         crosses=CROSSES,
-        scorers=[{"mmae_rubrics": scorer}],
+        # rubrics answered by measurement: no judge, no votes
+        scorers=[{MEASURED_SCORER: {}} if measured else {"mmae_rubrics": scorer}],
     )
     model = {
         "name": values.get("name") or MODEL,

@@ -17,9 +17,9 @@ from typing import Any
 from audioeval.audio.verifiers.measurement import Audio, load_audio
 from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row
 from audioeval.benchmarks.mmae.check_rules import MMAE_CHECK_RULES
-from audioeval.benchmarks.mmae.preset import VERIFIERS
+from audioeval.benchmarks.mmae.preset import MEASURED_SCORER, VERIFIERS
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
-from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME, _row_score
+from audioeval.benchmarks.mmae.rubric_scorer import _row_score
 from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.sample import Sample
@@ -34,7 +34,7 @@ class MmaeVerifierScorer(Scorer):
     metrics = ("mean:ifr", "mean:cr", "mean:em")
 
     def __init__(self) -> None:
-        self.name = SCORER_NAME  # MMAE's files and boards read the rubric scorer's records
+        self.name = MEASURED_SCORER
 
     @property
     def metric_units(self) -> Mapping[str, str]:  # type: ignore[override]
