@@ -97,6 +97,13 @@ OPTIONS = (
         "off by default (the published protocol asks every vote). Recorded in the signature.",
     ),
     PresetOption(
+        "verify", "--verify", str, "off", choices=("off", "audit", "first"),
+        help="Acoustic verifiers beside the judge: `off` (the published protocol, the default); `audit` "
+        "(judge every rubric, and measure each checkable one: agreement in taxonomy.json's verifier_audit); "
+        "`first` (a rubric a measurement answers is not asked of the judge: the figure is ours, not "
+        "MMAE's; calls saved in the run block). Recorded in the signature.",
+    ),
+    PresetOption(
         "name", "--name", str, MODEL,
         help="The system's name in the run (its folder, boards, report and `audioeval leaderboard`, "
         "which needs distinct names to compare two runs).",
@@ -127,6 +134,8 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     }
     if values.get("early_stop"):  # named only when on: the spec of earlier folders is unchanged
         scorer["early_stop"] = True
+    if values.get("verify", "off") != "off":  # likewise
+        scorer["verify"] = values["verify"]
     measured = isinstance(values.get("judge"), str) and values["judge"].strip() == VERIFIERS
 
     metadata = str(_absolute(values.get("metadata") or META))
@@ -267,6 +276,11 @@ def _outcome(
         notes.append(
             f"[yellow]{overall['n_rubrics_not_judged']} of {overall['n_rubrics']} rubric(s) not judged: no "
             "measurement answers them (their reasons are in results.jsonl); counted, not scored.[/yellow]"
+        )
+    if info.get("calls_saved_by_measurement"):
+        notes.append(
+            f"[yellow]--verify first: rubrics answered by measurement saved {int(info['calls_saved_by_measurement'])} "
+            "judge call(s); the figure is ours, not MMAE's published protocol.[/yellow]"
         )
     if overall["n_rubrics_failed"]:
         notes.append(

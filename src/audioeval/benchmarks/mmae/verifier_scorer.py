@@ -14,16 +14,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from audioeval.audio.verifiers.measurement import Audio, load_audio
 from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row
-from audioeval.benchmarks.mmae.check_rules import MMAE_CHECK_RULES
 from audioeval.benchmarks.mmae.preset import MEASURED_SCORER, VERIFIERS
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
+from audioeval.benchmarks.mmae.rubric_checks import measure_rubrics, verifiers_signature
 from audioeval.benchmarks.mmae.rubric_scorer import _row_score
 from audioeval.benchmarks.mmae.source import mmae_from_fields
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.sample import Sample
-from audioeval.judge.checkable import VERIFIERS_VERSION, choice_for, measure, plan_check
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.scorer_hooks import Scorer
 
@@ -44,65 +42,43 @@ class MmaeVerifierScorer(Scorer):
         return {
             "name": self.name,
             "judge": VERIFIERS,
-            "verifiers_version": VERIFIERS_VERSION,
-            "check_rules": [r.name for r in MMAE_CHECK_RULES],
+            **verifiers_signature(),
             "aggregation": "per sample: IFR, CR means of measured rubrics; EM; unmeasured rubrics not judged",
         }
 
-    def _loader(self, prediction: Prediction, sample: Sample) -> Callable[[str], Audio]:
+    def _resolver(self, prediction: Prediction, sample: Sample) -> Callable[[str], str]:
         output = prediction.audio_path
         if not output:
             raise InputError("the model returned no edited audio", sample_id=sample.id, field="output")
         if not Path(output).is_file():
             raise AudioError(f"audio file not found: {output}", sample_id=sample.id, field="output")
-        loaded: dict[str, Audio] = {}
 
-        def load(label: str) -> Audio:
-            if label not in loaded:
-                if label == "output":
-                    path = str(output)
-                else:
-                    ref = sample.audio.get(label)
-                    if ref is None:
-                        raise KeyError(label)
-                    path = ref.path
-                loaded[label] = load_audio(path, label)
-            return loaded[label]
+        def resolve(label: str) -> str:
+            if label == "output":
+                return str(output)
+            ref = sample.audio.get(label)
+            if ref is None:
+                raise InputError(f"the sample has no clip {label!r}", sample_id=sample.id, field="audio")
+            return ref.path
 
-        return load
+        return resolve
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         ms = mmae_from_fields(sample)
-        load = self._loader(prediction, sample)
-        outcomes = [self._rubric(ms, i, load) for i in range(len(ms.rubrics))]
+        measured = measure_rubrics(ms, self._resolver(prediction, sample))
+        outcomes = []
+        for i, rubric in enumerate(ms.rubrics):
+            base = {
+                "rubric_index": i,
+                "category": rubric.category,
+                "axis": "IF" if is_instruction_following(rubric.category) else "CR",
+            }
+            m = measured.get(i)
+            if m is None:
+                outcomes.append({**base, "score": None, "not_judged": "no check recognises this question"})
+            else:
+                outcomes.append({**base, **m})
         return self._result(ms, outcomes)
-
-    def _rubric(self, ms: MmaeSample, index: int, load: Callable[[str], Audio]) -> dict[str, Any]:
-        rubric = ms.rubrics[index]
-        item = {"question": rubric.question}
-        base = {
-            "rubric_index": index,
-            "category": rubric.category,
-            "axis": "IF" if is_instruction_following(rubric.category) else "CR",
-        }
-        try:
-            check = plan_check(item, MMAE_CHECK_RULES)
-        except ValueError as exc:
-            raise InputError(f"rubric {index}: {exc}", sample_id=ms.id, field="rubrics") from None
-        if check is None:
-            return {**base, "score": None, "not_judged": "no check recognises this question"}
-        m = measure(check, load)
-        options = [rubric.right_choice, *rubric.wrong_choices]
-        picked = choice_for(m.answer, options)
-        out = {**base, "check": check.expression, "check_source": check.source, "measurement": m.to_dict()}
-        if picked is None:
-            why = (
-                m.reason
-                if m.answer == "cannot tell"
-                else "no single Yes / No option to map the measurement onto"
-            )
-            return {**out, "score": None, "not_judged": f"{m.answer}: {why}"}
-        return {**out, "score": int(picked == rubric.right_choice), "chosen": picked}
 
     def _result(self, ms: MmaeSample, outcomes: list[dict[str, Any]]) -> Score:
         row = per_sample_row(ms, {int(o["rubric_index"]): o for o in outcomes})
