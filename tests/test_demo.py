@@ -28,6 +28,11 @@ def test_mmae_demo_scores_baselines_by_measurement_without_a_server(tmp_path):
     assert all(o["n_rubrics_failed"] == 0 and o["n"] == 42 for o in overall.values())
     assert overall["oracle_edit"]["EMR"] == 100.0
     assert overall["identity"]["CR"] > 90 > overall["noise"]["CR"]
+    health = {
+        d.name: json.loads((d / "taxonomy.json").read_text())["output_health"] for d in scores.iterdir()
+    }
+    assert health["identity"]["problems"]["identical_to_input"]["n"] == 42  # the input returned unchanged
+    assert health["oracle_edit"]["n_with_problems"] == 0
     sig = json.loads(
         (scores / "identity" / "mmae" / "identity" / "signature.json").read_text()
     )  # named `--name identity`

@@ -54,6 +54,8 @@ def test_measured_rubrics_are_scored_and_the_rest_counted_not_scored(tmp_path):
     overall = json.loads((out / "taxonomy.json").read_text())["overall"]
     assert overall["n_rubrics_not_judged"] == 2 and overall["n_rubrics_failed"] == 0
     assert overall["IFR"] == 100.0 and overall["CR"] == 100.0  # unmeasured rubrics are not zeros
+    health = json.loads((out / "taxonomy.json").read_text())["output_health"]
+    assert health == {"n_checked": 7, "n_with_problems": 0, "problems": {}}  # the right edits are healthy
     rows = {r["id"]: r for r in json.loads((out / "per_sample.json").read_text())}
     assert rows[meta[0]["id"]]["EMR"] is None and rows[meta[0]["id"]]["n_not_judged"] == 1
 
@@ -68,8 +70,11 @@ def test_a_wrong_edit_scores_zero_by_measurement(tmp_path):
     out = tmp_path / "out"
     p = score(data, data.metadata, data.oracle_predictions, out)
     assert p.returncode == 0, p.stderr[-2000:]
-    overall = json.loads((out / "taxonomy.json").read_text())["overall"]
-    assert overall["EMR"] == 0.0 and overall["n_rubrics_not_judged"] == 0
+    tax = json.loads((out / "taxonomy.json").read_text())
+    assert tax["overall"]["EMR"] == 0.0 and tax["overall"]["n_rubrics_not_judged"] == 0
+    health = tax["output_health"]
+    assert health["n_checked"] == 7 and health["problems"]["silent"]["n"] == 7
+    assert "output health: 7 of 7" in p.stdout and "silent 7" in p.stdout
 
 
 def test_verifiers_names_a_judge_only_for_presets_that_have_one():

@@ -39,23 +39,30 @@ def same_as(out: Audio, ref: Audio, snr_db: float = SAME_SNR_DB) -> Measurement:
     if power < 1e-12:
         same = float(np.mean(a**2)) < 1e-12
         return Measurement(check, None, "dB", threshold, YES if same else NO, "the input is silent")
+
+    def snr_at(lag: int) -> float:
+        lo, hi = max(0, -lag), n - max(0, lag)  # out[i + lag] against in[i]
+        resid = float(np.mean((a[lo + lag : hi + lag] - b[lo:hi]) ** 2))
+        return float(db(power / max(resid, 1e-20)))
+
+    best, snr = 0, snr_at(0)
     max_lag = int(0.05 * rate)
-    best = 0
-    if n > 4 * max_lag:
+    if snr < snr_db and n > 4 * max_lag:  # not the same as is: perhaps the same, shifted
         core = b[max_lag : n - max_lag]
-        lags = sorted(range(-max_lag, max_lag + 1), key=abs)  # ties (periodic audio): the smallest lag
-        scores = [float(np.dot(a[max_lag + lag : n - max_lag + lag], core)) for lag in lags]
-        best = lags[int(np.argmax(scores))]
-    shifted = np.roll(a, -best)
-    lo, hi = abs(best), n - abs(best)
-    resid = float(np.mean((shifted[lo:hi] - b[lo:hi]) ** 2))
-    snr = float(db(power / max(resid, 1e-20)))
+        lags = range(-max_lag, max_lag + 1)
+        scores = np.array([float(np.dot(a[max_lag + lag : n - max_lag + lag], core)) for lag in lags])
+        # periodic audio matches at several lags: the one nearest 0 among the best
+        near_best = [lag for lag, sc in zip(lags, scores, strict=True) if sc >= scores.max() * (1 - 1e-9)]
+        lag = min(near_best, key=abs)
+        if lag != 0 and (shifted := snr_at(lag)) > snr:
+            best, snr = lag, shifted
+    answer = YES if snr >= snr_db else NO
     return Measurement(
         check,
         snr,
         "dB",
         threshold,
-        YES if snr >= snr_db else NO,
+        answer,
         f"input over residual {snr:.1f} dB at lag {best / rate * 1000:.0f} ms",
     )
 

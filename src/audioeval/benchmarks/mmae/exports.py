@@ -49,12 +49,18 @@ from audioeval.store.atomic import write_json_atomic, write_text_atomic
 from audioeval.store.bounded_json import loads
 
 
+def _stored(rec: SampleRecord) -> Mapping[str, Any]:
+    """What a record keeps of its rubrics: the judge's answers, or the measurements of
+    `--judge verifiers`."""
+    stored = rec.judge.get(SCORER_NAME)
+    if stored is None and rec.scores and MEASURED_SCORER in rec.scores:
+        stored = rec.scores[MEASURED_SCORER].detail
+    return stored if isinstance(stored, Mapping) else {}
+
+
 def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
     """The judged rubrics of a record (its stored judge answers, scored or failed)."""
-    stored = rec.judge.get(SCORER_NAME)
-    if stored is None and rec.scores and MEASURED_SCORER in rec.scores:  # `--judge verifiers`
-        stored = rec.scores[MEASURED_SCORER].detail
-    rubrics = (stored or {}).get("rubrics") or []
+    rubrics = _stored(rec).get("rubrics") or []
     return [r for r in rubrics if isinstance(r, dict) and isinstance(r.get("rubric_index"), int)]
 
 
@@ -240,6 +246,17 @@ def verifier_info(latest: list[SampleRecord], samples: Any, votes: int) -> dict[
                      "check": audit.get("check"), "measurement": audit.get("measurement")}
                 )  # fmt: skip
     out: dict[str, Any] = {}
+    health = [(rec.id, h) for rec in latest if isinstance(h := _stored(rec).get("health"), Mapping)]
+    if health:  # measured outputs: each problem with the samples that have it
+        problems: dict[str, list[str]] = {}
+        for sid, h in health:
+            for name in h.get("problems") or []:
+                problems.setdefault(str(name), []).append(sid)
+        out["output_health"] = {
+            "n_checked": len(health),
+            "n_with_problems": sum(1 for _, h in health if h.get("problems")),
+            "problems": {k: {"n": len(v), "ids": v} for k, v in sorted(problems.items())},
+        }
     if pairs:
         out["verifier_audit"] = {
             **_agreement(pairs),

@@ -277,6 +277,13 @@ def _outcome(
             f"[yellow]{overall['n_rubrics_not_judged']} of {overall['n_rubrics']} rubric(s) not judged: no "
             "measurement answers them (their reasons are in results.jsonl); counted, not scored.[/yellow]"
         )
+    health = tax.get("output_health")
+    if isinstance(health, Mapping) and health.get("n_with_problems"):
+        found = ", ".join(f"{k} {v['n']}" for k, v in (health.get("problems") or {}).items())
+        notes.append(
+            f"[yellow]output health: {health['n_with_problems']} of {health['n_checked']} edited output(s) "
+            f"with a problem ({found}); the samples are listed in taxonomy.json's output_health.[/yellow]"
+        )
     if info.get("calls_saved_by_measurement"):
         notes.append(
             f"[yellow]--verify first: rubrics answered by measurement saved {int(info['calls_saved_by_measurement'])} "
