@@ -43,6 +43,7 @@ from audioeval.judge.checkable import VERIFIERS_VERSION, choice_for, measure, pl
 
 SECTION = "## Acoustic verifiers"
 VOTES = 3
+AUDIT_WRONG_RATE = 0.1  # the fake judge's share of wrong answers in the audit run
 SYSTEMS = ("oracle", "identity", "reversed", "noise", "silence")
 EXTRA = (
     ("speech", "Is there speech in <audio output>?", "Yes, there is speech", "No, there is no speech"),
@@ -98,7 +99,7 @@ def _output(system: str, sid: str, data_root: Path, rate: int) -> Audio:
     return Audio.of(np.zeros(n), rate, "output")
 
 
-def run(n_samples: int) -> dict:
+def run(n_samples: int, audit_wrong_rate: float = AUDIT_WRONG_RATE) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         data = write_synthetic_set(Path(tmp) / "set", n_samples)
         meta = json.loads(data.metadata.read_text())
@@ -146,13 +147,40 @@ def run(n_samples: int) -> dict:
                             f"{system} {s['id']}: {r['question']} measured {said}, truth {truth}"
                         )
         seconds = time.perf_counter() - t0
+        audit = _audit(data) if audit_wrong_rate else None
     return {
+        "audit": audit,
+        "audit_wrong_rate": audit_wrong_rate,
         "n_samples": n_samples,
         "counts": dict(counts),
         "by_kind": {f"{k}:{ok}": v for (k, ok), v in by_kind.items()},
         "seconds": seconds,
         "wrong": wrong_examples,
     }
+
+
+def _audit(data) -> dict:
+    """`mmae score --verify audit` of the oracle edits against the test suite's fake judge, made
+    to pick a wrong option for a share of requests: the audit figure should see that share."""
+    import subprocess
+
+    from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeJudgeServer(FakeJudgeConfig(wrong_rate=AUDIT_WRONG_RATE, memoize_audio=True)) as judge,
+    ):
+        out = Path(tmp) / "audit"
+        subprocess.run(
+            [sys.executable, "-m", "audioeval.cli.main", "mmae", "score", "--predictions",
+             str(data.oracle_predictions), "--metadata", str(data.metadata), "--audio_root", str(data.root),
+             "--judge", judge.base_url, "--output_dir", str(out), "--verify", "audit", "--concurrency", "16"],
+            check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        figure = json.loads((out / "taxonomy.json").read_text())["reliability"]["mmae_rubrics"][
+            "verifier_audit"
+        ]
+    return {k: v for k, v in figure.items() if k != "disagreeing"}
 
 
 def section(res: dict) -> str:
@@ -192,16 +220,33 @@ def section(res: dict) -> str:
             *rows,
             "",
             "Disagreements: " + ("; ".join(res["wrong"]) if res["wrong"] else "none."),
+            *_audit_lines(res),
         ]
     )
+
+
+def _audit_lines(res: dict) -> list[str]:
+    a = res.get("audit")
+    if not a:
+        return []
+    axes = ", ".join(f"{k} {v['rate']:.3f} (n {v['n']})" for k, v in a["by_axis"].items())
+    return [
+        "",
+        f"`audit` mode against the test judge (tests/fakes/judge_server.py, which measures tones itself, made "
+        f"to pick a wrong option for {res['audit_wrong_rate']:.0%} of requests; 3 votes, strict majority) on the "
+        f"oracle edits: agreement of judge and measurement {a['value']:.4f} over {a['n']} rubrics ({axes}). "
+        "The measurement matched the truth on every oracle item above, so each disagreement is a rubric whose "
+        "majority verdict the injected wrong answers changed; they are listed in taxonomy.json.",
+    ]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=300)
     ap.add_argument("--no-doc", action="store_true")
+    ap.add_argument("--no-audit", action="store_true", help="skip the audit run against the test judge")
     args = ap.parse_args()
-    res = run(args.samples)
+    res = run(args.samples, 0.0 if args.no_audit else AUDIT_WRONG_RATE)
     text = section(res)
     print(text)
     if not args.no_doc:
