@@ -195,7 +195,8 @@ def section(res: dict) -> str:
         [
             SECTION,
             "",
-            f"`python bench/verifiers.py --samples {res['n_samples']}` (verifiers version {VERIFIERS_VERSION}): "
+            f"`python bench/verifiers.py --samples {res['n_samples']}` (verifiers version {VERIFIERS_VERSION}), "
+            f"measured {time.strftime('%Y-%m-%d')} on 2 cores (CPU only): "
             f"a synthetic MMAE-format set of {res['n_samples']} samples (`mmae synth` tones, each rubric list "
             "extended by a speech, a silence, a reversal and a naturalness question), edited by five systems "
             "whose outputs' truth is known by construction (oracle edit, input unchanged, input reversed, "
