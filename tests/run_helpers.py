@@ -64,9 +64,11 @@ def demo_speech_as_wavs(folder: Path, n: int = 3, name: str = "speech.jsonl") ->
     )
 
 
-SPEECH_SCORERS = {"asr_wer", "asr_cer", "asr_includes", "asr_accuracy", "sim", "dnsmos", "pesq_stoi", "utmos"}
-"""Scorers of output audio: they load metric models (tests/test_generation_eval.py and
-tests/test_runtime_metrics.py run them on real audio)."""
+SPEECH_SCORERS = {
+    "asr_wer", "asr_cer", "asr_includes", "asr_accuracy", "sim", "dnsmos", "pesq_stoi", "utmos", "mmae_verifiers",
+}  # fmt: skip
+"""Scorers of output audio: they load metric models or measure the audio (tests/test_generation_eval.py,
+tests/test_runtime_metrics.py and tests/test_mmae_verifiers.py run them on real audio)."""
 
 
 CAPTION_SCORERS = {"coco_bleu", "coco_rouge_l", "cider_d", "meteor", "spice"}

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_mmae_demo_scores_baselines_against_the_labelled_demo_judge(tmp_path):
+def test_mmae_demo_scores_baselines_by_measurement_without_a_server(tmp_path):
     env = {**os.environ, "AUDIOEVAL_DEMO_OUT": str(tmp_path)}
     p = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "mmae_demo.py")],
@@ -19,15 +19,26 @@ def test_mmae_demo_scores_baselines_against_the_labelled_demo_judge(tmp_path):
         timeout=300,
     )
     assert p.returncode == 0, p.stderr[-2000:]
-    assert "DEMONSTRATION JUDGE" in p.stdout and "NOT MMAE results" in p.stdout
+    assert "MEASURING JUDGE" in p.stdout and "NOT MMAE results" in p.stdout
+    assert p.stdout.count("measured: ") == 3 and "not judged: 0" in p.stdout
+    assert "judge_server" not in (ROOT / "examples" / "mmae_demo.py").read_text()  # no fake server
     scores = tmp_path / "mmae" / "scores"
     overall = {d.name: json.loads((d / "taxonomy.json").read_text())["overall"] for d in scores.iterdir()}
     assert set(overall) == {"identity", "noise", "oracle_edit"}
     assert all(o["n_rubrics_failed"] == 0 and o["n"] == 42 for o in overall.values())
     assert overall["oracle_edit"]["EMR"] == 100.0
     assert overall["identity"]["CR"] > 90 > overall["noise"]["CR"]
-    sig = json.loads((scores / "identity" / "mmae" / "identity" / "signature.json").read_text())  # named `--name identity`
-    assert "not Qwen3-Omni" in sig["judge"]["judge_model"]
+    health = {
+        d.name: json.loads((d / "taxonomy.json").read_text())["output_health"] for d in scores.iterdir()
+    }
+    assert health["identity"]["problems"]["identical_to_input"]["n"] == 42  # the input returned unchanged
+    assert health["oracle_edit"]["n_with_problems"] == 0
+    sig = json.loads(
+        (scores / "identity" / "mmae" / "identity" / "signature.json").read_text()
+    )  # named `--name identity`
+    scorer = sig["benchmark"]["scorers"][0]
+    assert scorer["judge"] == "verifiers" and scorer["verifiers_version"]
+    assert sig.get("judge") is None  # no judge model was asked
 
 
 def test_demo_config_runs_every_pair_offline(tmp_path):

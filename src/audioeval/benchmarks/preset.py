@@ -187,6 +187,9 @@ class Preset:
     """The output folder when `--output-dir` is not given (then its default is None)."""
     rescore: bool = True
     """Whether it gets `<group> rescore` (`mcq predict` does not: `mcq score` has its group's)."""
+    offline_judge: str | None = None
+    """A `--judge` value that names no endpoint but a judge of the preset's own that asks no
+    model (`mmae score --judge verifiers`); its plan then asks no run judge."""
 
     def __post_init__(self) -> None:
         if len(self.command) not in (1, 2):

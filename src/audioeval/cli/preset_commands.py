@@ -39,8 +39,6 @@ from audioeval.store.run_lock import check_output_file
 console = make_console()
 
 
-
-
 def model_and_urls(model: str, base_urls: str | None) -> tuple[str, list[str]]:
     """`--model NAME@URL[,URL]`, or a served name with the older `--base_urls URL[,URL]`."""
     name, at, urls = model.partition("@")
@@ -111,11 +109,13 @@ def _print_figures(bench: Benchmark, figures: Mapping[str, Any]) -> None:
     print_reliability(figures.get("reliability"), console=console)
 
 
-def _checks(values: Mapping[str, Any]) -> dict[str, Any]:
-    """The values as the runner reads them: endpoint lists parsed, the cache flags checked (each
-    number was checked against its declared bounds as it was parsed: `cli/number_flags.py`)."""
+def _checks(values: Mapping[str, Any], preset: Preset | None = None) -> dict[str, Any]:
+    """The values as the runner reads them: endpoint lists parsed (the preset's offline judge
+    kept by name), the cache flags checked (each number was checked against its declared bounds
+    as it was parsed: `cli/number_flags.py`)."""
     out = dict(values)
-    if out.get("judge") is not None:  # None: a preset whose judge is optional, not asked for
+    offline = preset.offline_judge if preset is not None else None
+    if out.get("judge") is not None and not (isinstance(out["judge"], str) and out["judge"].strip() == offline):
         out["judge"] = parse_urls(out["judge"], "--judge")
     if "model" in out and "base_urls" in out:  # the model group
         out["model"], out["model_urls"] = model_and_urls(out["model"], out.pop("base_urls"))
@@ -134,7 +134,7 @@ def score_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
 
         with friendly_errors():
             failure_limit = parse_max_failed(given["max_failed"])
-            values = _checks(given)
+            values = _checks(given, preset)
             done = run_preset(preset, values)
         out, engine = done.outcome, done.engine
         report_ignored_lines(engine.ignored_lines)

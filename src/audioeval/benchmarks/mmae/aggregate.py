@@ -37,10 +37,14 @@ def per_sample_row(sample: MmaeSample, results: Mapping[int, Mapping[str, Any]])
     cr_scores: list[int] = []
     failed: list[int] = []
     missing: list[int] = []
+    not_judged: list[int] = []  # rubrics a measuring judge could not answer: counted, not scored
     for i, rubric in enumerate(sample.rubrics):
         res = results.get(i)
         if res is None:
             missing.append(i)
+            continue
+        if res.get("not_judged"):
+            not_judged.append(i)
             continue
         if res.get("failed") or res.get("score") is None:
             failed.append(i)
@@ -49,7 +53,7 @@ def per_sample_row(sample: MmaeSample, results: Mapping[int, Mapping[str, Any]])
     scored = if_scores + cr_scores
     if any(s == 0 for s in scored):
         em: int | None = 0
-    elif failed or missing or not scored:
+    elif failed or missing or not_judged or not scored:
         em = None
     else:
         em = 1
@@ -66,6 +70,7 @@ def per_sample_row(sample: MmaeSample, results: Mapping[int, Mapping[str, Any]])
         "n_failed": len(failed),
         "n_missing": len(missing),
         "failed_rubrics": failed,
+        "n_not_judged": len(not_judged),
         "rubric_scores": [
             None if (r := results.get(i)) is None else r.get("score") for i in range(len(sample.rubrics))
         ],
@@ -170,6 +175,7 @@ def taxonomy(
         n_rubrics=sum(r["n_rubrics"] for r in rows),
         n_rubrics_failed=sum(r["n_failed"] for r in rows),
         n_rubrics_missing=sum(r["n_missing"] for r in rows),
+        n_rubrics_not_judged=sum(r.get("n_not_judged", 0) for r in rows),
         n_no_consistency_rubric=sum(1 for r in scored if r["n_cr"] == 0),
         n_no_if_rubric=sum(1 for r in scored if r["n_if"] == 0),
         micro=_micro(pair["metrics"]),

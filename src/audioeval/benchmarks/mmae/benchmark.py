@@ -1,5 +1,7 @@
 """MMAE as a `Benchmark` (`benchmarks/contract.py`): its rubric judge (`mmae_rubrics`, task
-`audio_edit`, loaded when first built), its rates IFR, CR, EMR and the editing board (`metrics.py`), its exporter, its preset `mmae score` and tools
+`audio_edit`, loaded when first built), its rubrics answered by measurement (`mmae_verifiers`,
+`mmae score --judge verifiers`), its rates IFR, CR, EMR and the editing board (`metrics.py`),
+its exporter, its preset `mmae score` and tools
 `mmae baseline` / `mmae synth` (`preset.py`, as data), its console table (`console_table.py`)."""
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ def _rubric_scorer() -> Any:
     from audioeval.benchmarks.mmae.rubric_scorer import MmaeRubricScorer
 
     return MmaeRubricScorer
+
+
+def _verifier_scorer() -> Any:
+    from audioeval.benchmarks.mmae.verifier_scorer import MmaeVerifierScorer
+
+    return MmaeVerifierScorer
 
 
 def _read_metadata(asked: SourceRequest) -> tuple[list[Sample], list[InputError]]:
@@ -73,10 +81,13 @@ def _old_output_hint(folder: Path) -> str | None:
 BENCHMARK = Benchmark(
     name="mmae",
     description="instruction-based audio editing judged by multiple-choice rubrics",
-    scorers={"mmae_rubrics": DeferredFactory(_rubric_scorer)},
+    scorers={
+        "mmae_rubrics": DeferredFactory(_rubric_scorer),
+        "mmae_verifiers": DeferredFactory(_verifier_scorer),
+    },
     metrics=RATES,
     boards=(EDITING_BOARD,),
-    exporters={"mmae_rubrics": _write_exports},
+    exporters={"mmae_rubrics": _write_exports, "mmae_verifiers": _write_exports},
     source_types={
         FORMAT: SourceFormat(
             _read_metadata,

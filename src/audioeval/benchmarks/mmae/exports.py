@@ -30,6 +30,7 @@ from typing import Any
 from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row, public_row, taxonomy
 from audioeval.benchmarks.mmae.preset import (  # the file names, stated once
     FAILED_OUTPUTS_FILE,
+    MEASURED_SCORER,
     PER_SAMPLE_FILE,
     RESULTS_FILE,
     SKIPPED_FILE,
@@ -48,9 +49,18 @@ from audioeval.store.atomic import write_json_atomic, write_text_atomic
 from audioeval.store.bounded_json import loads
 
 
+def _stored(rec: SampleRecord) -> Mapping[str, Any]:
+    """What a record keeps of its rubrics: the judge's answers, or the measurements of
+    `--judge verifiers`."""
+    stored = rec.judge.get(SCORER_NAME)
+    if stored is None and rec.scores and MEASURED_SCORER in rec.scores:
+        stored = rec.scores[MEASURED_SCORER].detail
+    return stored if isinstance(stored, Mapping) else {}
+
+
 def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
     """The judged rubrics of a record (its stored judge answers, scored or failed)."""
-    rubrics = rec.judge.get(SCORER_NAME, {}).get("rubrics") or []
+    rubrics = _stored(rec).get("rubrics") or []
     return [r for r in rubrics if isinstance(r, dict) and isinstance(r.get("rubric_index"), int)]
 
 
@@ -76,6 +86,9 @@ def _line(ms: MmaeSample, outcome: dict[str, Any], judge: str | None) -> dict[st
     index = int(outcome["rubric_index"])
     rubric = ms.rubrics[index]
     verdict = {k: outcome.get(k) for k in ("votes", "score", "failed", "failure", "attempts")}
+    for k in ("check", "check_source", "measurement", "not_judged", "measured", "audit"):  # measurement
+        if k in outcome:
+            verdict[k] = outcome[k]
     if outcome.get("votes_not_asked"):  # early stop: the votes that could not change the verdict
         verdict["votes_not_asked"] = outcome["votes_not_asked"]
     return {
@@ -195,6 +208,71 @@ def early_stop_info(ex: PairExport, latest: list[SampleRecord]) -> dict[str, Any
     }
 
 
+def _agreement(pairs: list[tuple[int, int]]) -> dict[str, Any]:
+    agree = sum(1 for a, b in pairs if a == b)
+    return {"n": len(pairs), "agree": agree, "rate": agree / len(pairs) if pairs else None}
+
+
+def verifier_info(latest: list[SampleRecord], samples: Any, votes: int) -> dict[str, Any]:
+    """`verify: audit`: agreement of the judge's verdict with the measured one over the rubrics
+    both answered, overall, per axis and per operation (a rubric counts for each operation of its
+    sample), with the disagreeing rubrics by (id, rubric index); `verify: first`: the rubrics
+    answered by measurement and the judge calls that saved (votes per rubric each: a lower bound
+    when a vote needs retries). Empty when neither happened."""
+    pairs: list[tuple[int, int]] = []
+    by_axis: dict[str, list[tuple[int, int]]] = {}
+    by_op: dict[str, list[tuple[int, int]]] = {}
+    disagreeing: list[dict[str, Any]] = []
+    measured = 0
+    for rec in latest:
+        outcomes = rubric_outcomes(rec)
+        if not outcomes:
+            continue
+        ms = samples(rec)
+        for o in outcomes:
+            if o.get("measured") is not None:
+                measured += 1
+            audit = o.get("audit")
+            if not isinstance(audit, Mapping) or audit.get("score") is None or o.get("score") is None:
+                continue
+            pair = (int(o["score"]), int(audit["score"]))
+            pairs.append(pair)
+            by_axis.setdefault(str(o.get("axis")), []).append(pair)
+            for op in sorted({op for _, op in ms.operations}):
+                by_op.setdefault(op, []).append(pair)
+            if pair[0] != pair[1]:
+                disagreeing.append(
+                    {"id": ms.id, "rubric_index": o["rubric_index"], "judge": pair[0], "measured": pair[1],
+                     "check": audit.get("check"), "measurement": audit.get("measurement")}
+                )  # fmt: skip
+    out: dict[str, Any] = {}
+    health = [(rec.id, h) for rec in latest if isinstance(h := _stored(rec).get("health"), Mapping)]
+    if health:  # measured outputs: each problem with the samples that have it
+        problems: dict[str, list[str]] = {}
+        for sid, h in health:
+            for name in h.get("problems") or []:
+                problems.setdefault(str(name), []).append(sid)
+        out["output_health"] = {
+            "n_checked": len(health),
+            "n_with_problems": sum(1 for _, h in health if h.get("problems")),
+            "problems": {k: {"n": len(v), "ids": v} for k, v in sorted(problems.items())},
+        }
+    if pairs:
+        out["verifier_audit"] = {
+            **_agreement(pairs),
+            "by_axis": {k: _agreement(v) for k, v in sorted(by_axis.items())},
+            "by_operation": {k: _agreement(v) for k, v in sorted(by_op.items())},
+            "disagreeing": disagreeing,
+        }
+    if measured:
+        out["verifier_first"] = {
+            "rubrics_measured": measured,
+            "calls_saved": measured * votes,
+            "figure": "ours",
+        }
+    return out
+
+
 # One encoder for every line of results.jsonl: what `json.dumps(line, ensure_ascii=False,
 # allow_nan=False)` gives, without a new encoder per line.
 _LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
@@ -216,6 +294,10 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
         raise InputError(str(exc), field="summary.json") from None
     wanted = set(ex.expected_ids)
     run = {**ex.run_info, **early_stop_info(ex, latest)}
+    scorer = next((x for x in ex.bench.scorers if x.name == SCORER_NAME), None)
+    verified = verifier_info(latest, samples, int(getattr(scorer, "votes", 0)))
+    if "verifier_first" in verified:
+        run["calls_saved_by_measurement"] = verified["verifier_first"]["calls_saved"]
     if ex.judged:  # a rescore judges nothing
         run["judged_now"] = len(lines.lines) - lines.before
         run["reused"] = sum(1 for sid, _ in lines.reused if sid in wanted)
@@ -223,7 +305,13 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
     write_text_atomic(folder / RESULTS_FILE, "".join([_LINE(x) + "\n" for x in lines.lines]))
     per_sample = [public_row(r) for r in rows.rows]
     write_json_atomic(folder / PER_SAMPLE_FILE, per_sample)
-    figures = {**tax, "reliability": ex.reliability(SCORER_NAME), "run": run}
+    reliability = ex.reliability(SCORER_NAME)
+    block = reliability.get(SCORER_NAME) if isinstance(reliability, dict) else None
+    if "verifier_audit" in verified and isinstance(block, dict):  # a figure of the judge's block
+        audit = verified["verifier_audit"]
+        figure = {"value": audit["rate"], "n": audit["n"], **{k: v for k, v in audit.items() if k != "rate"}}
+        reliability = {**reliability, SCORER_NAME: {**block, "verifier_audit": figure}}
+    figures = {**tax, "reliability": reliability, "run": run, **verified}
     write_json_atomic(folder / TAXONOMY_FILE, figures)
     skipped_records = [e.as_record() for e in skipped]
     write_json_atomic(folder / SKIPPED_FILE, skipped_records)

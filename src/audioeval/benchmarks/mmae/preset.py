@@ -31,6 +31,11 @@ from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
 
+VERIFIERS = "verifiers"
+"""`--judge verifiers`: the rubrics a measurement answers, offline (`verifier_scorer.py`)."""
+MEASURED_SCORER = "mmae_verifiers"
+"""The scorer of `--judge verifiers` (`verifier_scorer.py`), whose records MMAE's files read."""
+
 TAXONOMY = ["modality", "complexity", "complexity_group", "granularity", "operation"]
 CROSSES = {  # the paper's tables by modality × complexity (single / multiple) and the report's heatmap
     "modality_x_complexity_group": ["modality", "complexity_group"],
@@ -92,6 +97,13 @@ OPTIONS = (
         "off by default (the published protocol asks every vote). Recorded in the signature.",
     ),
     PresetOption(
+        "verify", "--verify", str, "off", choices=("off", "audit", "first"),
+        help="Acoustic verifiers beside the judge: `off` (the published protocol, the default); `audit` "
+        "(judge every rubric, and measure each checkable one: agreement in taxonomy.json's verifier_audit); "
+        "`first` (a rubric a measurement answers is not asked of the judge: the figure is ours, not "
+        "MMAE's; calls saved in the run block). Recorded in the signature.",
+    ),
+    PresetOption(
         "name", "--name", str, MODEL,
         help="The system's name in the run (its folder, boards, report and `audioeval leaderboard`, "
         "which needs distinct names to compare two runs).",
@@ -122,6 +134,10 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     }
     if values.get("early_stop"):  # named only when on: the spec of earlier folders is unchanged
         scorer["early_stop"] = True
+    if values.get("verify", "off") != "off":  # likewise
+        scorer["verify"] = values["verify"]
+    measured = isinstance(values.get("judge"), str) and values["judge"].strip() == VERIFIERS
+
     metadata = str(_absolute(values.get("metadata") or META))
     source = SourceSpec(type="mmae", path=metadata, audio_root=str(_root(values)))
     spec = BenchmarkSpec(
@@ -130,7 +146,8 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         source=source,
         taxonomy=TAXONOMY,
         crosses=CROSSES,
-        scorers=[{"mmae_rubrics": scorer}],
+        # rubrics answered by measurement: no judge, no votes
+        scorers=[{MEASURED_SCORER: {}} if measured else {"mmae_rubrics": scorer}],
     )
     model = {
         "name": values.get("name") or MODEL,
@@ -139,7 +156,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         "predictions_format": "mmae",
         "audio_root": str(_root(values)),
     }
-    return PresetPlan(spec, metadata, model)
+    return PresetPlan(spec, metadata, model, judge=None if measured else {})
 
 
 def check(values: Mapping[str, Any]) -> None:
@@ -255,6 +272,23 @@ def _outcome(
             "rerunning will not help: add them to the file, or accept them as failed with --max-failed."
         ]
     notes = []
+    if overall.get("n_rubrics_not_judged"):
+        notes.append(
+            f"[yellow]{overall['n_rubrics_not_judged']} of {overall['n_rubrics']} rubric(s) not judged: no "
+            "measurement answers them (their reasons are in results.jsonl); counted, not scored.[/yellow]"
+        )
+    health = tax.get("output_health")
+    if isinstance(health, Mapping) and health.get("n_with_problems"):
+        found = ", ".join(f"{k} {v['n']}" for k, v in (health.get("problems") or {}).items())
+        notes.append(
+            f"[yellow]output health: {health['n_with_problems']} of {health['n_checked']} edited output(s) "
+            f"with a problem ({found}); the samples are listed in taxonomy.json's output_health.[/yellow]"
+        )
+    if info.get("calls_saved_by_measurement"):
+        notes.append(
+            f"[yellow]--verify first: rubrics answered by measurement saved {int(info['calls_saved_by_measurement'])} "
+            "judge call(s); the figure is ours, not MMAE's published protocol.[/yellow]"
+        )
     if overall["n_rubrics_failed"]:
         notes.append(
             f"[yellow]{overall['n_rubrics_failed']} rubric(s) failed (fewer valid votes than --judge-votes): "
@@ -297,13 +331,15 @@ SCORE = Preset(
     },
     helps={
         "judge": "Comma-separated OpenAI-compatible judge endpoints, e.g. "
-        "http://localhost:8001/v1,http://localhost:8002/v1 (the official script's --base_urls).",
+        "http://localhost:8001/v1,http://localhost:8002/v1 (the official script's --base_urls); or "
+        "`verifiers`: the rubrics a measurement answers, offline, the rest not judged (not MMAE's protocol).",
         "output_dir": "Where results.jsonl, per_sample.json and taxonomy.json go; rerun to resume.",
     },
     aliases=SCORE_ALIASES,
     check=check,
     source_option="metadata",
     title="MMAE",
+    offline_judge=VERIFIERS,
 )
 
 

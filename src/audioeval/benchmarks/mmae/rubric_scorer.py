@@ -56,6 +56,9 @@ from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
 
 SCORER_NAME = "mmae_rubrics"
+VERIFY_MODES = ("off", "audit", "first")
+"""`off`: judge only (the published protocol); `audit`: judge, and measure every checkable
+rubric beside it; `first`: a rubric a measurement answers is not asked of the judge."""
 
 
 class MmaeRubricScorer(JudgedScorer):
@@ -73,11 +76,15 @@ class MmaeRubricScorer(JudgedScorer):
         max_attempts: int = 10,
         slice_clips: bool = False,
         early_stop: bool = False,
+        verify: str = "off",
     ) -> None:
         if votes < 1 or max_attempts < votes:
             raise ValueError("votes must be ≥ 1 and max_attempts ≥ votes")
         if not isinstance(early_stop, bool):
             raise ValueError(f"early_stop must be true or false, not {early_stop!r}")
+        if verify not in VERIFY_MODES:
+            raise ValueError(f"verify must be one of {', '.join(VERIFY_MODES)}, not {verify!r}")
+        self.verify = verify
         self.name = SCORER_NAME
         self.seed = seed
         self.votes = votes
@@ -113,6 +120,10 @@ class MmaeRubricScorer(JudgedScorer):
         }
         if self.early_stop:  # only when on: folders scored without it keep their signature
             sig["early_stop"] = EARLY_STOP_NAME
+        if self.verify != "off":  # likewise: measurement beside (audit) or before (first) the judge
+            from audioeval.benchmarks.mmae.rubric_checks import verifiers_signature
+
+            sig["verify"] = {"mode": self.verify, **verifiers_signature()}
         return sig
 
     def planned_calls(self, sample: Sample) -> int:
@@ -163,8 +174,22 @@ class MmaeRubricScorer(JudgedScorer):
             raise InputError(str(exc), sample_id=sample.id, field="rubrics") from None
         # every clip read before any is sent: an unreadable one asks nothing
         await generate.prepare(sorted({ref for c in clips for _, ref in c}, key=_ref_order))
-        outcomes = await asyncio.gather(*(self._rubric(ms, i, c, generate) for i, c in enumerate(clips)))
-        return self._result(ms, list(outcomes))
+        measured: dict[int, dict[str, Any]] = {}
+        health = None
+        if self.verify != "off":  # measuring reads the audio: off the event loop
+            from audioeval.benchmarks.mmae.rubric_checks import measure_rubrics
+
+            measured, health = await asyncio.to_thread(measure_rubrics, ms, resolve)
+
+        async def one(i: int, c: list[tuple[str, AudioRef]]) -> dict[str, Any]:
+            m = measured.get(i)
+            if self.verify == "first" and m is not None and m.get("score") is not None:
+                return _measured_outcome(ms, i, m)  # answered by measurement: no judge call
+            outcome = await self._rubric(ms, i, c, generate)
+            return {**outcome, "audit": m} if m is not None and self.verify == "audit" else outcome
+
+        outcomes = await asyncio.gather(*(one(i, c) for i, c in enumerate(clips)))
+        return self._result(ms, list(outcomes), health)
 
     async def _rubric(
         self, ms: MmaeSample, index: int, clips: list[tuple[str, AudioRef]], generate: JudgeGenerate
@@ -199,10 +224,14 @@ class MmaeRubricScorer(JudgedScorer):
 
     # -- aggregation -----------------------------------------------------------------------
 
-    def _result(self, ms: MmaeSample, outcomes: list[dict[str, Any]]) -> Score:
+    def _result(
+        self, ms: MmaeSample, outcomes: list[dict[str, Any]], health: Mapping[str, Any] | None = None
+    ) -> Score:
         results = {int(o["rubric_index"]): o for o in outcomes}
         row = per_sample_row(ms, results)
-        detail = {"rubrics": outcomes, "rubric_scores": row["rubric_scores"]}
+        detail: dict[str, Any] = {"rubrics": outcomes, "rubric_scores": row["rubric_scores"]}
+        if health is not None:  # measured with --verify: the output's health, kept for the exports
+            detail["health"] = dict(health)
         failed = [o for o in outcomes if o.get("failed")]
         if failed or len(results) < len(ms.rubrics):
             first = failed[0] if failed else {}
@@ -226,9 +255,12 @@ class MmaeRubricScorer(JudgedScorer):
         ms = mmae_from_fields(sample)
         outcomes = []
         for o in stored.get("rubrics") or []:
+            if o.get("measured") is not None:  # answered by measurement (`verify: first`): kept
+                outcomes.append(dict(o))
+                continue
             again = rescore_attempts(list(o.get("attempts") or []), self.votes, self.early_stop)
             outcomes.append({**o, **again, "failure": None if not again["failed"] else o.get("failure")})
-        return self._result(ms, outcomes)
+        return self._result(ms, outcomes, stored.get("health"))
 
     def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
         """Each judged rubric with its votes (`metrics/judge_reliability.py`): the option chosen
@@ -239,8 +271,21 @@ class MmaeRubricScorer(JudgedScorer):
         return [
             JudgedItem([_vote(a) for a in r.get("attempts") or [] if isinstance(a, Mapping)])
             for r in rubrics
-            if isinstance(r, Mapping)
+            if isinstance(r, Mapping) and r.get("measured") is None  # measured: no judge votes
         ]
+
+
+def _measured_outcome(ms: MmaeSample, index: int, measured: Mapping[str, Any]) -> dict[str, Any]:
+    """A rubric answered by measurement: its score, no votes, the measurement kept."""
+    category = ms.rubrics[index].category
+    return {
+        "rubric_index": index,
+        "category": category,
+        "axis": "IF" if is_instruction_following(category) else "CR",
+        "score": measured["score"],
+        "failed": False,
+        "measured": dict(measured),
+    }
 
 
 def _vote(attempt: Mapping[str, Any]) -> JudgeVote:

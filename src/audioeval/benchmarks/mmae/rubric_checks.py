@@ -1,0 +1,79 @@
+"""Measuring an MMAE sample's rubrics (`judge/checkable.py` with MMAE's rules), shared by
+`--judge verifiers` (`verifier_scorer.py`) and the `--verify audit|first` modes of the rubric
+judge (`rubric_scorer.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from audioeval.audio.verifiers.health import output_health
+from audioeval.audio.verifiers.measurement import CANNOT_TELL, Audio, load_audio
+from audioeval.benchmarks.mmae.check_rules import MMAE_CHECK_RULES
+from audioeval.benchmarks.mmae.records import MmaeSample
+from audioeval.core.errors import InputError
+from audioeval.judge.checkable import VERIFIERS_VERSION, choice_for, measure, plan_check
+
+
+def verifiers_signature() -> dict[str, Any]:
+    """What moves a measured answer: the verifiers' version and the rules that pick checks."""
+    return {"verifiers_version": VERIFIERS_VERSION, "check_rules": [r.name for r in MMAE_CHECK_RULES]}
+
+
+def clip_loader(resolve: Callable[[str], str]) -> Callable[[str], Audio]:
+    """Clips by label (`output`, `input1`), each decoded once; KeyError for a label the
+    sample lacks (the check then cannot tell)."""
+    loaded: dict[str, Audio] = {}
+
+    def load(label: str) -> Audio:
+        if label not in loaded:
+            try:
+                path = resolve(label)
+            except InputError:
+                raise KeyError(label) from None
+            loaded[label] = load_audio(path, label)
+        return loaded[label]
+
+    return load
+
+
+def measure_rubric(ms: MmaeSample, index: int, load: Callable[[str], Audio]) -> dict[str, Any] | None:
+    """The measured answer of one rubric: None when no check recognises it; else its check,
+    where the check came from, the measurement, and `score` (1: the measured Yes / No is the
+    right choice, 0: it is not; None with `not_judged` when the measurement cannot answer)."""
+    rubric = ms.rubrics[index]
+    try:
+        check = plan_check({"question": rubric.question}, MMAE_CHECK_RULES)
+    except ValueError as exc:
+        raise InputError(f"rubric {index}: {exc}", sample_id=ms.id, field="rubrics") from None
+    if check is None:
+        return None
+    m = measure(check, load)
+    picked = choice_for(m.answer, [rubric.right_choice, *rubric.wrong_choices])
+    out: dict[str, Any] = {
+        "check": check.expression,
+        "check_source": check.source,
+        "measurement": m.to_dict(),
+    }
+    if picked is None:
+        why = m.reason if m.answer == CANNOT_TELL else "no single Yes / No option to map the measurement onto"
+        return {**out, "score": None, "not_judged": f"{m.answer}: {why}"}
+    return {**out, "score": int(picked == rubric.right_choice)}
+
+
+def measure_rubrics(
+    ms: MmaeSample, resolve: Callable[[str], str]
+) -> tuple[dict[int, dict[str, Any]], dict[str, Any]]:
+    """The measured answers of a sample's checkable rubrics, by rubric index, and the health of
+    its edited output against its first input (`audio/verifiers/health.py`)."""
+    load = clip_loader(resolve)
+    out = {}
+    for i in range(len(ms.rubrics)):
+        m = measure_rubric(ms, i, load)
+        if m is not None:
+            out[i] = m
+    try:
+        ref: Audio | None = load("input1")
+    except KeyError:
+        ref = None
+    return out, output_health(load("output"), ref).to_dict()
