@@ -18,7 +18,6 @@ from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.pair_summary import PairMetrics, failure_stats_for, stats_for, summarise_records
 from tests.test_post_judging_bootstrap import old_aggregate
 
-
 DECLARED = ("display", "aggregation", "per_sample")
 """What an overall metric block says of its metric's declaration (`CorpusMetric.declaration`)
 beside the figures the former blocks held."""
