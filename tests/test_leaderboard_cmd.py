@@ -128,7 +128,7 @@ def baseline_runs(runs: tuple[Path, Path], tmp_path_factory: pytest.TempPathFact
     shutil.copytree(again, other)
     records = other / "tones-mcq" / "oracle" / "records.jsonl"
     lines = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()]
-    lines[0]["output"]["text"] = "I cannot tell"
+    next(r for r in lines if r["id"] == "t0")["output"]["text"] = "I cannot tell"  # lines: in finishing order
     records.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
     res = runner.invoke(app, ["rescore", str(other), "--resamples", "50"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
