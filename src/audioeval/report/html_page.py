@@ -61,8 +61,7 @@ class Section:
     figures: list[str] = field(default_factory=list)  # SVG text
 
 
-PAGE = _ENV.from_string(
-    """<!doctype html>
+HEAD = """<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -72,7 +71,12 @@ PAGE = _ENV.from_string(
 {{ css }}
 </style>
 </head>
-<body>
+"""
+"""The head of every page: its title and the one style sheet."""
+
+PAGE = _ENV.from_string(
+    HEAD
+    + """<body>
 <header><h1>{{ title }}</h1>{% if subtitle %}<p>{{ subtitle }}</p>{% endif %}</header>
 <nav>{% for s in sections %}<a href="#{{ s.anchor }}">{{ s.title }}</a>{% endfor %}{% if samples %}<a href="#samples">samples</a>{% endif %}</nav>
 <main>
@@ -143,17 +147,8 @@ def render_page(title: str, subtitle: str, sections: list[Section], samples: dic
 
 
 VIEWER_PAGE = _ENV.from_string(
-    """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{ title }}</title>
-<style>
-{{ css }}
-</style>
-</head>
-<body data-page="{{ page }}">
+    HEAD
+    + """<body data-page="{{ page }}">
 <header><h1>{{ title }}</h1><p><a href="/">runs</a> · audioeval view: read-only, from the run folders; no model or judge call</p></header>
 <main>
 <div id="script-errors"></div>
