@@ -9,8 +9,9 @@ figures.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,8 +28,21 @@ class JudgeVote:
 
 
 @dataclass(frozen=True, slots=True)
+class MeasuredCheck:
+    """An item also answered by measurement (acoustic verifiers beside the judge): the judge's
+    verdict and the measured one as scores (1: the right choice, 0: not), the item's own groups
+    (`{"axis": "IF"}`) and what was measured (its check, the measurement), kept to be shown."""
+
+    judge: int
+    measured: int
+    groups: Mapping[str, str] = field(default_factory=dict)
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class JudgedItem:
     """One judged item: every vote asked about it, and its label when one is known."""
 
     votes: Sequence[JudgeVote]
     label: bool | None = None  # the truth for P(yes) calibration (True: yes is right)
+    measured: MeasuredCheck | None = None  # also measured: the judge against the measurement

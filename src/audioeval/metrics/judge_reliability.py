@@ -21,6 +21,11 @@ and every vote asked about it, valid or not. From that view, with no judge call:
   options) that gave the same verdict.
 - `ece`: expected calibration error of P(yes) against the item's label (10 equal-width bins),
   when P(yes) votes and labels exist.
+- `verifier_audit` (only when items were also measured: MMAE's `--verify audit`): the share of
+  those items where the judge's verdict and the measured one agree (`value`, `n`, `agree`),
+  the same per group of each item's own keys (`by_axis`) and of each taxonomy key of its sample
+  (`by_operation`, `by_modality`, …; a sample in several groups counts in each), and the
+  disagreeing items (`disagreeing`: sample id, the item's detail, both verdicts).
 
 Each figure has its `n`; a figure that cannot be computed has `value` null and a `reason`,
 never 0.
@@ -32,12 +37,13 @@ import functools
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import Any, Protocol, TypedDict
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from audioeval.core.record import SampleRecord
-from audioeval.judge.judged_items import JudgedItem, JudgeVote
+from audioeval.judge.judged_items import JudgedItem, JudgeVote, MeasuredCheck
 from audioeval.metrics import binary_judge
 from audioeval.metrics.binary_judge import ECE_BINS
+from audioeval.metrics.grouping import taxonomy_groups
 from audioeval.scoring.hook_guard import call_hook
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.scorer_hooks import Scorer
@@ -83,6 +89,7 @@ class ReliabilityBlock(TypedDict):
     order_swap_consistency: ReliabilityFigure
     repeat_stability: ReliabilityFigure
     ece: ReliabilityFigure
+    verifier_audit: NotRequired[dict[str, Any]]
 
 
 class ReliabilitySource(Protocol):
@@ -352,9 +359,47 @@ def records_reliability(
     """`{scorer: block}` over the stored judge answers of the given records (each sample's
     latest record, as the caller chose them)."""
     recs = list(records)
+    out: dict[str, ReliabilityBlock] = {}
+    for j in judges:
+        items_of = functools.partial(call_hook, j, "reliability_items")
+        per_record = [(r, items_of(r.judge[j.name])) for r in recs if r.judge.get(j.name) is not None]
+        block = reliability([item for _, items in per_record for item in items])
+        audit = verifier_audit(per_record)
+        if audit is not None:
+            block["verifier_audit"] = audit
+        out[j.name] = block
+    return out
+
+
+def _agreement(checks: Sequence[MeasuredCheck]) -> dict[str, Any]:
+    agree = sum(1 for c in checks if c.judge == c.measured)
+    return {"value": agree / len(checks) if checks else None, "n": len(checks), "agree": agree}
+
+
+def verifier_audit(per_record: Sequence[tuple[SampleRecord, Sequence[JudgedItem]]]) -> dict[str, Any] | None:
+    """The judge against the measurement over the items both answered (the module doc), or
+    None when no item was measured."""
+    checks: list[MeasuredCheck] = []
+    by: dict[str, dict[str, list[MeasuredCheck]]] = {}
+    disagreeing: list[dict[str, Any]] = []
+    for rec, items in per_record:
+        for item in items:
+            c = item.measured
+            if c is None:
+                continue
+            checks.append(c)
+            groups = {k: [str(v)] for k, v in c.groups.items()}
+            for key, value in rec.taxonomy.items():
+                groups.setdefault(key, taxonomy_groups(value))
+            for key, names in groups.items():
+                for name in names:
+                    by.setdefault(key, {}).setdefault(name, []).append(c)
+            if c.judge != c.measured:
+                disagreeing.append({"id": rec.id, **c.detail, "judge": c.judge, "measured": c.measured})
+    if not checks:
+        return None
     return {
-        j.name: stored_reliability(
-            functools.partial(call_hook, j, "reliability_items"), (r.judge.get(j.name) for r in recs)
-        )
-        for j in judges
+        **_agreement(checks),
+        **{f"by_{key}": {g: _agreement(v) for g, v in sorted(groups.items())} for key, groups in sorted(by.items())},
+        "disagreeing": disagreeing,
     }

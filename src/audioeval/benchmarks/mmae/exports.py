@@ -208,43 +208,13 @@ def early_stop_info(ex: PairExport, latest: list[SampleRecord]) -> dict[str, Any
     }
 
 
-def _agreement(pairs: list[tuple[int, int]]) -> dict[str, Any]:
-    agree = sum(1 for a, b in pairs if a == b)
-    return {"n": len(pairs), "agree": agree, "rate": agree / len(pairs) if pairs else None}
-
-
-def verifier_info(latest: list[SampleRecord], samples: Any, votes: int) -> dict[str, Any]:
-    """`verify: audit`: agreement of the judge's verdict with the measured one over the rubrics
-    both answered, overall, per axis and per operation (a rubric counts for each operation of its
-    sample), with the disagreeing rubrics by (id, rubric index); `verify: first`: the rubrics
-    answered by measurement and the judge calls that saved (votes per rubric each: a lower bound
-    when a vote needs retries). Empty when neither happened."""
-    pairs: list[tuple[int, int]] = []
-    by_axis: dict[str, list[tuple[int, int]]] = {}
-    by_op: dict[str, list[tuple[int, int]]] = {}
-    disagreeing: list[dict[str, Any]] = []
-    measured = 0
-    for rec in latest:
-        outcomes = rubric_outcomes(rec)
-        if not outcomes:
-            continue
-        ms = samples(rec)
-        for o in outcomes:
-            if o.get("measured") is not None:
-                measured += 1
-            audit = o.get("audit")
-            if not isinstance(audit, Mapping) or audit.get("score") is None or o.get("score") is None:
-                continue
-            pair = (int(o["score"]), int(audit["score"]))
-            pairs.append(pair)
-            by_axis.setdefault(str(o.get("axis")), []).append(pair)
-            for op in sorted({op for _, op in ms.operations}):
-                by_op.setdefault(op, []).append(pair)
-            if pair[0] != pair[1]:
-                disagreeing.append(
-                    {"id": ms.id, "rubric_index": o["rubric_index"], "judge": pair[0], "measured": pair[1],
-                     "check": audit.get("check"), "measurement": audit.get("measurement")}
-                )  # fmt: skip
+def verifier_info(latest: list[SampleRecord], votes: int) -> dict[str, Any]:
+    """Measured outputs (`--verify`, `--judge verifiers`): `output_health`, each problem with the
+    samples that have it; `verify: first`: the rubrics answered by measurement and the judge
+    calls that saved (votes per rubric each: a lower bound when a vote needs retries). Empty
+    when neither happened. (`verify: audit`'s agreement is a figure of the pair summary's
+    reliability block: `metrics/judge_reliability.py`.)"""
+    measured = sum(1 for rec in latest for o in rubric_outcomes(rec) if o.get("measured") is not None)
     out: dict[str, Any] = {}
     health = [(rec.id, h) for rec in latest if isinstance(h := _stored(rec).get("health"), Mapping)]
     if health:  # measured outputs: each problem with the samples that have it
@@ -256,13 +226,6 @@ def verifier_info(latest: list[SampleRecord], samples: Any, votes: int) -> dict[
             "n_checked": len(health),
             "n_with_problems": sum(1 for _, h in health if h.get("problems")),
             "problems": {k: {"n": len(v), "ids": v} for k, v in sorted(problems.items())},
-        }
-    if pairs:
-        out["verifier_audit"] = {
-            **_agreement(pairs),
-            "by_axis": {k: _agreement(v) for k, v in sorted(by_axis.items())},
-            "by_operation": {k: _agreement(v) for k, v in sorted(by_op.items())},
-            "disagreeing": disagreeing,
         }
     if measured:
         out["verifier_first"] = {
@@ -295,7 +258,7 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
     wanted = set(ex.expected_ids)
     run = {**ex.run_info, **early_stop_info(ex, latest)}
     scorer = next((x for x in ex.bench.scorers if x.name == SCORER_NAME), None)
-    verified = verifier_info(latest, samples, int(getattr(scorer, "votes", 0)))
+    verified = verifier_info(latest, int(getattr(scorer, "votes", 0)))
     if "verifier_first" in verified:
         run["calls_saved_by_measurement"] = verified["verifier_first"]["calls_saved"]
     if ex.judged:  # a rescore judges nothing
@@ -307,10 +270,8 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
     write_json_atomic(folder / PER_SAMPLE_FILE, per_sample)
     reliability = ex.reliability(SCORER_NAME)
     block = reliability.get(SCORER_NAME) if isinstance(reliability, dict) else None
-    if "verifier_audit" in verified and isinstance(block, dict):  # a figure of the judge's block
-        audit = verified["verifier_audit"]
-        figure = {"value": audit["rate"], "n": audit["n"], **{k: v for k, v in audit.items() if k != "rate"}}
-        reliability = {**reliability, SCORER_NAME: {**block, "verifier_audit": figure}}
+    if isinstance(block, dict) and "verifier_audit" in block:  # the summary's figure, also at the top
+        verified["verifier_audit"] = block["verifier_audit"]
     figures = {**tax, "reliability": reliability, "run": run, **verified}
     write_json_atomic(folder / TAXONOMY_FILE, figures)
     skipped_records = [e.as_record() for e in skipped]

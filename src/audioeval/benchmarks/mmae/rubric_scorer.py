@@ -48,7 +48,7 @@ from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.core.shorten import shorten_path
 from audioeval.judge.audio_refs import find_mentions
-from audioeval.judge.judged_items import JudgedItem, JudgeVote
+from audioeval.judge.judged_items import JudgedItem, JudgeVote, MeasuredCheck
 from audioeval.judge.option_shuffle import shuffle_options
 from audioeval.judge.votes import EARLY_STOP_NAME, collect_votes, majority_to_decide
 from audioeval.prompts.templates import PromptTemplate
@@ -269,10 +269,27 @@ class MmaeRubricScorer(JudgedScorer):
         as a rescore does."""
         rubrics = stored.get("rubrics") or []
         return [
-            JudgedItem([_vote(a) for a in r.get("attempts") or [] if isinstance(a, Mapping)])
+            JudgedItem([_vote(a) for a in r.get("attempts") or [] if isinstance(a, Mapping)], measured=_audited(r))
             for r in rubrics
             if isinstance(r, Mapping) and r.get("measured") is None  # measured: no judge votes
         ]
+
+
+def _audited(outcome: Mapping[str, Any]) -> MeasuredCheck | None:
+    """`verify: audit`: a rubric both judged and measured, the two verdicts side by side."""
+    audit = outcome.get("audit")
+    if not isinstance(audit, Mapping) or audit.get("score") is None or outcome.get("score") is None:
+        return None
+    return MeasuredCheck(
+        judge=int(outcome["score"]),
+        measured=int(audit["score"]),
+        groups={"axis": str(outcome.get("axis"))},
+        detail={
+            "rubric_index": outcome.get("rubric_index"),
+            "check": audit.get("check"),
+            "measurement": audit.get("measurement"),
+        },
+    )
 
 
 def _measured_outcome(ms: MmaeSample, index: int, measured: Mapping[str, Any]) -> dict[str, Any]:
