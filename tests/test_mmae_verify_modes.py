@@ -53,7 +53,7 @@ def test_audit_reports_agreement_per_axis_and_operation_with_the_disagreeing_vot
     assert (
         d["judge"] != d["measured"] and d["check"].startswith("tone_present") and d["measurement"]["answer"]
     )
-    assert "verifier_audit" in p.stdout
+    assert "judge vs measurement" in p.stdout  # the figure in the console's reliability table
     sig = signature_of(tmp_path / "audit")
     assert sig["verify"]["mode"] == "audit" and sig["verify"]["verifiers_version"]
 

@@ -48,6 +48,8 @@ class Table:
     caption: str = ""
     right_aligned: tuple[str, ...] = ()
     nowrap: tuple[str, ...] = ()  # columns never broken mid-string (signature hashes)
+    link_column: str = ""  # the column whose cells link to `links[row]` (a page address)
+    links: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -89,7 +91,7 @@ PAGE = _ENV.from_string(
 {% for t in s.tables %}
 <table>{% if t.caption %}<caption>{{ t.caption }}</caption>{% endif %}
 <tr>{% for h in t.headers %}<th>{{ h }}</th>{% endfor %}</tr>
-{% for row in t.rows %}<tr>{% for c in row %}<td{% if c is number or t.headers[loop.index0] in t.right_aligned %} class="num"{% elif t.headers[loop.index0] in t.nowrap %} class="hash"{% endif %}>{{ c }}</td>{% endfor %}</tr>
+{% for row in t.rows %}{% set r = loop.index0 %}<tr>{% for c in row %}<td{% if c is number or t.headers[loop.index0] in t.right_aligned %} class="num"{% elif t.headers[loop.index0] in t.nowrap %} class="hash"{% endif %}>{% if t.link_column and t.headers[loop.index0] == t.link_column and t.links[r] %}<a href="{{ t.links[r] }}">{{ c }}</a>{% else %}{{ c }}{% endif %}</td>{% endfor %}</tr>
 {% endfor %}</table>
 {% endfor %}
 </section>

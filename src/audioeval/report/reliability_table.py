@@ -26,6 +26,7 @@ FIGURES = (
     ("order_swap_consistency", "order-swap", "pairs", "percent", "same verdict, options in another order"),
     ("repeat_stability", "repeat stability", "pairs", "percent", "same verdict, asked the same way"),
     ("ece", "calibration (ECE)", "votes", "number", "P(yes) against labels"),
+    ("verifier_audit", "judge vs measurement", "items", "percent", "verdicts that agree with the measured one"),
 )
 HEADERS = ("figure", "value", "n", "detail")
 RIGHT_ALIGNED = ("value", "n")
@@ -76,6 +77,12 @@ def _detail(key: str, figure: Mapping[str, Any], meaning: str) -> str:
     if key == "position_bias":
         warning = figure.get("warning")
         return _positions(figure) + (f" ({warning})" if warning else "")
+    if key == "verifier_audit":
+        return f"{figure.get('agree')} agree of {figure['n']}; " + "; ".join(
+            f"{k[3:]}: " + ", ".join(f"{g} {_value(v.get('value'), 'percent')}" for g, v in groups.items())
+            for k, groups in figure.items()
+            if k in ("by_axis", "by_operation") and isinstance(groups, Mapping)
+        )
     if key == "ece" and isinstance(figure.get("bins"), list):
         return f"{meaning}, {len(figure['bins'])} bins"
     return meaning
@@ -97,6 +104,22 @@ def reliability_rows(block: Mapping[str, Any]) -> list[ReliabilityRow]:
         if key not in known and isinstance(figure, Mapping):
             value = _value(figure.get("value"), "number")
             rows.append(ReliabilityRow(str(key), value, str(figure.get("n", 0)), _detail(key, figure, "")))
+    return rows
+
+
+AUDIT_HEADERS = ("id", "rubric", "judge", "measured", "check", "measurement")
+
+
+def disagreeing_rows(block: Mapping[str, Any]) -> list[list[str]]:
+    """The items where the judge and the measurement disagree (`verifier_audit.disagreeing`),
+    one row each: sample id, item, both verdicts (1: the right choice), the check, what it measured."""
+    audit = block.get("verifier_audit")
+    rows = []
+    for d in (audit.get("disagreeing") or []) if isinstance(audit, Mapping) else []:
+        m = d.get("measurement") if isinstance(d.get("measurement"), Mapping) else {}
+        measured = f"{m.get('answer', '')}: {m.get('reason', '')}" if m else ""
+        rows.append([str(d.get("id")), str(d.get("rubric_index")), str(d.get("judge")), str(d.get("measured")),
+                     str(d.get("check") or ""), measured])  # fmt: skip
     return rows
 
 

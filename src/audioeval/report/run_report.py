@@ -21,6 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
@@ -30,7 +31,14 @@ from audioeval.report.html_page import Section, Table, render_page
 from audioeval.report.leaderboard_page import board_table
 from audioeval.report.plots import bars_with_ci, heatmap, short_label
 from audioeval.report.portable import machine_prefixes, scrub
-from audioeval.report.reliability_table import HEADERS, RIGHT_ALIGNED, reliability_rows, reliability_title
+from audioeval.report.reliability_table import (
+    AUDIT_HEADERS,
+    HEADERS,
+    RIGHT_ALIGNED,
+    disagreeing_rows,
+    reliability_rows,
+    reliability_title,
+)
 from audioeval.report.sample_chunks import CHUNK_DIR, write_samples
 from audioeval.report.units import axis_limits, show_span, show_value, shown, unit_label
 from audioeval.store.atomic import write_text, write_text_atomic
@@ -351,6 +359,7 @@ def reliability_section(pairs: list[Pair]) -> Section | None:
                 rows = [list(row) for row in reliability_rows(block)]
                 caption = reliability_title(str(scorer), block, where=p.name)
                 tables.append(Table(list(HEADERS), rows, caption, right_aligned=RIGHT_ALIGNED))
+                tables.extend(_disagreeing_table(p, str(scorer), block))
     if not tables:
         return None
     note = (
@@ -358,6 +367,24 @@ def reliability_section(pairs: list[Pair]) -> Section | None:
         'means and how to read it is in docs/judging.md ("The reliability block").'
     )
     return Section("Judge reliability", "reliability", [note], tables)
+
+
+MAX_DISAGREEING = 100
+
+
+def _disagreeing_table(p: Pair, scorer: str, block: dict[str, Any]) -> list[Table]:
+    """The votes where the judge and the measurement disagree, each id linking to its sample
+    in the sample browser (every vote and clip of it); none without any."""
+    rows = disagreeing_rows(block)
+    if not rows:
+        return []
+    key = quote(f"{p.benchmark}/{p.model}", safe="/")
+    caption = f"judge vs measurement, disagreeing: {scorer} · {p.name} ({len(rows)}"
+    caption += f", the first {MAX_DISAGREEING} shown)" if len(rows) > MAX_DISAGREEING else ")"
+    rows = rows[:MAX_DISAGREEING]
+    links = [f"#pair={key}&sample={quote(r[0], safe='')}" for r in rows]
+    return [Table(list(AUDIT_HEADERS), rows, caption, right_aligned=("rubric", "judge", "measured"),
+                  link_column="id", links=links)]  # fmt: skip
 
 
 def failures_section(pairs: list[Pair]) -> Section | None:
