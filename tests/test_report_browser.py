@@ -315,3 +315,43 @@ def test_a_sample_without_the_headline_value_shows_none_in_its_place() -> None:
     assert primary_score(rec, "IFR") is None
     assert primary_score(rec, "CR") == 1.0
     assert primary_score(rec, "wer") == 1.0  # no score has the key: the first number scored
+
+
+def test_an_audited_mmae_run_opens_a_vote_where_judge_and_measurement_disagree(
+    driver: Any, tmp_path: Path, small_synthetic_set: Any
+) -> None:
+    """`--verify audit`: the reliability section shows the agreement of the judge with the
+    measurement, and each disagreeing vote's id opens its sample with every vote."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+
+    data, out = small_synthetic_set, tmp_path / "audit"
+    with FakeJudgeServer(FakeJudgeConfig(wrong_rate=0.3, seed=3)) as judge:
+        p = subprocess.run(
+            [sys.executable, "-m", "audioeval.cli.main", "mmae", "score", "--predictions",
+             str(data.oracle_predictions), "--metadata", str(data.metadata), "--audio_root", str(data.root),
+             "--judge", judge.base_url, "--output_dir", str(out), "--verify", "audit", "--judge-votes", "1"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+    assert p.returncode == 0, p.stderr[-2000:]
+    [summary] = list(out.glob("mmae/*/summary.json"))
+    fig = json.loads(summary.read_text())["reliability"]["mmae_rubrics"]["verifier_audit"]
+    assert fig["disagreeing"]
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    open_page(driver, (out / "report" / "index.html").as_uri())
+    section = driver.find_element("id", "reliability")
+    row = section.find_element("xpath", ".//tr[td[1][text()='judge vs measurement']]")
+    assert row.find_elements("tag name", "td")[1].text == f"{100 * fig['value']:.1f} %"
+    assert "axis: CR" in row.text and "operation:" in row.text
+    links = section.find_elements("css selector", "td a[href^='#pair=']")
+    assert [a.text for a in links] == [d["id"] for d in fig["disagreeing"]]
+    screenshot(driver, "report-mmae-verifier-audit", section)
+    first = fig["disagreeing"][0]
+    links[0].click()
+    sample = opened_sample(driver, first["id"])
+    rubric = sample.find_elements("css selector", ".rubric")[first["rubric_index"]]
+    assert rubric.find_elements("css selector", "table.votes tr")  # the judge's vote, one click away
+    assert f"&sample={first['id']}" in driver.current_url
