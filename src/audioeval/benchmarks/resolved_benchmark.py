@@ -14,6 +14,7 @@ from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.benchmarks.tasks import TaskDefaults
 from audioeval.metrics.corpus import CorpusMetric
 from audioeval.metrics.judge_reliability import judges_of
+from audioeval.metrics.output_health import HEALTH_AGAINST_INPUT, HEALTH_ALONE
 from audioeval.metrics.pair_summary import PairMetrics
 from audioeval.postprocess.steps import PostprocessChain
 from audioeval.prompts.templates import PromptTemplate, load_template
@@ -93,7 +94,15 @@ class ResolvedBenchmark:
             groups={key: g.as_plan() for key, g in self.spec.groups.items()},
             excluded_failed_outputs=self.spec.failed_outputs == "excluded",
             crosses={name: tuple(keys) for name, keys in self.spec.crosses.items()},
+            output_health=self._output_health(),
         )
+
+    def _output_health(self) -> str:
+        """How a pair's audio outputs are measured for health: against the input where the
+        output is a version of it (codec, editing), else alone; text outputs are not."""
+        if self.task.output != "audio":
+            return ""
+        return HEALTH_AGAINST_INPUT if self.task.family in ("codec", "editing") else HEALTH_ALONE
 
     def summary_header(self) -> dict[str, Any]:
         """What a pair summary says of the benchmark before its counts and metrics."""

@@ -21,6 +21,10 @@ those feed, and is still counted in `failed` (a rerun judges it again).
 The samples enter each metric in the benchmark's sample order (the bootstrap resamples by
 position, so the same records give the same CIs, whichever failed).
 
+A pair whose outputs are audio also gets `output_health` (`metrics/output_health.py`): each
+output measured once (silent, clipped, DC offset; truncated, padded or the input unchanged
+where the output is a version of its input), the problems counted with their samples.
+
 A pair with judged scorers also gets `reliability`: for each, how reliable its judge was
 (valid answers, agreement, position bias, …: `metrics/judge_reliability.py`), read from the
 stored judge answers of the latest records, failed judgements included, so a rescore
@@ -39,6 +43,7 @@ from audioeval.core.record import FailureKind, SampleRecord, Score, latest_recor
 from audioeval.metrics.corpus import CorpusMetric, MetricValue, aggregate_all
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.judge_reliability import ReliabilitySource, records_reliability
+from audioeval.metrics.output_health import records_health
 from audioeval.store.json_items import gc_paused
 
 
@@ -63,6 +68,9 @@ class PairMetrics:
     crosses: Mapping[str, Sequence[str]] = field(default_factory=dict)
     """Cross breakdown name -> the taxonomy keys it crosses (each group `a|b`, in the order
     of the first key's groups, then the second's, as each key's breakdown lists them)."""
+    output_health: str = ""
+    """Measure the health of each audio output (`metrics/output_health.py`): `output` alone,
+    `input` also against the sample's input clip; "" not measured (text output)."""
 
 
 def stats_for(
@@ -184,6 +192,10 @@ def _summarise(
         summary["crosses"] = {name: list(keys) for name, keys in plan.crosses.items()}
     if plan.judges:
         summary["reliability"] = records_reliability(plan.judges, latest.values())
+    if plan.output_health:
+        health = records_health(latest.values(), plan.output_health)
+        if health is not None:
+            summary["output_health"] = health
     return summary
 
 

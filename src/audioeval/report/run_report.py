@@ -370,6 +370,39 @@ def reliability_section(pairs: list[Pair]) -> Section | None:
 
 
 MAX_DISAGREEING = 100
+MAX_HEALTH_IDS = 20
+
+
+def health_section(pairs: list[Pair]) -> Section | None:
+    """Each pair's audio-output health (`summary.json`'s `output_health`): per model, the
+    outputs checked and each problem with its samples, each id linking to its sample."""
+    rows: list[list[Any]] = []
+    for p in pairs:
+        h = p.summary.get("output_health")
+        if not isinstance(h, dict):
+            continue
+        problems = dict(h.get("problems") or {})
+        unreadable = h.get("unreadable") or {}
+        if unreadable.get("n"):
+            problems["unreadable"] = unreadable
+        head = [p.benchmark, p.model, h.get("n_checked", 0), h.get("n_with_problems", 0)]
+        if not problems:
+            rows.append([*head, "none", 0, ""])
+        for name, block in problems.items():
+            ids = list(block.get("ids") or [])
+            shown = ", ".join(ids[:MAX_HEALTH_IDS]) + (f", … ({len(ids)} in all)" if len(ids) > MAX_HEALTH_IDS else "")
+            rows.append([*head, str(name), block.get("n", len(ids)), shown])
+    if not rows:
+        return None
+    note = (
+        "Each audio output measured once when its pair was summarised: silent, clipped, DC offset, and "
+        "where the output is a version of its input (codecs, edits) truncated, padded or the input "
+        "returned unchanged. An output with a problem is still scored as its benchmark says; the "
+        "samples are listed here and in summary.json's output_health."
+    )
+    table = Table(["benchmark", "model", "checked", "with problems", "problem", "n", "samples"], rows,
+                  right_aligned=("checked", "with problems", "n"))  # fmt: skip
+    return Section("Output health", "output-health", [note], [table])
 
 
 def _disagreeing_table(p: Pair, scorer: str, block: dict[str, Any]) -> list[Table]:
@@ -431,6 +464,7 @@ def write_run_report(run_dir: Path) -> Path:
         heatmap_section(pairs),
         breakdowns_section(pairs),
         reliability_section(pairs),
+        health_section(pairs),
         failures_section(pairs),
         signatures_section(pairs),
     )
