@@ -65,3 +65,41 @@ def test_a_text_benchmark_has_no_health_block() -> None:
     from audioeval.metrics.pair_summary import PairMetrics, summarise_records
 
     assert "output_health" not in summarise_records(PairMetrics([]), [])
+
+
+def test_a_tts_run_lists_its_silent_and_clipped_outputs(tmp_path: Path) -> None:
+    """Speech made from text is measured alone (no input to compare with)."""
+    import shutil
+
+    from tests.fakes.speech_server import FakeSpeechServer
+
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed")
+    mos = write_spec(tmp_path, "mos-fake", "worker_metric.py", "[mos]", "text", {})
+    rows = [{"id": "ok", "text": "hello there"}, {"id": "quiet", "text": "[silent] hello there"},
+            {"id": "loud", "text": "[clipped] hello there"}]  # fmt: skip
+    manifest = write_jsonl(tmp_path / "tts.jsonl", rows)
+    bench = tmp_path / "tts.yaml"
+    bench.write_text(
+        f"name: t\ntask: tts\nsource: {{type: jsonl, path: {manifest}}}\nscorers: [{{utmos: {{runtime: {mos}}}}}]\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out"
+    with FakeSpeechServer() as server, pytest.MonkeyPatch.context() as mp:
+        mp.setenv(load_runtime_spec_file(mos).env_var_name, sys.executable)
+        config = tmp_path / "run.yaml"
+        config.write_text(
+            f"benchmarks: [{bench}]\noutput_dir: {out}\nresamples: 0\nmodels:\n"
+            f"  - {{name: tts-endpoint, type: openai, api: speech, urls: [{server.base_url}]}}\n"
+        )
+        res = runner.invoke(app, ["run", str(config), "--no-progress", "--resamples", "0"], catch_exceptions=False)
+    # the stdlib fake MOS reads 16-bit WAVs only, and the adapter stores float WAVs: nothing is
+    # scored (exit 4), and every output is measured all the same (health is not a score)
+    assert res.exit_code == 4 and "unknown format" in res.output, res.output
+    health = json.loads((out / "t" / "tts-endpoint" / "summary.json").read_text())["output_health"]
+    assert health["n_checked"] == 3 and health["against_input"] is False and health["n_with_problems"] == 2
+    assert health["problems"]["silent"]["ids"] == ["quiet"] and health["problems"]["clipped"]["ids"] == ["loud"]
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    page = (out / "report" / "index.html").read_text(encoding="utf-8")
+    section = page[page.index('<section id="output-health">') :].split("</section>")[0]
+    assert "<td>silent</td>" in section and "<td>clipped</td>" in section and "quiet" in section

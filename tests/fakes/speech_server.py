@@ -8,7 +8,8 @@
   tone is low." by its dominant frequency (above or below 500 Hz).
 - `POST /v1/audio/speech`: `input` spoken with the asked voice, answered as WAV bytes.
 - Switches in the text: `[mute]` answers in text only (no audio), `[garbage]` sends audio
-  bytes that are not audio.
+  bytes that are not audio, `[silent]` speaks silence, `[clipped]` speaks ten times too loud,
+  clipped at full scale.
 Voices: `alloy` → espeak-ng `en-us`, `nova` → `en-us+f3`; any other name is an espeak voice.
 """
 
@@ -41,6 +42,10 @@ class FakeSpeechStats:
 
 def _wav(text: str, voice: str | None) -> bytes:
     audio = synthesize_espeak(text, voice=VOICES.get(voice or "alloy", voice or "en-us"))
+    if "[silent]" in text:
+        audio = np.zeros_like(np.asarray(audio, dtype=np.float32))
+    elif "[clipped]" in text:
+        audio = np.clip(10 * np.asarray(audio, dtype=np.float32), -1.0, 32767 / 32768)
     buf = io.BytesIO()
     sf.write(buf, np.asarray(audio, dtype=np.float32), 16000, format="WAV", subtype="PCM_16")
     return buf.getvalue()
