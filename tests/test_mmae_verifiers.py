@@ -55,7 +55,11 @@ def test_measured_rubrics_are_scored_and_the_rest_counted_not_scored(tmp_path):
     assert overall["n_rubrics_not_judged"] == 2 and overall["n_rubrics_failed"] == 0
     assert overall["IFR"] == 100.0 and overall["CR"] == 100.0  # unmeasured rubrics are not zeros
     health = json.loads((out / "taxonomy.json").read_text())["output_health"]
-    assert health == {"n_checked": 7, "n_with_problems": 0, "problems": {}}  # the right edits are healthy
+    assert health == {  # the right edits are healthy; the pair summary's block, measured once
+        "n_checked": 7, "n_with_problems": 0, "problems": {}, "unreadable": {"n": 0, "ids": []}, "against_input": True
+    }  # fmt: skip
+    [summary] = list(out.glob("mmae/*/summary.json"))
+    assert json.loads(summary.read_text())["output_health"] == health
     rows = {r["id"]: r for r in json.loads((out / "per_sample.json").read_text())}
     assert rows[meta[0]["id"]]["EMR"] is None and rows[meta[0]["id"]]["n_not_judged"] == 1
 

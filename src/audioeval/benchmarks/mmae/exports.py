@@ -209,24 +209,13 @@ def early_stop_info(ex: PairExport, latest: list[SampleRecord]) -> dict[str, Any
 
 
 def verifier_info(latest: list[SampleRecord], votes: int) -> dict[str, Any]:
-    """Measured outputs (`--verify`, `--judge verifiers`): `output_health`, each problem with the
-    samples that have it; `verify: first`: the rubrics answered by measurement and the judge
+    """`verify: first`: the rubrics answered by measurement and the judge
     calls that saved (votes per rubric each: a lower bound when a vote needs retries). Empty
-    when neither happened. (`verify: audit`'s agreement is a figure of the pair summary's
-    reliability block: `metrics/judge_reliability.py`.)"""
+    when it did not happen. (`verify: audit`'s agreement is a figure of the pair summary's
+    reliability block, `metrics/judge_reliability.py`; the outputs' health is the summary's
+    `output_health`, `metrics/output_health.py`.)"""
     measured = sum(1 for rec in latest for o in rubric_outcomes(rec) if o.get("measured") is not None)
     out: dict[str, Any] = {}
-    health = [(rec.id, h) for rec in latest if isinstance(h := _stored(rec).get("health"), Mapping)]
-    if health:  # measured outputs: each problem with the samples that have it
-        problems: dict[str, list[str]] = {}
-        for sid, h in health:
-            for name in h.get("problems") or []:
-                problems.setdefault(str(name), []).append(sid)
-        out["output_health"] = {
-            "n_checked": len(health),
-            "n_with_problems": sum(1 for _, h in health if h.get("problems")),
-            "problems": {k: {"n": len(v), "ids": v} for k, v in sorted(problems.items())},
-        }
     if measured:
         out["verifier_first"] = {
             "rubrics_measured": measured,
@@ -272,6 +261,8 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
     block = reliability.get(SCORER_NAME) if isinstance(reliability, dict) else None
     if isinstance(block, dict) and "verifier_audit" in block:  # the summary's figure, also at the top
         verified["verifier_audit"] = block["verifier_audit"]
+    if isinstance(ex.summary.get("output_health"), Mapping):  # measured once, when the pair was summarised
+        verified["output_health"] = ex.summary["output_health"]
     figures = {**tax, "reliability": reliability, "run": run, **verified}
     write_json_atomic(folder / TAXONOMY_FILE, figures)
     skipped_records = [e.as_record() for e in skipped]

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from audioeval.audio.verifiers.health import output_health
 from audioeval.audio.verifiers.measurement import CANNOT_TELL, Audio, load_audio
 from audioeval.benchmarks.mmae.check_rules import MMAE_CHECK_RULES
 from audioeval.benchmarks.mmae.records import MmaeSample
@@ -61,19 +60,14 @@ def measure_rubric(ms: MmaeSample, index: int, load: Callable[[str], Audio]) -> 
     return {**out, "score": int(picked == rubric.right_choice)}
 
 
-def measure_rubrics(
-    ms: MmaeSample, resolve: Callable[[str], str]
-) -> tuple[dict[int, dict[str, Any]], dict[str, Any]]:
-    """The measured answers of a sample's checkable rubrics, by rubric index, and the health of
-    its edited output against its first input (`audio/verifiers/health.py`)."""
+def measure_rubrics(ms: MmaeSample, resolve: Callable[[str], str]) -> dict[int, dict[str, Any]]:
+    """The measured answers of a sample's checkable rubrics, by rubric index. (The edited
+    output's health is measured once for every MMAE pair, when it is summarised:
+    `metrics/output_health.py`.)"""
     load = clip_loader(resolve)
     out = {}
     for i in range(len(ms.rubrics)):
         m = measure_rubric(ms, i, load)
         if m is not None:
             out[i] = m
-    try:
-        ref: Audio | None = load("input1")
-    except KeyError:
-        ref = None
-    return out, output_health(load("output"), ref).to_dict()
+    return out

@@ -175,11 +175,10 @@ class MmaeRubricScorer(JudgedScorer):
         # every clip read before any is sent: an unreadable one asks nothing
         await generate.prepare(sorted({ref for c in clips for _, ref in c}, key=_ref_order))
         measured: dict[int, dict[str, Any]] = {}
-        health = None
         if self.verify != "off":  # measuring reads the audio: off the event loop
             from audioeval.benchmarks.mmae.rubric_checks import measure_rubrics
 
-            measured, health = await asyncio.to_thread(measure_rubrics, ms, resolve)
+            measured = await asyncio.to_thread(measure_rubrics, ms, resolve)
 
         async def one(i: int, c: list[tuple[str, AudioRef]]) -> dict[str, Any]:
             m = measured.get(i)
@@ -189,7 +188,7 @@ class MmaeRubricScorer(JudgedScorer):
             return {**outcome, "audit": m} if m is not None and self.verify == "audit" else outcome
 
         outcomes = await asyncio.gather(*(one(i, c) for i, c in enumerate(clips)))
-        return self._result(ms, list(outcomes), health)
+        return self._result(ms, list(outcomes))
 
     async def _rubric(
         self, ms: MmaeSample, index: int, clips: list[tuple[str, AudioRef]], generate: JudgeGenerate
@@ -224,14 +223,10 @@ class MmaeRubricScorer(JudgedScorer):
 
     # -- aggregation -----------------------------------------------------------------------
 
-    def _result(
-        self, ms: MmaeSample, outcomes: list[dict[str, Any]], health: Mapping[str, Any] | None = None
-    ) -> Score:
+    def _result(self, ms: MmaeSample, outcomes: list[dict[str, Any]]) -> Score:
         results = {int(o["rubric_index"]): o for o in outcomes}
         row = per_sample_row(ms, results)
         detail: dict[str, Any] = {"rubrics": outcomes, "rubric_scores": row["rubric_scores"]}
-        if health is not None:  # measured with --verify: the output's health, kept for the exports
-            detail["health"] = dict(health)
         failed = [o for o in outcomes if o.get("failed")]
         if failed or len(results) < len(ms.rubrics):
             first = failed[0] if failed else {}
@@ -260,7 +255,7 @@ class MmaeRubricScorer(JudgedScorer):
                 continue
             again = rescore_attempts(list(o.get("attempts") or []), self.votes, self.early_stop)
             outcomes.append({**o, **again, "failure": None if not again["failed"] else o.get("failure")})
-        return self._result(ms, outcomes, stored.get("health"))
+        return self._result(ms, outcomes)
 
     def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
         """Each judged rubric with its votes (`metrics/judge_reliability.py`): the option chosen

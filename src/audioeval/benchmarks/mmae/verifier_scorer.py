@@ -65,7 +65,7 @@ class MmaeVerifierScorer(Scorer):
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         ms = mmae_from_fields(sample)
-        measured, health = measure_rubrics(ms, self._resolver(prediction, sample))
+        measured = measure_rubrics(ms, self._resolver(prediction, sample))
         outcomes = []
         for i, rubric in enumerate(ms.rubrics):
             base = {
@@ -78,21 +78,17 @@ class MmaeVerifierScorer(Scorer):
                 outcomes.append({**base, "score": None, "not_judged": "no check recognises this question"})
             else:
                 outcomes.append({**base, **m})
-        return self._result(ms, outcomes, health)
+        return self._result(ms, outcomes)
 
-    def _result(
-        self, ms: MmaeSample, outcomes: list[dict[str, Any]], health: Mapping[str, Any] | None
-    ) -> Score:
+    def _result(self, ms: MmaeSample, outcomes: list[dict[str, Any]]) -> Score:
         row = per_sample_row(ms, {int(o["rubric_index"]): o for o in outcomes})
         detail: dict[str, Any] = {"rubrics": outcomes, "rubric_scores": row["rubric_scores"]}
-        if health is not None:
-            detail["health"] = dict(health)
         return _row_score(row, detail)
 
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """Aggregate the stored measurements again (no audio read)."""
         outcomes = [dict(o) for o in stored.get("rubrics") or []]
-        return self._result(mmae_from_fields(sample), outcomes, stored.get("health"))
+        return self._result(mmae_from_fields(sample), outcomes)
 
     def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score:
         row = failed_output_row(mmae_from_fields(sample), "no usable output")
