@@ -113,18 +113,61 @@ def band_limited(audio: Audio, cutoff_hz: float, drop_db: float = 60.0) -> Measu
     return Measurement(check, bw, "Hz", threshold, YES if bw <= cutoff_hz else NO, f"bandwidth {bw:.0f} Hz")
 
 
-def median_pitch_hz(audio: Audio, fmin: float = 60.0, fmax: float = 1000.0) -> float | None:
-    """Median fundamental (YIN) over the frames loud enough to carry one; None when none do."""
-    import librosa
+YIN_THRESHOLD = 0.1
+"""The cumulative-mean-normalised difference under which a lag is the period (de Cheveigné and
+Kawahara's YIN, step 4)."""
 
-    x = audio.mono.astype(np.float32)
+
+def frame_pitch_hz(frame: np.ndarray, rate: int, fmin: float, fmax: float) -> float | None:
+    """One frame's fundamental by YIN (difference function from the FFT autocorrelation,
+    cumulative-mean normalisation, the first lag under the threshold, parabolic interpolation);
+    None when no lag in [rate/fmax, rate/fmin] is periodic enough."""
+    n = len(frame) // 2
+    lo, hi = max(2, int(rate / fmax)), min(n - 1, int(rate / fmin))
+    if hi <= lo:
+        return None
+    size = 1 << int(np.ceil(np.log2(2 * len(frame))))
+    head = frame[:n]  # the window W = n samples, compared with itself shifted by each lag
+    cross = np.fft.irfft(np.conj(np.fft.rfft(head, size)) * np.fft.rfft(frame, size), size)[: n + 1]
+    energy = np.concatenate(([0.0], np.cumsum(frame**2)))
+    lags = np.arange(n + 1)
+    shifted = energy[lags + n] - energy[lags]  # energy of frame[tau : tau + n]
+    diff = energy[n] + shifted - 2 * cross  # d(tau) = sum over j < n of (x_j - x_(j+tau))^2
+    diff[0] = 0.0
+    cmnd = np.ones_like(diff)
+    running = np.cumsum(diff[1:])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cmnd[1:] = np.where(running > 0, diff[1:] * np.arange(1, n + 1) / running, 1.0)
+    below = np.flatnonzero(cmnd[lo : hi + 1] < YIN_THRESHOLD)
+    if not below.size:
+        return None
+    tau = lo + int(below[0])
+    while tau + 1 <= hi and cmnd[tau + 1] < cmnd[tau]:
+        tau += 1  # the local minimum after the first dip under the threshold
+    a, b, c = cmnd[tau - 1], cmnd[tau], cmnd[tau + 1] if tau + 1 < len(cmnd) else cmnd[tau]
+    bend = a - 2 * b + c
+    offset = 0.5 * (a - c) / bend if bend > 0 else 0.0
+    return float(rate / (tau + offset))
+
+
+def median_pitch_hz(audio: Audio, fmin: float = 60.0, fmax: float = 1000.0) -> float | None:
+    """Median fundamental (YIN, `frame_pitch_hz`) over the frames loud enough to carry one;
+    None when none do. Plain numpy: no JIT-compiled code, whose on-disk cache several processes
+    may write at once."""
+    x = audio.mono.astype(np.float64)
     frame = 2048 if audio.rate > 24000 else 1024
     if len(x) < frame:
         return None
-    f0 = librosa.yin(x, fmin=fmin, fmax=min(fmax, audio.rate / 4), sr=audio.rate, frame_length=frame)
-    rms = librosa.feature.rms(y=x, frame_length=frame, hop_length=frame // 4)[0][: len(f0)]
-    voiced = f0[: len(rms)][db(rms**2) > -45.0]
-    return float(np.median(voiced)) if voiced.size else None
+    hop = frame // 4
+    found = []
+    for start in range(0, len(x) - frame + 1, hop):
+        chunk = x[start : start + frame]
+        if db(float(np.mean(chunk**2))) <= -45.0:
+            continue
+        f0 = frame_pitch_hz(chunk, audio.rate, fmin, min(fmax, audio.rate / 4))
+        if f0 is not None:
+            found.append(f0)
+    return float(np.median(found)) if found else None
 
 
 def pitch_shift(out: Audio, ref: Audio, min_semitones: float = 1.0) -> Measurement:
