@@ -264,3 +264,14 @@ def test_output_health_names_each_problem_and_only_it():
     assert output_health(audio(tone(660, rate=22050), 22050), ref, R).problems == ["wrong_rate"]
     assert "identical_to_input" not in output_health(edited).checks  # no input given: not asked
     assert output_health(audio(tone(660, 2.85)), ref).problems == []  # within the length slack
+
+
+def test_sameness_with_an_inverted_input_is_no_not_a_crash():
+    """Every lag correlating negatively (the output is the input upside down): no lag is best by
+    a positive margin, and the answer is still a measurement."""
+    from audioeval.audio.verifiers import compare
+
+    level_in = np.full(3 * R, 0.1)  # a constant: every lag's correlation is negative
+    m = compare.same_as(audio(-level_in), audio(level_in))
+    assert m.answer == NO and m.value is not None
+    assert compare.same_as(audio(-noise()), audio(noise())).answer == NO

@@ -52,10 +52,12 @@ def same_as(out: Audio, ref: Audio, snr_db: float = SAME_SNR_DB) -> Measurement:
         lags = range(-max_lag, max_lag + 1)
         scores = np.array([float(np.dot(a[max_lag + lag : n - max_lag + lag], core)) for lag in lags])
         # periodic audio matches at several lags: the one nearest 0 among the best
-        near_best = [lag for lag, sc in zip(lags, scores, strict=True) if sc >= scores.max() * (1 - 1e-9)]
-        lag = min(near_best, key=abs)
-        if lag != 0 and (shifted := snr_at(lag)) > snr:
-            best, snr = lag, shifted
+        top = float(scores.max()) if scores.size and np.isfinite(scores).all() else None
+        if top is not None:  # within a relative hair of the best (a negative best included)
+            near_best = [lag for lag, sc in zip(lags, scores, strict=True) if sc >= top - 1e-9 * abs(top)]
+            lag = min(near_best, key=abs)
+            if lag != 0 and (shifted := snr_at(lag)) > snr:
+                best, snr = lag, shifted
     answer = YES if snr >= snr_db else NO
     return Measurement(
         check,
