@@ -50,7 +50,11 @@ def same_as(out: Audio, ref: Audio, snr_db: float = SAME_SNR_DB) -> Measurement:
     if snr < snr_db and n > 4 * max_lag:  # not the same as is: perhaps the same, shifted
         core = b[max_lag : n - max_lag]
         lags = range(-max_lag, max_lag + 1)
-        scores = np.array([float(np.dot(a[max_lag + lag : n - max_lag + lag], core)) for lag in lags])
+        # every lag's dot product of the shifted output with the core at once (FFT correlation):
+        # scores[lag + max_lag] = a[max_lag + lag : n - max_lag + lag] · core
+        size = 1 << int(np.ceil(np.log2(n + len(core))))
+        full = np.fft.irfft(np.fft.rfft(a, size) * np.conj(np.fft.rfft(core, size)), size)
+        scores = full[: 2 * max_lag + 1]
         # periodic audio matches at several lags: the one nearest 0 among the best
         top = float(scores.max()) if scores.size and np.isfinite(scores).all() else None
         if top is not None:  # within a relative hair of the best (a negative best included)
