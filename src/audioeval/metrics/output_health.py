@@ -10,11 +10,13 @@ file that can no longer be read (a run folder moved without its audio) is counte
 
 from __future__ import annotations
 
+import functools
+import os
 from collections.abc import Iterable
 from typing import Any
 
 from audioeval.audio.verifiers.health import output_health
-from audioeval.audio.verifiers.measurement import Audio, load_audio
+from audioeval.audio.verifiers.measurement import load_audio
 from audioeval.core.errors import AudioError
 from audioeval.core.record import SampleRecord
 
@@ -24,14 +26,33 @@ HEALTH_AGAINST_INPUT = "input"
 """Also measure each output against the sample's first input clip (a codec's round trip, an edit)."""
 
 
-def _input_clip(rec: SampleRecord) -> Audio | None:
-    ref = next(iter(rec.sample.audio.values()), None)
-    if ref is None or not ref.path:
-        return None
+def _stamp(path: str) -> tuple[int, int] | None:
+    """(size, mtime in ns) of a file, or None when it cannot be read: what the memo keys on."""
     try:
-        return load_audio(ref.path, "input")
-    except AudioError:  # an input this reader cannot decode: the output is measured alone
+        st = os.stat(path)
+    except OSError:
         return None
+    return st.st_size, st.st_mtime_ns
+
+
+@functools.lru_cache(maxsize=65536)
+def _problems(
+    out_path: str, out_stamp: tuple[int, int] | None, in_path: str | None, in_stamp: tuple[int, int] | None
+) -> tuple[str, ...] | None:
+    """The health problems of one output (against its input when `in_path`), or None when the
+    output cannot be read; measured once per process for the same files unchanged (a run's
+    summaries and exports, a rescore, the viewer summarising a run as it grows)."""
+    try:
+        audio = load_audio(out_path, "output")
+    except AudioError:
+        return None
+    ref = None
+    if in_path is not None:
+        try:
+            ref = load_audio(in_path, "input")
+        except AudioError:  # an input this reader cannot decode: the output is measured alone
+            ref = None
+    return tuple(output_health(audio, ref).problems)
 
 
 def records_health(latest: Iterable[SampleRecord], mode: str) -> dict[str, Any] | None:
@@ -44,13 +65,15 @@ def records_health(latest: Iterable[SampleRecord], mode: str) -> dict[str, Any] 
         out = rec.output
         if out is None or not out.ok or not out.audio_path:
             continue
-        try:
-            audio = load_audio(out.audio_path, "output")
-        except AudioError:
+        ref = next(iter(rec.sample.audio.values()), None) if mode == HEALTH_AGAINST_INPUT else None
+        in_path = ref.path if ref is not None and ref.path else None
+        found = _problems(
+            out.audio_path, _stamp(out.audio_path), in_path, None if in_path is None else _stamp(in_path)
+        )
+        if found is None:
             unreadable.append(rec.id)
             continue
-        ref = _input_clip(rec) if mode == HEALTH_AGAINST_INPUT else None
-        checked.append((rec.id, output_health(audio, ref).problems))
+        checked.append((rec.id, list(found)))
     if not checked and not unreadable:
         return None
     problems: dict[str, list[str]] = {}
