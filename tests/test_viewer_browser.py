@@ -125,6 +125,77 @@ def test_a_run_being_written_gains_rows_while_its_page_is_open(
         s.close()
 
 
+def test_the_runs_list_and_the_compare_page_follow_a_run_being_written(
+    driver: Any, runs: list[Path], tmp_path: Path
+) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    live = tmp_path / "live"
+    live.mkdir()
+    shutil.copy(runs[0] / "run.json", live / "run.json")
+    lines = {}
+    for model in ("oracle", "longest-choice"):
+        done, pair = runs[0] / "demo-mcq" / model, live / "demo-mcq" / model
+        pair.mkdir(parents=True)
+        for name in ("signature.json", "sample_ids.json"):
+            shutil.copy(done / name, pair / name)
+        have = (done / "records.jsonl").read_bytes().splitlines(keepends=True)  # in finishing order
+        order = json.loads((done / "sample_ids.json").read_text())
+        lines[model] = sorted(have, key=lambda line: order.index(json.loads(line)["id"]))
+        (pair / "records.jsonl").write_bytes(b"".join(lines[model][:2]))
+
+    def append(upto: int) -> None:
+        for model, have in lines.items():
+            (live / "demo-mcq" / model / "records.jsonl").write_bytes(b"".join(have[:upto]))
+
+    def text(d: Any, css: str) -> str:
+        return d.execute_script(f"var e = document.querySelector('{css}'); return e ? e.textContent : ''")
+
+    s = Served([live])
+    try:
+        open_page(driver, s.url + "/?poll=150")
+        assert text(driver, "#run-0 table.pairs tr:nth-child(2) td:nth-child(3)") == "2 / 12"
+        assert "being written" in text(driver, "#run-0 h2")
+        driver.find_elements("css selector", "#compare form input")[1].click()  # untick B
+        append(7)
+        WebDriverWait(driver, 10).until(
+            lambda d: text(d, "#run-0 table.pairs tr:nth-child(2) td:nth-child(3)") == "7 / 12"
+        )
+        boxes = driver.find_elements("css selector", "#compare form input")
+        assert [b.is_selected() for b in boxes] == [True, False]  # the person's choice kept
+
+        open_page(driver, s.url + _compare("0/demo-mcq/oracle", "0/demo-mcq/longest-choice") + "&poll=150")
+        assert text(driver, "#shown").startswith("7 of 7 samples")
+        assert "being written" in text(driver, "#summary h2")
+        append(10)
+        WebDriverWait(driver, 10).until(lambda d: text(d, "#shown").startswith("10 of 10 samples"))
+        # an open sample stays open: the new samples wait for a click
+        driver.find_element("css selector", "#sample-list details summary").click()
+        append(12)
+        WebDriverWait(driver, 10).until(lambda d: d.find_element("id", "new-samples").is_displayed())
+        assert text(driver, "#shown").startswith("10 of 10 samples")
+        assert driver.find_elements("css selector", "#sample-list details[open]")
+        driver.find_element("id", "new-samples").click()
+        assert text(driver, "#shown").startswith("12 of 12 samples")
+        assert text(driver, "#summary table tr:nth-child(2) td:nth-child(5)") == "12"
+        assert driver.find_element("id", "script-errors").text == ""
+        screenshot(driver, "viewer-compare-live")
+
+        # the run finishes: the page stops asking
+        (live / "summary.json").write_text("{}")
+        polls = int(driver.find_element("tag name", "body").get_attribute("data-polls") or 0)
+        WebDriverWait(driver, 10).until(
+            lambda d: "being written" not in text(d, "#summary h2")
+        )
+        stopped = int(driver.find_element("tag name", "body").get_attribute("data-polls") or 0)
+        import time
+
+        time.sleep(0.6)
+        assert int(driver.find_element("tag name", "body").get_attribute("data-polls") or 0) == stopped >= polls
+    finally:
+        s.close()
+
+
 def test_compare_shows_a_difference_filters_a_right_b_wrong_and_plays_a_clip(
     driver: Any, served: Served
 ) -> None:

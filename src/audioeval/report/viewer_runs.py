@@ -16,6 +16,7 @@ a path taken from an address.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import threading
@@ -186,12 +187,16 @@ class ServedRuns:
         return scrub(text, self._sorted)
 
     def warm(self) -> None:
-        """Read every run now (what the first page would read), so that pages open at once."""
+        """Read every run now (what the first page would read), so that pages open at once.
+        What it read stays for the server's life: it is moved out of the collector's sight
+        (`gc.freeze`), whose full passes over millions of record objects took longer than
+        reading them."""
         for i in range(len(self.run_dirs)):
             try:
                 self.pairs(i)
             except (InputError, RunConfigError):
                 continue  # the run's page says why when it is opened
+        gc.freeze()
 
     def _summary(self, pair: PairView) -> dict[str, Any]:
         """The pair's figures now: its summary.json once the run wrote it for these records,
@@ -342,6 +347,7 @@ class ServedRuns:
                     "value": show_value(block.get("value"), block.get("unit")) if block else "–",
                     "unit": None if unit is None else unit.unit,
                     "higher": bool(block.get("higher_is_better", True)),
+                    "done": len(records),
                 }
             )
         order = list(pairs[0].ids or []) or sorted(set().union(*columns))
@@ -359,6 +365,7 @@ class ServedRuns:
         unit_a = systems[0]["unit"]
         return {
             "benchmark": pairs[0].benchmark,
+            "live": any(not (self.run_dirs[p.run] / SUMMARY_FILE).is_file() for p in pairs),
             "systems": systems,
             "rows": rows,
             "delta_unit": unit_a,
@@ -383,7 +390,8 @@ class ServedRuns:
             text = f"{found['difference']:+.2f}{points}"
             if found.get("ci"):
                 lo, hi = found["ci"]
-                text += f" (95 % CI {lo:+.2f} to {hi:+.2f}{points}; p = {found['p']:.3f}; n = {found['n']})"
+                p = "p < 0.001" if found["p"] < 0.001 else f"p = {found['p']:.3f}"  # no resample crossed 0
+                text += f" (95 % CI {lo:+.2f} to {hi:+.2f}{points}; {p}; n = {found['n']})"
         return {"a": a.key, "b": b.key, "headline": headline, "text": text, **found}
 
     def sample(self, keys: list[str], sid: str) -> dict[str, Any]:

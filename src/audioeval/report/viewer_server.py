@@ -2,11 +2,11 @@
 
 Addresses (every other one is 404; none is ever mapped onto a file path):
 
-- `/`                       the runs, their pairs and how far each is
+- `/`                       the runs, their pairs and how far each is (updating while one is written)
 - `/run/<n>`                one run, updating while it is written (polls `/api/run/<n>`)
 - `/compare?p=<n>/<benchmark>/<model>&p=…`   two or more pairs of one benchmark, sample by
-                              sample; `#sample=<id>` opens one sample
-- `/api/run/<n>`, `/api/compare?p=…`, `/api/sample?p=…&id=…`   the pages' data (JSON)
+                              sample (updating while one is written); `#sample=<id>` opens one sample
+- `/api/runs`, `/api/run/<n>`, `/api/compare?p=…`, `/api/sample?p=…&id=…`   the pages' data (JSON)
 - `/clip/<token>`           a clip a served record names (`report/viewer_runs.ServedClips`)
 
 It binds to 127.0.0.1 unless told otherwise, answers GET and HEAD only, and writes nothing.
@@ -71,6 +71,8 @@ class ViewerHandler(BaseHTTPRequestHandler):
         html = "text/html; charset=utf-8"
         if path == "/":
             return HTTPStatus.OK, html, page("runs", "audioeval view", {"runs": self.runs.listing()}).encode()
+        if path == "/api/runs":
+            return _json({"runs": self.runs.listing()})
         found = _RUN_PATH.fullmatch(path)
         if found:
             index = int(found.group(1))

@@ -35,6 +35,7 @@ from audioeval.core.record import SampleRecord
 from audioeval.store.bounded_json import loads
 from audioeval.store.file_digest import json_digest
 from audioeval.store.json_file import read_json_object
+from audioeval.store.json_items import gc_paused
 from audioeval.store.records import record_problem
 from audioeval.store.signature import SIGNATURE_FILE
 
@@ -297,17 +298,18 @@ def _read_lines(
 ) -> None:
     """Every line of records.jsonl: vouched records into `out.records`, the rest listed."""
     kept: list[tuple[int, SampleRecord]] = []
-    for lineno, raw, complete in iter_lines(path):
-        if not complete:
-            out.lines.append(Unvouched(path, lineno, CUT_SHORT))
-            break
-        if not raw.strip():
-            continue
-        rec, why, sid = _line(raw, run_id, stamp, ids)
-        if why is not None:
-            out.lines.append(Unvouched(path, lineno, why, sid))
-        elif rec is not None:
-            kept.append((lineno, rec))
+    with gc_paused():  # records hold no cycles: collector passes over them only cost time
+        for lineno, raw, complete in iter_lines(path):
+            if not complete:
+                out.lines.append(Unvouched(path, lineno, CUT_SHORT))
+                break
+            if not raw.strip():
+                continue
+            rec, why, sid = _line(raw, run_id, stamp, ids)
+            if why is not None:
+                out.lines.append(Unvouched(path, lineno, why, sid))
+            elif rec is not None:
+                kept.append((lineno, rec))
     conflicting = _conflicts(kept)
     for lineno, record in kept:
         if lineno in conflicting:
@@ -441,13 +443,14 @@ class RecordsFollower:
         end = data.rfind(b"\n")
         if end < 0:
             return  # the first new line is still being written
-        for part in data[: end + 1].splitlines():
-            self._lineno += 1
-            if not part.strip():
-                continue
-            rec, why, sid = _line(part, self.run_id, stamp, wanted)
-            if why is not None:
-                self._problems.append(Unvouched(path, self._lineno, why, sid))
-            elif rec is not None:
-                self._kept.append((self._lineno, rec))
+        with gc_paused():  # as `_read_lines`
+            for part in data[: end + 1].splitlines():
+                self._lineno += 1
+                if not part.strip():
+                    continue
+                rec, why, sid = _line(part, self.run_id, stamp, wanted)
+                if why is not None:
+                    self._problems.append(Unvouched(path, self._lineno, why, sid))
+                elif rec is not None:
+                    self._kept.append((self._lineno, rec))
         self._offset += end + 1

@@ -37,6 +37,10 @@ window.addEventListener("error", function (e) {
 
   // ---- the runs --------------------------------------------------------------------------
   function drawRuns() {
+    var checked = {};  // the boxes a person ticked stay ticked when the list is drawn again
+    view.querySelectorAll("form.pick input[type=checkbox]").forEach(function (b) { checked[b.value] = b.checked; });
+    var redrawn = view.querySelector("form.pick") !== null;
+    view.textContent = "";
     var byBench = {};
     data.runs.forEach(function (r) {
       var s = section(r.name, "run-" + r.index);
@@ -54,7 +58,7 @@ window.addEventListener("error", function (e) {
       form.appendChild(el("strong", b + ": "));
       members.forEach(function (m, i) {
         var lab = el("label"), box = document.createElement("input");
-        box.type = "checkbox"; box.name = "p"; box.value = m[0]; box.checked = i < 2;
+        box.type = "checkbox"; box.name = "p"; box.value = m[0]; box.checked = redrawn && m[0] in checked ? checked[m[0]] : i < 2;
         lab.appendChild(box); lab.appendChild(document.createTextNode(" " + m[1])); form.appendChild(lab);
       });
       var go = el("button", "compare"); go.type = "submit"; form.appendChild(go);
@@ -91,34 +95,58 @@ window.addEventListener("error", function (e) {
       u.appendChild(table(["pair", "why"], state.problems));
     }
   }
-  function followRun() {
-    var polls = 0, last = JSON.stringify(data.state);
-    drawRun(data.state);
+  // ---- every page follows what it shows while a run is being written ----------------------
+  // `address` is polled every POLL_MS while `live(latest)` holds; `changed(latest)` is called
+  // when what it returns differs from the last. Polls are counted in body[data-polls].
+  function follow(address, first, live, changed, what) {
+    var polls = 0, last = JSON.stringify(first);
     function tick() {
-      fetch("/api/run/" + data.index).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
-        .then(function (state) {
-          var text = JSON.stringify(state);
-          if (text !== last) { last = text; drawRun(state); }
-          polls += 1; document.body.setAttribute("data-polls", String(polls)); })
-        .catch(function (e) { document.getElementById("script-errors").textContent = "the run could not be read: " + e.message; })
-        .then(function () { setTimeout(tick, POLL_MS); });
+      fetch(address).then(function (r) { if (!r.ok) throw new Error("HTTP " + r.status); return r.json(); })
+        .then(function (latest) {
+          var text = JSON.stringify(latest);
+          if (text !== last) { last = text; changed(latest); }
+          polls += 1; document.body.setAttribute("data-polls", String(polls));
+          if (live(latest)) setTimeout(tick, POLL_MS);
+        })
+        .catch(function (e) {
+          document.getElementById("script-errors").textContent = what + " could not be read: " + e.message;
+          setTimeout(tick, POLL_MS);
+        });
     }
-    setTimeout(tick, POLL_MS);
+    if (live(first)) setTimeout(tick, POLL_MS);
+  }
+
+  function followRun() {
+    drawRun(data.state);
+    follow("/api/run/" + data.index, data.state, function () { return true; }, drawRun, "the run");
+  }
+
+  function followRuns() {
+    drawRuns();
+    follow("/api/runs", data, function (d) { return d.runs.some(function (r) { return !r.finished; }); },
+      function (latest) { data = latest; drawRuns(); }, "the runs");
   }
 
   // ---- compare ---------------------------------------------------------------------------
   function drawCompare() {
     var n = data.systems.length, A = data.systems[0].label, B = data.systems[1].label;
     var top = section("Difference", "summary");
-    top.appendChild(table(["", "system", "headline", "value"], data.systems.map(function (s, i) {
-      return [String.fromCharCode(65 + i), s.label, s.headline || "–", s.value];
-    })));
-    data.differences.forEach(function (d) {
-      var label = (d.headline || "headline") + ": " + A + " − " + (data.systems[data.differences.indexOf(d) + 1].label) + " = ";
-      var p = el("p", label + (d.text || "– (" + (d.reason || "not computed") + ")"));
-      p.id = data.differences.indexOf(d) === 0 ? "difference" : ""; top.appendChild(p);
-    });
-    top.appendChild(el("p", "Paired bootstrap over the samples both scored (one draw for both); p two-sided. Per-sample values below are each pair's headline value as stored.", "muted"));
+    function drawTop() {  // drawn again when a followed run has appended records
+      top.textContent = "";
+      top.appendChild(el("h2", "Difference"));
+      if (data.live) top.querySelector("h2").appendChild(el("span", "being written: updates as records are appended", "state live"));
+      top.appendChild(table(["", "system", "headline", "value", "samples"], data.systems.map(function (s, i) {
+        return [String.fromCharCode(65 + i), s.label, s.headline || "–", s.value, String(s.done)];
+      })));
+      data.differences.forEach(function (d, i) {
+        var label = (d.headline || "headline") + ": " + A + " − " + data.systems[i + 1].label + " = ";
+        var p = el("p", label + (d.text || "– (" + (d.reason || "not computed") + ")"));
+        if (i === 0) p.id = "difference";
+        top.appendChild(p);
+      });
+      top.appendChild(el("p", "Paired bootstrap over the samples both scored (one draw for both); p two-sided. Per-sample values below are each pair's headline value as stored.", "muted"));
+    }
+    drawTop();
     var s = section("Samples", "samples");
     var controls = el("div", null, "controls");
     var filter = el("select"); filter.id = "filter";
@@ -195,7 +223,7 @@ window.addEventListener("error", function (e) {
       });
       shown.textContent = rows.length + " of " + data.rows.length + " samples" + (rows.length > MAX_DRAWN ? " (the first " + MAX_DRAWN + " drawn: filter or search to narrow)" : "");
     }
-    function follow() {
+    function openLinked() {
       var m = /^#sample=(.*)$/.exec(location.hash), id = null;
       note.textContent = "";
       if (m) {
@@ -207,11 +235,28 @@ window.addEventListener("error", function (e) {
     }
     filter.addEventListener("change", function () { draw(null); });
     search.addEventListener("input", function () { draw(null); });
-    window.addEventListener("hashchange", follow);
-    follow();
+    window.addEventListener("hashchange", openLinked);
+    openLinked();
+    var pending = el("button", null, "pending"); pending.id = "new-samples"; pending.hidden = true;
+    pending.addEventListener("click", function () { pending.hidden = true; drawTop(); draw(null); });
+    controls.appendChild(pending);
+    follow(compareAddress(), data, function (d) { return d.live; }, function (latest) {
+      var had = data.rows.length;
+      latest.keys = data.keys; data = latest;
+      drawTop();
+      // an open sample stays open: new samples are drawn when the person asks
+      if (list.querySelector("details[open]")) {
+        pending.textContent = "show " + Math.max(data.rows.length - had, 0) + " new samples";
+        pending.hidden = false;
+      } else draw(null);
+    }, "the comparison");
   }
 
-  if (document.body.getAttribute("data-page") === "runs") drawRuns();
+  function compareAddress() {
+    return "/api/compare?" + data.keys.map(function (k) { return "p=" + encodeURIComponent(k); }).join("&");
+  }
+
+  if (document.body.getAttribute("data-page") === "runs") followRuns();
   else if (document.body.getAttribute("data-page") === "run") followRun();
   else if (document.body.getAttribute("data-page") === "compare") drawCompare();
   document.body.setAttribute("data-ready", "1");
