@@ -164,10 +164,11 @@ def main() -> None:
             " predictions, fake judge), each repeated to full size as `bench/report_page.py` does;"
             " `audioeval view`'s server on 127.0.0.1 and Selenium + Debian's Chromium (headless)"
             " opening the compare page of the two until it sets `data-ready`. Target: under 2 s. The"
-            " first open reads both pairs' records (JSON parsing of the 4,000 lines is most of it) and"
-            " computes the paired bootstrap; `audioeval view` does that reading as it starts, so a"
-            " user's first open is the second row. Measured on the shared 2 cores: compare within the"
-            " table."
+            " first open reads both pairs' records (JSON parsing of the 4,000 lines is most of it;"
+            " the run folder's reader pauses the cyclic collector while it reads, whose passes over"
+            " the new objects had taken longer than the parsing) and computes the paired bootstrap;"
+            " `audioeval view` does that reading as it starts, so a user's first open is the second"
+            " row. Measured on the shared 2 cores: compare within the table."
             "\n\n| measure | value |\n|---|---|\n" + text + "\n",
         )
 
