@@ -80,7 +80,8 @@ class ChosenFormat:
     name: str
     format: PredictionFormat
     how: str
-    """`named` (given by the user or the command) or `auto` (the one format matching the file)."""
+    """`named` (given by the user or the command), `auto` (the one format matching the file) or
+    `own` (the command's own format, for a file that matches none: its reader says why)."""
 
 
 def format_names() -> list[str]:
@@ -219,15 +220,19 @@ PREDICTION_FORMATS: Registry[PredictionFormat] = Registry(
 )
 
 
-def format_of(name: str, path: Path) -> ChosenFormat:
+def format_of(name: str, path: Path, own: str | None = None) -> ChosenFormat:
     """The format named, or (`auto`) the one registered format that matches the file (the
-    benchmarks loaded, as for `format_names`)."""
+    benchmarks loaded, as for `format_names`). `own`: the format of a command's own files
+    (`mcq score`: the benchmark's), taken under `auto` when the file matches no format, so
+    that its reader says what the file lacks (how `own`)."""
     _readable(path)  # a missing or unreadable file is named before anything runs
     if name != "auto":
         return ChosenFormat(name, PREDICTION_FORMATS.get(name, field="predictions_format"), "named")
     found = [(n, f) for n, f in PREDICTION_FORMATS.items() if f.matches(path)]
     if len(found) == 1:
         return ChosenFormat(found[0][0], found[0][1], "auto")
+    if not found and own is not None:
+        return ChosenFormat(own, PREDICTION_FORMATS.get(own, field="predictions_format"), "own")
     every = "; ".join(f"{n}: {f.expects}" for n, f in PREDICTION_FORMATS.items())
     if not found:
         item = first_json_item(path)

@@ -59,6 +59,9 @@ class Provenance:
     predictions: str
     predictions_sha256: str
     prediction_key: str | None
+    predictions_format: str | None = None
+    """The file's format, when it is not the benchmark's own (its items then come from `metadata`)."""
+    metadata: str | None = None
 
 
 @dataclass
@@ -182,6 +185,7 @@ def build_summary(
         "predictions": source.predictions,
         "predictions_sha256": source.predictions_sha256,
         "prediction_key": source.prediction_key,
+        **({"predictions_format": source.predictions_format, "metadata": source.metadata} if source.metadata else {}),
         "counts": {
             "items": pair.get("n", len(rows)),
             "scored": groups["overall"]["n"],
@@ -253,7 +257,10 @@ def write_exports(folder: Path, export: PairExport) -> McqScoreResult:
     records = in_order(export.records, export.expected_ids)
     run = export.run_info.get(RUN_INFO_KEY)
     if run is not None:
-        source = Provenance(run["predictions"], run["predictions_sha256"], run["prediction_key"])
+        source = Provenance(
+            run["predictions"], run["predictions_sha256"], run["prediction_key"],
+            run.get("predictions_format"), run.get("metadata"),
+        )  # fmt: skip
         info = run.get("rubrics")
         if info is not None:
             asked = set(export.asked_ids)
@@ -292,8 +299,9 @@ def _as_scored(path: Path) -> tuple[Provenance, dict[str, Any] | None]:
     """A rescore's provenance and rubric settings: those of the summary it replaces."""
     summary = read_json_object(path)
     source = Provenance(
-        str(summary.get("predictions")), str(summary.get("predictions_sha256")), summary.get("prediction_key")
-    )
+        str(summary.get("predictions")), str(summary.get("predictions_sha256")), summary.get("prediction_key"),
+        summary.get("predictions_format"), summary.get("metadata"),
+    )  # fmt: skip
     rubrics = summary.get("rubrics")
     info = {k: v for k, v in rubrics.items() if k not in COMPUTED_RUBRIC_COUNTS} if rubrics else None
     return source, info

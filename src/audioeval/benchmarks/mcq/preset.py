@@ -6,7 +6,10 @@ an error naming file, line, id and field, before anything is written) and names 
 benchmark's source, of this benchmark's own source type (`mmar` / `mmau`, `source.py`, with
 the answer key and the rubric settings of `--rubrics` as its options): the engine loads it as
 it loads any benchmark's source; a `predictions` model answers
-each item with its stored answer; the scorers are `mcq_match` and `mcq_robust`, and with
+each item with its stored answer. A predictions file of another registered format (a tool's
+output, `{id, text}` items: `--predictions-format`, default the one the file matches) answers
+the items of `--metadata`, read by the same format reader as `run -m NAME=predictions:FILE`
+(`answers_file.py`), and the source is then the metadata with that file as its option; the scorers are `mcq_match` and `mcq_robust`, and with
 `--rubrics` the `mmar_rubrics` judged scorer on the run judge (the shared `judge` options,
 with its seed and `max_tokens`). A rerun into the same folder keeps the records of items
 whose contents are unchanged and scores the others again (`rescore_changed_samples`).
@@ -19,6 +22,7 @@ table (`console_table.py`). The output folder defaults to `outputs/<benchmark>`.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +45,23 @@ OPTIONS = (
     ),
     PresetOption(
         "predictions", "--predictions", Path,
-        help="The benchmark's metadata (JSON list or JSONL) with the model's answer added to each item.",
+        help="The benchmark's metadata (JSON list or JSONL) with the model's answer added to each item, "
+        "or (with --metadata) a predictions file of any format answering multiple-choice questions.",
+    ),
+    PresetOption(
+        "predictions_format", "--predictions-format", str, "auto",
+        help="Format of the predictions file (audioeval list models names them); default: the one "
+        "format the file matches, else the benchmark's own.",
+    ),
+    PresetOption(
+        "metadata", "--metadata", Path, None, optional=True,
+        help="The benchmark's metadata (mmau-test-mini.json, MMAR-meta.json): the items, when the "
+        "predictions file holds answers only (another tool's output, {id, text} items).",
     ),
     PresetOption(
         "prediction_key", "--prediction-key", str, None, optional=True,
         help="Key holding the answer (default: answer_prediction or model_prediction for MMAR; "
-        "model_output or model_prediction for MMAU).",
+        "model_output or model_prediction for MMAU; for another format, its own keys).",
     ),
     PresetOption(
         "official_print", "--official-print", bool, True, off_flag="--no-official-print",
@@ -131,11 +146,9 @@ def _rubric_info(values: Mapping[str, Any], plan: Any) -> dict[str, Any]:
 def plan(values: Mapping[str, Any]) -> PresetPlan:
     """The predictions file read and checked, as the samples of an `mmar`/`mmau` run."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
-    from audioeval.benchmarks.mcq.loading import load_mcq_file
     from audioeval.benchmarks.mcq.source import rubric_plan as plan_of
     from audioeval.benchmarks.mcq.source import score_spec
     from audioeval.store.file_digest import file_sha256
-    from audioeval.store.json_items import gc_paused
 
     _check_flags(values)
     bench = get_benchmark(values["benchmark"])
@@ -143,9 +156,8 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     if rubrics and not bench.rubrics:
         raise InputError(f"--rubrics applies to MMAR only, not {bench.name}")
     predictions = Path(values["predictions"])
-    with gc_paused():  # many small acyclic objects: collector passes only cost time
-        file = load_mcq_file(predictions, bench, prediction_key=values.get("prediction_key"))
-    options: dict[str, Any] = {"prediction_key": file.prediction_key}  # the source type's (`source.py`)
+    scored = _scored(bench, predictions, values)
+    file, options = scored.file, scored.options
     if rubrics:
         options["rubrics"] = True
         if values.get("rubric_meta"):
@@ -154,21 +166,23 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     scorer = (
         {"votes": values["judge_votes"], "max_attempts": values["judge_max_attempts"]} if rubrics else None
     )
-    spec = score_spec(bench, predictions, options, rubric_scorer=scorer)
+    spec = score_spec(bench, scored.source, options, rubric_scorer=scorer)
     model = {
         "name": MODEL_NAME,
         "type": "predictions",
         "predictions": str(predictions.expanduser().resolve()),
-        "predictions_format": bench.name,
-        "prediction_key": file.prediction_key,
+        "predictions_format": scored.format,
+        "prediction_key": scored.model_key,
         "concurrency": values["judge_concurrency"] if rubrics else 8,
     }
     source = {
         "predictions": str(predictions),
         "predictions_sha256": file_sha256(predictions),
-        "prediction_key": file.prediction_key,
+        "prediction_key": scored.key,
         "rubrics": _rubric_info(values, rubric_plan) if rubric_plan is not None else None,
     }
+    if scored.metadata is not None:
+        source.update(predictions_format=options["predictions_format"], metadata=str(scored.metadata))
     return PresetPlan(
         spec,
         str(predictions),
@@ -179,6 +193,58 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     )
 
 
+@dataclass(frozen=True)
+class Scored:
+    """What `mcq score` scores: the items with their answers, the source the engine reads
+    them from again, and the format and key its `predictions` model reads the answers with."""
+
+    file: Any  # loading.McqFile
+    source: Path
+    options: dict[str, Any]
+    format: str
+    key: str | None
+    """The key the answers were read from (recorded in mcq_summary.json)."""
+    model_key: str | None
+    """The key the model's reader is given (None: the format's own choice)."""
+    metadata: Path | None = None
+
+
+def _scored(bench: Any, predictions: Path, values: Mapping[str, Any]) -> Scored:
+    """The predictions file read and checked: a file of the benchmark's own format is its own
+    items; a file of another format (a tool's output, `{id, text}` items) answers the items of
+    `--metadata`, read as `run -m NAME=predictions:FILE` reads it (`answers_file.py`)."""
+    from audioeval.benchmarks.mcq.answers_file import items_with_answers, predictions_format
+    from audioeval.benchmarks.mcq.loading import load_mcq_file
+    from audioeval.benchmarks.plugins import load_benchmarks
+    from audioeval.store.json_items import gc_paused
+
+    load_benchmarks()  # every registered predictions format
+    key = values.get("prediction_key")
+    chosen = predictions_format(bench, values.get("predictions_format") or "auto", predictions)
+    given = values.get("metadata")
+    if given is None and chosen.name != bench.name:
+        raise InputError(
+            f"the predictions file is read as {chosen.name} ({chosen.format.expects}): it holds answers, not "
+            f"{bench.name}'s questions; give the benchmark's metadata with --metadata FILE",
+            file=str(predictions),
+            field="--metadata",
+        )
+    with gc_paused():  # many small acyclic objects: collector passes only cost time
+        if given is None:
+            file = load_mcq_file(predictions, bench, prediction_key=key)
+            options: dict[str, Any] = {"prediction_key": file.prediction_key}  # the source type's (`source.py`)
+            return Scored(file, predictions, options, bench.name, file.prediction_key, file.prediction_key)
+        metadata = Path(given)
+        got = items_with_answers(bench, metadata, predictions, chosen, key)
+    options = {
+        "predictions": str(predictions.expanduser().resolve()),
+        "predictions_format": chosen.name,
+        "prediction_key": key,
+    }
+    fmt = "auto" if chosen.how == "auto" else chosen.name  # the model says how it was chosen
+    return Scored(got.file, metadata, options, fmt, got.key, key, metadata)
+
+
 def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
     """`mcq_summary.json` read back: the figures, and the items the rubric judge failed (an
     unparseable model answer is an outcome, not a failure)."""
@@ -187,15 +253,18 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
     scored = int(summary["counts"]["scored"])
     judged = summary.get("rubrics")
     notes = _renamed(values)
+    unread = _unread(values)
     if not judged:
-        return PresetOutcome(figures, int(summary["counts"]["items"]), 0, scored, unit="item", notes=notes)
+        return PresetOutcome(
+            figures, int(summary["counts"]["items"]), 0, scored, unit="item", notes=notes, skipped=unread
+        )
     first = None
     if judged.get("failed") and (folder / RESULTS_FILE).is_file():
         from audioeval.benchmarks.mcq.export import first_failure
 
         lines = (folder / RESULTS_FILE).read_text(encoding="utf-8").splitlines()
         first = first_failure([loads(x) for x in lines if x.strip()])
-    skipped = [InputError.from_record(r) for r in judged.get("skipped") or []]
+    skipped = unread + [InputError.from_record(r) for r in judged.get("skipped") or []]
     return PresetOutcome(
         figures,
         int(judged["eligible"]),
@@ -208,6 +277,20 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
     )
 
 
+def _unread(values: Mapping[str, Any]) -> list[InputError]:
+    """The rows of a predictions file of another format that answer no item (unreadable, or
+    matching none), listed as `run` lists them (`mcq score`; a rescore reads no file)."""
+    given, metadata = values.get("predictions"), values.get("metadata")
+    if not isinstance(given, str | Path) or not str(given) or not metadata:
+        return []
+    from audioeval.benchmarks.mcq.answers_file import items_with_answers, predictions_format
+    from audioeval.benchmarks.mcq.definitions import get_benchmark
+
+    bench, predictions = get_benchmark(values["benchmark"]), Path(given)
+    chosen = predictions_format(bench, values.get("predictions_format") or "auto", predictions)
+    return list(items_with_answers(bench, Path(metadata), predictions, chosen, values.get("prediction_key")).unread)
+
+
 def _renamed(values: Mapping[str, Any]) -> list[str]:
     """The items scored under a new id because an earlier item has theirs (`mcq score`; a
     rescore reads no file)."""
@@ -217,9 +300,10 @@ def _renamed(values: Mapping[str, Any]) -> list[str]:
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.benchmarks.mcq.loading import load_mcq_file
 
-    file = load_mcq_file(
-        Path(values["predictions"]), get_benchmark(values["benchmark"]), prediction_key=values.get("prediction_key")
-    )
+    bench = get_benchmark(values["benchmark"])
+    if values.get("metadata"):
+        return list(load_mcq_file(Path(values["metadata"]), bench, require_predictions=False).renamed)
+    file = load_mcq_file(Path(values["predictions"]), bench, prediction_key=values.get("prediction_key"))
     return list(file.renamed)
 
 

@@ -25,8 +25,10 @@ from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.store.json_items import gc_paused
 
-OPTIONS = ("prediction_key", "rubrics", "rubric_meta")
-"""The `source.options` of the `mmar` and `mmau` source types."""
+OPTIONS = ("prediction_key", "predictions", "predictions_format", "rubrics", "rubric_meta")
+"""The `source.options` of the `mmar` and `mmau` source types. With `predictions` the source
+file is the benchmark's metadata and the answers are that file's, read as `predictions_format`
+(`answers_file.py`; `prediction_key` is then that format's key)."""
 
 SCORE_METRICS = ("accuracy", "mean:robust_correct", "mean:unparseable")
 """`mcq score`'s metrics: official accuracy, robust accuracy, robust's unparseable share."""
@@ -62,6 +64,18 @@ def rubric_plan(file: McqFile, options: dict[str, Any] | Any) -> RubricPlan | No
     return plan_rubrics(file.items, str(file.path), meta)
 
 
+def scored_file(path: str | Path, bench: McqBenchmark, options: dict[str, Any] | Any) -> McqFile:
+    """The items scored: a predictions file of the benchmark's own format, or (option
+    `predictions`) the metadata at `path` with the answers of that file in its format."""
+    if not options.get("predictions"):
+        return load_mcq_file(path, bench, prediction_key=options.get("prediction_key"))
+    from audioeval.benchmarks.mcq.answers_file import items_with_answers, predictions_format
+
+    predictions = Path(options["predictions"])
+    chosen = predictions_format(bench, options.get("predictions_format") or "auto", predictions)
+    return items_with_answers(bench, Path(path), predictions, chosen, options.get("prediction_key")).file
+
+
 def read_mcq_samples(asked: SourceRequest, bench: McqBenchmark) -> tuple[list[Sample], list[InputError]]:
     """The samples of an MMAR / MMAU predictions file (source type `mmar` / `mmau`)."""
     unknown = sorted(set(asked.options) - set(OPTIONS))
@@ -71,7 +85,7 @@ def read_mcq_samples(asked: SourceRequest, bench: McqBenchmark) -> tuple[list[Sa
             field="source.options",
         )
     with gc_paused():  # many small acyclic objects: collector passes only cost time
-        file = load_mcq_file(asked.path, bench, prediction_key=asked.options.get("prediction_key"))
+        file = scored_file(asked.path, bench, asked.options)
         samples = mcq_samples(file, rubric_plan(file, asked.options))
     return (samples[: asked.limit] if asked.limit is not None else samples), []
 

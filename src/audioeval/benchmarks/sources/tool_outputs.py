@@ -34,6 +34,10 @@ from audioeval.benchmarks.prediction_formats import (
 )
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
+from audioeval.store.bounded_json import loads
+
+LETTERS = "ABCDEFGHIJ"
+"""The option letters lmms-eval's multiple-choice tasks use, in order."""
 
 SAMPLE_TEXT_FIELDS = ("reference", "answer", "instruction", "prompt", "question")
 
@@ -81,14 +85,74 @@ def _lmms_reader(key: str | None) -> Loader:
                 return InputError(
                     "filtered_resps holds no text", file=file, line=line, field="filtered_resps"
                 )
-            if not isinstance(item.get("target"), str):
-                return InputError("target must be text", file=file, line=line, field="target")
-            return UnkeyedRow(answer, item["target"], line=line, field="target")
+            target = _target_text(item, file, line)
+            if isinstance(target, InputError):
+                return target
+            return UnkeyedRow(answer, target, line=line, field="target")
 
         rows, errors = unkeyed_rows(path, row)
         return PredictionsRead({}, errors, wanted, rows)
 
     return read
+
+
+def _choices(doc: Any) -> list[str] | None:
+    """The options of a logged `doc`: its `choices`, a list or a JSON text of one (lmms-eval's
+    MMAU documents keep them as JSON text); None when it logs none."""
+    choices = doc.get("choices") if isinstance(doc, dict) else None
+    if isinstance(choices, str):
+        try:
+            choices = loads(choices)
+        except ValueError:
+            return None
+    if isinstance(choices, list) and choices and all(isinstance(c, str) for c in choices):
+        return choices
+    return None
+
+
+def _lettered(choices: list[str]) -> bool:
+    """Every option starts with its own letter and `.`, `)` or `:` ("A. dog", "B) cat")."""
+    return all(
+        len(c) >= 2 and c[0].upper() == LETTERS[i] and c[1] in ".):" for i, c in enumerate(choices[: len(LETTERS)])
+    ) and len(choices) <= len(LETTERS)
+
+
+def _target_text(item: dict[str, Any], file: str, line: int) -> str | InputError:
+    """The reference text of a line: `target` as written, or, for a multiple-choice document
+    whose target is a letter (lmms-eval's MMAR task writes "B"), the text of the option at that
+    letter's position in the logged `doc.choices` (without its "B. " label). A lone letter is
+    the letter when the options carry their letters, else it is read as an option's text when
+    it is one (MMAU has note names as options), else as a letter."""
+    target = item.get("target")
+    if not isinstance(target, str):
+        return InputError("target must be text", file=file, line=line, field="target")
+    letter = target.strip()
+    if len(letter) != 1 or not letter.isalpha() or not letter.isupper():
+        return target
+    choices = _choices(item.get("doc"))
+    doc_id = item.get("doc_id")
+    if choices is None:
+        return InputError(
+            f"doc_id {doc_id!r}: target {letter!r} is a letter and the line logs no doc.choices to read its "
+            "option from",
+            file=file,
+            line=line,
+            field="target",
+        )
+    lettered = _lettered(choices)
+    texts = [c[2:].strip() if lettered else c for c in choices]
+    if not lettered and letter in texts:
+        return letter  # an option's own text
+    index = LETTERS.find(letter)
+    if not 0 <= index < len(texts):
+        return InputError(
+            f"doc_id {doc_id!r}: target {letter!r} is no option of its {len(texts)} choices "
+            f"(doc.choices: {', '.join(LETTERS[: len(texts)])})",
+            file=file,
+            line=line,
+            field="target",
+        )
+    return texts[index]
 
 
 def _filters(path: Path) -> set[str]:

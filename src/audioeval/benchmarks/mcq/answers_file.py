@@ -1,0 +1,86 @@
+"""An MMAR / MMAU benchmark's items with the answers of a predictions file of any registered
+format (`mcq score --metadata FILE --predictions FILE`): the items come from the benchmark's
+metadata, each item's answer from the predictions file read exactly as `audioeval run -m
+NAME=predictions:FILE` reads it: the format's reader (`benchmarks/prediction_formats.py`)
+inside the same `predictions` model (`adapters/predictions.py`), outputs by id or, for a file
+without ids, matched to the items by the format's stated rule (`adapters/unkeyed_rows.py`),
+so both commands give each item the same answer and the same official figure.
+
+An item no answer reaches has no prediction (counted, left out of every figure, as the
+official script skips it); a row of the file that reaches no item is listed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from audioeval.adapters.predictions import PredictionsFile, PredictionsReading
+from audioeval.benchmarks.mcq.definitions import McqBenchmark
+from audioeval.benchmarks.mcq.loading import McqFile, McqItem, load_mcq_file
+from audioeval.benchmarks.prediction_formats import ChosenFormat, format_of
+from audioeval.core.errors import InputError
+from audioeval.core.sample import Sample
+
+TASK = "mcq"
+
+
+@dataclass(frozen=True)
+class FileAnswers:
+    """The items with their answers, and how the predictions file was read."""
+
+    file: McqFile
+    reading: str
+    """The model's line: file, format and how chosen, key, matching rule."""
+    key: str | None
+    """The key (or filter, or stage) the answers were read from."""
+    unread: tuple[InputError, ...]
+    """The file's rows or items that answer no item (unreadable, or of no item)."""
+
+
+def predictions_format(bench: McqBenchmark, name: str, path: Path) -> ChosenFormat:
+    """The format a predictions file of `mcq score` is read as: the one named, or under `auto`
+    the one it matches (a file matching none is read as the benchmark's own format, whose
+    reader says what it lacks). A format that does not answer multiple-choice questions with
+    text is an error naming it."""
+    chosen = format_of(name, path, own=bench.name)
+    if TASK not in chosen.format.tasks or chosen.format.output != "text":
+        raise InputError(
+            f"the predictions format {chosen.name} ({chosen.format.expects}) answers no multiple-choice "
+            f"question with text: it serves {', '.join(sorted(chosen.format.tasks))}",
+            file=str(path),
+            field="predictions_format",
+        )
+    return chosen
+
+
+def _matching_sample(item: McqItem, file: str) -> Sample:
+    """An item as `run` loads the same metadata row: the texts a row without an id may name."""
+    fields: dict[str, object] = {"choices": list(item.choices), "answer": item.answer}
+    question = item.record.get("question")
+    if isinstance(question, str):
+        fields["question"] = question
+    return Sample(item.id, {}, fields, {}, file)
+
+
+def items_with_answers(
+    bench: McqBenchmark, metadata: Path, predictions: Path, chosen: ChosenFormat, key: str | None
+) -> FileAnswers:
+    """The metadata's items, each with the answer the predictions file gives it (None: none)."""
+    items = load_mcq_file(metadata, bench, require_predictions=False)
+    model = PredictionsFile(
+        "predictions",
+        predictions,
+        chosen.format.reader(key),
+        tasks=chosen.format.tasks,
+        output="text",
+        reading=PredictionsReading(chosen.name, chosen.how, chosen.format.matching),
+        sample_keys=chosen.format.sample_keys,
+    )
+    model.load()
+    where = str(metadata)
+    model.match(bench.name, [_matching_sample(item, where) for item in items.items])
+    ids = [item.id for item in items.items]
+    unread = model.input_errors(ids, ids)
+    answered = [replace(item, prediction=model.outputs.get(item.id)) for item in items.items]
+    return FileAnswers(replace(items, items=answered), model.describe(), model.key, tuple(unread))
