@@ -12,8 +12,10 @@ official script skips it); a row of the file that reaches no item is listed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from audioeval.adapters.predictions import PredictionsFile, PredictionsReading
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
@@ -54,13 +56,28 @@ def predictions_format(bench: McqBenchmark, name: str, path: Path) -> ChosenForm
     return chosen
 
 
-def _matching_sample(item: McqItem, file: str) -> Sample:
-    """An item as `run` loads the same metadata row: the texts a row without an id may name."""
-    fields: dict[str, object] = {"choices": list(item.choices), "answer": item.answer}
+def row_texts(item: McqItem) -> dict[str, str]:
+    """The texts of an item a row without an id may name beyond its answer and choices: its
+    question (VoiceBench keys rows by it), as `run` loads the same metadata row."""
     question = item.record.get("question")
-    if isinstance(question, str):
-        fields["question"] = question
-    return Sample(item.id, {}, fields, {}, file)
+    return {"question": question} if isinstance(question, str) else {}
+
+
+def _matching_sample(item: McqItem, file: str) -> Sample:
+    return Sample(
+        item.id, {}, {"choices": list(item.choices), "answer": item.answer, **row_texts(item)}, {}, file
+    )
+
+
+def scored_file(path: str | Path, bench: McqBenchmark, options: Mapping[str, Any]) -> McqFile:
+    """The items a source of type `mmar` / `mmau` scores: a predictions file of the benchmark's
+    own format, or (option `predictions`) the metadata at `path` with the answers of that file
+    in its format (`predictions_format`, `prediction_key`)."""
+    if not options.get("predictions"):
+        return load_mcq_file(path, bench, prediction_key=options.get("prediction_key"))
+    predictions = Path(options["predictions"])
+    chosen = predictions_format(bench, options.get("predictions_format") or "auto", predictions)
+    return items_with_answers(bench, Path(path), predictions, chosen, options.get("prediction_key")).file
 
 
 def items_with_answers(

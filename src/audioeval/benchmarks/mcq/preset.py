@@ -215,10 +215,8 @@ def _scored(bench: Any, predictions: Path, values: Mapping[str, Any]) -> Scored:
     `--metadata`, read as `run -m NAME=predictions:FILE` reads it (`answers_file.py`)."""
     from audioeval.benchmarks.mcq.answers_file import items_with_answers, predictions_format
     from audioeval.benchmarks.mcq.loading import load_mcq_file
-    from audioeval.benchmarks.plugins import load_benchmarks
     from audioeval.store.json_items import gc_paused
 
-    load_benchmarks()  # every registered predictions format
     key = values.get("prediction_key")
     chosen = predictions_format(bench, values.get("predictions_format") or "auto", predictions)
     given = values.get("metadata")
@@ -232,7 +230,7 @@ def _scored(bench: Any, predictions: Path, values: Mapping[str, Any]) -> Scored:
     with gc_paused():  # many small acyclic objects: collector passes only cost time
         if given is None:
             file = load_mcq_file(predictions, bench, prediction_key=key)
-            options: dict[str, Any] = {"prediction_key": file.prediction_key}  # the source type's (`source.py`)
+            options: dict[str, Any] = {"prediction_key": file.prediction_key}  # the source type's
             return Scored(file, predictions, options, bench.name, file.prediction_key, file.prediction_key)
         metadata = Path(given)
         got = items_with_answers(bench, metadata, predictions, chosen, key)
@@ -288,7 +286,8 @@ def _unread(values: Mapping[str, Any]) -> list[InputError]:
 
     bench, predictions = get_benchmark(values["benchmark"]), Path(given)
     chosen = predictions_format(bench, values.get("predictions_format") or "auto", predictions)
-    return list(items_with_answers(bench, Path(metadata), predictions, chosen, values.get("prediction_key")).unread)
+    got = items_with_answers(bench, Path(metadata), predictions, chosen, values.get("prediction_key"))
+    return list(got.unread)
 
 
 def _renamed(values: Mapping[str, Any]) -> list[str]:

@@ -16,8 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from audioeval.benchmarks.mcq.answers_file import row_texts, scored_file
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
-from audioeval.benchmarks.mcq.loading import McqFile, McqItem, load_mcq_file
+from audioeval.benchmarks.mcq.loading import McqFile, McqItem
 from audioeval.benchmarks.mcq.rubric_plan import RubricPlan, load_rubric_meta, plan_rubrics
 from audioeval.benchmarks.sources.source_formats import SourceRequest
 from audioeval.benchmarks.spec import BenchmarkSpec, BreakdownGroups, SourceSpec
@@ -36,7 +37,11 @@ RUBRIC_METRIC = "mean:rubric_score"
 """With `--rubrics`: the MMAR-Rubrics score of the eligible items scored (`rubric_scorer.py`)."""
 
 
-def item_sample(item: McqItem, file: str, rubric: dict[str, Any] | None = None) -> Sample:
+def item_sample(
+    item: McqItem, file: str, rubric: dict[str, Any] | None = None, *, question: bool = False
+) -> Sample:
+    """One item as a Sample; with `question`, its question text too (the answers come from a
+    file without ids, whose rows may name it, as `run` loads the same metadata row)."""
     fields: dict[str, Any] = {
         "choices": list(item.choices),
         "answer": item.answer,
@@ -44,16 +49,18 @@ def item_sample(item: McqItem, file: str, rubric: dict[str, Any] | None = None) 
         "prediction": item.prediction,
         "thinking": item.thinking,
     }
+    if question:
+        fields.update(row_texts(item))
     if rubric is not None:
         fields.update(rubric)
     return Sample(item.id, {}, fields, dict(item.groups), file)
 
 
-def mcq_samples(file: McqFile, plan: RubricPlan | None = None) -> list[Sample]:
-    """One Sample per item, in file order."""
+def mcq_samples(file: McqFile, plan: RubricPlan | None = None, *, question: bool = False) -> list[Sample]:
+    """One Sample per item, in file order (`question`: as `item_sample`)."""
     where = str(file.path)
     rubrics = plan.fields if plan is not None else {}
-    return [item_sample(item, where, rubrics.get(item.id)) for item in file.items]
+    return [item_sample(item, where, rubrics.get(item.id), question=question) for item in file.items]
 
 
 def rubric_plan(file: McqFile, options: dict[str, Any] | Any) -> RubricPlan | None:
@@ -62,18 +69,6 @@ def rubric_plan(file: McqFile, options: dict[str, Any] | Any) -> RubricPlan | No
         return None
     meta = load_rubric_meta(options["rubric_meta"]) if options.get("rubric_meta") else None
     return plan_rubrics(file.items, str(file.path), meta)
-
-
-def scored_file(path: str | Path, bench: McqBenchmark, options: dict[str, Any] | Any) -> McqFile:
-    """The items scored: a predictions file of the benchmark's own format, or (option
-    `predictions`) the metadata at `path` with the answers of that file in its format."""
-    if not options.get("predictions"):
-        return load_mcq_file(path, bench, prediction_key=options.get("prediction_key"))
-    from audioeval.benchmarks.mcq.answers_file import items_with_answers, predictions_format
-
-    predictions = Path(options["predictions"])
-    chosen = predictions_format(bench, options.get("predictions_format") or "auto", predictions)
-    return items_with_answers(bench, Path(path), predictions, chosen, options.get("prediction_key")).file
 
 
 def read_mcq_samples(asked: SourceRequest, bench: McqBenchmark) -> tuple[list[Sample], list[InputError]]:
@@ -86,7 +81,8 @@ def read_mcq_samples(asked: SourceRequest, bench: McqBenchmark) -> tuple[list[Sa
         )
     with gc_paused():  # many small acyclic objects: collector passes only cost time
         file = scored_file(asked.path, bench, asked.options)
-        samples = mcq_samples(file, rubric_plan(file, asked.options))
+        plan = rubric_plan(file, asked.options)
+        samples = mcq_samples(file, plan, question=bool(asked.options.get("predictions")))
     return (samples[: asked.limit] if asked.limit is not None else samples), []
 
 
