@@ -77,3 +77,139 @@ def test_string_match_shared_words_do_not_count_against() -> None:
     assert string_match("Live band", "a live band plays", choices) is True  # `band` is shared
     assert string_match("Live band", "a live band practice", choices) is False
     assert string_match("Sound effects", "sound effects", ["Sound effects", "Animal"]) is True
+
+
+# --- AudioBench's speech translation BLEU (src/dataset_src/covost2_*_test.py, compute_score) ---
+
+
+def their_bleu(predictions: list[str], answers: list[str], tokenize: str) -> float:
+    """Their `compute_score`, written from their code: an empty text becomes "empty", then
+    `evaluate.load("sacrebleu").compute(predictions, references, tokenize=...)`, which is
+    `sacrebleu.corpus_bleu` with one reference each, `exp` smoothing, no lower-casing and no
+    effective order (huggingface/evaluate metrics/sacrebleu/sacrebleu.py)."""
+    import sacrebleu
+
+    preds = [p if len(p) != 0 else "empty" for p in predictions]
+    refs = [a if len(a) != 0 else "empty" for a in answers]
+    return float(
+        sacrebleu.corpus_bleu(
+            preds, [refs], smooth_method="exp", smooth_value=None, force=False, lowercase=False,
+            use_effective_order=False, tokenize=tokenize,
+        ).score
+    )  # fmt: skip
+
+
+def our_bleu(predictions: list[str | None], answers: list[str], target: str) -> float:
+    from audioeval.metrics.corpus import get_metric
+    from audioeval.scoring.scorer_registry import build_scorer
+
+    load_benchmarks()
+    scorer = build_scorer("bleu", {"profile": "audiobench"}, where="test")
+    stats = [
+        scorer.score(Prediction(text=p, raw=p), Sample(str(i), fields={"reference": a, "target_language": target})).stats
+        for i, (p, a) in enumerate(zip(predictions, answers, strict=True))
+    ]
+    return float(get_metric("bleu").compute(stats))
+
+
+ST_CASES = {
+    # (target language, their tokenizer): covost2_en_zh -> zh; en_id, en_ta, zh_en, id_en, ta_en -> 13a
+    ("zh", "zh"): (
+        ["我们今天去公园散步。", "他喜欢iPhone手机", "", "天气很好"],
+        ["我们今天去公园散步", "他喜欢苹果手机。", "你好", ""],
+    ),
+    ("en", "13a"): (
+        ["The cat sat on the mat.", "", "It's raining, isn't it?", "Hello world"],
+        ["The cat is sitting on the mat.", "Good morning", "It is raining, isn't it?", ""],
+    ),
+    ("id", "13a"): (["Saya suka makan nasi goreng.", "Terima kasih"], ["Saya suka nasi goreng.", "Terima kasih banyak"]),
+}
+
+
+@pytest.mark.parametrize(("target", "tokenize"), sorted(ST_CASES))
+def test_translation_bleu_equals_their_compute_score(target: str, tokenize: str) -> None:
+    preds, refs = ST_CASES[(target, tokenize)]
+    assert our_bleu(list(preds), refs, target) == pytest.approx(their_bleu(preds, refs, tokenize), abs=1e-9)
+
+
+def test_translation_bleu_empty_text_is_the_word_empty_not_dropped() -> None:
+    """Their rule, not UltraEval-Audio's (which drops a pair with an empty reference)."""
+    preds, refs = ["empty", "a b c d"], ["", "a b c d"]
+    assert our_bleu(preds, refs, "en") == pytest.approx(100.0)
+    assert our_bleu([None, "a b c d"], ["", "a b c d"], "en") == pytest.approx(100.0)  # no output: ""
+
+
+# --- AudioBench's string match as the profile's multiple-choice rule (mcq_match) ---
+
+
+def their_mmau_string_match(reference: str, prediction: str, choices: list[str]) -> float:
+    """`mmau_string_match` for one item, written from their code: `[4:]` cuts, then
+    `string_match_one_sample`."""
+    import re
+
+    def tokenize(text: str) -> set[str]:
+        return set(re.findall(r"\b\w+\b", text.lower()))
+
+    answer, options = reference[4:], [c[4:] for c in choices]
+    said, gold = tokenize(prediction), tokenize(answer)
+    if not said:
+        return 0.0
+    wrong: set[str] = set()
+    for option in options:
+        tokens = tokenize(option)
+        if tokens != gold:
+            wrong.update(tokens - gold)
+    return 1.0 if gold.issubset(said) and said.isdisjoint(wrong) else 0.0
+
+
+MCQ_CASES = [
+    ("(B) Man", "The voice is a man's... a man.", ["(A) Woman", "(B) Man", "(C) Child", "(D) Robot"]),
+    ("(B) Man", "(B)", ["(A) Woman", "(B) Man", "(C) Child", "(D) Robot"]),  # a letter alone
+    ("(A) From far to near", "from near to far", ["(A) From far to near", "(B) From near to far"]),  # order-blind
+    ("(C) Lyndon B. Johnson", "Lyndon B. Johnson", ["(A) Richard Nixon", "(B) J F K", "(C) Lyndon B. Johnson"]),
+    ("(A) Dog", "Dog barking", ["(A) Dog", "(B) Dog barking"]),
+    ("(D) Live band", "", ["(A) Radio", "(B) Live band practice", "(C) Band", "(D) Live band"]),
+]
+
+
+@pytest.mark.parametrize(("reference", "reply", "choices"), MCQ_CASES)
+def test_mcq_match_under_the_profile_equals_their_string_match(reference: str, reply: str, choices: list[str]) -> None:
+    from audioeval.scoring.scorer_registry import build_scorer
+
+    load_benchmarks()
+    scorer = build_scorer("mcq_match", {"profile": "audiobench"}, where="test")
+    sample = Sample("q", fields={"answer": reference, "choices": choices})
+    got = scorer.score(Prediction(text=reply, raw=reply), sample).values["mcq_match"]
+    assert got == their_mmau_string_match(reference, reply, choices)
+    assert scorer.signature()["profile"] == "audiobench" and "string_match.py" in scorer.signature()["texts"]
+
+
+def test_mcq_match_on_unlabelled_items_is_the_official_figure() -> None:
+    """audioeval's MMAU items carry no `(A) ` labels: nothing is cut, and their rule is then
+    MMAU's own, item for item."""
+    from audioeval.scoring.mcq_official import official_match
+    from audioeval.scoring.scorer_registry import build_scorer
+
+    load_benchmarks()
+    scorer = build_scorer("mcq_match", {"profile": "audiobench"}, where="test")
+    for reference, reply, choices in MCQ_CASES:
+        answer, options = reference[4:], [c[4:] for c in choices]
+        sample = Sample("q", fields={"answer": answer, "choices": options})
+        got = scorer.score(Prediction(text=reply, raw=reply), sample).values["mcq_match"]
+        assert got == float(official_match(answer, reply, options).correct)
+
+
+def test_a_profile_without_a_multiple_choice_rule_keeps_the_official_one() -> None:
+    from audioeval.scoring.scorer_registry import build_scorer
+
+    load_benchmarks()
+    assert "profile" not in build_scorer("mcq_match", {"profile": "ultraeval"}, where="test").signature()
+
+
+def test_classification_accuracy_is_judged_by_them_and_refused_with_the_reason() -> None:
+    from audioeval.core.errors import InputError
+    from audioeval.scoring.scorer_registry import build_scorer
+
+    load_benchmarks()
+    with pytest.raises(InputError, match="has no rule for accuracy: AudioBench scores its classification sets"):
+        build_scorer("accuracy", {"profile": "audiobench"}, where="test")

@@ -28,7 +28,7 @@ from audioeval.scoring.judged import PROMPT_FILE, takes_prompt_file
 from audioeval.scoring.profiles import profile_names as registered_profiles
 from audioeval.scoring.scorer_registry import build_scorer, scorer_factory
 
-PROFILED_SCORERS = ("wer", "cer", "asr_wer", "asr_cer", "bleu", "accuracy")
+PROFILED_SCORERS = ("wer", "cer", "asr_wer", "asr_cer", "bleu", "accuracy", "mcq_match")
 """The scorers a spec's `profile` (and `--profile`) sets; the others keep their conventions."""
 LANGUAGE_SCORERS = ("wer", "cer", "asr_wer", "asr_cer", "asr_includes", "asr_accuracy")
 """The scorers given the spec's `language` unless they name one (text chain, transcriber)."""

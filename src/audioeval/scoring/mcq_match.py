@@ -2,7 +2,11 @@
 
 The prediction is the model's answer text; correct iff it holds every answer token and no
 token that only a distractor has. A missing prediction is wrong (as the official scripts
-score an empty prediction). `stats = {"correct": 0|1}`.
+score an empty prediction). `stats = {"correct": 0|1}`. Under a scoring profile with a
+multiple-choice rule (`scoring/profiles.py`, `mcq_texts`; `audiobench`: AudioBench's string
+match, the same token-set rule on its label-cut texts) the answer and choices are read as the
+profile says; under a profile without one, the rule is the official one and the signature
+names no profile.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.mcq_fields import question
 from audioeval.scoring.mcq_official import official_match
+from audioeval.scoring.profiles import DEFAULT_PROFILE, get_profile
 
 
 class McqMatchScorer(Scorer):
@@ -22,20 +27,32 @@ class McqMatchScorer(Scorer):
     light = True  # a string match: scored on the event loop (`Scorer.light`)
     metrics = ("accuracy",)
 
-    def __init__(self, *, answer_field: str = "answer", choices_field: str = "choices") -> None:
+    def __init__(
+        self, *, answer_field: str = "answer", choices_field: str = "choices", profile: str = DEFAULT_PROFILE
+    ) -> None:
         self.answer_field = answer_field
         self.choices_field = choices_field
+        found = get_profile(profile) if profile != DEFAULT_PROFILE else None
+        # a profile without a multiple-choice rule leaves the benchmark's official reading
+        self._texts = found.mcq_texts if found is not None else None
+        self.profile = profile if self._texts is not None else DEFAULT_PROFILE
+        self._rule = found.mcq_rule if found is not None else ""
 
     def signature(self) -> dict[str, Any]:
-        return {
+        sig = {
             "scorer": self.name,
             "rule": "mmar-mmau-official-string-match",
             "answer_field": self.answer_field,
             "choices_field": self.choices_field,
         }
+        if self._texts is not None:
+            sig.update(profile=self.profile, texts=self._rule)
+        return sig
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         answer, choices = question(sample, self.answer_field, self.choices_field, self.name)
+        if self._texts is not None:
+            answer, choices = self._texts(answer, list(choices))
         match = official_match(answer, prediction.text or "", choices)
         detail: dict[str, Any] = {"reason": match.reason}
         if match.missing:

@@ -1,7 +1,8 @@
 """Scoring profiles: named sets of text conventions that the profiled scorers follow.
 
 A profile (`profile:` in a spec, `--profile` on run and rescore) replaces how `wer`/`cer`,
-`asr_wer`/`asr_cer`, `bleu` and `accuracy` read their texts. The default, `audioeval`, is
+`asr_wer`/`asr_cer`, `bleu`, `accuracy` and (where the profile has a multiple-choice rule)
+`mcq_match` read their texts. The default, `audioeval`, is
 ours and has no hooks: each scorer keeps its own code. Another profile is a `TextProfile`,
 registered by the benchmark whose rules it holds (on its `Benchmark.profiles`, registered by
 `benchmarks/plugins.load_benchmarks()`), so this layer holds no benchmark's rule. A scorer looks its
@@ -11,8 +12,8 @@ and a profile without the hook a scorer needs is an error naming both.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from audioeval.core.registry import Registry
@@ -45,6 +46,17 @@ class TextProfile:
     """(match, prediction, gold, gold_is_numeric) -> (hit, prediction as rewritten, gold)."""
     accuracy_texts: dict[str, str] | None = None
     """match rule -> how it reads the texts, for the signature."""
+    bleu_empty: str | None = None
+    """Under `bleu_tokenizer`: the word an empty hypothesis or reference becomes (AudioBench:
+    `empty`); None: a pair whose reference is empty is not scored (UltraEval-Audio)."""
+    mcq_texts: Callable[[str, list[str]], tuple[str, list[str]]] | None = None
+    """(answer, choices) -> the answer and choices as the profile's multiple-choice match reads
+    them (`mcq_match`: the match itself stays the MMAR / MMAU token-set rule); None: `mcq_match`
+    keeps the benchmark's official reading under this profile."""
+    mcq_rule: str = ""
+    """What `mcq_texts` does and where it comes from, for the signature."""
+    uncovered: Mapping[str, str] = field(default_factory=dict)
+    """scorer -> why the profile has no rule for it (said in the error)."""
 
 
 PROFILES: Registry[TextProfile] = Registry("scoring profile", spec_names=True)
@@ -79,5 +91,6 @@ def profile_hook(name: str, hook: Callable[[TextProfile], Hook | None], scorer: 
         return None
     found = hook(profile)
     if found is None:
-        raise ValueError(f"scoring profile {name!r} has no rule for {scorer}")
+        why = profile.uncovered.get(scorer)
+        raise ValueError(f"scoring profile {name!r} has no rule for {scorer}" + (f": {why}" if why else ""))
     return found

@@ -11,7 +11,9 @@ profile's `bleu_tokenizer` hook (`ultraeval`: UltraEval-Audio's `corpus_bleu` ca
 the sample's `target_language` is Chinese and `13a` for another language): the tokenizer
 follows the direction (the `tokenize` argument when the sample names none; a value that is
 neither a language code nor a known name is an InputError); no normaliser and no lower-casing; and a pair whose reference is the empty string is dropped,
-here an InputError, so the sample is recorded as not scored, never as a wrong answer.
+here an InputError, so the sample is recorded as not scored, never as a wrong answer; or, under
+a profile with `bleu_empty` (`audiobench`: their `compute_score`), an empty hypothesis or
+reference becomes that word and is scored.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from audioeval.postprocess.steps import PostprocessChain, SpecItem
 from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
 from audioeval.scoring.error_rate import sample_language
 from audioeval.scoring.fields import references
-from audioeval.scoring.profiles import DEFAULT_PROFILE, profile_hook
+from audioeval.scoring.profiles import DEFAULT_PROFILE, get_profile, profile_hook
 
 _EXTRAS = {"ja-mecab": "ja", "ko-mecab": "ko", "spm": "", "flores101": "", "flores200": "", "spBLEU-1K": ""}
 
@@ -95,6 +97,7 @@ class BleuScorer(_References):
             )
         super().__init__(normaliser, reference_field)
         self.profile = profile
+        self._empty = get_profile(profile).bleu_empty if profile != DEFAULT_PROFILE else None
         self.tokenize = tokenize
         self.lowercase = lowercase
         self._bleu: dict[str, tuple[Any, Any]] = {}
@@ -122,7 +125,9 @@ class BleuScorer(_References):
             sig["profile"] = self.profile
             by = {lang: self._direction(lang) for lang in ("zh", "en", "other")}
             sig["tokenize"] = f"by target_language {by} (none given: {self.tokenize})"
-            sig["empty_reference"] = "not scored"
+            sig["empty_reference"] = "not scored" if self._empty is None else f"the word {self._empty!r}"
+            if self._empty is not None:
+                sig["empty_hypothesis"] = f"the word {self._empty!r}"
         return sig
 
     def tokenizer_for(self, sample: Sample) -> str:
@@ -136,7 +141,9 @@ class BleuScorer(_References):
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         hypothesis, refs, detail = self.texts(prediction, sample)
-        if self.profile != DEFAULT_PROFILE:
+        if self.profile != DEFAULT_PROFILE and self._empty is not None:
+            hypothesis, refs = hypothesis or self._empty, [r or self._empty for r in refs]
+        elif self.profile != DEFAULT_PROFILE:
             refs = self._non_empty(refs, sample)
         tokenize = self.tokenizer_for(sample)
         corpus, sentence = self._pair(tokenize)

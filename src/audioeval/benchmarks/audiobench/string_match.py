@@ -17,26 +17,35 @@ from audioeval.core.errors import InputError
 from audioeval.core.record import Score
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Scorer
+from audioeval.scoring.mcq_official import official_match
 
 NAME = "audiobench_string_match"
-_WORD = re.compile(r"\b\w+\b")
 
 
-def word_set(text: str) -> set[str]:
-    return set(_WORD.findall(text.lower()))
+LABEL = re.compile(r"\([A-Z]\) ")
+"""`(A) `: the label of an option in AudioBench's multiple-choice sets, four characters."""
+RULE = (
+    "AudioBench string match (src/dataset_src/eval_methods/string_match.py): the `(A) ` label of the answer "
+    "and of each choice cut (their [4:]; a text without one is taken as is), then the MMAR / MMAU token-set "
+    "rule their string_match_one_sample copies"
+)
+
+
+def unlabelled(answer: str, choices: list[str]) -> tuple[str, list[str]]:
+    """The answer and choices as their `mmau_string_match` reads them: each `(A) ` label cut
+    (`[4:]`); a text without one (audioeval's own MMAU items) is taken as it is."""
+
+    def cut(text: str) -> str:
+        return text[4:] if LABEL.match(text) else text
+
+    return cut(answer), [cut(c) for c in choices]
 
 
 def string_match(answer: str, reply: str, choices: list[str]) -> bool:
-    """Their rule for one reply (the answer and choices without their `(A) ` prefixes)."""
-    said, gold = word_set(reply), word_set(answer)
-    if not said:
-        return False
-    wrong: set[str] = set()
-    for choice in choices:
-        tokens = word_set(choice)
-        if tokens != gold:
-            wrong |= tokens - gold
-    return gold <= said and said.isdisjoint(wrong)
+    """Their rule for one reply (the answer and choices without their `(A) ` prefixes): their
+    `string_match_one_sample` is the MMAR / MMAU official token-set match, line for line, so it
+    is that one code (`scoring/mcq_official.py`)."""
+    return official_match(answer, reply, choices).correct
 
 
 class StringMatchScorer(Scorer):
