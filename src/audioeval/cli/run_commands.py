@@ -152,8 +152,9 @@ def _judge_settings(urls: str | None, given: dict, loaded):  # type: ignore[no-u
 
 
 PROFILE_HELP = (
-    "Scoring conventions of the wer/cer scorers: audioeval (ours, the default) or ultraeval "
-    "(UltraEval-Audio's normalisers and tokens; docs/fidelity.md). Default: each spec's `profile`."
+    "Scoring conventions of the profiled scorers (wer/cer, bleu, accuracy, mcq_match): audioeval (ours, "
+    "the default), ultraeval (UltraEval-Audio's) or audiobench (AudioBench's); docs/fidelity.md. "
+    "Default: each spec's `profile`."
 )
 
 
