@@ -107,14 +107,16 @@ def voicebench(tmp: Path) -> Path:
 
 
 def audiobench(tmp: Path) -> Path:
-    """AudioBench's string-match log: `(A) ` labelled reference and choices, json.dump(indent=4)."""
+    """AudioBench's string-match log: `(A) ` labelled reference and choices, json.dump(indent=4);
+    its copy of MMAU may list an item's choices in another order (here reversed), as the
+    published Qwen2-Audio log does."""
 
     def label(choices: list[str], text: str) -> str:
         return f"({'ABCD'[choices.index(text)]}) {text}"
 
     details = [
-        {"question": it["question"], "reference": label(it["choices"], it["answer"]),
-         "model_prediction": REPLIES[it["id"]], "choices": [label(it["choices"], c) for c in it["choices"]],
+        {"question": it["question"], "reference": label(it["choices"][::-1], it["answer"]),
+         "model_prediction": REPLIES[it["id"]], "choices": [label(it["choices"][::-1], c) for c in it["choices"][::-1]],
          "rate_score": 0.0, "task": "sound"}
         for _, it in _answered()
     ]  # fmt: skip

@@ -15,8 +15,8 @@ Two shapes, both without sample ids, in the test set's order:
 As predictions (`audiobench_wer_log`, `audiobench_score_log`) each row finds its sample by
 its reference text (`adapters/unkeyed_rows.py`): a sample's reference as given, or as
 AudioBench's chain normalises it (English and Chinese); a multiple-choice row by its answer
-and choices. As a source (`audiobench_log`) the log itself is the benchmark: one sample per
-row, numbered from 1, so a published log is scored as it stands.
+and choices (the choices in any order). As a source (`audiobench_log`) the log itself is the
+benchmark: one sample per row, numbered from 1, so a published log is scored as it stands.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.adapters.predictions import PredictionsRead
-from audioeval.adapters.unkeyed_rows import UnkeyedRow
+from audioeval.adapters.unkeyed_rows import UnkeyedRow, canonical
 from audioeval.benchmarks.audiobench.text_rules import normalise
 from audioeval.benchmarks.prediction_formats import json_document, read_json_document
 from audioeval.benchmarks.sources.source_formats import SourceRequest
@@ -117,10 +117,16 @@ def _score_rows(path: Path) -> Iterator[tuple[int, dict[str, str], list[str] | N
         )
 
 
+def choice_key(answer: str, choices: list[str]) -> str:
+    """A multiple-choice item's text as a row names it: its answer, then its choices in the
+    order of their compared texts (AudioBench's copy of a set may list them in another order)."""
+    return " ".join([answer, *sorted(choices, key=canonical)])
+
+
 def _row_text(texts: dict[str, str], choices: list[str] | None) -> str:
     if choices is None:
         return texts["reference"]
-    return " ".join([texts["reference"][CHOICE_PREFIX:], *choices])
+    return choice_key(texts["reference"][CHOICE_PREFIX:], choices)
 
 
 def read_score_log(path: Path) -> PredictionsRead:
@@ -149,7 +155,7 @@ def sample_keys(sample: Sample) -> Iterator[str]:
             yield normalise(ref, chinese=True)
     choices, answer = sample.get("choices"), sample.get("answer")
     if isinstance(choices, list) and isinstance(answer, str):
-        yield " ".join([answer, *(str(c) for c in choices)])
+        yield choice_key(answer, [str(c) for c in choices])
     elif isinstance(answer, str):
         yield answer
 
