@@ -5,13 +5,13 @@ The plan reads and checks the predictions file itself (`loading.py`; the first b
 an error naming file, line, id and field, before anything is written) and names it as the
 benchmark's source, of this benchmark's own source type (`mmar` / `mmau`, `source.py`, with
 the answer key and the rubric settings of `--rubrics` as its options): the engine loads it as
-it loads any benchmark's source; a `predictions` model answers
-each item with its stored answer. A predictions file of another registered format (a tool's
-output, `{id, text}` items: `--predictions-format`, default the one the file matches) answers
-the items of `--metadata`, read by the same format reader as `run -m NAME=predictions:FILE`
-(`answers_file.py`), and the source is then the metadata with that file as its option; the scorers are `mcq_match` and `mcq_robust`, and with
-`--rubrics` the `mmar_rubrics` judged scorer on the run judge (the shared `judge` options,
-with its seed and `max_tokens`). A rerun into the same folder keeps the records of items
+it loads any benchmark's source; a `predictions` model answers each item with its stored
+answer. A predictions file of another registered format (a tool's output, `{id, text}` items:
+`--predictions-format`, default the one the file matches) answers the items of `--metadata`,
+read by the same format reader as `run -m NAME=predictions:FILE` (`answers_file.py`), and the
+source is then the metadata with that file as its option. The scorers are `mcq_match` and
+`mcq_robust`, and with `--rubrics` the `mmar_rubrics` judged scorer on the run judge (the
+shared `judge` options, with its seed and `max_tokens`). A rerun into the same folder keeps the records of items
 whose contents are unchanged and scores the others again (`rescore_changed_samples`).
 `mcq_summary.json`, `per_item.jsonl`, `disagreements.jsonl` and `rubrics/results.jsonl` are
 the exports of the records (`export.py`, told the file scored and the rubric settings by the
