@@ -9,13 +9,70 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypedDict, cast, runtime_checkable
 
+from audioeval.adapters.chat_wire import SamplingFields
 from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.request_settings import checked_settings
 from audioeval.core.sample import Sample
+
+
+class RequestSettings(SamplingFields, total=False):
+    """The settings a model request may carry (`core/request_settings.SETTINGS`): the chat
+    ones, and the fields of the transcription APIs routed to them."""
+
+    prompt: str
+    response_format: str
+
+
+class GenerationRecord(RequestSettings, total=False):
+    """Every generation setting, as a signature records it."""
+
+    system_prompt: str
+
+
+class ModelSignature(TypedDict, total=False):
+    """The model block of a pair's signature: every choice of the model under test that moves
+    a number (never its endpoints or keys). Each adapter fills the keys that describe it."""
+
+    model: str  # the model's name in the run
+    type: str  # openai, baseline, codec, replay, predictions, generator
+    adapter: str  # local_runtime
+    api: str
+    provider: str
+    served_model: str
+    audio_part: str
+    sample_rate: int
+    voice: str
+    baseline: str
+    text: str  # the constant baseline's answer
+    codec: str
+    bitrate_bps: float | None
+    folder: str
+    outputs_sha256: str
+    runtime: str
+    requirements: list[str]
+    requirements_hash: str
+    worker: str
+    worker_sha256: str
+    worker_args: dict[str, str | int | float | bool | None]
+    tasks: list[str]
+    output: str
+    isolated: bool
+    seed: int  # a baseline's argument
+    engine: str  # the espeak-ng version
+    speed: int
+    file: str  # a predictions file, its clips and how it was read
+    audio_root: str | None
+    predictions_sha256: str
+    format: str
+    format_chosen: str
+    prediction_key: str | None
+    matching: str
+    note: str
+    rows_matched: dict[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +85,7 @@ class GenerationConfig:
     temperature: float | None = None
     max_tokens: int | None = None
     seed: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: RequestSettings = field(default_factory=lambda: RequestSettings())
     top_p: float | None = None
     system_prompt: str | None = None  # a system message sent first (not a request field)
 
@@ -40,17 +97,17 @@ class GenerationConfig:
             raise InputError(f"{clash[0]} is given twice (a named setting and in extra)", field="generation")
         checked_settings({**named, **more, **self.extra}, field="generation")
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> GenerationRecord:
         """Every setting, for signatures (top_p and the system prompt only when set)."""
         rec = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
         more = {"top_p": self.top_p, "system_prompt": self.system_prompt}
-        return {**rec, **{k: v for k, v in more.items() if v is not None}, **self.extra}
+        return cast(GenerationRecord, {**rec, **{k: v for k, v in more.items() if v is not None}, **self.extra})
 
-    def sampling(self) -> dict[str, Any]:
+    def sampling(self) -> RequestSettings:
         """The request fields that are set, sent with every request."""
         rec = {"temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed}
         rec["top_p"] = self.top_p
-        return {k: v for k, v in {**rec, **self.extra}.items() if v is not None}
+        return cast(RequestSettings, {k: v for k, v in {**rec, **self.extra}.items() if v is not None})
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +151,7 @@ class ModelAdapter(Protocol):
     reads_input_audio: bool
     blank_is_an_answer: bool
 
-    def signature(self) -> dict[str, Any]: ...
+    def signature(self) -> ModelSignature: ...
 
     async def start(self) -> None: ...
 

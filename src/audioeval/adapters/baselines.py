@@ -13,11 +13,18 @@ import hashlib
 import os
 import shutil
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar, TypedDict
 
-from audioeval.adapters.base import AdapterHooks, ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest, ModelSignature
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.registry import Registry
+
+
+class BaselineArgs(TypedDict, total=False):
+    """The argument after a baseline's colon: `constant:TEXT`, `random-choice:SEED`."""
+
+    text: str
+    seed: int
 
 
 @dataclass
@@ -26,11 +33,11 @@ class Baseline(AdapterHooks):
 
     name: str
     kind: str
-    args: dict[str, Any] = field(default_factory=dict)
+    args: BaselineArgs = field(default_factory=lambda: BaselineArgs())
     max_concurrency: int = 64
     tasks: ClassVar[tuple[str, ...] | None] = None  # None: every task
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ModelSignature:
         return {"model": self.name, "type": "baseline", "baseline": self.kind, **self.args}
 
     async def start(self) -> None:
@@ -141,9 +148,11 @@ def make_baseline(ref: str, *, name: str | None = None) -> Baseline:
     """`constant:yes`, `random-choice:7`, `longest-choice`, … (InputError for unknown kinds)."""
     kind, _, value = ref.partition(":")
     cls, arg = BASELINES.get(kind, field="model")
-    args: dict[str, Any] = {}
-    if arg and value:
-        args[arg] = int(value) if arg == "seed" else value
+    args: BaselineArgs = {}
+    if arg == "seed" and value:
+        args["seed"] = int(value)
+    elif arg == "text" and value:
+        args["text"] = value
     elif arg == "seed":
         args["seed"] = 0
     return cls(name or ref, kind, args)

@@ -12,7 +12,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from audioeval.adapters.base import AdapterHooks, ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest, ModelSignature
 from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.model_output import ModelOutput
 
@@ -36,7 +36,7 @@ class EspeakTts(AdapterHooks):
     max_concurrency: int = 2
     tasks: ClassVar[tuple[str, ...]] = ("tts",)
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ModelSignature:
         import subprocess
 
         version = subprocess.run(["espeak-ng", "--version"], capture_output=True, text=True, check=False)
@@ -82,7 +82,7 @@ class CodecModel(AdapterHooks):
     tasks: ClassVar[tuple[str, ...]] = ("codec",)
     _codec: AudioCodec | None = field(default=None, repr=False)  # built by start()
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ModelSignature:
         return {
             "model": self.name,
             "type": "codec",

@@ -41,9 +41,9 @@ import uuid
 from collections import deque
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from audioeval.adapters.base import AdapterHooks, ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest, ModelSignature
 from audioeval.adapters.runtimes.environment import resolve_python
 from audioeval.adapters.runtimes.request_inputs import audio_input, text_input
 from audioeval.adapters.runtimes.spec import RuntimeSpec, WorkerArg, load_runtime_spec
@@ -57,6 +57,9 @@ from audioeval.adapters.runtimes.worker_process import (
 )
 from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.model_output import ModelOutput
+
+if TYPE_CHECKING:
+    from audioeval.adapters.runtimes.workers.worker_protocol import WorkerInfo, WorkerReply, WorkerRequest
 
 
 class RestartBudget:
@@ -135,7 +138,7 @@ class LocalRuntimeAdapter(AdapterHooks):
         """The tasks the runtime serves; the engine pairs it with those benchmarks only."""
         return tuple(self.spec.tasks)
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ModelSignature:
         return {
             "adapter": "local_runtime",
             "runtime": self.spec.name,
@@ -181,7 +184,7 @@ class LocalRuntimeAdapter(AdapterHooks):
             raise  # a clip that cannot be read: the caller knows whose it is (input or output)
         except (AudioevalError, OSError) as exc:
             return self._error(f"audio input: {exc}")
-        payload = {
+        payload: WorkerRequest = {
             "id": f"{request.sample.id}#{uuid.uuid4().hex[:8]}",
             "task": request.task,
             "audio": audio,
@@ -213,9 +216,9 @@ class LocalRuntimeAdapter(AdapterHooks):
             await asyncio.gather(*((s.worker.ping(timeout_s) if s.worker else _false()) for s in self._slots))
         )
 
-    def worker_info(self) -> list[dict[str, Any]]:
+    def worker_info(self) -> list[WorkerInfo]:
         """What each worker reported in its ready line."""
-        return [dict(s.worker.info) if s.worker else {} for s in self._slots]
+        return [s.worker.info.copy() if s.worker else {} for s in self._slots]
 
     # -- internals ------------------------------------------------------------------------
 
@@ -248,7 +251,7 @@ class LocalRuntimeAdapter(AdapterHooks):
             return f"worker restart failed: {exc}"
         return None
 
-    async def _on_slot(self, slot: _Slot, payload: dict[str, Any]) -> ModelOutput:
+    async def _on_slot(self, slot: _Slot, payload: WorkerRequest) -> ModelOutput:
         t0 = time.perf_counter()
         reason = await self._ensure_worker(slot)
         if reason is not None:
@@ -273,7 +276,7 @@ class LocalRuntimeAdapter(AdapterHooks):
             return self._error(str(exc), t0)
         return self._output(answer, slot, time.perf_counter() - t0)
 
-    def _output(self, answer: dict[str, Any], slot: _Slot, latency: float) -> ModelOutput:
+    def _output(self, answer: WorkerReply, slot: _Slot, latency: float) -> ModelOutput:
         endpoint = f"runtime:{self.name}#{slot.index}"
         text, audio_path, error = answer.get("text"), answer.get("audio_path"), answer.get("error")
         if error is not None:

@@ -20,8 +20,20 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
+from audioeval.adapters.chat_wire import (
+    AudioOutputFields,
+    AudioOutputRequest,
+    AudioUrlContent,
+    ChatMessage,
+    ChatRequest,
+    ContentPart,
+    FirstToken,
+    InputAudioContent,
+    SamplingFields,
+    SpeechRequest,
+)
 from audioeval.audio.clip_cache import EncodedClip
 from audioeval.audio.encode import data_uri
 from audioeval.core.messages import AudioPart, AudioRef, Message, TextPart
@@ -31,17 +43,17 @@ AudioPartStyle = Literal["audio_url", "input_audio"]
 ClipLookup = Callable[[AudioRef], EncodedClip]
 
 
-def audio_part(clip: EncodedClip, style: AudioPartStyle) -> dict[str, Any]:
+def audio_part(clip: EncodedClip, style: AudioPartStyle) -> InputAudioContent | AudioUrlContent:
     if style == "input_audio":
         return {"type": "input_audio", "input_audio": {"data": clip.b64_wav, "format": "wav"}}
     return {"type": "audio_url", "audio_url": {"url": data_uri(clip.b64_wav)}}
 
 
-def _content(message: Message, clips: ClipLookup, style: AudioPartStyle | None) -> Any:
+def _content(message: Message, clips: ClipLookup, style: AudioPartStyle | None) -> str | list[ContentPart]:
     """Wire content of one message; with style None, audio is replaced by its content hash."""
     if all(isinstance(p, TextPart) for p in message.parts) and message.role == "system":
         return "".join(p.text for p in message.parts if isinstance(p, TextPart))
-    out: list[dict[str, Any]] = []
+    out: list[ContentPart] = []
     for part in message.parts:
         if isinstance(part, TextPart):
             out.append({"type": "text", "text": part.text})
@@ -57,15 +69,16 @@ def build_chat_request(
     model: str,
     clips: ClipLookup,
     style: AudioPartStyle = "audio_url",
-    sampling: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    sampling: SamplingFields | None = None,
+) -> ChatRequest:
     """The JSON body of a POST to `{base_url}/chat/completions`."""
-    body: dict[str, Any] = {
-        "model": model,
-        "messages": [{"role": m.role, "content": _content(m, clips, style)} for m in messages],
-    }
-    body.update({k: v for k, v in (sampling or {}).items() if v is not None})
-    return body
+    wire: list[ChatMessage] = [{"role": m.role, "content": _content(m, clips, style)} for m in messages]
+    return {"model": model, "messages": wire, **set_fields(sampling)}
+
+
+def set_fields(sampling: SamplingFields | None) -> SamplingFields:
+    """The request settings that are set (a setting given as None is left out)."""
+    return cast(SamplingFields, {k: v for k, v in (sampling or {}).items() if v is not None})
 
 
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -91,11 +104,11 @@ def encode_chat_request(
     model: str,
     clips: ClipLookup,
     style: AudioPartStyle = "audio_url",
-    sampling: dict[str, Any] | None = None,
+    sampling: SamplingFields | None = None,
 ) -> bytes:
     """The body of `build_chat_request(...)` as UTF-8 JSON bytes, exactly as
     `json.dumps(body, ensure_ascii=False, separators=(",", ":"))` writes it."""
-    extra = {k: v for k, v in (sampling or {}).items() if v is not None}
+    extra = set_fields(sampling)
     if any(not isinstance(k, str) or k in ("model", "messages") for k in extra):
         # Keys json.dumps would convert or reorder: let it write the whole body.
         body = build_chat_request(messages, model=model, clips=clips, style=style, sampling=sampling)
@@ -131,8 +144,8 @@ def encode_chat_request(
 
 
 def request_identity(
-    messages: list[Message], *, model: str, clips: ClipLookup, sampling: dict[str, Any] | None
-) -> dict[str, Any]:
+    messages: list[Message], *, model: str, clips: ClipLookup, sampling: SamplingFields | None
+) -> ChatRequest:
     """What the request says, with audio as content hashes: the base of a cache key."""
     return build_chat_request(messages, model=model, clips=clips, style=None, sampling=sampling)  # type: ignore[arg-type]
 
@@ -151,7 +164,7 @@ def reply_text(body: Any) -> str:
     return content
 
 
-def reply_first_token(body: Any) -> dict[str, Any]:
+def reply_first_token(body: Any) -> FirstToken:
     """The text of a chat completion asked for logprobs, with the `top_logprobs` of its first
     token as [token, logprob] pairs (`choices[0].logprobs.content[0].top_logprobs`, as vLLM
     and OpenAI send them); `top_logprobs` is None when the server sent none. ValueError when
@@ -165,7 +178,7 @@ def reply_first_token(body: Any) -> dict[str, Any]:
     top = first.get("top_logprobs") if isinstance(first, dict) else None
     if not isinstance(top, list):
         raise ValueError("logprobs.content[0] has no top_logprobs list")
-    pairs = []
+    pairs: list[list[str | float]] = []
     for entry in top:
         token, logprob = (
             (entry.get("token"), entry.get("logprob")) if isinstance(entry, dict) else (None, None)
@@ -178,9 +191,9 @@ def reply_first_token(body: Any) -> dict[str, Any]:
     return {"text": text, "top_logprobs": pairs}
 
 
-def audio_output_fields(voice: str | None) -> dict[str, Any]:
+def audio_output_fields(voice: str | None) -> AudioOutputFields:
     """Request fields asking a chat model to answer in speech (WAV)."""
-    audio: dict[str, Any] = {"format": "wav"}
+    audio: AudioOutputRequest = {"format": "wav"}
     if voice:
         audio = {"voice": voice, "format": "wav"}
     return {"modalities": ["text", "audio"], "audio": audio}
@@ -223,9 +236,9 @@ def reply_audio(body: Any) -> tuple[str | None, str]:
     return text, audio_b64
 
 
-def build_speech_request(text: str, *, model: str, voice: str | None) -> dict[str, Any]:
+def build_speech_request(text: str, *, model: str, voice: str | None) -> SpeechRequest:
     """The JSON body of a POST to `{base_url}/audio/speech` (text to speech, WAV back)."""
-    body: dict[str, Any] = {"model": model, "input": text, "response_format": "wav"}
+    body: SpeechRequest = {"model": model, "input": text, "response_format": "wav"}
     if voice:
         body["voice"] = voice
     return body

@@ -14,8 +14,7 @@ This module only translates; sending, retrying and caching belong to the engine.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.core.redact import excerpt
 from audioeval.store.bounded_json import loads
@@ -24,6 +23,31 @@ RESPONSE_FORMATS = ("json", "text", "verbose_json")
 FORM_FIELDS = ("language", "prompt", "response_format", "temperature")
 """Optional form fields besides `file` and `model`."""
 ENGLISH = {"en", "eng", "english", "en-us", "en-gb", "en_us", "en_gb"}
+
+
+class TranscriptionFields(TypedDict, total=False):
+    """The optional form fields of one request (None: left out of the form)."""
+
+    language: str | None
+    response_format: str
+    temperature: float | None
+    prompt: str | None
+
+
+class TranscriptionSegment(TypedDict, total=False):
+    id: int
+    start: float
+    end: float
+    text: str
+
+
+class TranscriptionResponse(TypedDict, total=False):
+    """The JSON answer (`json`; `verbose_json` adds the language, duration and segments)."""
+
+    text: str
+    language: str
+    duration: float
+    segments: list[TranscriptionSegment]
 
 
 def is_english(language: Any) -> bool:
@@ -42,7 +66,7 @@ def build_transcription_form(
     wav: bytes,
     *,
     model: str,
-    fields: Mapping[str, Any],
+    fields: TranscriptionFields,
     filename: str = "audio.wav",
     boundary: str | None = None,
 ) -> tuple[bytes, str]:

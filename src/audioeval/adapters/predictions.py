@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
-from audioeval.adapters.base import AdapterHooks, ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest, ModelSignature
 from audioeval.adapters.unkeyed_rows import SampleKeys, UnkeyedRow, match_rows
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.model_output import ModelOutput, OutputFault
@@ -98,24 +98,24 @@ class PredictionsFile(AdapterHooks):
     """The rows without ids that no sample took, by benchmark."""
 
     _loaded: bool = False
-    _signature: dict[str, Any] | None = None
+    _signature: ModelSignature | None = None
     # An empty answer in a file is what the system answered (the official MMAR / MMAU scripts
     # count it wrong), and asking the file again gives the same: the output gate scores it.
     blank_is_an_answer = True
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ModelSignature:
         """The file's and its clips' content hashes, taken once: the engine asks for the
         signature several times a run (run.json, the folder check, each pair), and hashing
         every output clip again each time cost ~0.15 s per call at 2,000 clips."""
         if self._signature is None:
             self._signature = self._content_signature()
-        return dict(self._signature)
+        return self._signature.copy()
 
     def describe(self) -> str:
         """One line: the file, its format and how it was chosen, the key, the matching rule."""
         return self.reading.words(self.name, self.path, self.key, self.note)
 
-    def _read_as(self) -> dict[str, Any]:
+    def _read_as(self) -> ModelSignature:
         return {
             "format": self.reading.format,
             "format_chosen": self.reading.how,
@@ -129,7 +129,7 @@ class PredictionsFile(AdapterHooks):
         """How many rows without ids found a sample, by benchmark."""
         return {b: len(self.rows) - len(u) for b, u in sorted(self.unmatched.items())}
 
-    def _content_signature(self) -> dict[str, Any]:
+    def _content_signature(self) -> ModelSignature:
         root = self.audio_root or self.path.parent
         if self.path.is_file():
             self._load()

@@ -21,9 +21,9 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from audioeval.adapters.base import AdapterHooks, ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest, ModelSignature
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter, RestartBudget
 from audioeval.adapters.runtimes.spec import RuntimeSpec, WorkerArg
 from audioeval.core.errors import (
@@ -34,6 +34,9 @@ from audioeval.core.errors import (
     OptionalDependencyError,
 )
 from audioeval.core.model_output import ModelOutput
+
+if TYPE_CHECKING:
+    from audioeval.adapters.runtimes.workers.worker_protocol import WorkerInfo
 
 RAY_HINT = "pip install 'audioeval[ray]'"
 START_MARGIN_S = 60.0  # beyond the runtime's startup_timeout_s: Ray schedules and starts actors
@@ -88,13 +91,44 @@ def import_ray() -> Any:
     return ray
 
 
+class ActorOptions(TypedDict):
+    """The runtime adapter's settings an actor is created with (resolved on the driver)."""
+
+    runtimes_dir: str | None
+    request_timeout_s: float
+    startup_timeout_s: float
+    python_executable: str | None
+    worker_args: dict[str, WorkerArg]
+    max_restarts: int
+    restart_window_s: float
+    name: str
+
+
+class ActorStart(TypedDict, total=False):
+    """An actor's answer to `start`: where it runs and its worker's ready info, or the error
+    (`optional`: a missing optional dependency)."""
+
+    error: str
+    optional: bool
+    pid: int
+    host: str
+    worker: WorkerInfo
+
+
+class ActorInputError(TypedDict):
+    """An unreadable clip's `InputError` as an actor hands it back (`audio`: an AudioError)."""
+
+    input_error: dict[str, str | int | None]
+    audio: bool
+
+
 class RuntimeActor:
     """Lives inside one Ray actor: a runtime adapter with one worker process."""
 
-    def __init__(self, spec: RuntimeSpec | str, options: dict[str, Any]) -> None:
+    def __init__(self, spec: RuntimeSpec | str, options: ActorOptions) -> None:
         self.adapter = LocalRuntimeAdapter(spec, workers=1, **options)
 
-    async def start(self) -> dict[str, Any]:
+    async def start(self) -> ActorStart:
         """The worker's ready info, or `{"error": …}` (an audioeval error, as text)."""
         try:
             await self.adapter.start()
@@ -102,7 +136,7 @@ class RuntimeActor:
             return {"error": str(exc), "optional": isinstance(exc, OptionalDependencyError)}
         return {"pid": os.getpid(), "host": os.uname().nodename, "worker": self.adapter.worker_info()[0]}
 
-    async def generate(self, request: ModelRequest) -> ModelOutput | dict[str, Any]:
+    async def generate(self, request: ModelRequest) -> ModelOutput | ActorInputError:
         """The output, or an unreadable clip's `InputError` as a record (re-raised by the caller)."""
         try:
             return await self.adapter.generate(request)
@@ -161,7 +195,7 @@ class RayRuntimeAdapter(AdapterHooks):
         # A built-in name is loaded on the actor's node; a spec (file) travels as it is.
         self._spec_arg: RuntimeSpec | str = spec
         python = python_executable or os.environ.get(self.spec.env_var_name)  # actors may not inherit it
-        self._options: dict[str, Any] = {
+        self._options: ActorOptions = {
             "runtimes_dir": str(runtimes_dir) if runtimes_dir else None,
             "request_timeout_s": self.local.request_timeout_s,
             "startup_timeout_s": self.local.startup_timeout_s,
@@ -177,7 +211,7 @@ class RayRuntimeAdapter(AdapterHooks):
         self._actor_class: Any = None
         self._owns_ray = False
         self._restarts = RestartBudget(self.spec.name, max_restarts, restart_window_s)
-        self.actor_info: list[dict[str, Any]] = []
+        self.actor_info: list[ActorStart] = []
 
     # -- ModelAdapter -------------------------------------------------------------------
 
@@ -185,7 +219,7 @@ class RayRuntimeAdapter(AdapterHooks):
     def tasks(self) -> tuple[str, ...]:
         return self.local.tasks
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ModelSignature:
         """The runtime's signature: the executor moves no number."""
         return self.local.signature()
 
@@ -245,7 +279,7 @@ class RayRuntimeAdapter(AdapterHooks):
         latency = time.perf_counter() - started if started is not None else None
         return ModelOutput(error=message, endpoint=f"runtime:{self.name}@ray", latency_s=latency)
 
-    async def _start_actors(self, ray: Any) -> list[dict[str, Any]]:
+    async def _start_actors(self, ray: Any) -> list[ActorStart]:
         n = self.settings.actors or self._free_slots(ray)
         self.max_concurrency = n
         gpus = self.settings.gpus_per_actor
@@ -294,7 +328,7 @@ class RayRuntimeAdapter(AdapterHooks):
     def _describe(free: Mapping[str, float]) -> str:
         return ", ".join(f"{free.get(k, 0):g} {k}" for k in ("CPU", "GPU"))
 
-    async def _launch(self, actor: _Actor) -> dict[str, Any]:
+    async def _launch(self, actor: _Actor) -> ActorStart:
         """Create the actor and start its worker; raises with the worker's reason."""
         actor.handle = self._actor_class.remote(self._spec_arg, self._options)
         actor.dead = None

@@ -22,7 +22,7 @@ import base64
 import io
 import wave
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 RATE = 24000
 """The Realtime API's PCM16 sample rate."""
@@ -31,14 +31,83 @@ AUDIO_DELTAS = ("response.audio.delta", "response.output_audio.delta")
 TRANSCRIPT_DELTAS = ("response.audio_transcript.delta", "response.output_audio_transcript.delta")
 
 
+class SessionConfig(TypedDict, total=False):
+    modalities: list[str]
+    input_audio_format: Literal["pcm16"]
+    output_audio_format: Literal["pcm16"]
+    turn_detection: None
+    instructions: str
+    voice: str
+    temperature: float
+
+
+class SessionUpdate(TypedDict):
+    type: Literal["session.update"]
+    session: SessionConfig
+
+
+class InputTextContent(TypedDict):
+    type: Literal["input_text"]
+    text: str
+
+
+class InputAudioContent(TypedDict):
+    type: Literal["input_audio"]
+    audio: str  # base64 PCM16, 24 kHz mono
+
+
+class UserMessage(TypedDict):
+    type: Literal["message"]
+    role: Literal["user"]
+    content: list[InputTextContent | InputAudioContent]
+
+
+class ItemCreate(TypedDict):
+    type: Literal["conversation.item.create"]
+    item: UserMessage
+
+
+class ResponseConfig(TypedDict):
+    modalities: list[str]
+
+
+class ResponseCreate(TypedDict):
+    type: Literal["response.create"]
+    response: ResponseConfig
+
+
+ClientEvent = SessionUpdate | ItemCreate | ResponseCreate
+"""An event the client sends."""
+
+
+class ErrorDetail(TypedDict, total=False):
+    type: str
+    code: str
+    message: str
+
+
+class ResponseStatus(TypedDict, total=False):
+    status: str  # completed, cancelled, failed, incomplete
+    status_details: object
+
+
+class ServerEvent(TypedDict, total=False):
+    """An event the server sends, with the fields read here (`TurnReply.feed` checks each)."""
+
+    type: str
+    delta: str
+    error: ErrorDetail
+    response: ResponseStatus
+
+
 class RealtimeError(ValueError):
     """The server reported a failure (an `error` event, a response not completed)."""
 
 
 def session_update(
     *, modalities: list[str], instructions: str | None, voice: str | None, temperature: float | None
-) -> dict[str, Any]:
-    session: dict[str, Any] = {
+) -> SessionUpdate:
+    session: SessionConfig = {
         "modalities": modalities,
         "input_audio_format": "pcm16",
         "output_audio_format": "pcm16",
@@ -53,10 +122,10 @@ def session_update(
     return {"type": "session.update", "session": session}
 
 
-def user_item(parts: list[tuple[str, str]]) -> dict[str, Any]:
+def user_item(parts: list[tuple[str, str]]) -> ItemCreate:
     """`conversation.item.create` of one user message; parts are ("text", text) or
     ("audio", base64 PCM16)."""
-    content = [
+    content: list[InputTextContent | InputAudioContent] = [
         {"type": "input_text", "text": value} if kind == "text" else {"type": "input_audio", "audio": value}
         for kind, value in parts
     ]
@@ -66,7 +135,7 @@ def user_item(parts: list[tuple[str, str]]) -> dict[str, Any]:
     }
 
 
-def response_create(modalities: list[str]) -> dict[str, Any]:
+def response_create(modalities: list[str]) -> ResponseCreate:
     return {"type": "response.create", "response": {"modalities": modalities}}
 
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from audioeval.adapters.base import AdapterHooks, ModelRequest
+from audioeval.adapters.base import AdapterHooks, ModelRequest, ModelSignature
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.model_output import ModelOutput
 from audioeval.store.file_digest import json_digest
@@ -33,7 +32,7 @@ class Replay(AdapterHooks):
     unvouched_lines: list[Unvouched] = field(default_factory=list)
     """Every such line, in file order."""
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ModelSignature:
         """The folder and a hash of the outputs replayed (other outputs, other numbers)."""
         self._load()
         return {

@@ -8,9 +8,9 @@ stored answer the check refuses (left by an older version) is ignored and asked 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable
 
+from audioeval.adapters.chat_wire import SamplingFields
 from audioeval.adapters.openai_chat import AudioPartStyle, encode_chat_request, request_identity
 from audioeval.audio.clip_cache import ClipCache
 from audioeval.core.errors import InputError
@@ -47,7 +47,7 @@ class CachedJudge:
         *,
         model: str,
         style: AudioPartStyle = "audio_url",
-        sampling: dict[str, Any] | None = None,
+        sampling: SamplingFields | None = None,
         cache: ResponseCache | None = None,
         parse: ReplyParser = chat_reply_text,
         accept: AnswerCheck | None = None,
@@ -56,7 +56,7 @@ class CachedJudge:
         self.clips = clips
         self.model = model
         self.style = style
-        self.sampling = sampling or {}
+        self.sampling: SamplingFields = sampling or {}
         self.cache = cache
         self.parse = parse
         self.accept = accept
@@ -69,7 +69,7 @@ class CachedJudge:
         messages: list[Message],
         attempt: int,
         accept: AnswerCheck | None = None,
-        extra: Mapping[str, Any] | None = None,
+        extra: SamplingFields | None = None,
         *,
         logprobs: int | None = None,
     ) -> Generation:
@@ -83,7 +83,7 @@ class CachedJudge:
             routed = routed_problem(checked, "chat", self.model)
             if routed:
                 raise InputError(routed, field="judge request")
-            sampling = {**self.sampling, **extra}
+            sampling: SamplingFields = {**self.sampling, **extra}
         else:
             sampling = self.sampling
         parse = self.parse

@@ -15,11 +15,12 @@ import json
 import random
 import time
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 import aiohttp
 from pydantic import Field
 
+from audioeval.adapters.chat_wire import ChatRequest, SpeechRequest
 from audioeval.adapters.openai_chat import reply_first_token, reply_text
 from audioeval.core.bounds import MAX_SECONDS
 from audioeval.core.errors import EndpointsUnreachable
@@ -50,6 +51,8 @@ WEB_PAGE_TYPES = ("text/html", "application/xhtml+xml")
 """Content types of a 2xx answer that is a web page (a proxy's or a login's error page), never
 an API's answer: a bad output, whatever the page says (the output gate, `engine/output_gate.py`)."""
 ReplyParser = Callable[[bytes], str]
+RequestBody = ChatRequest | SpeechRequest | bytes
+"""A request's body: a chat or speech request, or a body already encoded."""
 """Turns a 2xx response body into the text a `Generation` carries; ValueError when malformed."""
 
 
@@ -116,7 +119,7 @@ class ChatClient:
 
     async def complete(
         self,
-        body: dict[str, Any] | bytes | Callable[[], dict[str, Any] | bytes],
+        body: RequestBody | Callable[[], RequestBody],
         *,
         path: str = "/chat/completions",
         parse: ReplyParser = chat_reply_text,

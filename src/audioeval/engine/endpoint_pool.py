@@ -14,8 +14,18 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from audioeval.engine.endpoint_auth import endpoint_auth
+
+
+class EndpointStats(TypedDict):
+    """One endpoint's requests and failures, as a run's summary lists them."""
+
+    url: str
+    requests: int
+    failures: int
+    down: bool
 
 
 @dataclass
@@ -30,7 +40,7 @@ class Endpoint:
     unreachable_since: float | None = None  # first connection failure with no answer since
     last_error: str = ""
 
-    def stats(self) -> dict[str, object]:
+    def stats(self) -> EndpointStats:
         return {
             "url": self.url,
             "requests": self.requests,

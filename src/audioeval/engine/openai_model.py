@@ -20,9 +20,9 @@ import asyncio
 import base64
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
-from audioeval.adapters.base import AdapterHooks, GenerationConfig, ModelRequest
+from audioeval.adapters.base import AdapterHooks, GenerationConfig, ModelRequest, ModelSignature
 from audioeval.adapters.openai_chat import (
     AudioPartStyle,
     audio_output_fields,
@@ -89,7 +89,15 @@ def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str
     return reply.get("text")
 
 
-def generation_meta(gen: Generation) -> dict[str, Any]:
+class GenerationMeta(TypedDict):
+    """Where and how a generation was answered, as a model output records it."""
+
+    endpoint: str | None
+    latency_s: float | None
+    cached: bool
+
+
+def generation_meta(gen: Generation) -> GenerationMeta:
     """Where and how a generation was answered: endpoint, latency, cached."""
     return {"endpoint": gen.endpoint, "latency_s": gen.latency_s, "cached": gen.cached}
 
@@ -150,9 +158,9 @@ class OpenAIChatModel(AdapterHooks):
         """`/audio/speech` only speaks text; a chat model takes every task."""
         return ("tts",) if self.api == "speech" else None
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ModelSignature:
         # Endpoints and keys do not move numbers; the served model and the audio policy do.
-        sig: dict[str, Any] = {
+        sig: ModelSignature = {
             "model": self.name,
             "type": "openai",
             "served_model": self.served_model,

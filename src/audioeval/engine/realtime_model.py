@@ -26,14 +26,16 @@ import json
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 import aiohttp
 
-from audioeval.adapters.base import AdapterHooks, GenerationConfig, ModelRequest
+from audioeval.adapters.base import AdapterHooks, GenerationConfig, ModelRequest, ModelSignature
 from audioeval.adapters.realtime_events import (
     RATE,
+    ClientEvent,
     RealtimeError,
+    SessionConfig,
     TurnReply,
     response_create,
     session_update,
@@ -55,6 +57,14 @@ from audioeval.engine.openai_model import _audio_decodes, generation_output
 from audioeval.engine.output_gate import usable_text
 from audioeval.store.bounded_json import loads
 from audioeval.store.response_cache import ResponseCache, request_key
+
+
+class TurnIdentity(TypedDict):
+    """What one turn asks, with audio as content hashes: the base of its cache key."""
+
+    model: str
+    session: SessionConfig
+    parts: list[list[str]]  # ["text", text] or ["audio", sha256], in the prompt's order
 
 
 class _Dropped(Exception):
@@ -87,8 +97,8 @@ class RealtimeModel(AdapterHooks):
     _clips: ClipCache | None = None
     _sem: asyncio.Semaphore | None = None
 
-    def signature(self) -> dict[str, Any]:
-        sig: dict[str, Any] = {
+    def signature(self) -> ModelSignature:
+        sig: ModelSignature = {
             "model": self.name,
             "type": "openai",
             "api": "realtime",
@@ -140,7 +150,7 @@ class RealtimeModel(AdapterHooks):
 
     def _turn_events(
         self, request: ModelRequest, audio_out: bool
-    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    ) -> tuple[list[ClientEvent], TurnIdentity]:
         """(the client events of one turn, their identity with audio as content hashes)."""
         assert self._clips is not None
         system = request.config.system_prompt or self.config.system_prompt
@@ -167,8 +177,8 @@ class RealtimeModel(AdapterHooks):
             voice=self.voice,
             temperature=temperature,
         )
-        events = [update, user_item(parts), response_create(modalities)]
-        ident = {"model": self.served_model, "session": update["session"], "parts": ident_parts}
+        events: list[ClientEvent] = [update, user_item(parts), response_create(modalities)]
+        ident: TurnIdentity = {"model": self.served_model, "session": update["session"], "parts": ident_parts}
         return events, ident
 
     async def generate(self, request: ModelRequest) -> ModelOutput:
@@ -185,13 +195,13 @@ class RealtimeModel(AdapterHooks):
             return ModelOutput(error=redact(str(exc)))
         return await generation_output(gen, request, source=self.name)
 
-    async def _ask(self, events: list[dict[str, Any]], audio: bool) -> Generation:
+    async def _ask(self, events: list[ClientEvent], audio: bool) -> Generation:
         assert self._sem is not None and self._pool is not None
         async with self._sem:
             self.calls += 1
             return await self._with_retries(events, audio)
 
-    async def _with_retries(self, events: list[dict[str, Any]], audio: bool) -> Generation:
+    async def _with_retries(self, events: list[ClientEvent], audio: bool) -> Generation:
         pool = self._pool
         assert pool is not None
         start = time.monotonic()
@@ -254,7 +264,7 @@ class RealtimeModel(AdapterHooks):
         payload = json.dumps({"text": text, "audio": base64.b64encode(wav).decode("ascii")})
         return Generation(payload, endpoint=url, latency_s=latency)
 
-    async def _turn(self, ep: Endpoint, events: list[dict[str, Any]]) -> TurnReply:
+    async def _turn(self, ep: Endpoint, events: list[ClientEvent]) -> TurnReply:
         assert self._http is not None
         url = self.wire.realtime_url(ep.url, self.served_model)
         headers = {**ep.headers, **self.wire.realtime_headers()}

@@ -21,12 +21,12 @@ the engine stops the run with it rather than recording it as the sample's failur
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from audioeval.adapters.chat_wire import SamplingFields
 from audioeval.audio.clip_cache import ClipCache
 from audioeval.core.bounds import (
     MAX_CONCURRENCY,
@@ -45,9 +45,21 @@ from audioeval.core.settings import DEFAULTS
 from audioeval.core.shorten import shorten
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient, UnreachableAfterS
+from audioeval.engine.endpoint_pool import EndpointStats
 from audioeval.store.response_cache import ResponseCache
 
 DEFAULT_JUDGE_MODEL = DEFAULTS["judge_model"]
+
+
+class JudgeSignature(TypedDict, total=False):
+    """The judge block of a pair's signature: what moves a judged number."""
+
+    judge_model: str
+    audio_part: str
+    judge_sample_rate: int
+    temperature: float | None
+    max_tokens: int | None
+    seed: int
 
 
 class JudgeSettings(BaseModel):
@@ -100,9 +112,9 @@ class JudgeSettings(BaseModel):
         register_secret(self.api_key)
         return self.api_key or secret_from_env(self.api_key_env)
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> JudgeSignature:
         """What moves a judged number (not endpoints, concurrency or timeouts)."""
-        signature: dict[str, Any] = {
+        signature: JudgeSignature = {
             "judge_model": self.model,
             "audio_part": self.audio_part,
             "judge_sample_rate": self.sample_rate,
@@ -113,9 +125,9 @@ class JudgeSettings(BaseModel):
             signature["seed"] = self.seed
         return signature
 
-    def sampling(self) -> dict[str, Any]:
+    def sampling(self) -> SamplingFields:
         """What every judge request is sent with (unset values are left out of the body)."""
-        sampling: dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens}
+        sampling: SamplingFields = {"temperature": self.temperature, "max_tokens": self.max_tokens}
         if self.seed is not None:
             sampling["seed"] = self.seed
         return sampling
@@ -160,7 +172,7 @@ class JudgeWork:
     calls: int = 0
     decodes: int = 0
     encodes: int = 0
-    endpoints: list[dict[str, object]] = field(default_factory=list)
+    endpoints: list[EndpointStats] = field(default_factory=list)
 
 
 class RunJudge:
@@ -204,7 +216,7 @@ class RunJudge:
         messages: list[Message],
         attempt: int,
         accept: AnswerCheck | None = None,
-        extra: Mapping[str, Any] | None = None,
+        extra: SamplingFields | None = None,
         *,
         logprobs: int | None = None,
     ) -> Generation:
@@ -216,7 +228,7 @@ class RunJudge:
         messages: list[Message],
         attempt: int,
         accept: AnswerCheck | None = None,
-        extra: Mapping[str, Any] | None = None,
+        extra: SamplingFields | None = None,
         *,
         logprobs: int | None = None,
     ) -> Generation:
@@ -309,7 +321,7 @@ class SampleJudge:
         messages: list[Message],
         attempt: int,
         accept: AnswerCheck | None = None,
-        extra: Mapping[str, Any] | None = None,
+        extra: SamplingFields | None = None,
         *,
         logprobs: int | None = None,
     ) -> Generation:

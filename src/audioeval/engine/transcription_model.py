@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Any
 
 from audioeval.adapters.base import ModelRequest
 from audioeval.adapters.openai_transcription import (
     RESPONSE_FORMATS,
+    TranscriptionFields,
     build_transcription_form,
     is_english,
     transcription_text,
@@ -54,10 +54,10 @@ class OpenAITranscriptionModel(OpenAIChatModel):
         await super().start()
         self._clips = ClipCache(target_rate=self.sample_rate)
 
-    def _fields(self, request: ModelRequest) -> dict[str, Any]:
+    def _fields(self, request: ModelRequest) -> TranscriptionFields:
         """The optional form fields of one request (None: left out)."""
         sampling = request.config.sampling()
-        fields: dict[str, Any] = {
+        fields: TranscriptionFields = {
             "response_format": sampling.get("response_format", "json"),
             "temperature": sampling.get("temperature"),
             "prompt": sampling.get("prompt"),
@@ -92,7 +92,7 @@ class OpenAITranscriptionModel(OpenAIChatModel):
             return ModelOutput(error=redact(str(exc)))
         return text_output(gen)
 
-    async def _ask(self, b64_wav: str, sha256: str, fields: dict[str, Any], fmt: str) -> Generation:
+    async def _ask(self, b64_wav: str, sha256: str, fields: TranscriptionFields, fmt: str) -> Generation:
         client = self._client
         assert client is not None
         ident = {"api": self.api, "model": self.served_model, "audio": sha256, **fields}
@@ -104,7 +104,9 @@ class OpenAITranscriptionModel(OpenAIChatModel):
             usable_text,
         )
 
-    async def _send(self, client: ChatClient, b64_wav: str, fields: dict[str, Any], fmt: str) -> Generation:
+    async def _send(
+        self, client: ChatClient, b64_wav: str, fields: TranscriptionFields, fmt: str
+    ) -> Generation:
         """One live request (on a cache miss): the form is built only then."""
         form, content_type = build_transcription_form(
             base64.b64decode(b64_wav), model=self.served_model, fields=fields

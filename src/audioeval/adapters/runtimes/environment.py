@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from audioeval.adapters.runtimes.spec import RuntimeSpec
 from audioeval.core.errors import AudioevalError, OptionalDependencyError
@@ -115,7 +116,19 @@ def venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def read_marker(venv: Path) -> dict[str, object] | None:
+class SetupMarker(TypedDict, total=False):
+    """The file a runtime's environment holds once set up to the end."""
+
+    name: str
+    requirements: list[str]
+    requirements_hash: str
+    python: str
+    setup_seconds: float
+    inherits_site_packages: bool
+    installed_at: str
+
+
+def read_marker(venv: Path) -> SetupMarker | None:
     try:
         data = loads((venv / MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -255,7 +268,7 @@ def setup_environment(
             say(f"installing {len(spec.requirements)} requirement(s): {' '.join(spec.requirements)}")
             _run(pip_install_command(venv_python(venv), spec.requirements), "pip install", spec)
         seconds = time.perf_counter() - t0
-        marker = {
+        marker: SetupMarker = {
             "name": spec.name,
             "requirements": list(spec.requirements),
             "requirements_hash": spec.requirements_hash,

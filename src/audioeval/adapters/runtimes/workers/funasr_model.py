@@ -18,13 +18,13 @@ import json
 import sys
 from typing import Any
 
-from worker_protocol import pick_device, run_worker, versions
+from worker_protocol import WorkerArgs, WorkerInfo, WorkerRequest, pick_device, run_worker, versions
 
-DEFAULTS: dict[str, Any] = {"model": "paraformer-zh", "device": "auto", "serves": "asr"}
+DEFAULTS: WorkerArgs = {"model": "paraformer-zh", "device": "auto", "serves": "asr"}
 TASKS = ("asr", "classification", "emotion_embedding")
 
 
-def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def load(args: WorkerArgs) -> tuple[Any, WorkerInfo]:
     import funasr
     from funasr import AutoModel
 
@@ -34,7 +34,7 @@ def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return model, info
 
 
-def answer(model: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str | None, str | None]:
+def answer(model: Any, args: WorkerArgs, req: WorkerRequest) -> tuple[str | None, str | None]:
     if req["task"] not in str(args["serves"]).split(","):
         raise ValueError(f"this model is set up for {args['serves']}, not {req['task']}")
     if not req.get("audio"):

@@ -19,9 +19,17 @@ import math
 import sys
 from typing import Any
 
-from worker_protocol import pick_device, read_mono, run_worker, set_threads
+from worker_protocol import (
+    WorkerArgs,
+    WorkerInfo,
+    WorkerRequest,
+    pick_device,
+    read_mono,
+    run_worker,
+    set_threads,
+)
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: WorkerArgs = {
     "model": "auto",
     "sampling_khz": 24,  # which checkpoint `auto` means; the loaded model must have this rate
     "device": "auto",
@@ -37,7 +45,7 @@ def _rates(model: Any) -> list[float]:
     return [base / int(s) for s in model.vq_strides]
 
 
-def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def load(args: WorkerArgs) -> tuple[Any, WorkerInfo]:
     from importlib.metadata import version
 
     import torch
@@ -67,7 +75,7 @@ def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return (model, device), info
 
 
-def answer(state: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str | None, str | None]:
+def answer(state: Any, args: WorkerArgs, req: WorkerRequest) -> tuple[str | None, str | None]:
     import numpy as np
     import soundfile as sf
     import torch

@@ -15,9 +15,19 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from worker_protocol import pick_device, read_mono, run_worker, set_threads, torch_dtype, versions
+from worker_protocol import (
+    WorkerArgs,
+    WorkerInfo,
+    WorkerRequest,
+    pick_device,
+    read_mono,
+    run_worker,
+    set_threads,
+    torch_dtype,
+    versions,
+)
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: WorkerArgs = {
     "model": "Qwen/Qwen2-Audio-7B-Instruct",
     "architecture": "Qwen2AudioForConditionalGeneration",
     "device": "auto",
@@ -28,7 +38,7 @@ DEFAULTS: dict[str, Any] = {
 TASKS = ("asr", "ast", "classification", "captioning", "spoken_qa", "mcq", "spoken_safety", "spoken_chat", "audio_chat")
 
 
-def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def load(args: WorkerArgs) -> tuple[Any, WorkerInfo]:
     import torch
     import transformers
 
@@ -46,11 +56,11 @@ def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return (processor, model, device), info
 
 
-def answer(state: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str | None, str | None]:
+def answer(state: Any, args: WorkerArgs, req: WorkerRequest) -> tuple[str | None, str | None]:
     import torch
 
     processor, model, device = state
-    content: list[dict[str, Any]] = []
+    content: list[dict[str, str]] = []
     audio = req.get("audio")
     if audio:
         content.append({"type": "audio", "audio_url": audio})

@@ -20,9 +20,18 @@ import math
 import sys
 from typing import Any
 
-from worker_protocol import pick_device, read_mono, run_worker, set_threads, versions
+from worker_protocol import (
+    WorkerArgs,
+    WorkerInfo,
+    WorkerRequest,
+    pick_device,
+    read_mono,
+    run_worker,
+    set_threads,
+    versions,
+)
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: WorkerArgs = {
     "model": "facebook/encodec_24khz",
     "bandwidth": None,  # EnCodec: kbit/s, one of the checkpoint's target_bandwidths
     "num_quantizers": None,  # Mimi, DAC: codebooks used (1 .. the checkpoint's num_quantizers)
@@ -32,7 +41,7 @@ DEFAULTS: dict[str, Any] = {
 TASKS = ("codec",)
 
 
-def _facts(model: Any, args: dict[str, Any]) -> dict[str, Any]:
+def _facts(model: Any, args: WorkerArgs) -> WorkerInfo:
     cfg = model.config
     kind = cfg.model_type
     if kind == "encodec":
@@ -60,7 +69,7 @@ def _frame_rate(cfg: Any) -> float:
     return int(cfg.sampling_rate) / hop if hop else float(cfg.frame_rate)
 
 
-def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def load(args: WorkerArgs) -> tuple[Any, WorkerInfo]:
     import torch
     import transformers
 
@@ -80,7 +89,7 @@ def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return (model, facts, device), info
 
 
-def answer(state: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str | None, str | None]:
+def answer(state: Any, args: WorkerArgs, req: WorkerRequest) -> tuple[str | None, str | None]:
     import numpy as np
     import soundfile as sf
     import torch

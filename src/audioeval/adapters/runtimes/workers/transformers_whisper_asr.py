@@ -13,9 +13,19 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from worker_protocol import pick_device, read_mono, run_worker, set_threads, torch_dtype, versions
+from worker_protocol import (
+    WorkerArgs,
+    WorkerInfo,
+    WorkerRequest,
+    pick_device,
+    read_mono,
+    run_worker,
+    set_threads,
+    torch_dtype,
+    versions,
+)
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: WorkerArgs = {
     "model": "openai/whisper-large-v3",
     "language": None,
     "num_beams": 1,
@@ -27,7 +37,7 @@ DEFAULTS: dict[str, Any] = {
 TASKS = ("asr",)
 
 
-def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def load(args: WorkerArgs) -> tuple[Any, WorkerInfo]:
     import torch
     import transformers
 
@@ -46,7 +56,7 @@ def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return (processor, model, device), info
 
 
-def answer(state: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str | None, str | None]:
+def answer(state: Any, args: WorkerArgs, req: WorkerRequest) -> tuple[str | None, str | None]:
     import torch
 
     processor, model, device = state
@@ -54,7 +64,7 @@ def answer(state: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str |
         raise ValueError("request has no audio")
     rate = int(processor.feature_extractor.sampling_rate)
     feats = processor(read_mono(req["audio"], rate), sampling_rate=rate, return_tensors="pt").input_features
-    kwargs: dict[str, Any] = {"num_beams": int(args["num_beams"]), "max_new_tokens": int(args["max_new_tokens"])}
+    kwargs: dict[str, int | str] = {"num_beams": int(args["num_beams"]), "max_new_tokens": int(args["max_new_tokens"])}
     if args["language"]:
         kwargs.update(language=args["language"], task="transcribe")
     with torch.inference_mode():

@@ -14,14 +14,22 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from worker_protocol import pick_device, read_mono, run_worker, versions
+from worker_protocol import (
+    WorkerArgs,
+    WorkerInfo,
+    WorkerRequest,
+    pick_device,
+    read_mono,
+    run_worker,
+    versions,
+)
 
-DEFAULTS: dict[str, Any] = {"repo": "tarepan/SpeechMOS:v1.2.0", "source": "github", "device": "auto"}
+DEFAULTS: WorkerArgs = {"repo": "tarepan/SpeechMOS:v1.2.0", "source": "github", "device": "auto"}
 TASKS = ("mos",)
 RATE = 16000
 
 
-def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def load(args: WorkerArgs) -> tuple[Any, WorkerInfo]:
     import torch
 
     device = pick_device(str(args["device"]))
@@ -31,7 +39,7 @@ def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return (model, device), info
 
 
-def answer(state: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str | None, str | None]:
+def answer(state: Any, args: WorkerArgs, req: WorkerRequest) -> tuple[str | None, str | None]:
     import torch
 
     model, device = state

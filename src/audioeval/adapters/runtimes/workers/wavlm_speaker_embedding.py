@@ -18,9 +18,18 @@ import json
 import sys
 from typing import Any
 
-from worker_protocol import pick_device, read_mono, run_worker, set_threads, versions
+from worker_protocol import (
+    WorkerArgs,
+    WorkerInfo,
+    WorkerRequest,
+    pick_device,
+    read_mono,
+    run_worker,
+    set_threads,
+    versions,
+)
 
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: WorkerArgs = {
     "model": "microsoft/wavlm-base-plus-sv",
     "head": "xvector",
     "device": "auto",
@@ -29,7 +38,7 @@ DEFAULTS: dict[str, Any] = {
 TASKS = ("speaker_embedding",)
 
 
-def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def load(args: WorkerArgs) -> tuple[Any, WorkerInfo]:
     import torch
     import transformers
 
@@ -49,7 +58,7 @@ def load(args: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     return (extractor, model, device, args["head"]), info
 
 
-def answer(state: Any, args: dict[str, Any], req: dict[str, Any]) -> tuple[str | None, str | None]:
+def answer(state: Any, args: WorkerArgs, req: WorkerRequest) -> tuple[str | None, str | None]:
     import torch
 
     extractor, model, device, head = state

@@ -18,7 +18,64 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO, TypedDict
+
+ArgValue = str | int | float | bool | None
+"""A worker argument's value (`--args-json` holds a flat object of these)."""
+WorkerArgs = dict[str, ArgValue]
+
+
+class WorkerRequest(TypedDict, total=False):
+    """A request line: a sample to answer, or an `op` (`ping`, `shutdown`)."""
+
+    id: str
+    task: str
+    audio: str | None  # the input clip's path
+    text: str | None  # the input text
+    audio_out: str | None  # where to write generated audio (WAV)
+    op: Literal["ping", "shutdown"]
+
+
+class WorkerReply(TypedDict):
+    """The answer line to a request, with its id."""
+
+    id: str | None
+    text: str | None
+    audio_path: str | None
+    error: str | None
+
+
+class WorkerInfo(TypedDict, total=False):
+    """What a worker reports once its model is loaded: the facts its worker states (the model,
+    the device, a codec's rates) plus `{module: version}` of the libraries it runs, and the
+    load time, pid and tasks added by `run_worker`."""
+
+    model: str
+    model_path: str
+    architecture: str
+    head: str
+    repo: str
+    device: str
+    dtype: str
+    codec: str
+    bandwidth_kbps: float
+    num_quantizers: int
+    sample_rate: int
+    frame_rate_hz: float
+    codebook_frame_rates_hz: list[float]
+    bits_per_code: float
+    load_s: float
+    pid: int
+    tasks: list[str]
+
+
+class Pong(TypedDict):
+    pong: Literal[True]
+
+
+class ReadyLine(TypedDict):
+    ready: Literal[True]
+    info: WorkerInfo
 
 
 def private_stdout() -> TextIO:
@@ -30,24 +87,26 @@ def private_stdout() -> TextIO:
     return os.fdopen(real, "w", encoding="utf-8", buffering=1)
 
 
-def send(out: TextIO, obj: dict[str, Any]) -> None:
+def send(out: TextIO, obj: ReadyLine | WorkerReply | Pong) -> None:
     out.write(json.dumps(obj, ensure_ascii=False) + "\n")
     out.flush()
 
 
-def reply(req: dict[str, Any], **fields: Any) -> dict[str, Any]:
+def reply(
+    req: WorkerRequest, *, text: str | None = None, audio_path: str | None = None, error: str | None = None
+) -> WorkerReply:
     """The answer to `req`: its id, `text`, `audio_path` and `error` (None unless given)."""
-    return {"id": req.get("id"), "text": None, "audio_path": None, "error": None, **fields}
+    return {"id": req.get("id"), "text": text, "audio_path": audio_path, "error": error}
 
 
-def worker_args() -> dict[str, Any]:
+def worker_args() -> WorkerArgs:
     """The worker's arguments: the JSON object given as `--args-json`."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--args-json", default="{}")
     return json.loads(parser.parse_args().args_json)
 
 
-def serve(handle: Callable[[dict[str, Any]], dict[str, Any] | None], info: dict[str, Any], out: TextIO) -> int:
+def serve(handle: Callable[[WorkerRequest], WorkerReply | None], info: WorkerInfo, out: TextIO) -> int:
     """The ready line, then one reply per request line until shutdown or end of input: `ping`
     and `shutdown` are answered here, every other request object by `handle(request)` (a
     `handle` that returns None sends nothing); a line that is no JSON object gets an error."""
@@ -74,8 +133,12 @@ def serve(handle: Callable[[dict[str, Any]], dict[str, Any] | None], info: dict[
 
 
 def _answer(
-    answer: Callable[..., tuple[str | None, str | None]], tasks: tuple[str, ...], state: Any, args: dict, req: dict
-) -> dict:
+    answer: Callable[..., tuple[str | None, str | None]],
+    tasks: tuple[str, ...],
+    state: Any,
+    args: WorkerArgs,
+    req: WorkerRequest,
+) -> WorkerReply:
     if req.get("task") not in tasks:
         return reply(req, error=f"task {req.get('task')!r} not served (serves {list(tasks)})")
     audio = req.get("audio")
@@ -89,10 +152,10 @@ def _answer(
 
 
 def run_worker(
-    defaults: dict[str, Any],
+    defaults: WorkerArgs,
     tasks: tuple[str, ...],
-    load: Callable[[dict[str, Any]], tuple[Any, dict[str, Any]]],
-    answer: Callable[[Any, dict[str, Any], dict[str, Any]], tuple[str | None, str | None]],
+    load: Callable[[WorkerArgs], tuple[Any, WorkerInfo]],
+    answer: Callable[[Any, WorkerArgs, WorkerRequest], tuple[str | None, str | None]],
 ) -> int:
     """Parse --args-json, load the model, print the ready line (`info` plus the load time, pid
     and tasks), then serve until shutdown/EOF."""
