@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, TypedDict
 
+from audioeval.adapters.chat_wire import SamplingFields
 from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
 from audioeval.core.request_settings import checked_settings
@@ -46,11 +47,57 @@ from audioeval.postprocess.yes_no import parse_yes_no
 from audioeval.prompts.templates import PromptTemplate, load_template, render
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 SAMPLING_KEYS = ("temperature", "top_p", "max_tokens")
 
 
-class AnswerJudge(JudgedScorer):
+class AnswerAttempt(TypedDict, total=False):
+    """One attempt of a vote, as the score's detail stores it: each view's answer and error,
+    and the vote read from them (None: not a valid vote). A judge of one view per vote
+    (`qa_judge`) stores `answer`, `error` and `verdict` instead."""
+
+    attempt: int
+    answers: list[str | None]
+    errors: list[str | None]
+    vote: Any  # the parsed vote (JSON: "yes", a rating, a pair of ratings)
+    answer: str | None
+    error: str | None
+    verdict: Any
+
+
+class AnswerDetail(TypedDict, total=False):
+    """What an answer judge keeps in a score's detail (`rescore` reads it back)."""
+
+    attempts: list[AnswerAttempt]
+    candidate: str
+    transcript: str  # the ASR transcript of a spoken answer
+    votes: list[Any]  # the valid votes counted, in attempt order
+    votes_not_asked: int  # with early stop: the votes the verdict did not need
+    failed_output: bool  # no answer from the system under test: no judge call
+
+
+class AsrChoice(TypedDict):
+    model: str | None
+    language: str | None
+
+
+class AnswerJudgeSignature(ScorerSignature, total=False):
+    prompt_version: str | None
+    prompt_digest: str
+    votes_needed: int
+    max_attempts: int
+    sampling: SamplingFields
+    fields: list[str]
+    asr: AsrChoice
+    early_stop: str
+    majority: str  # qa_judge
+    scale: list[float]  # rating judges
+    parser: str
+    reducer: str
+
+
+class AnswerJudge(JudgedScorer[AnswerDetail]):
     """Base class: subclasses set the class attributes and the hooks marked below."""
 
     reports_reliability = True
@@ -61,7 +108,7 @@ class AnswerJudge(JudgedScorer):
     reducer: str  # the named reducer of the valid votes (`judge/votes.py` REDUCERS)
     fields: tuple[str, ...] = ()  # the sample fields the prompt shows (set before `__init__`)
     default_votes = 1
-    default_sampling: Mapping[str, Any] = {}
+    default_sampling: SamplingFields = {}
     views: tuple[str, ...] = ("",)  # one request per view and vote
 
     def __init__(
@@ -69,7 +116,7 @@ class AnswerJudge(JudgedScorer):
         *,
         votes: int | None = None,
         max_attempts: int | None = None,
-        sampling: Mapping[str, Any] | None = None,
+        sampling: SamplingFields | None = None,
         asr_model: str | None = None,
         language: str | None = "en",
         early_stop: bool = False,
@@ -104,7 +151,7 @@ class AnswerJudge(JudgedScorer):
 
     # -- hooks ------------------------------------------------------------------------------
 
-    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, Any]:
+    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, str]:
         """The prompt variables of one view of the sample's answer."""
         raise NotImplementedError
 
@@ -120,7 +167,7 @@ class AnswerJudge(JudgedScorer):
         """The valid votes as the reducer reads them (e.g. True for a "yes")."""
         return votes
 
-    def values(self, votes: list[Any]) -> dict[str, Any] | None:
+    def values(self, votes: list[Any]) -> dict[str, float] | None:
         """The sample's values from its valid votes in attempt order, reduced by `reducer`
         (with early stop, decided ones may be fewer than `votes`); None when too few are valid."""
         outcome = reduce_votes(self.ballots(votes), self.votes, self.reducer, early_stop=self.early_stop)
@@ -134,11 +181,11 @@ class AnswerJudge(JudgedScorer):
         """The order in which a view showed the answers (None: one answer shown)."""
         return None
 
-    def failed_output_values(self) -> dict[str, Any]:
+    def failed_output_values(self) -> dict[str, float]:
         """The values of a sample the model gave no answer for (no judge call)."""
         raise NotImplementedError
 
-    def extra_signature(self) -> dict[str, Any]:
+    def extra_signature(self) -> AnswerJudgeSignature:
         return {}
 
     def use_prompt(self, template: PromptTemplate) -> None:
@@ -146,7 +193,7 @@ class AnswerJudge(JudgedScorer):
         rendered with `variables` per view; its name and digest join the signature."""
         self.template = template
 
-    def prompt_examples(self) -> list[dict[str, Any]]:
+    def prompt_examples(self) -> list[dict[str, str]]:
         """The variables of each view for a sample whose fields hold their own names (what a
         prompt file is checked with at load)."""
         probe = Sample("<sample>", fields={name: f"<{name}>" for name in self.fields})
@@ -160,18 +207,18 @@ class AnswerJudge(JudgedScorer):
 
     # -- one attempt as the score's detail stores it (`rescore` reads it back) --------------
 
-    vote_key = "vote"
+    vote_key: Literal["vote", "verdict"] = "vote"
 
     def attempt_record(
         self, attempt: int, answers: list[str | None], errors: list[str | None], vote: Any
-    ) -> dict[str, Any]:
+    ) -> AnswerAttempt:
         return {"attempt": attempt, "answers": answers, "errors": errors, self.vote_key: vote}
 
-    def stored_answers(self, record: Mapping[str, Any]) -> list[str | None]:
+    def stored_answers(self, record: AnswerAttempt) -> list[str | None]:
         """The answers of a stored attempt, one per view (None where there was none)."""
         return _answers(record, len(self.views))
 
-    def failure_reason(self, record: Mapping[str, Any]) -> str:
+    def failure_reason(self, record: AnswerAttempt) -> str:
         """Why the last attempt of a failed sample gave no valid vote."""
         errors = [e for e in record.get("errors") or [] if e]
         return errors[0] if errors else f"unreadable answer {str(record.get('answers'))[:120]!r}"
@@ -182,8 +229,8 @@ class AnswerJudge(JudgedScorer):
     def metrics(self) -> tuple[str, ...]:
         return (f"mean:{self.value}",)
 
-    def signature(self) -> dict[str, Any]:
-        sig: dict[str, Any] = {"name": self.name}
+    def signature(self) -> AnswerJudgeSignature:
+        sig: AnswerJudgeSignature = {"name": self.name}
         if self.template is None:
             sig["prompt_version"] = self.prompt_version
         else:
@@ -250,7 +297,7 @@ class AnswerJudge(JudgedScorer):
         candidate, transcript = await asyncio.to_thread(self._candidate, prediction, sample)
         requests = [self.messages(sample, candidate, view) for view in self.views]
         extra = dict(self.sampling) or None
-        attempts: list[dict[str, Any]] = []
+        attempts: list[AnswerAttempt] = []
 
         async def ask(attempt: int) -> bool:
             gens = await asyncio.gather(
@@ -278,10 +325,10 @@ class AnswerJudge(JudgedScorer):
         attempts.sort(key=lambda a: a["attempt"])
         return self._result(attempts, candidate, transcript)
 
-    def _result(self, attempts: list[dict[str, Any]], candidate: str, transcript: str | None) -> Score:
+    def _result(self, attempts: list[AnswerAttempt], candidate: str, transcript: str | None) -> Score:
         votes = [a[self.vote_key] for a in attempts if a.get(self.vote_key) is not None]
         values = self.values(votes)
-        detail: dict[str, Any] = {"attempts": attempts, "candidate": candidate}
+        detail: AnswerDetail = {"attempts": attempts, "candidate": candidate}
         if self.early_stop:  # decided before every vote was asked: the votes left out
             detail["votes_not_asked"] = (
                 0 if values is None else self.votes - len(first_votes(votes, self.votes))
@@ -302,7 +349,7 @@ class AnswerJudge(JudgedScorer):
         values = self.failed_output_values()
         return Score(dict(values), dict(values), {"failed_output": True})
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: AnswerDetail) -> Score:
         """Re-read the stored judge answers; no judge call, no ASR."""
         attempts = [
             {**a, self.vote_key: self._vote(self.stored_answers(a))}
@@ -311,7 +358,7 @@ class AnswerJudge(JudgedScorer):
         ]
         return self._result(attempts, str(stored.get("candidate", "")), stored.get("transcript"))
 
-    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
+    def reliability_items(self, stored: AnswerDetail) -> list[JudgedItem]:
         """The judged answer with one vote per request, stored answers read again
         (`metrics/judge_reliability.py`); a sample the judge was not asked about has none."""
         votes: list[JudgeVote] = []
@@ -325,7 +372,7 @@ class AnswerJudge(JudgedScorer):
         return [JudgedItem(votes)] if votes else []
 
 
-def _answers(attempt: Mapping[str, Any], n: int) -> list[str | None]:
+def _answers(attempt: AnswerAttempt, n: int) -> list[str | None]:
     answers = attempt.get("answers")
     if not isinstance(answers, list) or len(answers) != n:
         return [None] * n
@@ -346,6 +393,6 @@ class YesNoVotes:
     def ballots(self, votes: list[Any]) -> list[Any]:
         return [v == "yes" for v in votes]
 
-    def failed_output_values(self) -> dict[str, Any]:
+    def failed_output_values(self) -> dict[str, float]:
         """No answer from the system under test: wrong, with no judge call."""
         return {self.value: 0.0}

@@ -13,12 +13,12 @@ invalid vote, asked again up to `max_attempts`. No reply from the model: the low
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from audioeval.adapters.chat_wire import SamplingFields
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
-from audioeval.judge.answer_judge import AnswerJudge
+from audioeval.judge.answer_judge import AnswerJudge, AnswerJudgeSignature
 from audioeval.postprocess.outcome import Unparseable
 from audioeval.postprocess.ratings import bracket_rating, rating
 
@@ -39,7 +39,7 @@ class RatingJudge(AnswerJudge):
         reducer: str = "mean",
         votes: int | None = None,
         max_attempts: int | None = None,
-        sampling: Mapping[str, Any] | None = None,
+        sampling: SamplingFields | None = None,
         asr_model: str | None = None,
         language: str | None = "en",
     ) -> None:
@@ -54,14 +54,14 @@ class RatingJudge(AnswerJudge):
             votes=votes, max_attempts=max_attempts, sampling=sampling, asr_model=asr_model, language=language
         )
 
-    def extra_signature(self) -> dict[str, Any]:
+    def extra_signature(self) -> AnswerJudgeSignature:
         return {
             "scale": [self.low, self.high],
             "parser": "number or [[n]]" if self.bare_number else "[[n]]",
             "reducer": self.reducer,
         }
 
-    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, Any]:
+    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, str]:
         return {"instruction": self.field(sample, self.fields[0]), "response": candidate}
 
     def read(self, answer: str, view: str) -> float | None:
@@ -75,7 +75,7 @@ class RatingJudge(AnswerJudge):
     def verdict(self, parsed: Any, view: str) -> str:
         return f"{float(parsed):g}"
 
-    def failed_output_values(self) -> dict[str, Any]:
+    def failed_output_values(self) -> dict[str, float]:
         return {self.value: float(self.low)}
 
 

@@ -16,9 +16,9 @@ its clip, or an item without a Yes and a No choice gives no answer either.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.audio.slicing import parse_slice
 from audioeval.audio.verifiers import VERSION, compare, level, shape, spectrum, speech
@@ -161,7 +161,14 @@ class CheckRule:
         return parse_check(self.expression.format(**m.groupdict()), f"rule:{self.name}")
 
 
-def plan_check(item: Mapping[str, Any], rules: Sequence[CheckRule]) -> Check | None:
+class CheckableItem(TypedDict, total=False):
+    """What a rubric item offers a check: its own `check` expression, and its question."""
+
+    check: str
+    question: str
+
+
+def plan_check(item: CheckableItem, rules: Sequence[CheckRule]) -> Check | None:
     """The check for a rubric item: its own `check` expression, else the first rule that
     recognises its question, else None (left to the judge). A bad `check` is a ValueError."""
     declared = item.get("check")

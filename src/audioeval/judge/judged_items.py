@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
+
+from audioeval.audio.verifiers.measurement import MeasurementRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +29,15 @@ class JudgeVote:
     request: Hashable | None = None  # shared by the votes on several items one request answered
 
 
+class MeasuredDetail(TypedDict, total=False):
+    """What a measured item shows beside the two verdicts: which rubric, its check and the
+    measurement."""
+
+    rubric_index: int | None
+    check: str | None
+    measurement: MeasurementRecord | None
+
+
 @dataclass(frozen=True, slots=True)
 class MeasuredCheck:
     """An item also answered by measurement (acoustic verifiers beside the judge): the judge's
@@ -36,7 +47,7 @@ class MeasuredCheck:
     judge: int
     measured: int
     groups: Mapping[str, str] = field(default_factory=dict)
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    detail: MeasuredDetail = field(default_factory=lambda: MeasuredDetail())
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,13 +23,12 @@ Value: `judge_correct` (1.0 or 0.0), aggregated by the metric `mean:judge_correc
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.core.messages import Message
 from audioeval.core.sample import Sample
-from audioeval.judge.answer_judge import AnswerJudge, YesNoVotes
+from audioeval.judge.answer_judge import AnswerAttempt, AnswerJudge, AnswerJudgeSignature, YesNoVotes
 
 SCORER_NAME = "qa_judge"
 PROMPT_VERSION = "qa-judge-v1"
@@ -80,7 +79,7 @@ class QaJudgeScorer(YesNoVotes, AnswerJudge):
             early_stop=early_stop,
         )
 
-    def extra_signature(self) -> dict[str, Any]:
+    def extra_signature(self) -> AnswerJudgeSignature:
         return {"majority": "strict majority of valid yes/no votes"}
 
     def field(self, sample: Sample, name: str) -> str:
@@ -90,7 +89,7 @@ class QaJudgeScorer(YesNoVotes, AnswerJudge):
             raise InputError(f"qa_judge needs the field {name!r}", sample_id=sample.id, field=name)
         return str(value)
 
-    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, Any]:
+    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, str]:
         question, reference = (self.field(sample, name) for name in self.fields)
         return {"question": question, "reference": reference, "response": candidate}
 
@@ -104,12 +103,12 @@ class QaJudgeScorer(YesNoVotes, AnswerJudge):
 
     def attempt_record(
         self, attempt: int, answers: list[str | None], errors: list[str | None], vote: Any
-    ) -> dict[str, Any]:
+    ) -> AnswerAttempt:
         return {"attempt": attempt, "answer": answers[0], "error": errors[0], "verdict": vote}
 
-    def stored_answers(self, record: Mapping[str, Any]) -> list[str | None]:
+    def stored_answers(self, record: AnswerAttempt) -> list[str | None]:
         answer = record.get("answer")
         return [answer if isinstance(answer, str) else None]
 
-    def failure_reason(self, record: Mapping[str, Any]) -> str:
+    def failure_reason(self, record: AnswerAttempt) -> str:
         return record.get("error") or f"unreadable answer {str(record.get('answer'))[:80]!r}"

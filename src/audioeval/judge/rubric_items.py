@@ -46,7 +46,14 @@ from audioeval.postprocess.think_tags import strip_think
 from audioeval.postprocess.yes_no import read_label, yes_no_answer
 from audioeval.prompts.templates import PromptTemplate, render
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
+from audioeval.scoring.judged import (
+    JudgedScorer,
+    JudgeFailed,
+    JudgeGenerate,
+    PromptSignature,
+    prompt_signature,
+)
+from audioeval.scoring.scorer_hooks import ScorerSignature
 from audioeval.store.bounded_json import loads
 
 SCORER_NAME = "rubric_items"
@@ -82,6 +89,58 @@ class ItemValue(TypedDict, total=False):
     method: str | None
     bound: str | None
     why: str
+
+
+class RubricItem(TypedDict, total=False):
+    """One item of a sample's rubric, as checked when read (`rubric_of`); `label`, the item's
+    truth when known (yes/no, true/false, 1/0), calibrates the reliability figures."""
+
+    dimension: str
+    question: str
+    basis: str
+    label: str | bool | int | float
+
+
+class ItemRow(RubricItem, ItemValue, ItemAnswers, total=False):
+    """An item in the score's detail: the item, its value and what judging it stored."""
+
+
+class RubricDetail(TypedDict, total=False):
+    """What `rubric_items` keeps in a score's detail (`rescore` reads it back)."""
+
+    mode: Literal["per_item", "all_at_once"]
+    items: list[ItemRow]
+    valued: int  # items with a P(yes)
+    without_value: int
+    attempts: list[ItemAttempt]  # all at once: the requests of every item
+    failed_output: bool
+
+
+class ItemVariables(TypedDict):
+    """What a prompt template file gets per item in `per_item` mode."""
+
+    dimension: str
+    question: str
+    basis: str
+
+
+class NumberedItem(ItemVariables):
+    id: int
+
+
+class AllItemsVariables(TypedDict):
+    """What a prompt template file gets in `all_at_once` mode."""
+
+    items: list[NumberedItem]
+
+
+class RubricItemsSignature(ScorerSignature, PromptSignature, total=False):
+    mode: str
+    rubric_field: str
+    max_attempts: int
+    p_yes: str
+    reader: str
+    empty_questions: str
 PROMPT_VERSION = "rubric-items-v1"
 VALUE = "rubric_score"
 TOP_LOGPROBS = 20  # the judge's typed logprobs request: the first token's top 20
@@ -104,7 +163,7 @@ SYSTEM_ALL = (
 )
 
 
-def rubric_of(sample: Sample, field: str, *, empty_questions: bool = False) -> list[dict[str, str]]:
+def rubric_of(sample: Sample, field: str, *, empty_questions: bool = False) -> list[RubricItem]:
     """The sample's items, checked: a non-empty list of objects with a non-empty question
     (`empty_questions`: a string question, possibly empty, as a benchmark's own code keeps it)."""
     raw = sample.get(field)
@@ -122,7 +181,7 @@ def rubric_of(sample: Sample, field: str, *, empty_questions: bool = False) -> l
             question = ""
         if not isinstance(question, str) or not (question.strip() or empty_questions):
             raise InputError("item without a question", sample_id=sample.id, field=f"{field}[{i}].question")
-        kept = {
+        kept: RubricItem = {
             "dimension": str(item.get("dimension") or ""),
             "question": question.strip(),
             "basis": str(item.get("basis") or ""),
@@ -133,24 +192,28 @@ def rubric_of(sample: Sample, field: str, *, empty_questions: bool = False) -> l
     return items
 
 
-def item_text(item: Mapping[str, str]) -> str:
+def item_text(item: RubricItem) -> str:
     dimension = f"[{item['dimension']}] " if item.get("dimension") else ""
     return f"Please judge: {dimension}{item['question']}"
 
 
-def item_variables(item: Mapping[str, str]) -> dict[str, str]:
+def item_variables(item: RubricItem) -> ItemVariables:
     """What a prompt template file (`prompt_file`) gets per item in `per_item` mode."""
-    return {k: str(item.get(k) or "") for k in ("dimension", "question", "basis")}
+    return {
+        "dimension": str(item.get("dimension") or ""),
+        "question": str(item.get("question") or ""),
+        "basis": str(item.get("basis") or ""),
+    }
 
 
-def all_items_variables(items: Sequence[Mapping[str, str]], first_id: int = 1) -> dict[str, Any]:
+def all_items_variables(items: Sequence[RubricItem], first_id: int = 1) -> AllItemsVariables:
     """What it gets in `all_at_once` mode: `items`, each with its `id` (`first_id`, then on:
     1, 2, … with our reader; the ids the answer must give) and the per-item variables."""
     return {"items": [{"id": i + first_id, **item_variables(item)} for i, item in enumerate(items)]}
 
 
 def item_messages(
-    audio: AudioRef, item: Mapping[str, str], template: PromptTemplate | None = None
+    audio: AudioRef, item: RubricItem, template: PromptTemplate | None = None
 ) -> list[Message]:
     """System, then the user turn: the audio first (same bytes for every item), then the item;
     or a prompt template file rendered with `item_variables`, the audio where it says."""
@@ -162,7 +225,7 @@ def item_messages(
 
 def all_items_messages(
     audio: AudioRef,
-    items: Sequence[Mapping[str, str]],
+    items: Sequence[RubricItem],
     template: PromptTemplate | None = None,
     first_id: int = 1,
 ) -> list[Message]:
@@ -226,7 +289,7 @@ class AllAtOnceReader:
 STRICT_READER = AllAtOnceReader("ours: ids from 1, every item exactly once", 1, read_all_at_once)
 
 
-class RubricItemsScorer(JudgedScorer):
+class RubricItemsScorer(JudgedScorer[RubricDetail]):
     """Mean P(yes) over a sample's rubric items, by an audio judge."""
 
     reports_reliability = True
@@ -270,8 +333,8 @@ class RubricItemsScorer(JudgedScorer):
             )
         self.template = template
 
-    def prompt_examples(self) -> list[dict[str, Any]]:
-        item = {"dimension": "<dimension>", "question": "<question>", "basis": "<basis>"}
+    def prompt_examples(self) -> list[ItemVariables | AllItemsVariables]:
+        item: RubricItem = {"dimension": "<dimension>", "question": "<question>", "basis": "<basis>"}
         if self.mode == "all_at_once":
             return [all_items_variables([item, item], self.all_at_once_reader.first_id)]
         return [item_variables(item)]
@@ -282,8 +345,8 @@ class RubricItemsScorer(JudgedScorer):
             self._logprobs = LogprobsSupport()
         return self._logprobs
 
-    def signature(self) -> dict[str, Any]:
-        sig: dict[str, Any] = {
+    def signature(self) -> RubricItemsSignature:
+        sig: RubricItemsSignature = {
             "name": self.name,
             **prompt_signature(self.template, PROMPT_VERSION),
             "mode": self.mode,
@@ -337,7 +400,7 @@ class RubricItemsScorer(JudgedScorer):
         return self._result(items, list(judged))
 
     async def _ask_item(
-        self, audio: AudioRef, item: Mapping[str, str], generate: JudgeGenerate, support: LogprobsSupport
+        self, audio: AudioRef, item: RubricItem, generate: JudgeGenerate, support: LogprobsSupport
     ) -> ItemAnswers:
         """The item's logprobs answer and, when it gives no P(yes), the sampled answers; no
         logprobs request once the judge answered one without logprobs."""
@@ -378,7 +441,7 @@ class RubricItemsScorer(JudgedScorer):
         return stored
 
     async def _ask_all(
-        self, audio: AudioRef, items: Sequence[Mapping[str, str]], generate: JudgeGenerate
+        self, audio: AudioRef, items: Sequence[RubricItem], generate: JudgeGenerate
     ) -> list[ItemAttempt]:
         reader = self.all_at_once_reader
         messages = all_items_messages(audio, items, self.template, reader.first_id)
@@ -410,7 +473,7 @@ class RubricItemsScorer(JudgedScorer):
         last = (stored.get("attempts") or stored.get("sampled") or [{}])[-1]  # sampled: skipped
         return {"p_yes": None, "method": None, "why": last.get("error") or "no yes/no answer"}
 
-    def _result(self, items: Sequence[Mapping[str, str]], judged: Sequence[ItemAnswers]) -> Score:
+    def _result(self, items: Sequence[RubricItem], judged: Sequence[ItemAnswers]) -> Score:
         rows = [{**item, **self._item_value(j), **j} for item, j in zip(items, judged, strict=True)]
         lost = [(i, r) for i, r in enumerate(rows) if r["p_yes"] is None and _unanswered(r)]
         if lost:  # a request that failed (timed out, an endpoint error) is a failure, not an answer
@@ -428,15 +491,15 @@ class RubricItemsScorer(JudgedScorer):
             )
         return self._score(rows, {"mode": "per_item"})
 
-    def _all_result(self, items: Sequence[Mapping[str, str]], attempts: list[ItemAttempt]) -> Score:
+    def _all_result(self, items: Sequence[RubricItem], attempts: list[ItemAttempt]) -> Score:
         read = self.all_at_once_reader.read
         answers = next(
             (got for a in attempts if (got := read(a.get("answer"), len(items))) is not None), None
         )
-        rows: list[dict[str, Any]] = []
+        rows: list[ItemRow] = []
         for i, item in enumerate(items):
             got = None if answers is None else answers[i]
-            row: dict[str, Any] = {
+            row: ItemRow = {
                 **item,
                 "p_yes": None if got is None else float(got == "yes"),
                 "method": "all_at_once",
@@ -446,7 +509,7 @@ class RubricItemsScorer(JudgedScorer):
             rows.append(row)
         return self._score(rows, {"mode": "all_at_once", "attempts": attempts})
 
-    def _score(self, rows: list[dict[str, Any]], detail: dict[str, Any]) -> Score:
+    def _score(self, rows: list[ItemRow], detail: RubricDetail) -> Score:
         values = [r["p_yes"] for r in rows if r["p_yes"] is not None]
         detail = {**detail, "items": rows, "valued": len(values), "without_value": len(rows) - len(values)}
         if not values:
@@ -454,7 +517,7 @@ class RubricItemsScorer(JudgedScorer):
         score = sum(values) / len(values)
         return Score({VALUE: score}, {VALUE: score}, detail)
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: RubricDetail) -> Score:
         """The same figures from the stored answers; no judge call."""
         items = [
             {k: r.get(k, "") for k in ("dimension", "question", "basis")}
@@ -473,7 +536,7 @@ class RubricItemsScorer(JudgedScorer):
             judged.append(answers)
         return self._result(items, judged)
 
-    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
+    def reliability_items(self, stored: RubricDetail) -> list[JudgedItem]:
         """Each rubric item with its votes (`metrics/judge_reliability.py`), read from the
         stored answers: per item, each logprobs request (valid when it gives a P(yes), its
         verdict yes at P(yes) ≥ 0.5) and each sampled answer (yes or no, no P(yes)); all at
@@ -490,7 +553,7 @@ class RubricItemsScorer(JudgedScorer):
         return [JudgedItem(_item_votes(r), read_label(r.get("label"), loose=True)) for r in rows]
 
 
-def _unanswered(stored: Mapping[str, Any]) -> bool:
+def _unanswered(stored: ItemAnswers) -> bool:
     """Whether every request of an item failed with no answer (each attempt has an error and
     no text): the judge was never heard, unlike an answer with no yes/no in it."""
     tries = [*(stored.get("attempts") or []), *(stored.get("sampled") or [])]
@@ -499,7 +562,7 @@ def _unanswered(stored: Mapping[str, Any]) -> bool:
     )
 
 
-def _item_votes(row: Mapping[str, Any]) -> list[JudgeVote]:
+def _item_votes(row: ItemRow) -> list[JudgeVote]:
     votes = []
     for attempt in row.get("attempts") or []:
         first = read_first_token(attempt.get("answer")) if isinstance(attempt, Mapping) else None
@@ -515,7 +578,7 @@ def _item_votes(row: Mapping[str, Any]) -> list[JudgeVote]:
 
 
 def _all_at_once_items(
-    rows: Sequence[Mapping[str, Any]], attempts: Sequence[Mapping[str, Any]], reader: AllAtOnceReader
+    rows: Sequence[ItemRow], attempts: Sequence[ItemAttempt], reader: AllAtOnceReader
 ) -> list[JudgedItem]:
     answers = [(object(), reader.read(a.get("answer"), len(rows))) for a in attempts]
     return [
@@ -547,7 +610,7 @@ def _logprob_value(stored: ItemAnswers) -> tuple[float, str | None] | None:
     return None
 
 
-def _why(rows: Sequence[Mapping[str, Any]], detail: Mapping[str, Any]) -> str:
+def _why(rows: Sequence[ItemRow], detail: RubricDetail) -> str:
     whys = [str(r.get("why")) for r in rows if r.get("why")]
     if whys:
         return whys[-1][:200]

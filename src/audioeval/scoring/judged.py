@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Protocol, TypeGuard
+from typing import Any, ClassVar, Protocol, TypedDict, TypeGuard
 
+from audioeval.adapters.chat_wire import SamplingFields
 from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.generation import AnswerCheck, Generation
 from audioeval.core.messages import AudioRef, Message
@@ -19,7 +20,7 @@ from audioeval.core.record import Score
 from audioeval.core.sample import Sample
 from audioeval.scoring.hook_guard import call_hook
 from audioeval.scoring.prediction import Prediction
-from audioeval.scoring.scorer_hooks import Scorer
+from audioeval.scoring.scorer_hooks import DetailT, Scorer
 
 
 class JudgeGenerate(Protocol):
@@ -36,7 +37,7 @@ class JudgeGenerate(Protocol):
         messages: list[Message],
         attempt: int,
         accept: AnswerCheck | None = None,
-        extra: Mapping[str, Any] | None = None,
+        extra: SamplingFields | None = None,
         *,
         logprobs: int | None = None,
     ) -> Awaitable[Generation]: ...
@@ -59,7 +60,7 @@ class BareJudge:
         messages: list[Message],
         attempt: int,
         accept: AnswerCheck | None = None,
-        extra: Mapping[str, Any] | None = None,
+        extra: SamplingFields | None = None,
         *,
         logprobs: int | None = None,
     ) -> Awaitable[Generation]:
@@ -89,7 +90,7 @@ class JudgeFailed(AudioevalError):
         self.partial = partial
 
 
-class JudgedScorer(Scorer):
+class JudgedScorer(Scorer[DetailT]):
     """A scorer that asks a judge: `score_async` is handed the engine's judge `generate`,
     keeps every judge answer it relied on in its score's `detail`, and `rescore`
     re-aggregates those stored answers with no judge call. The judged hooks and their
@@ -115,7 +116,7 @@ class JudgedScorer(Scorer):
         few usable answers; InputError when the sample cannot be judged."""
         raise NotImplementedError(f"{type(self).__name__} defines no score_async()")
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: DetailT) -> Score:
         """A `Score` from the `detail` of an earlier score (or failure); no judge call."""
         raise NotImplementedError(f"{type(self).__name__} defines no rescore()")
 
@@ -127,7 +128,7 @@ class JudgedScorer(Scorer):
         """Judge calls the sample's first round needs (what it reserves of the judge's load)."""
         return 1
 
-    def reliability_items(self, stored: Mapping[str, Any]) -> list[Any]:
+    def reliability_items(self, stored: DetailT) -> list[Any]:
         """The `judge/judged_items.JudgedItem`s of a sample's stored judge answers (read when
         `reports_reliability`)."""
         return []
@@ -188,7 +189,14 @@ def load_judge_prompt(path: str, scorer: JudgedScorer) -> Any:
     return template
 
 
-def prompt_signature(template: Any, built_in: str | None) -> dict[str, Any]:
+class PromptSignature(TypedDict, total=False):
+    """The prompt keys of a judged scorer's signature."""
+
+    prompt_version: str | None
+    prompt_digest: str
+
+
+def prompt_signature(template: Any, built_in: str | None) -> PromptSignature:
     """The prompt keys of a judged scorer's signature: the built-in prompt's version, or the
     template file's name and digest (so scores made with another prompt are never reused)."""
     if template is None:

@@ -34,17 +34,31 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import ClassVar, Generic, TypedDict, TypeVar
 
 from audioeval.core.record import Score
 from audioeval.core.sample import Sample
 from audioeval.scoring.prediction import NO_OUTPUT, Prediction
 
 
-class Scorer:
+class ScorerSignature(TypedDict, total=False):
+    """A scorer's signature: every choice that moves its numbers. A scorer declares its own
+    keys in a TypedDict derived from this one; `scorer` (or a judge's `name`) names it."""
+
+    scorer: str
+    name: str
+
+
+DetailT = TypeVar("DetailT")
+"""The detail a scorer keeps in its scores (its own TypedDict), handed back to `rescore` and
+`reliability_items` as `stored`; a scorer that declares none keeps an open record."""
+
+
+class Scorer(Generic[DetailT]):
     """Scores one prediction against one sample: display values plus the sufficient
     statistics a corpus metric sums; never averages. Subclasses set `name` and define
-    `signature` and `score`; every other hook has the default documented in the module."""
+    `signature` and `score`; every other hook has the default documented in the module.
+    `Scorer[D]`: a scorer whose scores keep a detail of type `D`."""
 
     name: str
     needs_judge: ClassVar[bool] = False
@@ -64,7 +78,7 @@ class Scorer:
     metric_renames: Mapping[str, str] = MappingProxyType({})
     """Metric names this scorer gives another definition (`{"wer": "mean_wer"}`)."""
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ScorerSignature:
         """Every choice that moves this scorer's numbers (normaliser, tokenizer, versions)."""
         raise NotImplementedError(f"{type(self).__name__} defines no signature()")
 
@@ -72,7 +86,7 @@ class Scorer:
         """The score of one prediction; InputError when the sample cannot be scored."""
         raise NotImplementedError(f"{type(self).__name__} defines no score()")
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: DetailT) -> Score:
         """The score again on rescoring, handed the `detail` of its earlier score: a scorer
         that keeps costly work there (an ASR transcript) reuses it while still valid; by
         default the prediction is simply scored again."""

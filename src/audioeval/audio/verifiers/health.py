@@ -5,13 +5,21 @@ rate, with a DC offset, or the input returned unchanged."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 from audioeval.audio.verifiers import compare, level
-from audioeval.audio.verifiers.measurement import NO, YES, Audio, Measurement
+from audioeval.audio.verifiers.measurement import NO, YES, Audio, Measurement, MeasurementRecord
 
 LENGTH_SLACK = 0.1  # truncated / padded: length off by more than 10 % of the input ...
 LENGTH_SLACK_S = 0.2  # ... and by more than 0.2 s
 PROBLEMS = ("silent", "clipped", "truncated", "padded", "wrong_rate", "dc_offset", "identical_to_input")
+
+
+class HealthRecord(TypedDict):
+    """An output's health as records keep it: the problems found and every check's measurement."""
+
+    problems: list[str]
+    checks: dict[str, MeasurementRecord]
 
 
 @dataclass(frozen=True)
@@ -24,7 +32,7 @@ class Health:
     def problems(self) -> list[str]:
         return [name for name in PROBLEMS if name in self.checks and self.checks[name].answer == YES]
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> HealthRecord:
         return {"problems": self.problems, "checks": {k: m.to_dict() for k, m in self.checks.items()}}
 
 

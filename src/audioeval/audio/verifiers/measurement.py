@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -16,6 +16,17 @@ ANSWERS = (YES, NO, CANNOT_TELL)
 # a slice may overrun the clip by this much (rounding of the times written in a rubric)
 SLICE_SLACK_S = 0.05
 MIN_SLICE_S = 0.05
+
+
+class MeasurementRecord(TypedDict):
+    """A measurement as records and reports keep it (the value rounded to 4 decimals)."""
+
+    check: str
+    value: float | int | None
+    unit: str
+    threshold: str
+    answer: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -34,7 +45,7 @@ class Measurement:
         if self.answer not in ANSWERS:
             raise ValueError(f"answer must be one of {ANSWERS}, not {self.answer!r}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MeasurementRecord:
         value = self.value
         if isinstance(value, float | np.floating):
             value = round(float(value), 4)
