@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from audioeval.core.registry import Registry
 from audioeval.postprocess.choice_extraction import ChoiceExtraction, extract_choice
@@ -16,6 +17,13 @@ TEXT_STEPS: Registry[TextStep] = Registry(
     "text step",
     [("strip_think", strip_think), ("strip_markdown", strip_markdown), ("strip_whitespace", str.strip)],
 )
+
+
+class ChoiceChainDescription(TypedDict):
+    """A choice chain as a signature names it: its version and its steps."""
+
+    name: str
+    steps: list[str]
 
 
 @dataclass(frozen=True)
@@ -33,7 +41,7 @@ class ChoiceChain:
     def __call__(self, text: str, choices: Sequence[str]) -> ChoiceExtraction:
         return extract_choice(self.clean(text), choices)
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> ChoiceChainDescription:
         return {"name": self.name, "steps": [*self.steps, "extract_choice"]}
 
 

@@ -25,6 +25,12 @@ from audioeval.postprocess.yes_no import parse_yes_no
 StepFn = Callable[[str, Sample | None], "str | Unparseable"]
 
 
+StepArg = str | int | float | bool
+"""A step argument's value (a letter set, a field name, a pattern, a switch)."""
+StepSpec = str | dict[str, dict[str, StepArg]]
+"""A step as a spec list writes it: its name, or `{name: {argument: value}}`."""
+
+
 @dataclass(frozen=True)
 class Step:
     """One built step: its name, what it does, and the arguments that differ from defaults.
@@ -36,9 +42,9 @@ class Step:
     name: str
     fn: StepFn
     normalises: bool
-    args: Mapping[str, Any] = field(default_factory=dict)
+    args: Mapping[str, StepArg] = field(default_factory=dict)
 
-    def describe(self) -> str | dict[str, Any]:
+    def describe(self) -> StepSpec:
         return {self.name: dict(self.args)} if self.args else self.name
 
 
@@ -130,7 +136,7 @@ def extract_letter_step(*, letters: str | None = None, field: str = "choices") -
             allowed = LETTERS[: len(_choices(sample, field, "extract_letter"))] if has_choices else "ABCD"
         return extract_letter(text, allowed)
 
-    args: dict[str, Any] = {"letters": letters} if letters else {}
+    args: dict[str, StepArg] = {"letters": letters} if letters else {}
     if field != "choices":
         args["field"] = field
     return Step("extract_letter", run, False, args)
@@ -160,6 +166,6 @@ def regex(*, pattern: str, ignore_case: bool = False, last: bool = False) -> Ste
         found = m.group(1) if compiled.groups else m.group(0)
         return found if found is not None else Unparseable(f"group 1 of {pattern!r} did not match")
 
-    args: dict[str, Any] = {"pattern": pattern}
+    args: dict[str, StepArg] = {"pattern": pattern}
     args.update({k: v for k, v in {"ignore_case": ignore_case, "last": last}.items() if v})
     return Step("regex", run, False, args)

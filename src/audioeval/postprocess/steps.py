@@ -20,7 +20,7 @@ from audioeval.postprocess import text_steps
 from audioeval.postprocess.markdown import strip_markdown
 from audioeval.postprocess.outcome import OK, UNPARSEABLE, Processed, Unparseable
 from audioeval.postprocess.spec_args import build
-from audioeval.postprocess.step_library import Step, StepFactory
+from audioeval.postprocess.step_library import Step, StepFactory, StepSpec
 from audioeval.postprocess.think_tags import strip_think
 
 SpecItem = str | Mapping[str, Any]
@@ -78,7 +78,7 @@ class PostprocessChain:
         assert out.text is not None
         return out.text
 
-    def describe(self) -> list[str | dict[str, Any]]:
+    def describe(self) -> list[StepSpec]:
         """The chain as a spec list (non-default arguments only); `build_chain` reads it back."""
         return [step.describe() for step in self.steps]
 

@@ -21,8 +21,8 @@ the resampled rows (`metrics/coco_bleu.py`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TypedDict
 
 import numpy as np
 
@@ -42,7 +42,17 @@ def _ngrams(words: Sequence[str]) -> dict[tuple[str, ...], int]:
     return counts
 
 
-def bleu_stats(candidate: str, references: Sequence[str]) -> dict[str, Any]:
+class BleuStats(TypedDict):
+    """One caption's BLEU statistics (pycocoevalcap's): its length, the closest reference
+    length, and per n-gram order (1-4) the n-grams guessed and those correct."""
+
+    bleu_testlen: int
+    bleu_reflen: int
+    bleu_guess: list[int]
+    bleu_correct: list[int]
+
+
+def bleu_stats(candidate: str, references: Sequence[str]) -> BleuStats:
     """The statistics of one tokenised caption against its tokenised references (≥ 1)."""
     if not references:
         raise ValueError("BLEU needs at least one reference")
@@ -68,7 +78,7 @@ def bleu_stats(candidate: str, references: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def stats_row(stats: Mapping[str, Any]) -> list[float]:
+def stats_row(stats: BleuStats) -> list[float]:
     """A sample's statistics as one row: testlen, reflen, guess[4], correct[4]."""
     testlen, reflen = stats["bleu_testlen"], stats["bleu_reflen"]
     guess, correct = list(stats["bleu_guess"]), list(stats["bleu_correct"])

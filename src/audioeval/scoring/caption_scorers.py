@@ -23,23 +23,37 @@ CIDEr-D's document frequencies). A sample whose reference is the empty string is
 
 from __future__ import annotations
 
-from typing import Any
-
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.caption_java import coco_version
 from audioeval.scoring.fields import references
+from audioeval.scoring.prediction import MissingDetail
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 
-class _CaptionScorer(Scorer):
+class CaptionSignature(ScorerSignature, total=False):
+    pycocoevalcap: str
+    tokenizer: str
+    reference_field: str
+    beta: float  # coco_rouge_l
+    references: str
+    meteor: str
+    spice: str
+
+
+class CaptionDetail(MissingDetail, total=False):
+    candidate_tokens: str
+
+
+class _CaptionScorer(Scorer[CaptionDetail]):
     name = ""
     requires = ("Java",)  # the PTB tokenizer every caption metric reads through
 
     def __init__(self, *, reference_field: str | None = None) -> None:
         self.reference_field = reference_field
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> CaptionSignature:
         from audioeval.scoring.caption_tokens import DESCRIPTION
 
         return {
@@ -68,8 +82,8 @@ class _CaptionScorer(Scorer):
         return ptb_tokens(prediction.text or ""), [ptb_tokens(r) for r in refs]
 
     @staticmethod
-    def detail(prediction: Prediction, candidate: str) -> dict[str, Any]:
-        out: dict[str, Any] = {"candidate_tokens": candidate}
+    def detail(prediction: Prediction, candidate: str) -> CaptionDetail:
+        out: CaptionDetail = {"candidate_tokens": candidate}
         if prediction.missing:
             out.update(missing=True, outcome=prediction.outcome)
         return out
@@ -100,7 +114,7 @@ class CocoRougeLScorer(_CaptionScorer):
     name = "coco_rouge_l"
     metrics = ("rouge_l",)
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> CaptionSignature:
         return {**super().signature(), "beta": 1.2, "references": "best precision and best recall"}
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
@@ -129,7 +143,7 @@ class MeteorScorer(_CaptionScorer):
     name = "meteor"
     metrics = ("meteor",)
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> CaptionSignature:
         from audioeval.scoring.caption_meteor import DESCRIPTION
 
         return {**super().signature(), "meteor": DESCRIPTION}
@@ -153,7 +167,7 @@ class SpiceScorer(_CaptionScorer):
     metrics = ("spice", "spider")
     extra_metrics = ("cider_d",)
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> CaptionSignature:
         from audioeval.scoring.caption_spice import CORENLP_JARS, SPICE_JAR
 
         return {**super().signature(), "spice": f"{SPICE_JAR} -subset, {CORENLP_JARS[0]}"}

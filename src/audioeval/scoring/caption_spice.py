@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from audioeval.core.errors import OptionalDependencyError
 from audioeval.scoring.caption_java import (
@@ -57,6 +57,14 @@ def _spice() -> LineProcess:
     return shared_process("SPICE", args, folder)
 
 
+class SpiceScores(TypedDict):
+    """SPICE's scores of one kind of tuple (`All`): precision, recall and F."""
+
+    pr: float
+    re: float
+    f: float
+
+
 def spice_f(hypothesis: str, references: Sequence[str]) -> dict[str, float]:
     """SPICE's `All` precision, recall and F of one tokenised hypothesis against its references."""
     item = [{"image_id": 0, "test": hypothesis, "refs": list(references)}]
@@ -64,7 +72,7 @@ def spice_f(hypothesis: str, references: Sequence[str]) -> dict[str, float]:
     if answer.startswith("ERROR "):  # this item's failure (SpiceLines caught it): the sample's
         raise JavaItemError(f"SPICE failed on this caption: {answer[6:]}")
     try:
-        scores: dict[str, Any] = loads(answer)[0]["scores"]["All"]
+        scores: SpiceScores = loads(answer)[0]["scores"]["All"]
         return {k: float(scores[key]) for k, key in (("f", "f"), ("precision", "pr"), ("recall", "re"))}
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise JavaToolError(f"SPICE answered {answer[:200]!r}") from exc

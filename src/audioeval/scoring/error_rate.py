@@ -48,7 +48,9 @@ from audioeval.core.sample import Sample
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
 from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
 from audioeval.scoring.fields import text_list
+from audioeval.scoring.prediction import MissingDetail
 from audioeval.scoring.profiles import DEFAULT_PROFILE, profile_hook
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 CJK_LANGUAGES = frozenset({"zh", "ja", "ko", "yue"})
 _ALIASES = {"jp": "ja", "kr": "ko", "cmn": "zh", "cn": "zh"}
@@ -156,7 +158,24 @@ def rate(stats: dict[str, int]) -> float:
     return edits / stats["ref_len"]
 
 
-class ErrorRateScorer(Scorer):
+class ErrorRateSignature(ScorerSignature, total=False):
+    unit: str
+    language: str
+    reference_field: str | None
+    jiwer: str
+    whisper_normalizer: str
+    profile: str
+    tts: str
+    normaliser: Any  # the chain (a spec list, one per language), or a profile's own description
+    cjk_tokens: str
+
+
+class ErrorRateDetail(MissingDetail, total=False):
+    reference: str  # the reference with the fewest edits, normalised
+    hypothesis: str
+
+
+class ErrorRateScorer(Scorer[ErrorRateDetail]):
     """Error rate over words (`unit="word"`) or characters (`unit="char"`)."""
 
     def __init__(
@@ -212,8 +231,8 @@ class ErrorRateScorer(Scorer):
                 return "word"
         return self.unit
 
-    def signature(self) -> dict[str, Any]:
-        sig: dict[str, Any] = {
+    def signature(self) -> ErrorRateSignature:
+        sig: ErrorRateSignature = {
             "scorer": self.name,
             "unit": self.unit,
             "language": self.language or "sample field 'language' (default en)",
@@ -304,7 +323,7 @@ class ErrorRateScorer(Scorer):
     ) -> Score:
         """The score against the reference with the fewest edits."""
         stats, reference = min(candidates, key=lambda c: _edits(c[0]))
-        detail: dict[str, Any] = {"reference": reference, "hypothesis": hypothesis}
+        detail: ErrorRateDetail = {"reference": reference, "hypothesis": hypothesis}
         if prediction.missing:
             detail["missing"] = True
             detail["outcome"] = prediction.outcome

@@ -28,7 +28,7 @@ from typing import Any
 from audioeval.core.checks import non_finite_field
 from audioeval.core.errors import AudioevalError, InputError
 from audioeval.core.record import Score
-from audioeval.scoring.scorer_hooks import Scorer
+from audioeval.scoring.scorer_hooks import Scorer, ScorerSignature
 
 MEAN_PREFIX = "mean:"
 
@@ -206,7 +206,7 @@ async def call_hook_async(scorer: Scorer, hook: str, *args: Any) -> Any:
     return CALLED[hook](scorer, hook, result)
 
 
-def checked_signature(scorer: Scorer) -> dict[str, Any]:
+def checked_signature(scorer: Scorer) -> ScorerSignature:
     """`scorer.signature()`: a mapping of JSON values (finite numbers), or a ScorerHookError.
     An error of audioeval's own (a metric model that cannot be loaded here, a missing optional
     package) is said as it is: a set-up problem, not a broken hook."""

@@ -22,16 +22,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from audioeval.core.sample import Sample
+from audioeval.postprocess.step_library import StepSpec
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
 from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
 from audioeval.scoring.fields import text_list
 from audioeval.scoring.profiles import DEFAULT_PROFILE, get_profile, profile_hook
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 Normaliser = PostprocessChain | Sequence[SpecItem] | None
 MATCHES = ("exact", "prefix", "exist")
+
+
+class MatchSignature(ScorerSignature, total=False):
+    field: str
+    normaliser: list[StepSpec] | str
+    ignore_case: bool
+    match: str  # accuracy: exact, prefix or contains
+    profile: str
+    whole_words: bool  # includes
 
 
 class _LabelScorer(Scorer):
@@ -50,7 +60,7 @@ class _LabelScorer(Scorer):
     def matches(self, pred: str, gold: str) -> bool:
         raise NotImplementedError
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> MatchSignature:
         return {
             "scorer": self.name,
             "field": self.field,
@@ -96,7 +106,7 @@ class AccuracyScorer(_LabelScorer):
         self.match = match
         self.profile = profile
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> MatchSignature:
         sig = super().signature()
         if self.match != "exact":
             sig["match"] = self.match
@@ -149,7 +159,7 @@ class IncludesScorer(_LabelScorer):
         super().__init__(field, normaliser, ignore_case)
         self.whole_words = whole_words
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> MatchSignature:
         return {**super().signature(), "whole_words": self.whole_words}
 
     def matches(self, pred: str, gold: str) -> bool:

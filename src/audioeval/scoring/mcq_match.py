@@ -11,16 +11,30 @@ names no profile.
 
 from __future__ import annotations
 
-from typing import Any
-
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.mcq_fields import question
 from audioeval.scoring.mcq_official import official_match
+from audioeval.scoring.prediction import MissingDetail
 from audioeval.scoring.profiles import DEFAULT_PROFILE, get_profile
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 
-class McqMatchScorer(Scorer):
+class McqMatchSignature(ScorerSignature, total=False):
+    rule: str
+    answer_field: str
+    choices_field: str
+    profile: str
+    texts: str  # the profile's reading of the answer and choices
+
+
+class McqMatchDetail(MissingDetail, total=False):
+    reason: str  # why the answer matched or did not
+    missing_tokens: list[str]
+    distractor_tokens: list[str]
+
+
+class McqMatchScorer(Scorer[McqMatchDetail]):
     """The official token-set match against the sample's answer and choices."""
 
     name = "mcq_match"
@@ -38,8 +52,8 @@ class McqMatchScorer(Scorer):
         self.profile = profile if self._texts is not None else DEFAULT_PROFILE
         self._rule = found.mcq_rule if found is not None else ""
 
-    def signature(self) -> dict[str, Any]:
-        sig = {
+    def signature(self) -> McqMatchSignature:
+        sig: McqMatchSignature = {
             "scorer": self.name,
             "rule": "mmar-mmau-official-string-match",
             "answer_field": self.answer_field,
@@ -54,7 +68,7 @@ class McqMatchScorer(Scorer):
         if self._texts is not None:
             answer, choices = self._texts(answer, list(choices))
         match = official_match(answer, prediction.text or "", choices)
-        detail: dict[str, Any] = {"reason": match.reason}
+        detail: McqMatchDetail = {"reason": match.reason}
         if match.missing:
             detail["missing_tokens"] = list(match.missing)
         if match.conflicts:

@@ -11,13 +11,13 @@ as both score the same sample).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from audioeval.core.sample import Sample
-from audioeval.postprocess.chain import ROBUST_MCQ
+from audioeval.postprocess.chain import ROBUST_MCQ, ChoiceChainDescription
 from audioeval.postprocess.options import words
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.mcq_fields import question
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 
 def answer_index(answer: str, choices: Sequence[str]) -> int | None:
@@ -41,6 +41,12 @@ def is_answer(choice: str, answer: str, answer_at: int | None) -> bool:
     return words(choice) == words(answer)
 
 
+class McqRobustSignature(ScorerSignature, total=False):
+    chain: ChoiceChainDescription
+    answer_field: str
+    choices_field: str
+
+
 class McqRobustScorer(Scorer):
     """One choice read from the raw answer; correct iff it is the answer."""
 
@@ -52,7 +58,7 @@ class McqRobustScorer(Scorer):
         self.answer_field = answer_field
         self.choices_field = choices_field
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> McqRobustSignature:
         return {
             "scorer": self.name,
             "chain": ROBUST_MCQ.describe(),

@@ -4,6 +4,7 @@ answer of a model that gave no usable output (`NO_OUTPUT`, `scoring/failed_outpu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypedDict
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,13 @@ class Prediction:
     def missing(self) -> bool:
         """True when there is no answer text to score (scored as an empty answer)."""
         return self.text is None
+
+
+class MissingDetail(TypedDict, total=False):
+    """A score's detail when the answer was missing (scored as an empty answer): why."""
+
+    missing: bool
+    outcome: str
 
 
 NO_OUTPUT = Prediction(text=None, raw=None, audio_path=None, outcome="no output")

@@ -18,12 +18,14 @@ tokens.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from audioeval.core.sample import Sample
+from audioeval.postprocess.step_library import StepSpec
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
 from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
 from audioeval.scoring.fields import references
+from audioeval.scoring.prediction import MissingDetail
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 
 def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
@@ -65,7 +67,14 @@ def coco_rouge_l(candidate: str, references: Sequence[str], beta: float = 1.2) -
     return ((1 + beta**2) * best_p * best_r) / float(best_r + beta**2 * best_p)
 
 
-class RougeLScorer(Scorer):
+class RougeSignature(ScorerSignature, total=False):
+    beta: float
+    tokens: str
+    reference_field: str
+    normaliser: list[StepSpec]
+
+
+class RougeLScorer(Scorer[MissingDetail]):
     """`rouge_l`: sentence ROUGE-L F-measure, best over references."""
 
     name = "rouge_l"
@@ -84,7 +93,7 @@ class RougeLScorer(Scorer):
         self.reference_field = reference_field
         self.normaliser = as_normaliser(normaliser, default=["lower", "remove_punctuation"])
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> RougeSignature:
         return {
             "scorer": self.name,
             "beta": self.beta,
@@ -99,7 +108,7 @@ class RougeLScorer(Scorer):
             self.normaliser.normalise(r).split() for r in references(sample, self.reference_field, self.name)
         ]
         p, r, f = max((rouge_l(hyp, ref, self.beta) for ref in refs), key=lambda prf: prf[2])
-        detail: dict[str, Any] = (
+        detail: MissingDetail = (
             {"missing": True, "outcome": prediction.outcome} if prediction.missing else {}
         )
         return Score({"rouge_l": f, "rouge_l_precision": p, "rouge_l_recall": r}, {"rouge_l": f}, detail)

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from audioeval.adapters.base import ModelRequest
+from audioeval.adapters.base import ModelRequest, ModelSignature
 from audioeval.adapters.local_runtime import LocalRuntimeAdapter
 from audioeval.adapters.runtimes.environment import resolve_python
 from audioeval.adapters.runtimes.spec import RuntimeSpec, load_runtime_spec
@@ -73,6 +73,12 @@ def check_metric_runtime(spec: RuntimeSpec, task: str, scorer: str) -> RuntimeSp
     return spec
 
 
+class RuntimeMetricSignature(ModelSignature, total=False):
+    """A metric runtime's signature: its task and the runtime adapter's signature."""
+
+    task: str
+
+
 class RuntimeMetricModel:
     """One runtime's worker, asked for one metric task on one clip at a time."""
 
@@ -84,7 +90,7 @@ class RuntimeMetricModel:
         self._lock = threading.Lock()
 
     @property
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> RuntimeMetricSignature:
         """The task and the runtime adapter's signature (requirements, worker hash, args)."""
         return {"task": self.task, **LocalRuntimeAdapter(self.spec).signature()}
 

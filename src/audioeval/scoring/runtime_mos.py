@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
-from audioeval.scoring.runtime_metric import RuntimeMetricModel, metric_runtime
+from audioeval.scoring.runtime_metric import RuntimeMetricModel, RuntimeMetricSignature, metric_runtime
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 MOS_TASK = "mos"
 
@@ -28,6 +28,10 @@ def parse_mos(text: str | None) -> float | None:
     except ValueError:
         return None
     return value if math.isfinite(value) else None
+
+
+class RuntimeMosSignature(ScorerSignature, total=False):
+    runtime: RuntimeMetricSignature
 
 
 @dataclass
@@ -46,7 +50,7 @@ class RuntimeMosScorer(Scorer):
     def metrics(self) -> tuple[str, ...]:
         return (f"mean:{self.name}",)
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> RuntimeMosSignature:
         return {"scorer": self.name, "runtime": self._model.signature}
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:

@@ -20,15 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from importlib.metadata import version
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.sample import Sample
+from audioeval.postprocess.step_library import StepSpec
 from audioeval.postprocess.steps import PostprocessChain, SpecItem
 from audioeval.scoring.base import Prediction, Score, Scorer, as_normaliser
 from audioeval.scoring.error_rate import sample_language
 from audioeval.scoring.fields import references
+from audioeval.scoring.prediction import MissingDetail
 from audioeval.scoring.profiles import DEFAULT_PROFILE, get_profile, profile_hook
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 _EXTRAS = {"ja-mecab": "ja", "ko-mecab": "ko", "spm": "", "flores101": "", "flores200": "", "spBLEU-1K": ""}
 
@@ -48,7 +51,30 @@ def _make_bleu(tokenize: str, lowercase: bool, effective_order: bool) -> Any:
         ) from exc
 
 
-class _References(Scorer):
+class SacrebleuSignature(ScorerSignature, total=False):
+    reference_field: str
+    normaliser: list[StepSpec]
+    sacrebleu: str
+    tokenize: str  # bleu
+    lowercase: bool
+    smooth: str
+    max_ngram_order: int
+    profile: str
+    empty_reference: str
+    empty_hypothesis: str
+    char_order: int  # chrf
+    word_order: int
+    beta: int
+    whitespace: bool
+
+
+class ChrfParams(TypedDict):
+    char_order: int
+    word_order: int
+    beta: int
+
+
+class _References(Scorer[MissingDetail]):
     """Shared handling of references, normaliser and missing predictions."""
 
     name = ""
@@ -59,15 +85,15 @@ class _References(Scorer):
         self.normaliser = as_normaliser(normaliser)
         self.reference_field = reference_field
 
-    def texts(self, prediction: Prediction, sample: Sample) -> tuple[str, list[str], dict[str, Any]]:
+    def texts(self, prediction: Prediction, sample: Sample) -> tuple[str, list[str], MissingDetail]:
         hypothesis = self.normaliser.normalise(prediction.text or "")
         refs = [self.normaliser.normalise(r) for r in references(sample, self.reference_field, self.name)]
-        detail: dict[str, Any] = (
+        detail: MissingDetail = (
             {"missing": True, "outcome": prediction.outcome} if prediction.missing else {}
         )
         return hypothesis, refs, detail
 
-    def _common_signature(self) -> dict[str, Any]:
+    def _common_signature(self) -> SacrebleuSignature:
         return {
             "reference_field": self.reference_field or "references | reference",
             "normaliser": self.normaliser.describe(),
@@ -112,8 +138,8 @@ class BleuScorer(_References):
             )
         return self._bleu[tokenize]
 
-    def signature(self) -> dict[str, Any]:
-        sig = {
+    def signature(self) -> SacrebleuSignature:
+        sig: SacrebleuSignature = {
             "scorer": self.name,
             "tokenize": self.tokenize,
             "lowercase": self.lowercase,
@@ -196,7 +222,7 @@ class ChrfScorer(_References):
         for arg, val in (("char_order", char_order), ("word_order", word_order), ("beta", beta)):
             if not isinstance(val, int) or val < 0:
                 raise ValueError(f"{arg} must be a non-negative integer, got {val!r}")
-        self.params = {"char_order": char_order, "word_order": word_order, "beta": beta}
+        self.params: ChrfParams = {"char_order": char_order, "word_order": word_order, "beta": beta}
         self.lowercase = lowercase
         self.whitespace = whitespace
         self._chrf = CHRF(
@@ -207,7 +233,7 @@ class ChrfScorer(_References):
             whitespace=whitespace,
         )
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> SacrebleuSignature:
         return {
             "scorer": self.name,
             **self.params,

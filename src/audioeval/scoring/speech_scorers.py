@@ -24,20 +24,25 @@ Each metric model loads once per process (`scoring/speech_models`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from audioeval.audio.decode import Clip, load_clip
 from audioeval.core.errors import InputError, OptionalDependencyError
 from audioeval.core.messages import AudioRef
 from audioeval.core.sample import Sample
+from audioeval.postprocess.step_library import StepSpec
 from audioeval.postprocess.steps import PostprocessChain, build_chain
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.prediction import NO_OUTPUT
 from audioeval.scoring.profiles import DEFAULT_PROFILE
+from audioeval.scoring.scorer_hooks import ScorerSignature
 from audioeval.store.bounded_json import loads
 from audioeval.store.file_digest import MISSING, file_sha256, json_digest
+
+if TYPE_CHECKING:  # imported when a runtime is named: it starts no worker at import
+    from audioeval.scoring.runtime_metric import RuntimeMetricSignature
 
 
 def _output_path(prediction: Prediction, sample: Sample) -> str:
@@ -62,8 +67,36 @@ def _sample_clip(sample: Sample, name: str) -> Clip | None:
     return clip
 
 
+class TranscriptDetail(TypedDict, total=False):
+    """What an `asr_*` scorer keeps beside its text scorer's own detail: the transcript, what
+    made it (a digest of the transcriber's signature, the audio's SHA-256), and the answer its
+    chain read from it (`why`: the step and reason when none)."""
+
+    transcript: str
+    answer: str | None
+    asr_signature: str
+    audio_sha256: str
+    why: str
+
+
+class AsrThenTextSignature(ScorerSignature, total=False):
+    asr: str | RuntimeMetricSignature  # the transcriber's signature
+    text: ScorerSignature  # the text scorer's
+    postprocess: list[StepSpec]
+    profile: str
+
+
+class SpeechModelSignature(ScorerSignature, total=False):
+    against: str
+    backend: str
+    runtime: RuntimeMetricSignature
+    model: str
+    pesq: str
+    stoi: str
+
+
 @dataclass
-class AsrThenText(Scorer):
+class AsrThenText(Scorer[TranscriptDetail]):
     """Transcribe the output audio, read the transcript with `postprocess` (empty: as it is),
     then score what it read with a text scorer.
 
@@ -113,9 +146,9 @@ class AsrThenText(Scorer):
             self._asr = load_asr(AsrConfig(model=self.model, language=self.language))
         return self._asr
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> AsrThenTextSignature:
         text = self.text_scorer.signature()
-        sig = {"scorer": self.name, "asr": self._transcriber().signature, "text": text}
+        sig: AsrThenTextSignature = {"scorer": self.name, "asr": self._transcriber().signature, "text": text}
         if self.postprocess.steps:
             sig["postprocess"] = self.postprocess.describe()
         if "profile" in text:  # named only when not the default, as the text scorer does
@@ -142,7 +175,7 @@ class AsrThenText(Scorer):
         """No usable output: the text scorer's score of an empty transcript."""
         return self.text_scorer.score(NO_OUTPUT, sample)
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: TranscriptDetail) -> Score:
         """The score from the transcript in an earlier score's detail (`stored`), with no ASR
         call, when the same transcriber made it from the same audio bytes; transcribed again
         otherwise (another model, beam, language, runtime…, audio changed or gone, or a record
@@ -248,8 +281,8 @@ class SimScorer(Scorer):
             self._runtime = metric_runtime(self.runtime, "speaker_embedding", self.name)
             self.backend = f"runtime:{self._runtime.spec.name}"
 
-    def signature(self) -> dict[str, Any]:
-        sig = {"scorer": self.name, "against": self.against, "backend": self.backend}
+    def signature(self) -> SpeechModelSignature:
+        sig: SpeechModelSignature = {"scorer": self.name, "against": self.against, "backend": self.backend}
         return {**sig, "runtime": self._runtime.signature} if self._runtime is not None else sig
 
     def _reference(self, sample: Sample) -> tuple[str, AudioRef] | None:
@@ -312,7 +345,7 @@ class DnsmosScorer(Scorer):
     metrics = ("mean:dnsmos_ovrl", "mean:dnsmos_p808")
     requires = ("metric model",)
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> SpeechModelSignature:
         from audioeval.scoring.speech_models.dnsmos import load_dnsmos
 
         return {"scorer": self.name, "model": load_dnsmos().signature}
@@ -334,7 +367,7 @@ class PesqStoiScorer(Scorer):
     name: str = "pesq_stoi"
     metrics = ("mean:pesq", "mean:stoi")
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> SpeechModelSignature:
         return {"scorer": self.name, "against": self.against, "pesq": "wideband 16 kHz", "stoi": "classic"}
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:

