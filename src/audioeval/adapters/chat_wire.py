@@ -151,6 +151,8 @@ class ChatResponse(TypedDict, total=False):
     """The JSON body of a chat completion's answer."""
 
     id: str
+    object: Literal["chat.completion"]
+    created: int
     model: str
     choices: list[Choice]
     usage: Usage

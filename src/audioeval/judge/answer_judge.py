@@ -91,10 +91,11 @@ class AnswerJudgeSignature(ScorerSignature, total=False):
     fields: list[str]
     asr: AsrChoice
     early_stop: str
-    majority: str  # qa_judge
+    majority: str  # yes/no judges: how the votes decide
     scale: list[float]  # rating judges
     parser: str
     reducer: str
+    orders: list[str]  # a judge asking each vote in several views: the orders the answers are shown in
 
 
 class AnswerJudge(JudgedScorer[AnswerDetail]):

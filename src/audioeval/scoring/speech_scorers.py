@@ -42,6 +42,8 @@ from audioeval.store.bounded_json import loads
 from audioeval.store.file_digest import MISSING, file_sha256, json_digest
 
 if TYPE_CHECKING:  # imported when a runtime is named: it starts no worker at import
+    from audioeval.scoring.error_rate import ErrorRateSignature
+    from audioeval.scoring.match import MatchSignature
     from audioeval.scoring.runtime_metric import RuntimeMetricSignature
 
 
@@ -81,7 +83,7 @@ class TranscriptDetail(TypedDict, total=False):
 
 class AsrThenTextSignature(ScorerSignature, total=False):
     asr: str | RuntimeMetricSignature  # the transcriber's signature
-    text: ScorerSignature  # the text scorer's
+    text: ErrorRateSignature | MatchSignature  # the text scorer's (wer, cer, includes, accuracy)
     postprocess: list[StepSpec]
     profile: str
 
