@@ -39,7 +39,7 @@ from audioeval.benchmarks.mmae.preset import (  # the file names, stated once
 )
 from audioeval.benchmarks.mmae.records import MmaeSample
 from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME
-from audioeval.benchmarks.mmae.source import mmae_from_fields
+from audioeval.benchmarks.mmae.source import mmae_item
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord, in_order
@@ -64,22 +64,9 @@ def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
     return [r for r in rubrics if isinstance(r, dict) and isinstance(r.get("rubric_index"), int)]
 
 
-class _Samples:
-    """Each record's MMAE sample, made once per export (a sample's records share it)."""
-
-    def __init__(self) -> None:
-        self._made: dict[int, tuple[Any, MmaeSample]] = {}
-
-    def __call__(self, rec: SampleRecord) -> MmaeSample:
-        made = self._made.get(id(rec.sample))
-        if made is None or made[0] is not rec.sample:
-            made = (rec.sample, mmae_from_fields(rec.sample))  # the sample kept: its id stays its own
-            self._made[id(rec.sample)] = made
-        return made[1]
-
-
 def _mmae_sample(rec: SampleRecord) -> MmaeSample:
-    return mmae_from_fields(rec.sample)
+    """A record's MMAE item: the one its sample carries (validated once where it entered)."""
+    return mmae_item(rec.sample)
 
 
 def _line(ms: MmaeSample, outcome: dict[str, Any], judge: str | None) -> dict[str, Any]:
@@ -125,10 +112,9 @@ class ResultLines:
 
 
 def result_lines(
-    records: list[SampleRecord], stored: int, judge: str | None, samples: Any = _mmae_sample
+    records: list[SampleRecord], stored: int, judge: str | None
 ) -> ResultLines:
-    """Every rubric line of the records in order; `stored`: records there before this run;
-    `samples`: each record's MMAE sample."""
+    """Every rubric line of the records in order; `stored`: records there before this run."""
     out = ResultLines()
     last = out.last
     for n, rec in enumerate([*records, None]):
@@ -140,7 +126,7 @@ def result_lines(
         outcomes = rubric_outcomes(rec)
         if not outcomes:
             continue
-        ms = samples(rec)
+        ms = _mmae_sample(rec)
         for outcome in outcomes:
             if not 0 <= int(outcome["rubric_index"]) < len(ms.rubrics):
                 continue
@@ -167,13 +153,13 @@ class SampleRows:
     unjudged: list[InputError] = field(default_factory=list)  # input errors met while judging
 
 
-def sample_rows(latest: list[SampleRecord], samples: Any = _mmae_sample) -> SampleRows:
+def sample_rows(latest: list[SampleRecord]) -> SampleRows:
     """From each sample's latest record, in benchmark order: a failed-output row (every rubric
     0) for a sample without a usable output, the row of its judged rubrics otherwise; a sample
     whose input could not be read while judging has no row (it is an input error)."""
     out = SampleRows()
     for rec in latest:
-        ms = samples(rec)
+        ms = _mmae_sample(rec)
         outcomes = rubric_outcomes(rec)
         if rec.output_failed:
             why = _where(rec)
@@ -233,10 +219,9 @@ _LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
     """Write the MMAE files of one pair into `folder`, whole and atomically; return what a
     reader of them would get, for the command's report (`preset.outcome`)."""
-    samples = _Samples()
-    lines = result_lines(ex.records, ex.stored, ex.judge_model, samples)
+    lines = result_lines(ex.records, ex.stored, ex.judge_model)
     latest = in_order(ex.records, ex.expected_ids)  # each sample's latest record, in benchmark order
-    rows = sample_rows(latest, samples)
+    rows = sample_rows(latest)
     skipped = [*ex.skipped, *rows.unjudged]
     try:  # every figure the pair summary's, the counts beside them from the rows
         tax = taxonomy(

@@ -41,7 +41,7 @@ from audioeval.benchmarks.mmae.judge_prompt import (
 from audioeval.benchmarks.mmae.metrics import RATES
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
 from audioeval.benchmarks.mmae.rubric_votes import ParsedAttempt, RubricVoting, rescore_attempts
-from audioeval.benchmarks.mmae.source import mmae_from_fields
+from audioeval.benchmarks.mmae.source import mmae_item
 from audioeval.benchmarks.mmae.verdict import parse_verdict
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
@@ -163,7 +163,7 @@ class MmaeRubricScorer(JudgedScorer):
         return resolve
 
     async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
-        ms = mmae_from_fields(sample)
+        ms = mmae_item(sample)
         resolve = self._resolver(prediction, sample)
         try:
             clips = [
@@ -242,12 +242,12 @@ class MmaeRubricScorer(JudgedScorer):
 
     def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score:
         """No usable edited audio: every rubric 0 (IFR = CR = EM = 0), as `mmae score` counts it."""
-        row = failed_output_row(mmae_from_fields(sample), "no usable output")
+        row = failed_output_row(mmae_item(sample), "no usable output")
         return _row_score(row, {"rubric_scores": row["rubric_scores"], "failed_output": True})
 
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """Re-parse every stored judge answer and aggregate again; no judge call."""
-        ms = mmae_from_fields(sample)
+        ms = mmae_item(sample)
         outcomes = []
         for o in stored.get("rubrics") or []:
             if o.get("measured") is not None:  # answered by measurement (`verify: first`): kept

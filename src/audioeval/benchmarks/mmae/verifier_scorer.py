@@ -19,7 +19,7 @@ from audioeval.benchmarks.mmae.preset import MEASURED_SCORER, VERIFIERS
 from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
 from audioeval.benchmarks.mmae.rubric_checks import measure_rubrics, verifiers_signature
 from audioeval.benchmarks.mmae.rubric_scorer import _row_score
-from audioeval.benchmarks.mmae.source import mmae_from_fields
+from audioeval.benchmarks.mmae.source import mmae_item
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score
@@ -64,7 +64,7 @@ class MmaeVerifierScorer(Scorer):
         return resolve
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
-        ms = mmae_from_fields(sample)
+        ms = mmae_item(sample)
         measured = measure_rubrics(ms, self._resolver(prediction, sample))
         outcomes = []
         for i, rubric in enumerate(ms.rubrics):
@@ -88,8 +88,8 @@ class MmaeVerifierScorer(Scorer):
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """Aggregate the stored measurements again (no audio read)."""
         outcomes = [dict(o) for o in stored.get("rubrics") or []]
-        return self._result(mmae_from_fields(sample), outcomes)
+        return self._result(mmae_item(sample), outcomes)
 
     def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score:
-        row = failed_output_row(mmae_from_fields(sample), "no usable output")
+        row = failed_output_row(mmae_item(sample), "no usable output")
         return _row_score(row, {"rubric_scores": row["rubric_scores"], "failed_output": True})
