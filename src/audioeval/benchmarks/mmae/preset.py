@@ -13,23 +13,26 @@ only: one file shared by several output folders answers again every request it h
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audioeval.benchmarks.preset import (
-    EXPORTED,
     REQUIRED,
     Preset,
     PresetOption,
     PresetOutcome,
     PresetPlan,
     PresetTool,
+    PresetValues,
 )
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
+
+if TYPE_CHECKING:
+    pass
 
 VERIFIERS = "verifiers"
 """`--judge verifiers`: the rubrics a measurement answers, offline (`verifier_scorer.py`)."""
@@ -111,35 +114,59 @@ OPTIONS = (
 )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class ScoreOptions:
+    """`mmae score`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""
+
+    predictions: Path
+    metadata: Path
+    audio_root: Path | None
+    judge_votes: int
+    judge_max_attempts: int
+    slice_clips: bool
+    early_stop: bool
+    verify: str
+    name: str
+
+    @classmethod
+    def of(cls, values: PresetValues) -> ScoreOptions:
+        """The options among a preset's values (one not given: its declared default)."""
+        given = {**{o.name: o.default for o in OPTIONS}, **values.own}
+        return cls(**{f.name: given[f.name] for f in fields(cls)})
+
+    @property
+    def root(self) -> Path:
+        """The root of relative audio paths: `--audio-root`, else the predictions' folder."""
+        return _absolute(self.audio_root or Path(self.predictions).parent)
+
+
 def _absolute(path: Path) -> Path:
     return Path(path).expanduser().absolute()
 
 
-def _root(values: Mapping[str, Any]) -> Path:
-    return _absolute(values.get("audio_root") or Path(values["predictions"]).parent)
-
-
-def plan(values: Mapping[str, Any]) -> PresetPlan:
+def plan(values: PresetValues) -> PresetPlan:
     """The benchmark (the metadata as an `mmae` source, scored by the rubric judge) and the model."""
-    problem = attempts_problem(values.get("judge_votes", 3), values.get("judge_max_attempts", 10))
+    opts = ScoreOptions.of(values)
+    problem = attempts_problem(opts.judge_votes, opts.judge_max_attempts)
     if problem:
         raise InputError(
             f"{problem}: --judge-votes must not exceed --judge-max-attempts", field="--judge-votes"
         )
-    scorer: dict[str, Any] = {
-        "seed": values.get("seed", 0),
-        "votes": values.get("judge_votes", 3),
-        "max_attempts": values.get("judge_max_attempts", 10),
-        "slice_clips": values.get("slice_clips", False),
+    scorer: dict[str, object] = {
+        "seed": values.settings.seed,
+        "votes": opts.judge_votes,
+        "max_attempts": opts.judge_max_attempts,
+        "slice_clips": opts.slice_clips,
     }
-    if values.get("early_stop"):  # named only when on: the spec of earlier folders is unchanged
+    if opts.early_stop:  # named only when on: the spec of earlier folders is unchanged
         scorer["early_stop"] = True
-    if values.get("verify", "off") != "off":  # likewise
-        scorer["verify"] = values["verify"]
-    measured = isinstance(values.get("judge"), str) and values["judge"].strip() == VERIFIERS
+    if opts.verify != "off":  # likewise
+        scorer["verify"] = opts.verify
+    judge = values.settings.judge
+    measured = isinstance(judge, str) and judge.strip() == VERIFIERS
 
-    metadata = str(_absolute(values.get("metadata") or META))
-    source = SourceSpec(type="mmae", path=metadata, audio_root=str(_root(values)))
+    metadata = str(_absolute(opts.metadata or META))
+    source = SourceSpec(type="mmae", path=metadata, audio_root=str(opts.root))
     spec = BenchmarkSpec(
         name="mmae",
         task="audio_edit",
@@ -150,20 +177,20 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         scorers=[{MEASURED_SCORER: {}} if measured else {"mmae_rubrics": scorer}],
     )
     model = {
-        "name": values.get("name") or MODEL,
+        "name": opts.name or MODEL,
         "type": "predictions",
-        "predictions": str(_absolute(values["predictions"])),
+        "predictions": str(_absolute(opts.predictions)),
         "predictions_format": "mmae",
-        "audio_root": str(_root(values)),
+        "audio_root": str(opts.root),
     }
     return PresetPlan(spec, metadata, model, judge=None if measured else {})
 
 
-def check(values: Mapping[str, Any]) -> None:
+def check(values: PresetValues) -> None:
     """An unreadable predictions file is refused before anything is written."""
     from audioeval.benchmarks.mmae.loading import load_predictions
 
-    load_predictions(values["predictions"])
+    load_predictions(ScoreOptions.of(values).predictions)
 
 
 def _read(path: Path) -> Any:
@@ -217,11 +244,11 @@ def first_failure(
     return f"id {sid!r}, rubric {index}: {why or 'failed'}"
 
 
-def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
-    """MMAE's files read back (or, just written, as the exporter returned them: `EXPORTED`):
+def outcome(folder: Path, values: PresetValues) -> PresetOutcome:
+    """MMAE's files read back (or, just written, as the exporter returned them: `exported`):
     the taxonomy for the table; samples skipped, without a usable output (counted at 0 in the
     headline, but not produced) or with a failed rubric as failed."""
-    written = values.get(EXPORTED)
+    written = values.exported
     if isinstance(written, WrittenFiles) and written.folder == folder:
         return _outcome(
             folder,
