@@ -32,7 +32,7 @@ from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
 
 if TYPE_CHECKING:
-    pass
+    from audioeval.benchmarks.mmae.aggregate import PerSampleRow, RunBlock, TaxonomyFile
 
 VERIFIERS = "verifiers"
 """`--judge verifiers`: the rubrics a measurement answers, offline (`verifier_scorer.py`)."""
@@ -204,16 +204,16 @@ def _errors(path: Path) -> list[InputError]:
 @dataclass(frozen=True)
 class WrittenFiles:
     """What `exports.write_exports` wrote into `folder`, as a reader of the files gets it:
-    `figures` (taxonomy.json), `skipped` and `failed_outputs` (their records, redacted as
+    `figures` (taxonomy.json), `skipped` and `failed_outputs` (their errors, redacted as
     written); `rows`, per_sample.json's rows as built (`outcome` reads their counts, ids and
     failed rubrics); `failures`, the `failure` of each rubric's last line in results.jsonl,
     by (id, rubric index)."""
 
     folder: Path
-    figures: dict[str, Any]
-    rows: list[dict[str, Any]]
-    skipped: list[dict[str, Any]]
-    failed_outputs: list[dict[str, Any]]
+    figures: TaxonomyFile
+    rows: list[PerSampleRow]
+    skipped: list[InputError]
+    failed_outputs: list[InputError]
     failures: Mapping[tuple[str, int], str | None] = field(default_factory=dict)
 
 
@@ -229,7 +229,7 @@ def _failures_in(folder: Path) -> Mapping[tuple[str, int], str | None]:
 def first_failure(
     folder: Path,
     skipped: list[InputError],
-    rows: list[dict[str, Any]],
+    rows: list[PerSampleRow],
     failures: Callable[[], Mapping[tuple[str, int], str | None]] | None = None,
 ) -> str | None:
     """The reason of the first skipped sample, else of the first failed rubric in sample order
@@ -254,8 +254,8 @@ def outcome(folder: Path, values: PresetValues) -> PresetOutcome:
             folder,
             written.figures,
             written.rows,
-            [InputError.from_record(r) for r in written.skipped],
-            [InputError.from_record(r) for r in written.failed_outputs],
+            written.skipped,
+            written.failed_outputs,
             lambda: written.failures,
             redact=True,
         )
@@ -270,15 +270,15 @@ def outcome(folder: Path, values: PresetValues) -> PresetOutcome:
 
 def _outcome(
     folder: Path,
-    tax: dict[str, Any],
-    rows: list[dict[str, Any]],
+    tax: TaxonomyFile,
+    rows: list[PerSampleRow],
     skipped: list[InputError],
     failed_outputs: list[InputError],
     failures: Callable[[], Mapping[tuple[str, int], str | None]] | None = None,
     *,
     redact: bool = False,
 ) -> PresetOutcome:
-    info = tax.get("run", {})
+    info: RunBlock = tax.get("run", {})
     overall = tax["overall"]
     no_output = sum(1 for r in rows if r.get("output_failed"))
     failed = sum(1 for r in rows if r.get("n_failed") or r.get("n_missing") or r.get("output_failed"))

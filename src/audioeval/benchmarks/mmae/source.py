@@ -46,13 +46,12 @@ def _instruction(obj: Any) -> str:
 
 
 def sample_taxonomy(s: MmaeSample) -> dict[str, str | list[str]]:
-    row = s.taxonomy()
     return {
         "modality": s.modality,
         "complexity": s.complexity,
         "complexity_group": complexity_group(s.complexity),
         "granularity": granularity_group(s.granularity),
-        "operation": operation_keys(row),  # none: in no operation group, as in `mmae score`
+        "operation": operation_keys(s.operations),  # none: in no operation group, as in `mmae score`
     }
 
 
