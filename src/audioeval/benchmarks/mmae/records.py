@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from audioeval.benchmarks.mmae.rubric_votes import AttemptDoc, McqRubric
 
@@ -43,6 +43,56 @@ class Operation(TypedDict):
 
     granularity: str
     operation: str
+
+
+class TextPart(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class AudioPart(TypedDict):
+    """A clip of a turn: its path (absolute, or relative to the audio root)."""
+
+    type: Literal["audio"]
+    audio_url: str
+
+
+class Turn(TypedDict):
+    """A turn of an MMAE conversation: the user's instruction and input clips, or the
+    assistant's edited audio."""
+
+    role: str
+    content: list[TextPart | AudioPart]
+
+
+class RubricDoc(TypedDict):
+    """A rubric of the metadata: a multiple-choice question about the clips it names."""
+
+    category: str
+    question: str
+    right_choice: str
+    wrong_choices: list[str]
+
+
+class MetadataItem(TypedDict):
+    """One item of an MMAE metadata file (what `loading.load_metadata` validates)."""
+
+    id: str
+    complexity: str
+    modality: str
+    granularity: list[str]
+    operations: list[Operation]
+    messages: list[Turn]
+    tags: NotRequired[list[list[str]]]
+    rubrics: list[RubricDoc]
+
+
+class PredictionItem(TypedDict):
+    """One item of an MMAE predictions file: the conversation, its last assistant turn holding
+    the edited audio (what `loading.load_predictions` validates)."""
+
+    id: str
+    messages: list[Turn]
 
 
 class SampleTaxonomy(TypedDict):

@@ -29,11 +29,12 @@ import asyncio
 import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from audioeval.benchmarks.mmae.aggregate import SampleResult, failed_output_row, per_sample_row
 from audioeval.benchmarks.mmae.judge_prompt import (
     PROMPT_VERSION,
+    PromptVariables,
     attachments,
     build_judge_messages,
     prompt_variables,
@@ -61,10 +62,30 @@ from audioeval.prompts.templates import PromptTemplate
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
 
+if TYPE_CHECKING:
+    from audioeval.benchmarks.mmae.rubric_checks import VerifySignature
+
 SCORER_NAME = "mmae_rubrics"
 VERIFY_MODES = ("off", "audit", "first")
 """`off`: judge only (the published protocol); `audit`: judge, and measure every checkable
 rubric beside it; `first`: a rubric a measurement answers is not asked of the judge."""
+
+
+class RubricsSignature(TypedDict, total=False):
+    """The rubric judge's signature (signature.json's scorer block): the prompt, the voting,
+    the option shuffle, the clips' policy and aggregation; `early_stop` and `verify` only when on."""
+
+    name: str
+    prompt_version: str | None
+    prompt_digest: str
+    votes_needed: int
+    max_attempts: int
+    majority: str
+    option_shuffle_seed: int
+    audio_policy: str
+    aggregation: str
+    early_stop: str
+    verify: VerifySignature
 
 
 class MmaeRubricScorer(JudgedScorer):
@@ -109,12 +130,12 @@ class MmaeRubricScorer(JudgedScorer):
             )
         self.template = template
 
-    def prompt_examples(self) -> list[dict[str, Any]]:
+    def prompt_examples(self) -> list[PromptVariables]:
         options = shuffle_options("<right option>", ["<wrong option>", "<other option>"], seed=0)
         return [prompt_variables("<question>", options, ["<audio output>", "<audio input1>"])]
 
-    def signature(self) -> dict[str, Any]:
-        sig: dict[str, Any] = {
+    def signature(self) -> RubricsSignature:
+        sig: RubricsSignature = {
             "name": self.name,
             **prompt_signature(self.template, PROMPT_VERSION),
             "votes_needed": self.votes,

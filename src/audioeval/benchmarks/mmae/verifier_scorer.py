@@ -22,13 +22,21 @@ from audioeval.benchmarks.mmae.records import (
     RubricsDetail,
     is_instruction_following,
 )
-from audioeval.benchmarks.mmae.rubric_checks import measure_rubrics, verifiers_signature
+from audioeval.benchmarks.mmae.rubric_checks import VerifiersSignature, measure_rubrics, verifiers_signature
 from audioeval.benchmarks.mmae.rubric_scorer import _row_score, failed_output_detail, stored_rubrics
 from audioeval.benchmarks.mmae.source import mmae_item
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.scorer_hooks import Scorer
+
+
+class VerifiersScorerSignature(VerifiersSignature):
+    """The signature of `--judge verifiers`: no judge asked, the verifiers that answer."""
+
+    name: str
+    judge: str
+    aggregation: str
 
 
 class MmaeVerifierScorer(Scorer):
@@ -43,7 +51,7 @@ class MmaeVerifierScorer(Scorer):
     def metric_units(self) -> Mapping[str, str]:  # type: ignore[override]
         return dict.fromkeys(self.metrics, "percent")
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> VerifiersScorerSignature:
         return {
             "name": self.name,
             "judge": VERIFIERS,
