@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.benchmarks.sources.loader import SampleSet
 from audioeval.benchmarks.spec import BenchmarkSpec
@@ -37,6 +37,10 @@ from audioeval.core.settings import DEFAULTS, GROUPS, SETTING, group_names
 
 REQUIRED: Any = ...
 """The default of an option the user must give."""
+
+OptionValue = str | int | float | bool | Path | Sequence[str] | None
+"""A value of a preset's option or of a shared setting: of a type `PresetOption.type` or
+`Setting.type` allows, or an endpoint list as the CLI parses `--judge` and `--model`."""
 
 
 SHARED_GROUPS = GROUPS
@@ -134,7 +138,7 @@ class PresetValues(Mapping[str, Any]):
     command line gave them."""
 
     settings: SharedValues = field(default_factory=SharedValues)
-    own: Mapping[str, Any] = field(default_factory=dict)
+    own: Mapping[str, OptionValue] = field(default_factory=dict)
     present: frozenset[str] = frozenset()
     exported: object = None
 
@@ -178,6 +182,34 @@ class PresetOption:
     """The value may be None (no default value)."""
 
 
+class PlanModel(TypedDict, total=False):
+    """The model under test of a preset's plan, as `engine/model_specs.ModelConfig` fields."""
+
+    name: str
+    type: str
+    urls: list[str]
+    served_model: str
+    api_key_env: str
+    concurrency: int
+    timeout_s: float
+    audio_part: str
+    baseline: str
+    predictions: str
+    predictions_format: str
+    prediction_key: str | None
+    audio_root: str
+
+
+class PlanJudge(TypedDict, total=False):
+    """`engine/run_judge.JudgeSettings` fields a preset's plan sets over the shared `judge`
+    options (MMAR-Rubrics: its seed and max_tokens)."""
+
+    seed: int | None
+    max_tokens: int | None
+    temperature: float | None
+    role: str
+
+
 @dataclass(frozen=True)
 class PlanPart:
     """A further benchmark of a preset's run (`judge-eval --tune-on`: the dev split)."""
@@ -194,7 +226,7 @@ class PresetPlan:
     spec: BenchmarkSpec
     where: str
     """Where the spec comes from (a file the run signature hashes, e.g. the metadata)."""
-    model: Mapping[str, Any]
+    model: PlanModel
     """The model under test, as `engine/model_specs.ModelConfig` fields."""
     samples: SampleSet | None = None
     """The samples, when the preset read and checked its input itself (`mcq score`: the
@@ -205,7 +237,7 @@ class PresetPlan:
     file's location and hash stay out of the pair signature."""
     export_info: Mapping[str, Any] = field(default_factory=dict)
     """What the preset tells its benchmark's exporter (`PairExport.run_info`)."""
-    judge: Mapping[str, Any] | None = field(default_factory=dict)
+    judge: PlanJudge | None = field(default_factory=lambda: PlanJudge())
     """`engine/run_judge.JudgeSettings` fields set over the shared `judge` options (MMAR-Rubrics:
     its seed and max_tokens); None: this run asks no judge."""
     also: tuple[PlanPart, ...] = ()
@@ -254,7 +286,7 @@ class Preset:
     """The shared options it exposes: whole groups (`"judge"`, `"run"`) or single options of
     them (`"judge_model"`, `SHARED_OPTIONS`); `"judge"` beside other judge options is only
     the `--judge` option."""
-    defaults: Mapping[str, Any] = field(default_factory=dict)
+    defaults: Mapping[str, OptionValue] = field(default_factory=dict)
     """Its own defaults of shared settings, by value name (`judge_model`, `output_dir`, …;
     `REQUIRED`: one it cannot run without, as `--judge` of a judged preset); the others keep
     their declared defaults (`core/settings.py`)."""
@@ -310,7 +342,7 @@ class PresetTool:
 
     command: tuple[str, str]
     help: str
-    run: Callable[[Mapping[str, Any]], tuple[list[str], list[InputError]]]
+    run: Callable[[Mapping[str, OptionValue]], tuple[list[str], list[InputError]]]
     """Values -> (lines to print, items skipped)."""
     options: tuple[PresetOption, ...] = ()
     aliases: Mapping[str, str] = field(default_factory=dict)

@@ -28,6 +28,8 @@ from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.preset import (
     REQUIRED,
     SHARED_NAMES,
+    OptionValue,
+    PlanJudge,
     Preset,
     PresetOutcome,
     PresetPlan,
@@ -48,7 +50,7 @@ from audioeval.store.run_folder import RunFolderError, Unvouched, read_pair, rea
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import SIGNATURE_FILE
 
-SHARED_DEFAULTS: dict[str, object] = {f.name: f.default for f in fields(SharedValues)}
+SHARED_DEFAULTS: dict[str, OptionValue] = {f.name: f.default for f in fields(SharedValues)}
 """Every shared value's default: the declared one of each setting (`core/settings.py`), None for
 the values given beside the flags (`BESIDE_FLAGS`)."""
 
@@ -62,13 +64,13 @@ class PresetRun:
     engine: EvalResult
 
 
-def preset_values(preset: Preset, given: Mapping[str, Any], *, run: bool = True) -> PresetValues:
+def preset_values(preset: Preset, given: Mapping[str, OptionValue], *, run: bool = True) -> PresetValues:
     """Every value the preset's plan and the runner read, typed (`PresetValues`); a required
     one missing is an error for a run (`run`), not for a rescore, which reads only what its
     folder holds."""
     # a group's options all have values once the preset exposes one of them (the judge's
     # settings are read whole), a required one only when exposed
-    values: dict[str, Any] = {
+    values: dict[str, OptionValue] = {
         n: v
         for n, v in SHARED_DEFAULTS.items()
         if preset.exposes(n) or (v is not REQUIRED and preset.uses(shared_group(n) or "judge"))
@@ -85,7 +87,7 @@ def preset_values(preset: Preset, given: Mapping[str, Any], *, run: bool = True)
     return typed
 
 
-def _typed(values: Mapping[str, Any]) -> PresetValues:
+def _typed(values: Mapping[str, OptionValue]) -> PresetValues:
     """The shared settings among `values` as `SharedValues` (the others keep their declared
     defaults), the rest as the preset's own options."""
     shared = {n: v for n, v in values.items() if n in SHARED_NAMES}
@@ -93,7 +95,7 @@ def _typed(values: Mapping[str, Any]) -> PresetValues:
     return PresetValues(SharedValues(**shared), own, frozenset(shared))
 
 
-def judge_settings(values: SharedValues, overrides: Mapping[str, Any] | None = None) -> JudgeSettings:
+def judge_settings(values: SharedValues, overrides: PlanJudge | None = None) -> JudgeSettings:
     """The run judge from the shared `judge` options, with the plan's `overrides` over them."""
     key = values.judge_api_key or secret_from_env(values.judge_api_key_env)
     settings = JudgeSettings(
@@ -151,7 +153,7 @@ def preset_request(preset: Preset, values: PresetValues) -> EvalRequest:
     )
 
 
-def run_preset(preset: Preset, given: Mapping[str, Any]) -> PresetRun:
+def run_preset(preset: Preset, given: Mapping[str, OptionValue]) -> PresetRun:
     """Run a preset: one run of the engine, then the benchmark's figures read back."""
     values = preset_values(preset, given)
     req = preset_request(preset, values)  # a bad value is refused here, before anything is written
@@ -168,7 +170,7 @@ def run_preset(preset: Preset, given: Mapping[str, Any]) -> PresetRun:
 
 
 def rescore_preset(
-    preset: Preset, output_dir: Path, given: Mapping[str, Any], exporters: Collection[Any] = ()
+    preset: Preset, output_dir: Path, given: Mapping[str, OptionValue], exporters: Collection[Any] = ()
 ) -> PresetOutcome:
     """Score a preset's folder again from its stored outputs (no model or judge call); a run
     folder that holds no output of the preset (none of its benchmarks is exported by one of

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from audioeval.benchmarks.preset import (
     REQUIRED,
+    OptionValue,
+    PlanModel,
     Preset,
     PresetOption,
     PresetOutcome,
@@ -152,7 +154,7 @@ def plan(values: PresetValues) -> PresetPlan:
         raise InputError(
             f"{problem}: --judge-votes must not exceed --judge-max-attempts", field="--judge-votes"
         )
-    scorer: dict[str, object] = {
+    scorer: dict[str, int | bool | str] = {
         "seed": values.settings.seed,
         "votes": opts.judge_votes,
         "max_attempts": opts.judge_max_attempts,
@@ -176,7 +178,7 @@ def plan(values: PresetValues) -> PresetPlan:
         # rubrics answered by measurement: no judge, no votes
         scorers=[{MEASURED_SCORER: {}} if measured else {"mmae_rubrics": scorer}],
     )
-    model = {
+    model: PlanModel = {
         "name": opts.name or MODEL,
         "type": "predictions",
         "predictions": str(_absolute(opts.predictions)),
@@ -370,7 +372,7 @@ SCORE = Preset(
 )
 
 
-def _baseline(values: Mapping[str, Any]) -> tuple[list[str], list[InputError]]:
+def _baseline(values: Mapping[str, OptionValue]) -> tuple[list[str], list[InputError]]:
     from audioeval.benchmarks.mmae.baselines import write_baseline
 
     kind = values["kind"]
@@ -380,7 +382,7 @@ def _baseline(values: Mapping[str, Any]) -> tuple[list[str], list[InputError]]:
     return [f"{kind} baseline predictions: {path}"], errors
 
 
-def _synth(values: Mapping[str, Any]) -> tuple[list[str], list[InputError]]:
+def _synth(values: Mapping[str, OptionValue]) -> tuple[list[str], list[InputError]]:
     from audioeval.benchmarks.mmae.synthetic import write_synthetic_set
 
     s = write_synthetic_set(values["output_dir"], values["n"])
