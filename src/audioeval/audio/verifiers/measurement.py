@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -17,6 +17,17 @@ ANSWERS = (YES, NO, CANNOT_TELL)
 SLICE_SLACK_S = 0.05
 MIN_SLICE_S = 0.05
 
+
+
+class MeasurementDoc(TypedDict):
+    """A measurement as the records that keep it hold it (`Measurement.to_dict`)."""
+
+    check: str
+    value: float | int | str | None
+    unit: str
+    threshold: str
+    answer: str
+    reason: str
 
 @dataclass(frozen=True)
 class Measurement:
@@ -34,7 +45,7 @@ class Measurement:
         if self.answer not in ANSWERS:
             raise ValueError(f"answer must be one of {ANSWERS}, not {self.answer!r}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MeasurementDoc:
         value = self.value
         if isinstance(value, float | np.floating):
             value = round(float(value), 4)

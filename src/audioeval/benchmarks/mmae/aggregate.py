@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from audioeval.benchmarks.mmae.records import (
     MmaeSample,
@@ -32,6 +32,8 @@ from audioeval.benchmarks.mmae.records import (
     is_instruction_following,
 )
 
+if TYPE_CHECKING:
+    from audioeval.metrics.judge_reliability import ReliabilityBlock
 
 class PerSampleRow(SampleTaxonomy):
     """One row of per_sample.json: a sample's IFR and CR (0-1; None: no scored rubric on that
@@ -359,5 +361,5 @@ class TaxonomyFile(TaxonomyFigures, VerifierFigures, total=False):
     """taxonomy.json (`exports.write_exports`): the figures (`taxonomy`), the judge's reliability (the pair
     summary's block), the `run` block and the verifiers' figures."""
 
-    reliability: dict[str, Any]  # `PairExport.reliability`, as the pair summary holds it
+    reliability: dict[str, ReliabilityBlock]  # `PairExport.reliability`: the pair summary's
     run: RunBlock

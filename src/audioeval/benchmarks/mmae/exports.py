@@ -25,7 +25,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict, TypeVar
+from typing import TYPE_CHECKING, NotRequired, TypedDict, TypeVar
 
 from audioeval.benchmarks.mmae.aggregate import (
     PerSampleRow,
@@ -57,6 +57,9 @@ from audioeval.scoring.judged import JudgedScorer
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 from audioeval.store.bounded_json import loads
 
+if TYPE_CHECKING:
+    from audioeval.audio.verifiers.measurement import MeasurementDoc
+
 
 class ResultLine(TypedDict):
     """One line of results.jsonl: a judged (or measured) rubric of a sample, its question and
@@ -77,7 +80,7 @@ class ResultLine(TypedDict):
     attempts: list[AttemptDoc] | None
     check: NotRequired[str]
     check_source: NotRequired[str]
-    measurement: NotRequired[dict[str, Any]]
+    measurement: NotRequired[MeasurementDoc]
     not_judged: NotRequired[str]
     measured: NotRequired[MeasuredRubric]
     audit: NotRequired[MeasuredRubric]

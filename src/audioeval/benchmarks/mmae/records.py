@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 from audioeval.benchmarks.mmae.rubric_votes import AttemptDoc, McqRubric
+
+if TYPE_CHECKING:
+    from audioeval.audio.verifiers.measurement import MeasurementDoc
 
 COMPLEXITIES = ("single", "multi-part", "multi-instruction", "multi-audio", "multi-round", "multi-hop")
 INSTRUCTION_FOLLOWING = "instruction following"
@@ -111,7 +114,7 @@ class MeasuredRubric(TypedDict, total=False):
 
     check: str
     check_source: str
-    measurement: dict[str, Any]  # `audio/verifiers/measurement.Measurement.to_dict`, kept as given
+    measurement: MeasurementDoc
     score: int | None
     not_judged: str
 
@@ -134,7 +137,7 @@ class RubricOutcome(TypedDict, total=False):
     votes_not_asked: int
     check: str
     check_source: str
-    measurement: dict[str, Any]
+    measurement: MeasurementDoc
     not_judged: str
     measured: MeasuredRubric
     audit: MeasuredRubric
