@@ -125,7 +125,7 @@ if set(SHARED_NAMES) != {*SETTING, *BESIDE_FLAGS}:  # the declaration and its ty
 
 
 @dataclass(frozen=True)
-class PresetValues(Mapping[str, Any]):
+class PresetValues(Mapping[str, OptionValue]):
     """Every value of one preset command, as its plan, check and outcome and the runner read
     them: the shared settings typed (`settings`), the preset's own options by name (`own`, as
     their `PresetOption`s declare them: a preset reads them into its own typed options, as
@@ -142,7 +142,7 @@ class PresetValues(Mapping[str, Any]):
     present: frozenset[str] = frozenset()
     exported: object = None
 
-    def __getitem__(self, name: str) -> Any:
+    def __getitem__(self, name: str) -> OptionValue:
         if name in self.own:
             return self.own[name]
         if name in self.present:
