@@ -19,8 +19,10 @@ it, and one generic runner (`presets/preset_run.py`) runs it through the run eng
 `tools` are the benchmark's small helper commands beside its preset (writing a baseline's
 predictions, a synthetic set): an option list and a function, no run engine.
 
-Nothing here imports the engine: values are plain (a model config is a mapping of
-`engine/model_specs.ModelConfig` fields), so a benchmark folder states its preset whole.
+A preset's values are typed (`PresetValues`: the shared settings as the attributes of a
+`SharedValues`, one per setting `core/settings.py` declares, the preset's own options by name).
+Nothing here imports the engine: a plan's model is a `PlanModel` of
+`engine/model_specs.ModelConfig` fields, so a benchmark folder states its preset whole.
 """
 
 from __future__ import annotations
