@@ -27,7 +27,9 @@ def made(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return counts
 
 
-def test_one_validation_per_sample_in_a_score_run_and_in_a_rescore(small_synthetic_set, judge_server, tmp_path, made):
+def test_one_validation_per_sample_in_a_score_run_and_in_a_rescore(
+    small_synthetic_set, judge_server, tmp_path, made
+):
     meta = small_synthetic_set.metadata
     ids = [m["id"] for m in json.loads(meta.read_text())]
     out = tmp_path / "o"

@@ -35,6 +35,7 @@ from audioeval.benchmarks.mmae.records import (
 if TYPE_CHECKING:
     from audioeval.metrics.judge_reliability import ReliabilityBlock
 
+
 class PerSampleRow(SampleTaxonomy):
     """One row of per_sample.json: a sample's IFR and CR (0-1; None: no scored rubric on that
     axis), EMR (0/1; None: undetermined), its rubric counts, each rubric's score in order, and

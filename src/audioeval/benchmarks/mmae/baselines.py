@@ -90,7 +90,9 @@ def write_baseline(
                     )
                 )
                 continue
-        messages: list[Turn] = [m for m in item["messages"] if isinstance(m, dict) and m.get("role") == "user"]
+        messages: list[Turn] = [
+            m for m in item["messages"] if isinstance(m, dict) and m.get("role") == "user"
+        ]
         messages.append({"role": "assistant", "content": [{"type": "audio", "audio_url": str(output)}]})
         preds.append({"id": sid, "messages": messages})
     out.mkdir(parents=True, exist_ok=True)

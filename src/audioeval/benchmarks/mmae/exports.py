@@ -149,9 +149,7 @@ class ResultLines:
     last: dict[tuple[str, int], ResultLine] = field(default_factory=dict)
 
 
-def result_lines(
-    records: list[SampleRecord], stored: int, judge: str | None
-) -> ResultLines:
+def result_lines(records: list[SampleRecord], stored: int, judge: str | None) -> ResultLines:
     """Every rubric line of the records in order; `stored`: records there before this run."""
     out = ResultLines()
     last = out.last

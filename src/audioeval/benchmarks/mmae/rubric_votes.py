@@ -193,9 +193,7 @@ class RubricVoting:
         return votes
 
 
-def rescore_attempts(
-    attempts: list[AttemptDoc], votes_needed: int, early_stop: bool = False
-) -> VoteResult:
+def rescore_attempts(attempts: list[AttemptDoc], votes_needed: int, early_stop: bool = False) -> VoteResult:
     """Re-parse stored raw answers and recompute votes and score, with no judge call."""
     votes: list[bool] = []
     for a in sorted(attempts, key=lambda a: a["attempt"]):
