@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from audioeval.benchmarks.mmae.preset import EXPORTED, WrittenFiles
-from audioeval.benchmarks.preset import PresetOutcome
+from audioeval.benchmarks.mmae.preset import WrittenFiles
+from audioeval.benchmarks.preset import PresetOutcome, PresetValues
 from audioeval.core.redact import REDACTED, register_secret
 from audioeval.presets.preset_run import preset_values, rescore_preset, run_preset
 from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
@@ -33,7 +33,7 @@ def _as_read(outcome: PresetOutcome) -> dict[str, Any]:
 
 def _from_files(folder: Path, cfg: dict[str, Any]) -> PresetOutcome:
     preset = score_preset()
-    return preset.outcome(folder, {**preset_values(preset, cfg), EXPORTED: None})
+    return preset.outcome(folder, preset_values(preset, cfg))
 
 
 @pytest.fixture()
@@ -108,7 +108,7 @@ def test_a_failure_reason_from_memory_is_redacted_as_the_file_holds_it(tmp_path:
     tax = {"overall": {"n": 1, "n_skipped": 0, "n_rubrics_failed": 1}, "run": {}}
     rows = [{"id": "a", "n_failed": 1, "failed_rubrics": [2], "output_failed": None}]
     written = WrittenFiles(tmp_path, tax, rows, [], [], {("a", 2): f"proxy said {secret}"})
-    got = score_preset().outcome(tmp_path, {EXPORTED: written})
+    got = score_preset().outcome(tmp_path, PresetValues(exported=written))
     assert got.first_failure == f"id 'a', rubric 2: proxy said {REDACTED}"
     assert got.failed == 1 and got.total == 1
 

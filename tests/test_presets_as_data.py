@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,22 @@ from typer.testing import CliRunner
 
 from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.plugins import load_benchmarks
-from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan, PresetTool
+from audioeval.benchmarks.preset import (
+    BESIDE_FLAGS,
+    SHARED_NAMES,
+    Preset,
+    PresetOption,
+    PresetOutcome,
+    PresetPlan,
+    PresetTool,
+    PresetValues,
+    SharedValues,
+)
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.cli.main import app
 from audioeval.cli.preset_commands import add_preset_commands
 from audioeval.core.errors import InputError
+from audioeval.core.settings import SETTING, SETTINGS
 from audioeval.engine.run_summary import RunSummary, read_run_summary, write_run_summary
 from audioeval.presets.preset_run import preset_request, preset_values
 
@@ -111,6 +123,29 @@ def test_preset_values_fill_the_defaults_and_refuse_a_missing_value(tmp_path: Pa
     assert req.judge is None and req.resamples == 50 and req.specs[0][0].name == "toy"
     with pytest.raises(InputError, match="no value for data"):
         preset_values(TOY, {})
+
+
+def test_preset_values_are_typed_the_shared_settings_as_declared() -> None:
+    """A preset's values: the shared settings as the attributes of one `SharedValues` (one per
+    setting of `core/settings.py`, its declared default), the preset's own options by name."""
+    assert set(SHARED_NAMES) == {*SETTING, *BESIDE_FLAGS}
+    bare = SharedValues()
+    for s in SETTINGS:
+        assert getattr(bare, s.name) == s.default, s.name
+    values = preset_values(TOY, {"data": Path("d.jsonl"), "seed": 7})
+    assert isinstance(values, PresetValues) and isinstance(values.settings, SharedValues)
+    assert (values.settings.seed, values.settings.resamples) == (7, 50)  # given; the preset's own default
+    assert values.settings.output_dir == Path("outputs/toy")
+    assert dict(values.own) == {"data": Path("d.jsonl"), "level": 1, "fast": False}
+
+
+def test_mmae_score_options_are_its_declared_options_typed() -> None:
+    from audioeval.benchmarks.mmae.preset import OPTIONS, SCORE, ScoreOptions
+
+    assert [f.name for f in fields(ScoreOptions)] == [o.name for o in OPTIONS]
+    opts = ScoreOptions.of(preset_values(SCORE, {"predictions": Path("p.json"), "judge": ["http://x/v1"]}))
+    assert (opts.judge_votes, opts.judge_max_attempts, opts.verify, opts.metadata) == (3, 10, "off", Path("MMAE-meta.json"))
+    assert opts.root == Path("p.json").absolute().parent
 
 
 def test_mmae_score_is_a_preset_of_the_mmae_benchmark() -> None:

@@ -218,7 +218,8 @@ def test_summary_counts_a_list_taxonomy_value_in_each_group(
 ):
     folder, spec, ref = run_and_score(small_synthetic_set, identity_preds, fake_judge, tmp_path)
     ops = {
-        m["id"]: operation_keys(m) for m in json.loads(small_synthetic_set.metadata.read_text())
+        m["id"]: operation_keys((o.get("granularity", ""), o["operation"]) for o in m["operations"])
+        for m in json.loads(small_synthetic_set.metadata.read_text())
     }  # the operations of each sample, as a list
     recs = [{**r, "taxonomy": {**r["taxonomy"], "operation": ops[r["id"]]}} for r in records(folder)]
     assert any(len(r["taxonomy"]["operation"]) > 1 for r in recs)

@@ -15,11 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audioeval.benchmarks.resolved_benchmark import ResolvedBenchmark
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord
+
+if TYPE_CHECKING:
+    from audioeval.metrics.judge_reliability import ReliabilityBlock
 
 
 @dataclass
@@ -40,7 +43,7 @@ class PairExport:
     run_info: dict[str, Any] = field(default_factory=dict)  # written as the files' "run" block
     summary: dict[str, Any] = field(default_factory=dict)  # the pair's summary, as just written
 
-    def reliability(self, scorer: str | None = None) -> dict[str, Any]:
+    def reliability(self, scorer: str | None = None) -> dict[str, ReliabilityBlock]:
         """The pair summary's judge reliability `{scorer: block}` (of one scorer when named)."""
         blocks = self.summary.get("reliability") or {}
         return {k: v for k, v in blocks.items() if scorer in (None, k)}

@@ -19,29 +19,31 @@ it, and one generic runner (`presets/preset_run.py`) runs it through the run eng
 `tools` are the benchmark's small helper commands beside its preset (writing a baseline's
 predictions, a synthetic set): an option list and a function, no run engine.
 
-Nothing here imports the engine: values are plain (a model config is a mapping of
-`engine/model_specs.ModelConfig` fields), so a benchmark folder states its preset whole.
+A preset's values are typed (`PresetValues`: the shared settings as the attributes of a
+`SharedValues`, one per setting `core/settings.py` declares, the preset's own options by name).
+Nothing here imports the engine: a plan's model is a `PlanModel` of
+`engine/model_specs.ModelConfig` fields, so a benchmark folder states its preset whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.benchmarks.sources.loader import SampleSet
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError
-from audioeval.core.settings import GROUPS, SETTING, group_names
+from audioeval.core.settings import DEFAULTS, GROUPS, SETTING, group_names
 
 REQUIRED: Any = ...
 """The default of an option the user must give."""
 
-EXPORTED = "exported"
-"""The value under which the runner hands a preset's `outcome` what its benchmark's exporter
-just returned for the output folder (None: nothing): an outcome that knows it (MMAE's
-`WrittenFiles`) reports from it instead of reading back the files just written."""
+OptionValue = str | int | float | bool | Path | Sequence[str] | None
+"""A value of a preset's option or of a shared setting: of a type `PresetOption.type` or
+`Setting.type` allows, or an endpoint list as the CLI parses `--judge` and `--model`."""
+
 
 SHARED_GROUPS = GROUPS
 """The shared setting groups a preset may expose, declared with their flags, defaults, bounds
@@ -65,6 +67,96 @@ of them (a preset exposes only the options it uses)."""
 def shared_group(name: str) -> str | None:
     """The shared group a value name belongs to (None: not a shared option)."""
     return next((g for g, names in SHARED_OPTIONS.items() if name in names), None)
+
+
+@dataclass(frozen=True)
+class SharedValues:
+    """The shared settings' values as a preset's plan and the runner read them: one typed
+    attribute per setting of `core/settings.py` (which declares its flags, default, bounds and
+    help; each default here is the declared one, `DEFAULTS`), plus what code or the CLI gives
+    beside the flags. After the CLI: `judge` is the list of endpoint URLs, or the preset's
+    offline judge by name (`Preset.offline_judge`); `model` is the served name and `model_urls`
+    its endpoints."""
+
+    # the judge
+    judge: Sequence[str] | str | None = DEFAULTS["judge"]
+    judge_model: str = DEFAULTS["judge_model"]
+    judge_concurrency: int = DEFAULTS["judge_concurrency"]
+    judge_timeout: float = DEFAULTS["judge_timeout"]
+    judge_api_key_env: str = DEFAULTS["judge_api_key_env"]
+    audio_part: str = DEFAULTS["audio_part"]
+    judge_sample_rate: int = DEFAULTS["judge_sample_rate"]
+    judge_temperature: float | None = DEFAULTS["judge_temperature"]
+    judge_max_tokens: int | None = DEFAULTS["judge_max_tokens"]
+    judge_prompt: Path | None = DEFAULTS["judge_prompt"]
+    # the run
+    output_dir: Path | None = DEFAULTS["output_dir"]
+    seed: int = DEFAULTS["seed"]
+    cache: Path | None = DEFAULTS["cache"]
+    no_cache: bool = DEFAULTS["no_cache"]
+    resamples: int = DEFAULTS["resamples"]
+    progress: bool = DEFAULTS["progress"]
+    exclude_missing: bool = DEFAULTS["exclude_missing"]
+    max_failed: str = DEFAULTS["max_failed"]
+    no_probe: bool = DEFAULTS["no_probe"]
+    # the model under test
+    model: str | None = DEFAULTS["model"]
+    base_urls: str | None = DEFAULTS["base_urls"]
+    concurrency: int = DEFAULTS["concurrency"]
+    timeout: float = DEFAULTS["timeout"]
+    api_key_env: str = DEFAULTS["api_key_env"]
+    temperature: float | None = DEFAULTS["temperature"]
+    max_tokens: int | None = DEFAULTS["max_tokens"]
+    sample_rate: int = DEFAULTS["sample_rate"]
+    model_audio_part: str = DEFAULTS["model_audio_part"]
+    # the data
+    limit: int | None = DEFAULTS["limit"]
+    data_root: Path | None = DEFAULTS["data_root"]
+    # given beside the flags
+    judge_api_key: str | None = None
+    """A key given in code; otherwise read from `judge_api_key_env`."""
+    model_urls: Sequence[str] | None = None
+    """The endpoints of `--model NAME@URL` (the CLI splits them off)."""
+
+
+BESIDE_FLAGS = ("judge_api_key", "model_urls")
+"""The values of `SharedValues` that are no setting of `core/settings.py`."""
+SHARED_NAMES = tuple(f.name for f in fields(SharedValues))
+if set(SHARED_NAMES) != {*SETTING, *BESIDE_FLAGS}:  # the declaration and its typed values agree
+    raise RuntimeError(f"SharedValues and core/settings.py differ: {sorted(set(SHARED_NAMES) ^ {*SETTING, *BESIDE_FLAGS})}")
+
+
+@dataclass(frozen=True)
+class PresetValues(Mapping[str, OptionValue]):
+    """Every value of one preset command, as its plan, check and outcome and the runner read
+    them: the shared settings typed (`settings`), the preset's own options by name (`own`, as
+    their `PresetOption`s declare them: a preset reads them into its own typed options, as
+    MMAE's `ScoreOptions`), and, for `outcome`, what the benchmark's exporter just returned for
+    the output folder (`exported`; None: nothing): an outcome that knows it (MMAE's
+    `WrittenFiles`) reports from it instead of reading back the files just written.
+
+    Read by name (`values["predictions"]`), it holds the preset's own options and the shared
+    settings it has (`present`: those it exposes, and the rest of a group it uses), as the
+    command line gave them."""
+
+    settings: SharedValues = field(default_factory=SharedValues)
+    own: Mapping[str, OptionValue] = field(default_factory=dict)
+    present: frozenset[str] = frozenset()
+    exported: object = None
+
+    def __getitem__(self, name: str) -> OptionValue:
+        if name in self.own:
+            return self.own[name]
+        if name in self.present:
+            return getattr(self.settings, name)
+        raise KeyError(name)
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.own
+        yield from (n for n in SHARED_NAMES if n in self.present and n not in self.own)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 @dataclass(frozen=True)
@@ -92,6 +184,34 @@ class PresetOption:
     """The value may be None (no default value)."""
 
 
+class PlanModel(TypedDict, total=False):
+    """The model under test of a preset's plan, as `engine/model_specs.ModelConfig` fields."""
+
+    name: str
+    type: str
+    urls: list[str]
+    served_model: str
+    api_key_env: str
+    concurrency: int
+    timeout_s: float
+    audio_part: str
+    baseline: str
+    predictions: str
+    predictions_format: str
+    prediction_key: str | None
+    audio_root: str
+
+
+class PlanJudge(TypedDict, total=False):
+    """`engine/run_judge.JudgeSettings` fields a preset's plan sets over the shared `judge`
+    options (MMAR-Rubrics: its seed and max_tokens)."""
+
+    seed: int | None
+    max_tokens: int | None
+    temperature: float | None
+    role: str
+
+
 @dataclass(frozen=True)
 class PlanPart:
     """A further benchmark of a preset's run (`judge-eval --tune-on`: the dev split)."""
@@ -108,7 +228,7 @@ class PresetPlan:
     spec: BenchmarkSpec
     where: str
     """Where the spec comes from (a file the run signature hashes, e.g. the metadata)."""
-    model: Mapping[str, Any]
+    model: PlanModel
     """The model under test, as `engine/model_specs.ModelConfig` fields."""
     samples: SampleSet | None = None
     """The samples, when the preset read and checked its input itself (`mcq score`: the
@@ -119,7 +239,7 @@ class PresetPlan:
     file's location and hash stay out of the pair signature."""
     export_info: Mapping[str, Any] = field(default_factory=dict)
     """What the preset tells its benchmark's exporter (`PairExport.run_info`)."""
-    judge: Mapping[str, Any] | None = field(default_factory=dict)
+    judge: PlanJudge | None = field(default_factory=lambda: PlanJudge())
     """`engine/run_judge.JudgeSettings` fields set over the shared `judge` options (MMAR-Rubrics:
     its seed and max_tokens); None: this run asks no judge."""
     also: tuple[PlanPart, ...] = ()
@@ -158,17 +278,17 @@ class Preset:
     command (`("judge-eval",)` is `audioeval judge-eval`, with no `rescore` of its own:
     `audioeval rescore` reads its folder)."""
     help: str
-    plan: Callable[[Mapping[str, Any]], PresetPlan]
-    outcome: Callable[[Path, Mapping[str, Any]], PresetOutcome]
+    plan: Callable[[PresetValues], PresetPlan]
+    outcome: Callable[[Path, PresetValues], PresetOutcome]
     """The output folder and the values -> figures and failed work; it may also write the
     preset's product from the folder's records (`mcq predict`: the predictions file). The
-    values hold, under `EXPORTED`, what the exporter just returned for the folder."""
+    values hold, in `exported`, what the exporter just returned for the folder."""
     options: tuple[PresetOption, ...] = ()
     shared: tuple[str, ...] = ("judge", "run")
     """The shared options it exposes: whole groups (`"judge"`, `"run"`) or single options of
     them (`"judge_model"`, `SHARED_OPTIONS`); `"judge"` beside other judge options is only
     the `--judge` option."""
-    defaults: Mapping[str, Any] = field(default_factory=dict)
+    defaults: Mapping[str, OptionValue] = field(default_factory=dict)
     """Its own defaults of shared settings, by value name (`judge_model`, `output_dir`, …;
     `REQUIRED`: one it cannot run without, as `--judge` of a judged preset); the others keep
     their declared defaults (`core/settings.py`)."""
@@ -176,14 +296,14 @@ class Preset:
     """This preset's help text of shared options, by value name."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Hidden flag spellings -> canonical flag (`--base_urls` -> `--judge`)."""
-    check: Callable[[Mapping[str, Any]], None] | None = None
+    check: Callable[[PresetValues], None] | None = None
     """Refuses unusable inputs (raises `InputError`) before anything is written."""
     source_option: str | None = None
     """The option naming the input the run's signature hashes (`metadata`): `<group> rescore`
     refuses a different file."""
     title: str = ""
     """The console table's title (default: the group)."""
-    output_dir: Callable[[Mapping[str, Any]], Path] | None = None
+    output_dir: Callable[[PresetValues], Path] | None = None
     """The output folder when `--output-dir` is not given (then its default is None)."""
     rescore: bool = True
     """Whether it gets `<group> rescore` (`mcq predict` does not: `mcq score` has its group's)."""
@@ -224,7 +344,7 @@ class PresetTool:
 
     command: tuple[str, str]
     help: str
-    run: Callable[[Mapping[str, Any]], tuple[list[str], list[InputError]]]
+    run: Callable[[Mapping[str, OptionValue]], tuple[list[str], list[InputError]]]
     """Values -> (lines to print, items skipped)."""
     options: tuple[PresetOption, ...] = ()
     aliases: Mapping[str, str] = field(default_factory=dict)

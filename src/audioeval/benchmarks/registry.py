@@ -70,7 +70,7 @@ def adhoc_spec(path: Path, task: str, language: str | None = None) -> BenchmarkS
     name = re.sub(r"[\s,@/\\]", "_", path.stem) or "adhoc"
     if name_problem(name, benchmark=True):  # `..jsonl`, a control character: a folder name of it
         name = folder_name(path.stem, empty="adhoc")
-    data: dict[str, Any] = {"name": name, "task": task, "source": {"type": kind, "path": str(path.resolve())}}
+    data: dict[str, str | dict[str, str]] = {"name": name, "task": task, "source": {"type": kind, "path": str(path.resolve())}}
     if language:
         data["language"] = language
     return parse_spec(data, str(path))

@@ -7,7 +7,7 @@ own code reads of it (its exporter, its preset) needs nothing loaded.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.benchmarks.sources.source_formats import contributed
 from audioeval.benchmarks.spec import BenchmarkSpec
@@ -21,6 +21,15 @@ from audioeval.prompts.templates import PromptTemplate, load_template
 from audioeval.scoring.base import Scorer, declared_metrics
 from audioeval.scoring.hook_guard import checked_signature
 
+
+class SummaryHeader(TypedDict):
+    """What a pair summary says of its benchmark before its counts and metrics."""
+
+    benchmark: str
+    task: str
+    headline: str
+    output: str
+    family: str
 
 @dataclass
 class ResolvedBenchmark:
@@ -71,7 +80,7 @@ class ResolvedBenchmark:
             **self.plugins_signature(),
         }
 
-    def plugins_signature(self) -> dict[str, Any]:
+    def plugins_signature(self) -> dict[str, dict[str, dict[str, str]]]:
         """`plugins`: the distribution, version and entry point of each installed package that
         provides this benchmark's spec or one of its scorers (none for built-in ones, whose
         signature is then as it was): a plugin upgraded in place gives another signature."""
@@ -104,7 +113,7 @@ class ResolvedBenchmark:
             return ""
         return HEALTH_AGAINST_INPUT if self.task.family in ("codec", "editing") else HEALTH_ALONE
 
-    def summary_header(self) -> dict[str, Any]:
+    def summary_header(self) -> SummaryHeader:
         """What a pair summary says of the benchmark before its counts and metrics."""
         return {
             "benchmark": self.name,

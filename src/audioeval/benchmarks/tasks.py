@@ -262,7 +262,7 @@ the benchmark spec's `generation:` or the user's settings say otherwise. Other t
 sampling field of their own (the server's default) unless a spec or the user sets one."""
 
 
-def default_generation(task: str) -> dict[str, Any]:
+def default_generation(task: str) -> dict[str, float]:
     """The generation settings a task's requests carry by default (docs/benchmarks.md)."""
     return {"temperature": 0.0} if task in ONE_RIGHT_REPLY else {}
 

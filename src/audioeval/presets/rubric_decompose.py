@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.rubric_items.decompose_export import RUN_INFO_KEY, DecomposeResult
@@ -36,6 +35,9 @@ from audioeval.engine.evaluate import EvalRequest, evaluate_async
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.store.file_digest import file_sha256
+
+Scalar = str | int | float | bool | None
+"""A setting's value in the scorer's arguments and the summary's settings block."""
 
 MODEL = ModelConfig(name="caption", type="baseline", baseline="echo")
 
@@ -63,7 +65,7 @@ class DecomposeConfig:
         """The run directory: `--output_dir`, else `<output>.run` beside the rubrics file."""
         return self.run_dir or self.output.parent / f"{self.output.name}.run"
 
-    def scorer_args(self) -> dict[str, Any]:
+    def scorer_args(self) -> dict[str, Scalar]:
         return {
             "domain": self.domain,
             "max_items": self.max_items,
@@ -73,7 +75,7 @@ class DecomposeConfig:
             "max_tokens": self.max_tokens,
         }
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> dict[str, Scalar]:
         """The settings part of the summary (the exporter's `run_info`)."""
         return {
             "captions": str(self.captions),

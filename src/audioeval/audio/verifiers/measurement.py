@@ -22,7 +22,7 @@ class MeasurementRecord(TypedDict):
     """A measurement as records and reports keep it (the value rounded to 4 decimals)."""
 
     check: str
-    value: float | int | None
+    value: float | int | str | None
     unit: str
     threshold: str
     answer: str

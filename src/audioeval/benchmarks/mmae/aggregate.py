@@ -22,9 +22,48 @@ two decimals. The counts of samples and rubrics beside them are counted from the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
-from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
+from audioeval.benchmarks.mmae.records import (
+    MmaeSample,
+    RubricOutcome,
+    SampleTaxonomy,
+    is_instruction_following,
+)
+
+if TYPE_CHECKING:
+    from audioeval.metrics.judge_reliability import ReliabilityBlock
+
+
+class PerSampleRow(SampleTaxonomy):
+    """One row of per_sample.json: a sample's IFR and CR (0-1; None: no scored rubric on that
+    axis), EMR (0/1; None: undetermined), its rubric counts, each rubric's score in order, and
+    why it has no usable output (None: it has one)."""
+
+    id: str
+    IFR: float | None
+    CR: float | None
+    EMR: int | None
+    n_rubrics: int
+    n_if: int
+    n_cr: int
+    n_failed: int
+    n_missing: int
+    failed_rubrics: list[int]
+    n_not_judged: NotRequired[int]
+    rubric_scores: list[int | None]
+    output_failed: str | None
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """A sample's row of per_sample.json and the scores of its scored rubrics on each axis
+    (what the scorer's micro rates count; not written)."""
+
+    row: PerSampleRow
+    if_scores: list[int]
+    cr_scores: list[int]
 
 
 def _share(values: list[int]) -> float | None:
@@ -32,7 +71,7 @@ def _share(values: list[int]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def per_sample_row(sample: MmaeSample, results: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
+def per_sample_row(sample: MmaeSample, results: Mapping[int, RubricOutcome]) -> SampleResult:
     if_scores: list[int] = []
     cr_scores: list[int] = []
     failed: list[int] = []
@@ -58,7 +97,7 @@ def per_sample_row(sample: MmaeSample, results: Mapping[int, Mapping[str, Any]])
     else:
         em = 1
     n_if = sum(is_instruction_following(r.category) for r in sample.rubrics)
-    return {
+    row: PerSampleRow = {
         "id": sample.id,
         **sample.taxonomy(),
         "IFR": _share(if_scores),
@@ -75,16 +114,15 @@ def per_sample_row(sample: MmaeSample, results: Mapping[int, Mapping[str, Any]])
             None if (r := results.get(i)) is None else r.get("score") for i in range(len(sample.rubrics))
         ],
         "output_failed": None,
-        "_if_scores": if_scores,
-        "_cr_scores": cr_scores,
     }
+    return SampleResult(row, if_scores, cr_scores)
 
 
-def failed_output_row(sample: MmaeSample, reason: str) -> dict[str, Any]:
+def failed_output_row(sample: MmaeSample, reason: str) -> SampleResult:
     """The row of a sample without a usable output: every rubric scored 0, the reason kept."""
     n_if = sum(is_instruction_following(r.category) for r in sample.rubrics)
     n_cr = len(sample.rubrics) - n_if
-    return {
+    row: PerSampleRow = {
         "id": sample.id,
         **sample.taxonomy(),
         "IFR": 0.0 if n_if else None,
@@ -98,9 +136,8 @@ def failed_output_row(sample: MmaeSample, reason: str) -> dict[str, Any]:
         "failed_rubrics": [],
         "rubric_scores": [0] * len(sample.rubrics),
         "output_failed": reason,
-        "_if_scores": [0] * n_if,
-        "_cr_scores": [0] * n_cr,
     }
+    return SampleResult(row, [0] * n_if, [0] * n_cr)
 
 
 RATES = {"IFR": "mean:ifr", "CR": "mean:cr", "EMR": "mean:em"}
@@ -108,6 +145,86 @@ RATES = {"IFR": "mean:ifr", "CR": "mean:cr", "EMR": "mean:em"}
 MICRO = {"IFR": "micro:if_rubrics", "CR": "micro:cr_rubrics"}
 """overall.micro's rate -> the pair summary's metric of it (over rubrics)."""
 TO_PERCENT = {"percent": 1.0, "fraction": 100.0}
+
+Ci = list[float | None]
+"""A confidence interval [low, high] in percent."""
+
+
+class GroupFigures(TypedDict):
+    """One group of taxonomy.json: its samples, and each rate (percent; None: not computed),
+    the samples it is the mean of and its CI."""
+
+    n: int
+    IFR: float | None
+    IFR_n: int
+    IFR_ci: Ci | None
+    CR: float | None
+    CR_n: int
+    CR_ci: Ci | None
+    EMR: float | None
+    EMR_n: int
+    EMR_ci: Ci | None
+
+
+class MicroFigures(TypedDict):
+    """taxonomy.json's `overall.micro`: IFR and CR over the scored rubrics (percent)."""
+
+    IFR: float | None
+    CR: float | None
+    n_if_rubrics: int
+    n_cr_rubrics: int
+
+
+class OverallFigures(GroupFigures):
+    """taxonomy.json's `overall`: the headline, and the counts of samples and rubrics."""
+
+    n_samples_judged: int
+    n_failed_outputs: int
+    n_unscored: int
+    n_skipped: int
+    n_rubrics: int
+    n_rubrics_failed: int
+    n_rubrics_missing: int
+    n_rubrics_not_judged: int
+    n_no_consistency_rubric: int
+    n_no_if_rubric: int
+    micro: MicroFigures
+
+
+class FailedOutputsBlock(TypedDict):
+    """taxonomy.json's `failed_outputs`: the samples without a usable output and whether the
+    headline counts them (at 0) or excludes them."""
+
+    n: int
+    in_headline: str
+    ids: list[str]
+
+
+class ConfidenceBlock(TypedDict):
+    level: float
+    method: str
+    n_resamples: int
+    seed: int
+
+
+Groups = dict[str, GroupFigures]
+"""A breakdown of taxonomy.json: group name -> its figures."""
+
+
+class TaxonomyFigures(TypedDict, total=False):
+    """taxonomy.json's figures (`taxonomy`): the headline, the samples without output, each
+    breakdown and cross `preset.py` declares, and how the CIs were made."""
+
+    overall: OverallFigures
+    failed_outputs: FailedOutputsBlock
+    modality: Groups
+    complexity: Groups
+    complexity_group: Groups
+    granularity: Groups
+    operation: Groups
+    modality_x_complexity_group: Groups
+    modality_x_complexity: Groups
+    confidence: ConfidenceBlock
 
 
 def _percent(x: float | None, unit: str | None) -> float | None:
@@ -117,7 +234,7 @@ def _percent(x: float | None, unit: str | None) -> float | None:
     return None if x is None else round(x * factor, 2)
 
 
-def _rate(block: Mapping[str, Any]) -> tuple[float | None, int, list[float | None] | None]:
+def _rate(block: Mapping[str, Any]) -> tuple[float | None, int, Ci | None]:
     """(rate, samples it is the mean of, CI) of one metric block, in percent."""
     unit = block.get("unit")
     ci = block.get("ci")
@@ -125,36 +242,46 @@ def _rate(block: Mapping[str, Any]) -> tuple[float | None, int, list[float | Non
     return _percent(block.get("value"), unit), int(block.get("count") or 0), shown
 
 
-def group_figures(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def group_figures(blocks: Mapping[str, Mapping[str, Any]]) -> GroupFigures:
     """One group of the pair summary (its metric blocks) as `taxonomy.json` shows it:
     `{n, IFR, IFR_n, IFR_ci, CR, …, EMR, …}`; a rate the spec does not compute is null."""
     found = [blocks[m] for m in RATES.values() if m in blocks]
-    out: dict[str, Any] = {"n": int(found[0]["n"]) if found else 0}
-    for rate, metric in RATES.items():
-        out[rate], out[f"{rate}_n"], out[f"{rate}_ci"] = _rate(blocks.get(metric) or {})
-    return out
+    ifr, ifr_n, ifr_ci = _rate(blocks.get(RATES["IFR"]) or {})
+    cr, cr_n, cr_ci = _rate(blocks.get(RATES["CR"]) or {})
+    emr, emr_n, emr_ci = _rate(blocks.get(RATES["EMR"]) or {})
+    return {
+        "n": int(found[0]["n"]) if found else 0,
+        "IFR": ifr,
+        "IFR_n": ifr_n,
+        "IFR_ci": ifr_ci,
+        "CR": cr,
+        "CR_n": cr_n,
+        "CR_ci": cr_ci,
+        "EMR": emr,
+        "EMR_n": emr_n,
+        "EMR_ci": emr_ci,
+    }
 
 
-def _micro(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for rate, metric in MICRO.items():
-        block = blocks.get(metric) or {}
-        out[rate] = _percent(block.get("value"), block.get("unit"))
-    out["n_if_rubrics"], out["n_cr_rubrics"] = (
-        int((blocks.get(metric) or {}).get("count") or 0) for metric in MICRO.values()
-    )
-    return out
+def _micro(blocks: Mapping[str, Mapping[str, Any]]) -> MicroFigures:
+    ifr, cr = (blocks.get(MICRO[rate]) or {} for rate in ("IFR", "CR"))
+    return {
+        "IFR": _percent(ifr.get("value"), ifr.get("unit")),
+        "CR": _percent(cr.get("value"), cr.get("unit")),
+        "n_if_rubrics": int(ifr.get("count") or 0),
+        "n_cr_rubrics": int(cr.get("count") or 0),
+    }
 
 
 def taxonomy(
     pair: Mapping[str, Any],
-    rows: list[dict[str, Any]],
+    rows: list[PerSampleRow],
     *,
     n_skipped: int,
     confidence: float = 0.95,
     n_resamples: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> TaxonomyFigures:
     """`taxonomy.json` from the pair summary `pair` (every figure) and the per-sample `rows`
     (the counts of samples and rubrics beside them). ValueError when the summary holds no
     metric at all (not a pair summary)."""
@@ -164,23 +291,25 @@ def taxonomy(
     excluded = failed.get("in_headline") == "excluded"
     judged = [r for r in rows if not r.get("output_failed")]
     scored = [
-        r for r in rows if any(r[k] is not None for k in RATES) and not (excluded and r.get("output_failed"))
+        r
+        for r in rows
+        if any(r[k] is not None for k in ("IFR", "CR", "EMR")) and not (excluded and r.get("output_failed"))
     ]
-    overall = group_figures(pair["metrics"])
-    overall.update(
-        n_samples_judged=len(judged),
-        n_failed_outputs=int(failed.get("n") or 0),
-        n_unscored=len(judged) - sum(1 for r in scored if not r.get("output_failed")),
-        n_skipped=n_skipped,
-        n_rubrics=sum(r["n_rubrics"] for r in rows),
-        n_rubrics_failed=sum(r["n_failed"] for r in rows),
-        n_rubrics_missing=sum(r["n_missing"] for r in rows),
-        n_rubrics_not_judged=sum(r.get("n_not_judged", 0) for r in rows),
-        n_no_consistency_rubric=sum(1 for r in scored if r["n_cr"] == 0),
-        n_no_if_rubric=sum(1 for r in scored if r["n_if"] == 0),
-        micro=_micro(pair["metrics"]),
-    )
-    out: dict[str, Any] = {
+    overall: OverallFigures = {
+        **group_figures(pair["metrics"]),
+        "n_samples_judged": len(judged),
+        "n_failed_outputs": int(failed.get("n") or 0),
+        "n_unscored": len(judged) - sum(1 for r in scored if not r.get("output_failed")),
+        "n_skipped": n_skipped,
+        "n_rubrics": sum(r["n_rubrics"] for r in rows),
+        "n_rubrics_failed": sum(r["n_failed"] for r in rows),
+        "n_rubrics_missing": sum(r["n_missing"] for r in rows),
+        "n_rubrics_not_judged": sum(r.get("n_not_judged", 0) for r in rows),
+        "n_no_consistency_rubric": sum(1 for r in scored if r["n_cr"] == 0),
+        "n_no_if_rubric": sum(1 for r in scored if r["n_if"] == 0),
+        "micro": _micro(pair["metrics"]),
+    }
+    out: TaxonomyFigures = {
         "overall": overall,
         "failed_outputs": {
             "n": int(failed.get("n") or 0),
@@ -188,8 +317,11 @@ def taxonomy(
             "ids": list(failed.get("ids") or []),
         },
     }
-    for key, groups in (pair.get("breakdowns") or {}).items():
-        out[key] = {name: group_figures(blocks) for name, blocks in groups.items()}
+    breakdowns: dict[str, Groups] = {
+        key: {name: group_figures(blocks) for name, blocks in groups.items()}
+        for key, groups in (pair.get("breakdowns") or {}).items()
+    }
+    out.update(breakdowns)  # under the keys `preset.py` declares
     out["confidence"] = {
         "level": confidence,
         "method": "percentile bootstrap over samples",
@@ -199,5 +331,36 @@ def taxonomy(
     return out
 
 
-def public_row(row: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in row.items() if not k.startswith("_")}
+class RunBlock(TypedDict, total=False):
+    """taxonomy.json's `run` block: what the preset told the exporter (`PairExport.run_info`),
+    the rubrics judged now and reused, and with early stop or `verify: first` the calls saved."""
+
+    judged_now: int
+    reused: int
+    early_stop: bool
+    calls_saved: int
+    rubrics_stopped_early: int
+    calls_saved_by_measurement: int
+
+
+class VerifierFirst(TypedDict):
+    rubrics_measured: int
+    calls_saved: int
+    figure: str
+
+
+class VerifierFigures(TypedDict, total=False):
+    """What taxonomy.json says of the verifiers: `verify: first`'s rubrics measured, `verify:
+    audit`'s agreement and the outputs' health (both the pair summary's, repeated)."""
+
+    verifier_first: VerifierFirst
+    verifier_audit: Any  # the pair summary's block (`metrics/judge_reliability.py`), as it is
+    output_health: Any  # the pair summary's block (`metrics/output_health.py`), as it is
+
+
+class TaxonomyFile(TaxonomyFigures, VerifierFigures, total=False):
+    """taxonomy.json (`exports.write_exports`): the figures (`taxonomy`), the judge's reliability (the pair
+    summary's block), the `run` block and the verifiers' figures."""
+
+    reliability: dict[str, ReliabilityBlock]  # `PairExport.reliability`: the pair summary's
+    run: RunBlock

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from audioeval.benchmarks.mmae.loading import read_json_records, resolve_path
+from audioeval.benchmarks.mmae.records import MetadataItem, PredictionItem, Turn
 from audioeval.core.audio_path import audio_path_problem
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.shorten import shorten_path
@@ -19,7 +20,8 @@ from audioeval.store.run_lock import prepare_output_dir
 Baseline = Literal["identity", "noise"]
 
 
-def _first_input(item: dict[str, Any]) -> str | None:
+def _first_input(item: MetadataItem) -> str | None:
+    """The first user clip of a metadata item as read (checked part by part)."""
     for msg in item.get("messages", []):
         if isinstance(msg, dict) and msg.get("role") == "user" and isinstance(msg.get("content"), list):
             for part in msg["content"]:
@@ -47,7 +49,7 @@ def write_baseline(
 ) -> tuple[Path, list[InputError]]:
     """Write `predictions.json` (and, for noise, `audio/<id>.wav`) under `out_dir`."""
     root, out = Path(audio_root).resolve(), prepare_output_dir(Path(out_dir)).resolve()
-    preds: list[dict[str, Any]] = []
+    preds: list[PredictionItem] = []
     errors: list[InputError] = []
     for item in read_json_records(metadata, "metadata"):
         sid = item.get("id") if isinstance(item, dict) else None
@@ -88,7 +90,9 @@ def write_baseline(
                     )
                 )
                 continue
-        messages = [m for m in item["messages"] if isinstance(m, dict) and m.get("role") == "user"]
+        messages: list[Turn] = [
+            m for m in item["messages"] if isinstance(m, dict) and m.get("role") == "user"
+        ]
         messages.append({"role": "assistant", "content": [{"type": "audio", "audio_url": str(output)}]})
         preds.append({"id": sid, "messages": messages})
     out.mkdir(parents=True, exist_ok=True)

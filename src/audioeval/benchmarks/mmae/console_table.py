@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 
 from audioeval.benchmarks.mmae.metrics import RATES
+
+if TYPE_CHECKING:
+    from audioeval.benchmarks.mmae.aggregate import GroupFigures, TaxonomyFile
 
 _LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
 
@@ -23,7 +26,7 @@ def _label(text: object) -> Text:
     return Text(_LINE_BREAKS.sub(" ", str(text)))
 
 
-def _cell(group: Mapping[str, Any], metric: str) -> str:
+def _cell(group: GroupFigures, metric: str) -> str:
     value = group.get(metric)
     if value is None:
         return "–"
@@ -31,7 +34,7 @@ def _cell(group: Mapping[str, Any], metric: str) -> str:
     return f"{value:.2f}" + (f" [dim]({ci[0]:.1f}–{ci[1]:.1f})[/dim]" if ci else "")
 
 
-def _table(title: str, groups: Mapping[str, Mapping[str, Any]]) -> Table:
+def _table(title: str, groups: Mapping[str, GroupFigures]) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column("group")
     table.add_column("n", justify="right")
@@ -43,16 +46,16 @@ def _table(title: str, groups: Mapping[str, Mapping[str, Any]]) -> Table:
     return table
 
 
-def _overall_label(tax: Mapping[str, Any]) -> str:
+def _overall_label(tax: TaxonomyFile) -> str:
     """`overall`, with the samples without a usable output and how the headline treats them."""
-    failed = tax.get("failed_outputs") or {}
-    if not failed.get("n"):
+    failed = tax.get("failed_outputs")
+    if not failed or not failed.get("n"):
         return "overall"
     how = "excluded" if failed.get("in_headline") == "excluded" else "scored 0"  # "counted" as 0
     return f"overall ({failed['n']} without output: {how})"
 
 
-def mmae_tables(tax: Mapping[str, Any], title: str = "MMAE") -> list[Any]:
+def mmae_tables(tax: TaxonomyFile, title: str = "MMAE") -> list[Table | str]:
     """The tables and the counts line of an MMAE taxonomy, in print order."""
     overall = tax["overall"]
     groups = {_overall_label(tax): overall, **tax.get("complexity_group", {})}
@@ -71,6 +74,6 @@ def mmae_tables(tax: Mapping[str, Any], title: str = "MMAE") -> list[Any]:
     ]
 
 
-def console_table(figures: Mapping[str, Any]) -> list[Any]:
+def console_table(figures: TaxonomyFile) -> list[Table | str]:
     """The hook: MMAE's taxonomy as printed after `mmae score` and `mmae rescore`."""
     return mmae_tables(figures)

@@ -25,9 +25,17 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict, TypeVar
 
-from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row, public_row, taxonomy
+from audioeval.benchmarks.mmae.aggregate import (
+    PerSampleRow,
+    RunBlock,
+    TaxonomyFile,
+    VerifierFigures,
+    failed_output_row,
+    per_sample_row,
+    taxonomy,
+)
 from audioeval.benchmarks.mmae.preset import (  # the file names, stated once
     FAILED_OUTPUTS_FILE,
     MEASURED_SCORER,
@@ -37,9 +45,10 @@ from audioeval.benchmarks.mmae.preset import (  # the file names, stated once
     TAXONOMY_FILE,
     WrittenFiles,
 )
-from audioeval.benchmarks.mmae.records import MmaeSample
-from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME
-from audioeval.benchmarks.mmae.source import mmae_from_fields
+from audioeval.benchmarks.mmae.records import MeasuredRubric, MmaeSample, RubricOutcome
+from audioeval.benchmarks.mmae.rubric_scorer import SCORER_NAME, stored_rubrics
+from audioeval.benchmarks.mmae.rubric_votes import AttemptDoc
+from audioeval.benchmarks.mmae.source import mmae_item
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord, in_order
@@ -48,50 +57,55 @@ from audioeval.scoring.judged import JudgedScorer
 from audioeval.store.atomic import write_json_atomic, write_text_atomic
 from audioeval.store.bounded_json import loads
 
+if TYPE_CHECKING:
+    from audioeval.audio.verifiers.measurement import MeasurementRecord
 
-def _stored(rec: SampleRecord) -> Mapping[str, Any]:
-    """What a record keeps of its rubrics: the judge's answers, or the measurements of
-    `--judge verifiers`."""
+
+class ResultLine(TypedDict):
+    """One line of results.jsonl: a judged (or measured) rubric of a sample, its question and
+    right choice, the judge, and its outcome (`RubricOutcome`'s votes, score, failure and
+    attempts; measured: the measurement's fields)."""
+
+    id: str
+    rubric_index: int
+    category: str
+    axis: str | None
+    question: str
+    right_choice: str
+    judge_model: str | None
+    votes: list[bool] | None
+    score: int | None
+    failed: bool | None
+    failure: str | None
+    attempts: list[AttemptDoc] | None
+    check: NotRequired[str]
+    check_source: NotRequired[str]
+    measurement: NotRequired[MeasurementRecord]
+    not_judged: NotRequired[str]
+    measured: NotRequired[MeasuredRubric]
+    audit: NotRequired[MeasuredRubric]
+    votes_not_asked: NotRequired[int]
+
+
+def rubric_outcomes(rec: SampleRecord) -> list[RubricOutcome]:
+    """The judged rubrics of a record (its stored judge answers, scored or failed; or the
+    measurements of `--judge verifiers`)."""
     stored = rec.judge.get(SCORER_NAME)
     if stored is None and rec.scores and MEASURED_SCORER in rec.scores:
         stored = rec.scores[MEASURED_SCORER].detail
-    return stored if isinstance(stored, Mapping) else {}
-
-
-def rubric_outcomes(rec: SampleRecord) -> list[dict[str, Any]]:
-    """The judged rubrics of a record (its stored judge answers, scored or failed)."""
-    rubrics = _stored(rec).get("rubrics") or []
-    return [r for r in rubrics if isinstance(r, dict) and isinstance(r.get("rubric_index"), int)]
-
-
-class _Samples:
-    """Each record's MMAE sample, made once per export (a sample's records share it)."""
-
-    def __init__(self) -> None:
-        self._made: dict[int, tuple[Any, MmaeSample]] = {}
-
-    def __call__(self, rec: SampleRecord) -> MmaeSample:
-        made = self._made.get(id(rec.sample))
-        if made is None or made[0] is not rec.sample:
-            made = (rec.sample, mmae_from_fields(rec.sample))  # the sample kept: its id stays its own
-            self._made[id(rec.sample)] = made
-        return made[1]
+    rubrics = stored_rubrics(stored) if isinstance(stored, Mapping) else []
+    return [r for r in rubrics if isinstance(r.get("rubric_index"), int)]
 
 
 def _mmae_sample(rec: SampleRecord) -> MmaeSample:
-    return mmae_from_fields(rec.sample)
+    """A record's MMAE item: the one its sample carries (validated once where it entered)."""
+    return mmae_item(rec.sample)
 
 
-def _line(ms: MmaeSample, outcome: dict[str, Any], judge: str | None) -> dict[str, Any]:
+def _line(ms: MmaeSample, outcome: RubricOutcome, judge: str | None) -> ResultLine:
     index = int(outcome["rubric_index"])
     rubric = ms.rubrics[index]
-    verdict = {k: outcome.get(k) for k in ("votes", "score", "failed", "failure", "attempts")}
-    for k in ("check", "check_source", "measurement", "not_judged", "measured", "audit"):  # measurement
-        if k in outcome:
-            verdict[k] = outcome[k]
-    if outcome.get("votes_not_asked"):  # early stop: the votes that could not change the verdict
-        verdict["votes_not_asked"] = outcome["votes_not_asked"]
-    return {
+    line: ResultLine = {
         "id": ms.id,
         "rubric_index": index,
         "category": outcome.get("category", rubric.category),
@@ -99,14 +113,25 @@ def _line(ms: MmaeSample, outcome: dict[str, Any], judge: str | None) -> dict[st
         "question": rubric.question,
         "right_choice": rubric.right_choice,
         "judge_model": judge,
-        **verdict,
+        "votes": outcome.get("votes"),
+        "score": outcome.get("score"),
+        "failed": outcome.get("failed"),
+        "failure": outcome.get("failure"),
+        "attempts": outcome.get("attempts"),
     }
+    # measurement
+    for k in ("check", "check_source", "measurement", "not_judged", "measured", "audit"):
+        if k in outcome:
+            line[k] = outcome[k]
+    if outcome.get("votes_not_asked"):  # early stop: the votes that could not change the verdict
+        line["votes_not_asked"] = outcome["votes_not_asked"]
+    return line
 
 
-def _same_verdict(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def _same_verdict(a: ResultLine, b: ResultLine) -> bool:
     """Whether two lines of a rubric hold the same judgement (a cached answer asked again)."""
 
-    def key(x: Mapping[str, Any]) -> Any:
+    def key(x: ResultLine) -> tuple[object, ...]:
         raws = [(t.get("attempt"), t.get("raw"), t.get("letter")) for t in x.get("attempts") or []]
         return (x.get("score"), x.get("failed"), x.get("votes"), raws)
 
@@ -117,18 +142,15 @@ def _same_verdict(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 class ResultLines:
     """`results.jsonl` of a pair, and how many of its lines came before this run."""
 
-    lines: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[ResultLine] = field(default_factory=list)
     before: int = 0
     reused: set[tuple[str, int]] = field(default_factory=set)  # rubrics scored before this run
     # the last line of each rubric (id, rubric index): what a reader of the file ends up with
-    last: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
+    last: dict[tuple[str, int], ResultLine] = field(default_factory=dict)
 
 
-def result_lines(
-    records: list[SampleRecord], stored: int, judge: str | None, samples: Any = _mmae_sample
-) -> ResultLines:
-    """Every rubric line of the records in order; `stored`: records there before this run;
-    `samples`: each record's MMAE sample."""
+def result_lines(records: list[SampleRecord], stored: int, judge: str | None) -> ResultLines:
+    """Every rubric line of the records in order; `stored`: records there before this run."""
     out = ResultLines()
     last = out.last
     for n, rec in enumerate([*records, None]):
@@ -140,7 +162,7 @@ def result_lines(
         outcomes = rubric_outcomes(rec)
         if not outcomes:
             continue
-        ms = samples(rec)
+        ms = _mmae_sample(rec)
         for outcome in outcomes:
             if not 0 <= int(outcome["rubric_index"]) < len(ms.rubrics):
                 continue
@@ -162,25 +184,25 @@ def _where(rec: SampleRecord) -> InputError:
 
 @dataclass
 class SampleRows:
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[PerSampleRow] = field(default_factory=list)
     failed_outputs: list[InputError] = field(default_factory=list)
     unjudged: list[InputError] = field(default_factory=list)  # input errors met while judging
 
 
-def sample_rows(latest: list[SampleRecord], samples: Any = _mmae_sample) -> SampleRows:
+def sample_rows(latest: list[SampleRecord]) -> SampleRows:
     """From each sample's latest record, in benchmark order: a failed-output row (every rubric
     0) for a sample without a usable output, the row of its judged rubrics otherwise; a sample
     whose input could not be read while judging has no row (it is an input error)."""
     out = SampleRows()
     for rec in latest:
-        ms = samples(rec)
+        ms = _mmae_sample(rec)
         outcomes = rubric_outcomes(rec)
         if rec.output_failed:
             why = _where(rec)
             out.failed_outputs.append(why)
-            out.rows.append(failed_output_row(ms, why.describe()))
+            out.rows.append(failed_output_row(ms, why.describe()).row)
         elif outcomes:
-            out.rows.append(per_sample_row(ms, {int(o["rubric_index"]): o for o in outcomes}))
+            out.rows.append(per_sample_row(ms, {int(o["rubric_index"]): o for o in outcomes}).row)
         elif rec.error is not None:
             out.unjudged.append(_where(rec))
     return out
@@ -191,7 +213,7 @@ def n_skipped(skipped: list[InputError]) -> int:
     return len({e.sample_id if e.sample_id else f"#{i}" for i, e in enumerate(skipped)})
 
 
-def early_stop_info(ex: PairExport, latest: list[SampleRecord]) -> dict[str, Any]:
+def early_stop_info(ex: PairExport, latest: list[SampleRecord]) -> RunBlock:
     """With early stop on: `early_stop: true`; `calls_saved`, the valid votes the full
     protocol would still have asked (votes needed − valid votes, over the rubrics of each
     sample's latest record that early stop decided before every vote was in; each would
@@ -208,14 +230,14 @@ def early_stop_info(ex: PairExport, latest: list[SampleRecord]) -> dict[str, Any
     }
 
 
-def verifier_info(latest: list[SampleRecord], votes: int) -> dict[str, Any]:
+def verifier_info(latest: list[SampleRecord], votes: int) -> VerifierFigures:
     """`verify: first`: the rubrics answered by measurement and the judge
     calls that saved (votes per rubric each: a lower bound when a vote needs retries). Empty
     when it did not happen. (`verify: audit`'s agreement is a figure of the pair summary's
     reliability block, `metrics/judge_reliability.py`; the outputs' health is the summary's
     `output_health`, `metrics/output_health.py`.)"""
     measured = sum(1 for rec in latest for o in rubric_outcomes(rec) if o.get("measured") is not None)
-    out: dict[str, Any] = {}
+    out: VerifierFigures = {}
     if measured:
         out["verifier_first"] = {
             "rubrics_measured": measured,
@@ -233,10 +255,9 @@ _LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False).encode
 def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
     """Write the MMAE files of one pair into `folder`, whole and atomically; return what a
     reader of them would get, for the command's report (`preset.outcome`)."""
-    samples = _Samples()
-    lines = result_lines(ex.records, ex.stored, ex.judge_model, samples)
+    lines = result_lines(ex.records, ex.stored, ex.judge_model)
     latest = in_order(ex.records, ex.expected_ids)  # each sample's latest record, in benchmark order
-    rows = sample_rows(latest, samples)
+    rows = sample_rows(latest)
     skipped = [*ex.skipped, *rows.unjudged]
     try:  # every figure the pair summary's, the counts beside them from the rows
         tax = taxonomy(
@@ -245,7 +266,7 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
     except ValueError as exc:
         raise InputError(str(exc), field="summary.json") from None
     wanted = set(ex.expected_ids)
-    run = {**ex.run_info, **early_stop_info(ex, latest)}
+    run: RunBlock = {**ex.run_info, **early_stop_info(ex, latest)}
     scorer = next((x for x in ex.bench.scorers if x.name == SCORER_NAME), None)
     verified = verifier_info(latest, int(getattr(scorer, "votes", 0)))
     if "verifier_first" in verified:
@@ -255,7 +276,7 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
         run["reused"] = sum(1 for sid, _ in lines.reused if sid in wanted)
     folder.mkdir(parents=True, exist_ok=True)
     write_text_atomic(folder / RESULTS_FILE, "".join([_LINE(x) + "\n" for x in lines.lines]))
-    per_sample = [public_row(r) for r in rows.rows]
+    per_sample = rows.rows
     write_json_atomic(folder / PER_SAMPLE_FILE, per_sample)
     reliability = ex.reliability(SCORER_NAME)
     block = reliability.get(SCORER_NAME) if isinstance(reliability, dict) else None
@@ -263,7 +284,7 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
         verified["verifier_audit"] = block["verifier_audit"]
     if isinstance(ex.summary.get("output_health"), Mapping):  # measured once, when the pair was summarised
         verified["output_health"] = ex.summary["output_health"]
-    figures = {**tax, "reliability": reliability, "run": run, **verified}
+    figures: TaxonomyFile = {**tax, "reliability": reliability, "run": run, **verified}
     write_json_atomic(folder / TAXONOMY_FILE, figures)
     skipped_records = [e.as_record() for e in skipped]
     write_json_atomic(folder / SKIPPED_FILE, skipped_records)
@@ -273,13 +294,16 @@ def write_exports(folder: Path, ex: PairExport) -> WrittenFiles:
         folder,
         figures=_as_read(figures),
         rows=per_sample,
-        skipped=_as_read(skipped_records),
-        failed_outputs=_as_read(failed_records),
+        skipped=[InputError.from_record(r) for r in _as_read(skipped_records)],
+        failed_outputs=[InputError.from_record(r) for r in _as_read(failed_records)],
         failures={k: line.get("failure") for k, line in lines.last.items()},
     )
 
 
-def _as_read(obj: Any) -> Any:
+Doc = TypeVar("Doc")
+
+
+def _as_read(obj: Doc) -> Doc:
     """`obj` as a reader of the file written from it gets it: JSON, the known secrets redacted
     (`store/atomic.py` writes it so; the layout does not change what is read)."""
     return loads(redact_known(json.dumps(obj, ensure_ascii=False, allow_nan=False)))

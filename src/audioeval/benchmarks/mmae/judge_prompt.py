@@ -8,7 +8,7 @@ its audio, where the template's `audio` says (`before` or `after` its user text)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TypedDict
 
 from audioeval.core.messages import AudioPart, AudioRef, ContentPart, Message, TextPart
 from audioeval.judge.audio_refs import ClipMention
@@ -68,7 +68,17 @@ def attachments(
     return out
 
 
-def prompt_variables(question: str, options: ShuffledOptions, labels: list[str]) -> dict[str, Any]:
+class PromptVariables(TypedDict):
+    """What a prompt template file is rendered with (docs/judging.md lists them)."""
+
+    question: str
+    choices: str
+    options: list[str]
+    letters: list[str]
+    labels: list[str]
+
+
+def prompt_variables(question: str, options: ShuffledOptions, labels: list[str]) -> PromptVariables:
     """What a prompt template file is rendered with."""
     return {
         "question": question,

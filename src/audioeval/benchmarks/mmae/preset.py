@@ -13,23 +13,28 @@ only: one file shared by several output folders answers again every request it h
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audioeval.benchmarks.preset import (
-    EXPORTED,
     REQUIRED,
+    OptionValue,
+    PlanModel,
     Preset,
     PresetOption,
     PresetOutcome,
     PresetPlan,
     PresetTool,
+    PresetValues,
 )
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
+
+if TYPE_CHECKING:
+    from audioeval.benchmarks.mmae.aggregate import PerSampleRow, RunBlock, TaxonomyFile
 
 VERIFIERS = "verifiers"
 """`--judge verifiers`: the rubrics a measurement answers, offline (`verifier_scorer.py`)."""
@@ -111,35 +116,59 @@ OPTIONS = (
 )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class ScoreOptions:
+    """`mmae score`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""
+
+    predictions: Path
+    metadata: Path
+    audio_root: Path | None
+    judge_votes: int
+    judge_max_attempts: int
+    slice_clips: bool
+    early_stop: bool
+    verify: str
+    name: str
+
+    @classmethod
+    def of(cls, values: PresetValues) -> ScoreOptions:
+        """The options among a preset's values (one not given: its declared default)."""
+        given = {**{o.name: o.default for o in OPTIONS}, **values.own}
+        return cls(**{f.name: given[f.name] for f in fields(cls)})
+
+    @property
+    def root(self) -> Path:
+        """The root of relative audio paths: `--audio-root`, else the predictions' folder."""
+        return _absolute(self.audio_root or Path(self.predictions).parent)
+
+
 def _absolute(path: Path) -> Path:
     return Path(path).expanduser().absolute()
 
 
-def _root(values: Mapping[str, Any]) -> Path:
-    return _absolute(values.get("audio_root") or Path(values["predictions"]).parent)
-
-
-def plan(values: Mapping[str, Any]) -> PresetPlan:
+def plan(values: PresetValues) -> PresetPlan:
     """The benchmark (the metadata as an `mmae` source, scored by the rubric judge) and the model."""
-    problem = attempts_problem(values.get("judge_votes", 3), values.get("judge_max_attempts", 10))
+    opts = ScoreOptions.of(values)
+    problem = attempts_problem(opts.judge_votes, opts.judge_max_attempts)
     if problem:
         raise InputError(
             f"{problem}: --judge-votes must not exceed --judge-max-attempts", field="--judge-votes"
         )
-    scorer: dict[str, Any] = {
-        "seed": values.get("seed", 0),
-        "votes": values.get("judge_votes", 3),
-        "max_attempts": values.get("judge_max_attempts", 10),
-        "slice_clips": values.get("slice_clips", False),
+    scorer: dict[str, int | bool | str] = {
+        "seed": values.settings.seed,
+        "votes": opts.judge_votes,
+        "max_attempts": opts.judge_max_attempts,
+        "slice_clips": opts.slice_clips,
     }
-    if values.get("early_stop"):  # named only when on: the spec of earlier folders is unchanged
+    if opts.early_stop:  # named only when on: the spec of earlier folders is unchanged
         scorer["early_stop"] = True
-    if values.get("verify", "off") != "off":  # likewise
-        scorer["verify"] = values["verify"]
-    measured = isinstance(values.get("judge"), str) and values["judge"].strip() == VERIFIERS
+    if opts.verify != "off":  # likewise
+        scorer["verify"] = opts.verify
+    judge = values.settings.judge
+    measured = isinstance(judge, str) and judge.strip() == VERIFIERS
 
-    metadata = str(_absolute(values.get("metadata") or META))
-    source = SourceSpec(type="mmae", path=metadata, audio_root=str(_root(values)))
+    metadata = str(_absolute(opts.metadata or META))
+    source = SourceSpec(type="mmae", path=metadata, audio_root=str(opts.root))
     spec = BenchmarkSpec(
         name="mmae",
         task="audio_edit",
@@ -149,21 +178,21 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         # rubrics answered by measurement: no judge, no votes
         scorers=[{MEASURED_SCORER: {}} if measured else {"mmae_rubrics": scorer}],
     )
-    model = {
-        "name": values.get("name") or MODEL,
+    model: PlanModel = {
+        "name": opts.name or MODEL,
         "type": "predictions",
-        "predictions": str(_absolute(values["predictions"])),
+        "predictions": str(_absolute(opts.predictions)),
         "predictions_format": "mmae",
-        "audio_root": str(_root(values)),
+        "audio_root": str(opts.root),
     }
     return PresetPlan(spec, metadata, model, judge=None if measured else {})
 
 
-def check(values: Mapping[str, Any]) -> None:
+def check(values: PresetValues) -> None:
     """An unreadable predictions file is refused before anything is written."""
     from audioeval.benchmarks.mmae.loading import load_predictions
 
-    load_predictions(values["predictions"])
+    load_predictions(ScoreOptions.of(values).predictions)
 
 
 def _read(path: Path) -> Any:
@@ -177,16 +206,16 @@ def _errors(path: Path) -> list[InputError]:
 @dataclass(frozen=True)
 class WrittenFiles:
     """What `exports.write_exports` wrote into `folder`, as a reader of the files gets it:
-    `figures` (taxonomy.json), `skipped` and `failed_outputs` (their records, redacted as
+    `figures` (taxonomy.json), `skipped` and `failed_outputs` (their errors, redacted as
     written); `rows`, per_sample.json's rows as built (`outcome` reads their counts, ids and
     failed rubrics); `failures`, the `failure` of each rubric's last line in results.jsonl,
     by (id, rubric index)."""
 
     folder: Path
-    figures: dict[str, Any]
-    rows: list[dict[str, Any]]
-    skipped: list[dict[str, Any]]
-    failed_outputs: list[dict[str, Any]]
+    figures: TaxonomyFile
+    rows: list[PerSampleRow]
+    skipped: list[InputError]
+    failed_outputs: list[InputError]
     failures: Mapping[tuple[str, int], str | None] = field(default_factory=dict)
 
 
@@ -202,7 +231,7 @@ def _failures_in(folder: Path) -> Mapping[tuple[str, int], str | None]:
 def first_failure(
     folder: Path,
     skipped: list[InputError],
-    rows: list[dict[str, Any]],
+    rows: list[PerSampleRow],
     failures: Callable[[], Mapping[tuple[str, int], str | None]] | None = None,
 ) -> str | None:
     """The reason of the first skipped sample, else of the first failed rubric in sample order
@@ -217,18 +246,18 @@ def first_failure(
     return f"id {sid!r}, rubric {index}: {why or 'failed'}"
 
 
-def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
-    """MMAE's files read back (or, just written, as the exporter returned them: `EXPORTED`):
+def outcome(folder: Path, values: PresetValues) -> PresetOutcome:
+    """MMAE's files read back (or, just written, as the exporter returned them: `exported`):
     the taxonomy for the table; samples skipped, without a usable output (counted at 0 in the
     headline, but not produced) or with a failed rubric as failed."""
-    written = values.get(EXPORTED)
+    written = values.exported
     if isinstance(written, WrittenFiles) and written.folder == folder:
         return _outcome(
             folder,
             written.figures,
             written.rows,
-            [InputError.from_record(r) for r in written.skipped],
-            [InputError.from_record(r) for r in written.failed_outputs],
+            written.skipped,
+            written.failed_outputs,
             lambda: written.failures,
             redact=True,
         )
@@ -243,15 +272,15 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
 
 def _outcome(
     folder: Path,
-    tax: dict[str, Any],
-    rows: list[dict[str, Any]],
+    tax: TaxonomyFile,
+    rows: list[PerSampleRow],
     skipped: list[InputError],
     failed_outputs: list[InputError],
     failures: Callable[[], Mapping[tuple[str, int], str | None]] | None = None,
     *,
     redact: bool = False,
 ) -> PresetOutcome:
-    info = tax.get("run", {})
+    info: RunBlock = tax.get("run", {})
     overall = tax["overall"]
     no_output = sum(1 for r in rows if r.get("output_failed"))
     failed = sum(1 for r in rows if r.get("n_failed") or r.get("n_missing") or r.get("output_failed"))
@@ -343,7 +372,7 @@ SCORE = Preset(
 )
 
 
-def _baseline(values: Mapping[str, Any]) -> tuple[list[str], list[InputError]]:
+def _baseline(values: Mapping[str, OptionValue]) -> tuple[list[str], list[InputError]]:
     from audioeval.benchmarks.mmae.baselines import write_baseline
 
     kind = values["kind"]
@@ -353,7 +382,7 @@ def _baseline(values: Mapping[str, Any]) -> tuple[list[str], list[InputError]]:
     return [f"{kind} baseline predictions: {path}"], errors
 
 
-def _synth(values: Mapping[str, Any]) -> tuple[list[str], list[InputError]]:
+def _synth(values: Mapping[str, OptionValue]) -> tuple[list[str], list[InputError]]:
     from audioeval.benchmarks.mmae.synthetic import write_synthetic_set
 
     s = write_synthetic_set(values["output_dir"], values["n"])

@@ -5,16 +5,29 @@ judge (`rubric_scorer.py`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TypedDict
 
 from audioeval.audio.verifiers.measurement import CANNOT_TELL, Audio, load_audio
 from audioeval.benchmarks.mmae.check_rules import MMAE_CHECK_RULES
-from audioeval.benchmarks.mmae.records import MmaeSample
+from audioeval.benchmarks.mmae.records import MeasuredRubric, MmaeSample
 from audioeval.core.errors import InputError
 from audioeval.judge.checkable import VERIFIERS_VERSION, choice_for, measure, plan_check
 
 
-def verifiers_signature() -> dict[str, Any]:
+class VerifiersSignature(TypedDict):
+    """The verifiers' part of a scorer's signature."""
+
+    verifiers_version: str
+    check_rules: list[str]
+
+
+class VerifySignature(VerifiersSignature):
+    """`verify` of the rubric judge's signature: the mode and what moves a measured answer."""
+
+    mode: str
+
+
+def verifiers_signature() -> VerifiersSignature:
     """What moves a measured answer: the verifiers' version and the rules that pick checks."""
     return {"verifiers_version": VERIFIERS_VERSION, "check_rules": [r.name for r in MMAE_CHECK_RULES]}
 
@@ -36,7 +49,7 @@ def clip_loader(resolve: Callable[[str], str]) -> Callable[[str], Audio]:
     return load
 
 
-def measure_rubric(ms: MmaeSample, index: int, load: Callable[[str], Audio]) -> dict[str, Any] | None:
+def measure_rubric(ms: MmaeSample, index: int, load: Callable[[str], Audio]) -> MeasuredRubric | None:
     """The measured answer of one rubric: None when no check recognises it; else its check,
     where the check came from, the measurement, and `score` (1: the measured Yes / No is the
     right choice, 0: it is not; None with `not_judged` when the measurement cannot answer)."""
@@ -49,7 +62,7 @@ def measure_rubric(ms: MmaeSample, index: int, load: Callable[[str], Audio]) -> 
         return None
     m = measure(check, load)
     picked = choice_for(m.answer, [rubric.right_choice, *rubric.wrong_choices])
-    out: dict[str, Any] = {
+    out: MeasuredRubric = {
         "check": check.expression,
         "check_source": check.source,
         "measurement": m.to_dict(),
@@ -60,7 +73,7 @@ def measure_rubric(ms: MmaeSample, index: int, load: Callable[[str], Audio]) -> 
     return {**out, "score": int(picked == rubric.right_choice)}
 
 
-def measure_rubrics(ms: MmaeSample, resolve: Callable[[str], str]) -> dict[int, dict[str, Any]]:
+def measure_rubrics(ms: MmaeSample, resolve: Callable[[str], str]) -> dict[int, MeasuredRubric]:
     """The measured answers of a sample's checkable rubrics, by rubric index. (The edited
     output's health is measured once for every MMAE pair, when it is summarised:
     `metrics/output_health.py`.)"""

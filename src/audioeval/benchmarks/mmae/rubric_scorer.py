@@ -29,19 +29,27 @@ import asyncio
 import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
-from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row
+from audioeval.benchmarks.mmae.aggregate import SampleResult, failed_output_row, per_sample_row
 from audioeval.benchmarks.mmae.judge_prompt import (
     PROMPT_VERSION,
+    PromptVariables,
     attachments,
     build_judge_messages,
     prompt_variables,
 )
 from audioeval.benchmarks.mmae.metrics import RATES
-from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
-from audioeval.benchmarks.mmae.rubric_votes import ParsedAttempt, RubricVoting, rescore_attempts
-from audioeval.benchmarks.mmae.source import mmae_from_fields
+from audioeval.benchmarks.mmae.records import (
+    MeasuredRubric,
+    MmaeSample,
+    RubricOutcome,
+    RubricsDetail,
+    is_instruction_following,
+)
+from audioeval.benchmarks.mmae.rubric_checks import VerifySignature, measure_rubrics, verifiers_signature
+from audioeval.benchmarks.mmae.rubric_votes import AttemptDoc, ParsedAttempt, RubricVoting, rescore_attempts
+from audioeval.benchmarks.mmae.source import mmae_item
 from audioeval.benchmarks.mmae.verdict import parse_verdict
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.messages import AudioRef
@@ -59,6 +67,23 @@ SCORER_NAME = "mmae_rubrics"
 VERIFY_MODES = ("off", "audit", "first")
 """`off`: judge only (the published protocol); `audit`: judge, and measure every checkable
 rubric beside it; `first`: a rubric a measurement answers is not asked of the judge."""
+
+
+class RubricsSignature(TypedDict, total=False):
+    """The rubric judge's signature (signature.json's scorer block): the prompt, the voting,
+    the option shuffle, the clips' policy and aggregation; `early_stop` and `verify` only when on."""
+
+    name: str
+    prompt_version: str | None
+    prompt_digest: str
+    votes_needed: int
+    max_attempts: int
+    majority: str
+    option_shuffle_seed: int
+    audio_policy: str
+    aggregation: str
+    early_stop: str
+    verify: VerifySignature
 
 
 class MmaeRubricScorer(JudgedScorer):
@@ -103,12 +128,12 @@ class MmaeRubricScorer(JudgedScorer):
             )
         self.template = template
 
-    def prompt_examples(self) -> list[dict[str, Any]]:
+    def prompt_examples(self) -> list[PromptVariables]:
         options = shuffle_options("<right option>", ["<wrong option>", "<other option>"], seed=0)
         return [prompt_variables("<question>", options, ["<audio output>", "<audio input1>"])]
 
-    def signature(self) -> dict[str, Any]:
-        sig: dict[str, Any] = {
+    def signature(self) -> RubricsSignature:
+        sig: RubricsSignature = {
             "name": self.name,
             **prompt_signature(self.template, PROMPT_VERSION),
             "votes_needed": self.votes,
@@ -121,8 +146,6 @@ class MmaeRubricScorer(JudgedScorer):
         if self.early_stop:  # only when on: folders scored without it keep their signature
             sig["early_stop"] = EARLY_STOP_NAME
         if self.verify != "off":  # likewise: measurement beside (audit) or before (first) the judge
-            from audioeval.benchmarks.mmae.rubric_checks import verifiers_signature
-
             sig["verify"] = {"mode": self.verify, **verifiers_signature()}
         return sig
 
@@ -163,7 +186,7 @@ class MmaeRubricScorer(JudgedScorer):
         return resolve
 
     async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
-        ms = mmae_from_fields(sample)
+        ms = mmae_item(sample)
         resolve = self._resolver(prediction, sample)
         try:
             clips = [
@@ -174,13 +197,11 @@ class MmaeRubricScorer(JudgedScorer):
             raise InputError(str(exc), sample_id=sample.id, field="rubrics") from None
         # every clip read before any is sent: an unreadable one asks nothing
         await generate.prepare(sorted({ref for c in clips for _, ref in c}, key=_ref_order))
-        measured: dict[int, dict[str, Any]] = {}
+        measured: dict[int, MeasuredRubric] = {}
         if self.verify != "off":  # measuring reads the audio: off the event loop
-            from audioeval.benchmarks.mmae.rubric_checks import measure_rubrics
-
             measured = await asyncio.to_thread(measure_rubrics, ms, resolve)
 
-        async def one(i: int, c: list[tuple[str, AudioRef]]) -> dict[str, Any]:
+        async def one(i: int, c: list[tuple[str, AudioRef]]) -> RubricOutcome:
             m = measured.get(i)
             if self.verify == "first" and m is not None and m.get("score") is not None:
                 return _measured_outcome(ms, i, m)  # answered by measurement: no judge call
@@ -192,7 +213,7 @@ class MmaeRubricScorer(JudgedScorer):
 
     async def _rubric(
         self, ms: MmaeSample, index: int, clips: list[tuple[str, AudioRef]], generate: JudgeGenerate
-    ) -> dict[str, Any]:
+    ) -> RubricOutcome:
         rubric = ms.rubrics[index]
         voting = RubricVoting(
             rubric,
@@ -223,35 +244,35 @@ class MmaeRubricScorer(JudgedScorer):
 
     # -- aggregation -----------------------------------------------------------------------
 
-    def _result(self, ms: MmaeSample, outcomes: list[dict[str, Any]]) -> Score:
+    def _result(self, ms: MmaeSample, outcomes: list[RubricOutcome]) -> Score:
         results = {int(o["rubric_index"]): o for o in outcomes}
-        row = per_sample_row(ms, results)
-        detail: dict[str, Any] = {"rubrics": outcomes, "rubric_scores": row["rubric_scores"]}
+        done = per_sample_row(ms, results)
+        detail: RubricsDetail = {"rubrics": outcomes, "rubric_scores": done.row["rubric_scores"]}
         failed = [o for o in outcomes if o.get("failed")]
         if failed or len(results) < len(ms.rubrics):
-            first = failed[0] if failed else {}
+            first: RubricOutcome = failed[0] if failed else {}
             why = first.get("failure") or "no judgement"  # names the last attempt's error
-            scored = row["_if_scores"] or row["_cr_scores"]
+            scored = done.if_scores or done.cr_scores
             raise JudgeFailed(
                 f"judge: {len(failed)} of {len(ms.rubrics)} rubric(s) failed"
                 f" (rubric {first.get('rubric_index')}: {why})",
                 detail,
-                partial=_row_score(row, {}) if scored else None,  # MMAE scores what was judged
+                partial=_row_score(done, None) if scored else None,  # MMAE scores what was judged
             )
-        return _row_score(row, detail)
+        return _row_score(done, detail)
 
     def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score:
         """No usable edited audio: every rubric 0 (IFR = CR = EM = 0), as `mmae score` counts it."""
-        row = failed_output_row(mmae_from_fields(sample), "no usable output")
-        return _row_score(row, {"rubric_scores": row["rubric_scores"], "failed_output": True})
+        done = failed_output_row(mmae_item(sample), "no usable output")
+        return _row_score(done, failed_output_detail(done))
 
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """Re-parse every stored judge answer and aggregate again; no judge call."""
-        ms = mmae_from_fields(sample)
-        outcomes = []
-        for o in stored.get("rubrics") or []:
+        ms = mmae_item(sample)
+        outcomes: list[RubricOutcome] = []
+        for o in stored_rubrics(stored):
             if o.get("measured") is not None:  # answered by measurement (`verify: first`): kept
-                outcomes.append(dict(o))
+                outcomes.append(RubricOutcome(**o))
                 continue
             again = rescore_attempts(list(o.get("attempts") or []), self.votes, self.early_stop)
             outcomes.append({**o, **again, "failure": None if not again["failed"] else o.get("failure")})
@@ -262,15 +283,28 @@ class MmaeRubricScorer(JudgedScorer):
         (`right`, or `wrong N`: the wrong options numbered in the order of their texts), its
         position as shown and the order the options were shown in; raw answers parsed again,
         as a rescore does."""
-        rubrics = stored.get("rubrics") or []
         return [
-            JudgedItem([_vote(a) for a in r.get("attempts") or [] if isinstance(a, Mapping)], measured=_audited(r))
-            for r in rubrics
-            if isinstance(r, Mapping) and r.get("measured") is None  # measured: no judge votes
+            JudgedItem(
+                [_vote(a) for a in r.get("attempts") or [] if isinstance(a, Mapping)], measured=_audited(r)
+            )
+            for r in stored_rubrics(stored)
+            if r.get("measured") is None  # measured: no judge votes
         ]
 
 
-def _audited(outcome: Mapping[str, Any]) -> MeasuredCheck | None:
+def stored_rubrics(stored: Mapping[str, Any]) -> list[RubricOutcome]:
+    """The rubric outcomes of a record's stored answers (a score's detail, `RubricsDetail`, as
+    records.jsonl holds it): each an object (`rubric_index` checked where it is used)."""
+    rubrics = stored.get("rubrics")
+    return [r for r in rubrics if isinstance(r, dict)] if isinstance(rubrics, list) else []
+
+
+def failed_output_detail(done: SampleResult) -> RubricsDetail:
+    """The detail of a sample without a usable output: no rubric asked, every one at 0."""
+    return {"rubric_scores": done.row["rubric_scores"], "failed_output": True}
+
+
+def _audited(outcome: RubricOutcome) -> MeasuredCheck | None:
     """`verify: audit`: a rubric both judged and measured, the two verdicts side by side."""
     audit = outcome.get("audit")
     if not isinstance(audit, Mapping) or audit.get("score") is None or outcome.get("score") is None:
@@ -287,7 +321,7 @@ def _audited(outcome: Mapping[str, Any]) -> MeasuredCheck | None:
     )
 
 
-def _measured_outcome(ms: MmaeSample, index: int, measured: Mapping[str, Any]) -> dict[str, Any]:
+def _measured_outcome(ms: MmaeSample, index: int, measured: MeasuredRubric) -> RubricOutcome:
     """A rubric answered by measurement: its score, no votes, the measurement kept."""
     category = ms.rubrics[index].category
     return {
@@ -296,11 +330,11 @@ def _measured_outcome(ms: MmaeSample, index: int, measured: Mapping[str, Any]) -
         "axis": "IF" if is_instruction_following(category) else "CR",
         "score": measured["score"],
         "failed": False,
-        "measured": dict(measured),
+        "measured": MeasuredRubric(**measured),
     }
 
 
-def _vote(attempt: Mapping[str, Any]) -> JudgeVote:
+def _vote(attempt: AttemptDoc) -> JudgeVote:
     """One stored attempt as a reliability vote (invalid: no answer, or no choice in it)."""
     options = attempt.get("options") or []
     n = len(options)
@@ -349,17 +383,19 @@ def _ref_order(ref: AudioRef) -> tuple[str, float, float]:
     return (ref.path, ref.start or 0.0, ref.end or 0.0)
 
 
-def _row_score(row: Mapping[str, Any], detail: dict[str, Any]) -> Score:
+def _row_score(done: SampleResult, detail: RubricsDetail | None) -> Score:
     """A per-sample row as values (0–1 rates) and stats (each rate on its metric's declared
-    scale: × 100, what `mean:ifr|cr|em` average; `metrics.py`)."""
-    values: dict[str, Any] = {}
-    stats: dict[str, Any] = {}
+    scale: × 100, what `mean:ifr|cr|em` average; `metrics.py`), with the rubrics passed and
+    scored on each axis; `detail` None: none (a failed sample's partial score)."""
+    row = done.row
+    values: dict[str, float | None] = {}
+    stats: dict[str, float | list[int] | None] = {}
     for rate in RATES:
         assert rate.per_sample is not None
-        value = row[rate.per_sample.key]
+        value = row[rate.per_sample.key]  # IFR, CR, EMR
         values[rate.per_sample.key] = value
         stats[rate.key] = None if value is None else rate.per_sample.scale * value
     stats.update(n_rubrics=row["n_rubrics"], n_if=row["n_if"], n_cr=row["n_cr"])
-    stats["if_rubrics"] = [sum(row["_if_scores"]), len(row["_if_scores"])]  # passed, scored
-    stats["cr_rubrics"] = [sum(row["_cr_scores"]), len(row["_cr_scores"])]
-    return Score(values, stats, detail)
+    stats["if_rubrics"] = [sum(done.if_scores), len(done.if_scores)]  # passed, scored
+    stats["cr_rubrics"] = [sum(done.cr_scores), len(done.cr_scores)]
+    return Score(values, stats, {} if detail is None else detail)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from audioeval.benchmarks.mmae.verdict import parse_verdict, verdict_check
 from audioeval.core.generation import Generation
@@ -32,7 +32,44 @@ class McqRubric:
     wrong_choices: tuple[str, ...]
 
 
-class ParsedAttempt(dict[str, Any]):
+class AttemptDoc(TypedDict):
+    """One judge attempt of a rubric, as records.jsonl and results.jsonl hold it."""
+
+    attempt: int
+    options: list[str]
+    right_letter: str
+    raw: str | None
+    letter: str | None
+    valid: bool
+    correct: bool | None
+    error: str | None
+    endpoint: str | None
+    latency_s: float | None
+    cached: bool
+
+
+class VoteResult(TypedDict):
+    """The valid votes (right choice or not), the 0/1 score by strict majority (None: too few
+    valid votes) and whether the rubric failed; with early stop, the votes not asked."""
+
+    votes: list[bool]
+    score: int | None
+    failed: bool
+    votes_not_asked: NotRequired[int]
+
+
+class RubricVotes(VoteResult):
+    """A judged rubric's votes, its failure (None: not failed) and every attempt."""
+
+    failure: str | None
+    attempts: list[AttemptDoc]
+
+
+AttemptField = int | str | bool | float | list[str] | None
+"""A value of an `AttemptDoc`."""
+
+
+class ParsedAttempt(dict[str, AttemptField]):
     """An attempt's JSON-ready record as this process made it (`AttemptRecord.as_record`):
     its `letter` is what `parse_verdict(raw, len(options))` gives, so the reliability block
     takes it instead of parsing the answer again. An attempt read from a file is a plain dict,
@@ -144,20 +181,19 @@ class RubricVoting:
         why = f" (last error: {last})" if last else ""
         return f"only {n_votes} valid votes of {self.votes_needed} after {len(attempts)} attempts{why}"
 
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> RubricVotes:
         """Votes, score (0/1) or failure, and every attempt, as a JSON-ready record."""
         attempts = sorted(self.attempts, key=lambda a: a.attempt)
         out = _majority(self._valid_votes(), self.votes_needed, self.early_stop)
-        return {
+        votes: RubricVotes = {
             **out,
             "failure": self._failure(len(out["votes"]), attempts) if out["failed"] else None,
-            "attempts": [a.as_record() for a in attempts],
+            "attempts": [a.as_record() for a in attempts],  # each an AttemptDoc, marked as parsed here
         }
+        return votes
 
 
-def rescore_attempts(
-    attempts: list[dict[str, Any]], votes_needed: int, early_stop: bool = False
-) -> dict[str, Any]:
+def rescore_attempts(attempts: list[AttemptDoc], votes_needed: int, early_stop: bool = False) -> VoteResult:
     """Re-parse stored raw answers and recompute votes and score, with no judge call."""
     votes: list[bool] = []
     for a in sorted(attempts, key=lambda a: a["attempt"]):
@@ -169,12 +205,12 @@ def rescore_attempts(
     return _majority(votes, votes_needed, early_stop)
 
 
-def _majority(valid: list[bool], votes_needed: int, early_stop: bool = False) -> dict[str, Any]:
+def _majority(valid: list[bool], votes_needed: int, early_stop: bool = False) -> VoteResult:
     """Votes, 0/1 score by strict majority (None when too few were valid), failed; with
     early stop, the valid votes not asked because they could not change the score."""
     out = reduce_votes(valid, votes_needed, "strict_majority", early_stop=early_stop)
     score = None if out.score is None else int(out.score)
-    record: dict[str, Any] = {"votes": out.votes, "score": score, "failed": out.failed}
+    record: VoteResult = {"votes": out.votes, "score": score, "failed": out.failed}
     if early_stop:
         record["votes_not_asked"] = out.not_asked
     return record

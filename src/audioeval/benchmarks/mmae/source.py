@@ -46,13 +46,12 @@ def _instruction(obj: Any) -> str:
 
 
 def sample_taxonomy(s: MmaeSample) -> dict[str, str | list[str]]:
-    row = s.taxonomy()
     return {
         "modality": s.modality,
         "complexity": s.complexity,
         "complexity_group": complexity_group(s.complexity),
         "granularity": granularity_group(s.granularity),
-        "operation": operation_keys(row),  # none: in no operation group, as in `mmae score`
+        "operation": operation_keys(s.operations),  # none: in no operation group, as in `mmae score`
     }
 
 
@@ -92,11 +91,23 @@ def mmae_to_sample(s: MmaeSample, instruction: str, audio_root: Path, file: str)
         "operations": [{"granularity": g, "operation": o} for g, o in s.operations],
         "input_audio": list(s.input_audio),
     }
-    return Sample(s.id, audio, fields, sample_taxonomy(s), file)
+    return Sample(s.id, audio, fields, sample_taxonomy(s), file, item=s)
+
+
+def mmae_item(sample: Sample) -> MmaeSample:
+    """The validated MMAE item of a run Sample, for the scorers and the exporter: the one its
+    loader made (`mmae_to_sample`), or, for a sample read back from records.jsonl, the one its
+    stored fields give, parsed once and kept with the sample."""
+    item = sample.item
+    if isinstance(item, MmaeSample) and item.id == sample.id:
+        return item
+    item = mmae_from_fields(sample)
+    sample.with_item(item)
+    return item
 
 
 def mmae_from_fields(sample: Sample) -> MmaeSample:
-    """The MMAE record a run Sample was made from (for the rubric judge and aggregation)."""
+    """The MMAE record a run Sample read back from a file was made from (`mmae_item` keeps it)."""
     f = sample.fields
     try:
         rubrics = tuple(

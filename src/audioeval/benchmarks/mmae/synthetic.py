@@ -11,11 +11,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from audioeval.benchmarks.mmae.records import COMPLEXITIES
+from audioeval.benchmarks.mmae.records import (
+    COMPLEXITIES,
+    AudioPart,
+    MetadataItem,
+    PredictionItem,
+    RubricDoc,
+    TextPart,
+    Turn,
+)
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.run_lock import prepare_output_dir
 
@@ -36,7 +43,7 @@ def render(tones: Sequence[Tone], rate: int, duration: float = DURATION, channel
     return np.stack([sig] * channels, axis=1) if channels > 1 else sig
 
 
-def _q(clip: str, freq: int, present: bool, category: str) -> dict[str, Any]:
+def _q(clip: str, freq: int, present: bool, category: str) -> RubricDoc:
     yes, no = f"Yes, a tone near {freq} Hz can be heard", f"No, no tone near {freq} Hz can be heard"
     return {
         "category": category,
@@ -55,7 +62,7 @@ class _Case:
     turns: list[str]
     ops: list[tuple[str, str]]
     oracle: list[Tone]
-    rubrics: list[dict[str, Any]]
+    rubrics: list[RubricDoc]
     extra_input: list[Tone] | None = None
 
 
@@ -150,8 +157,8 @@ def write_synthetic_set(root: str | Path, n_samples: int = 42, *, oracle: bool =
     import soundfile as sf
 
     out = prepare_output_dir(Path(root))
-    meta: list[dict[str, Any]] = []
-    preds: list[dict[str, Any]] = []
+    meta: list[MetadataItem] = []
+    preds: list[PredictionItem] = []
     for k in range(n_samples):
         complexity = COMPLEXITIES[k % len(COMPLEXITIES)]
         modality = MODALITIES[k % len(MODALITIES)]
@@ -166,11 +173,11 @@ def write_synthetic_set(root: str | Path, n_samples: int = 42, *, oracle: bool =
             (out / rel).parent.mkdir(parents=True, exist_ok=True)
             sf.write(str(out / rel), render(tones, rate, channels=channels), rate, subtype="PCM_16")
             rel_paths.append(rel)
-        messages: list[dict[str, Any]] = []
+        messages: list[Turn] = []
         for t, text in enumerate(case.turns):
-            content: list[dict[str, Any]] = [{"type": "text", "text": text}]
+            content: list[TextPart | AudioPart] = [{"type": "text", "text": text}]
             if t == 0:
-                content += [{"type": "audio", "audio_url": p} for p in rel_paths]
+                content += [AudioPart(type="audio", audio_url=p) for p in rel_paths]
             messages.append({"role": "user", "content": content})
         granularity = sorted({g for g, _ in case.ops})
         meta.append(

@@ -4,10 +4,7 @@ computed by the engine."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
-Row = Mapping[str, Any]
+from collections.abc import Iterable, Sequence
 
 
 def complexity_group(complexity: str) -> str:
@@ -22,11 +19,7 @@ def granularity_group(granularity: Sequence[str]) -> str:
     return values[0] if len(values) == 1 else "mix"
 
 
-def operation_keys(row: Row) -> list[str]:
-    """One group per distinct operation, keyed `granularity:operation` (alteration exists
-    at both granularities)."""
-    keys = {
-        f"{op['granularity']}:{op['operation']}" if op["granularity"] else op["operation"]
-        for op in row["operations"]
-    }
-    return sorted(keys)
+def operation_keys(operations: Iterable[tuple[str, str]]) -> list[str]:
+    """One group per distinct operation of a sample's (granularity, operation) pairs, keyed
+    `granularity:operation` (alteration exists at both granularities)."""
+    return sorted({f"{granularity}:{operation}" if granularity else operation for granularity, operation in operations})

@@ -16,14 +16,27 @@ from typing import Any
 
 from audioeval.benchmarks.mmae.aggregate import failed_output_row, per_sample_row
 from audioeval.benchmarks.mmae.preset import MEASURED_SCORER, VERIFIERS
-from audioeval.benchmarks.mmae.records import MmaeSample, is_instruction_following
-from audioeval.benchmarks.mmae.rubric_checks import measure_rubrics, verifiers_signature
-from audioeval.benchmarks.mmae.rubric_scorer import _row_score
-from audioeval.benchmarks.mmae.source import mmae_from_fields
+from audioeval.benchmarks.mmae.records import (
+    MmaeSample,
+    RubricOutcome,
+    RubricsDetail,
+    is_instruction_following,
+)
+from audioeval.benchmarks.mmae.rubric_checks import VerifiersSignature, measure_rubrics, verifiers_signature
+from audioeval.benchmarks.mmae.rubric_scorer import _row_score, failed_output_detail, stored_rubrics
+from audioeval.benchmarks.mmae.source import mmae_item
 from audioeval.core.errors import AudioError, InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score
 from audioeval.scoring.scorer_hooks import Scorer
+
+
+class VerifiersScorerSignature(VerifiersSignature):
+    """The signature of `--judge verifiers`: no judge asked, the verifiers that answer."""
+
+    name: str
+    judge: str
+    aggregation: str
 
 
 class MmaeVerifierScorer(Scorer):
@@ -38,7 +51,7 @@ class MmaeVerifierScorer(Scorer):
     def metric_units(self) -> Mapping[str, str]:  # type: ignore[override]
         return dict.fromkeys(self.metrics, "percent")
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> VerifiersScorerSignature:
         return {
             "name": self.name,
             "judge": VERIFIERS,
@@ -64,11 +77,11 @@ class MmaeVerifierScorer(Scorer):
         return resolve
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
-        ms = mmae_from_fields(sample)
+        ms = mmae_item(sample)
         measured = measure_rubrics(ms, self._resolver(prediction, sample))
-        outcomes = []
+        outcomes: list[RubricOutcome] = []
         for i, rubric in enumerate(ms.rubrics):
-            base = {
+            base: RubricOutcome = {
                 "rubric_index": i,
                 "category": rubric.category,
                 "axis": "IF" if is_instruction_following(rubric.category) else "CR",
@@ -80,16 +93,16 @@ class MmaeVerifierScorer(Scorer):
                 outcomes.append({**base, **m})
         return self._result(ms, outcomes)
 
-    def _result(self, ms: MmaeSample, outcomes: list[dict[str, Any]]) -> Score:
-        row = per_sample_row(ms, {int(o["rubric_index"]): o for o in outcomes})
-        detail: dict[str, Any] = {"rubrics": outcomes, "rubric_scores": row["rubric_scores"]}
-        return _row_score(row, detail)
+    def _result(self, ms: MmaeSample, outcomes: list[RubricOutcome]) -> Score:
+        done = per_sample_row(ms, {int(o["rubric_index"]): o for o in outcomes})
+        detail: RubricsDetail = {"rubrics": outcomes, "rubric_scores": done.row["rubric_scores"]}
+        return _row_score(done, detail)
 
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """Aggregate the stored measurements again (no audio read)."""
-        outcomes = [dict(o) for o in stored.get("rubrics") or []]
-        return self._result(mmae_from_fields(sample), outcomes)
+        outcomes = [RubricOutcome(**o) for o in stored_rubrics(stored)]
+        return self._result(mmae_item(sample), outcomes)
 
     def failed_output_score(self, sample: Sample, output_kind: str = "text") -> Score:
-        row = failed_output_row(mmae_from_fields(sample), "no usable output")
-        return _row_score(row, {"rubric_scores": row["rubric_scores"], "failed_output": True})
+        done = failed_output_row(mmae_item(sample), "no usable output")
+        return _row_score(done, failed_output_detail(done))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.store.text_input import read_text_input
@@ -13,7 +12,7 @@ from audioeval.store.text_input import read_text_input
 AUDIO_SUFFIXES = {".wav", ".flac", ".mp3", ".ogg", ".opus", ".m4a", ".aiff", ".aif"}
 
 
-def read_folder(root: Path, *, labels_from_folder: bool) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_folder(root: Path, *, labels_from_folder: bool) -> Iterator[tuple[int, dict[str, str]]]:
     if not root.is_dir():
         raise InputError("audio folder not found", file=str(root))
     files = sorted(p for p in root.rglob("*") if p.suffix.lower() in AUDIO_SUFFIXES and p.is_file())
@@ -23,7 +22,7 @@ def read_folder(root: Path, *, labels_from_folder: bool) -> Iterator[tuple[int, 
         )
     for i, path in enumerate(files):
         rel = path.relative_to(root)
-        row: dict[str, Any] = {"id": rel.with_suffix("").as_posix(), "audio": str(path)}
+        row: dict[str, str] = {"id": rel.with_suffix("").as_posix(), "audio": str(path)}
         if labels_from_folder:
             if len(rel.parts) < 2:
                 raise InputError("file is not inside a label folder", file=str(path), field="label")

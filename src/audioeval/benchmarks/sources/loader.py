@@ -113,7 +113,7 @@ def load_samples(
         samples, skipped = reader.read(SourceRequest(data, clips, limit, dict(src.options)))
         if not samples and not skipped:
             raise InputError("the benchmark has no samples", file=str(data))
-        return SampleSet(_with_constants(samples, _constants(spec)), skipped, str(data), file_sha256(data))
+        return SampleSet(_with_constants(samples, spec), skipped, str(data), file_sha256(data))
     if src.options:
         raise InputError(
             f"source type {src.type} takes no options (they are settings of a benchmark's own reader)",
@@ -185,10 +185,10 @@ def _constants(spec: BenchmarkSpec) -> dict[str, object]:
     return {"language": spec.language, **spec.variables}
 
 
-def _with_constants(samples: list[Sample], constants: dict[str, object]) -> list[Sample]:
+def _with_constants(samples: list[Sample], spec: BenchmarkSpec) -> list[Sample]:
     """A contributed reader's samples with the spec's constants (its `language`, variables) in
     the fields they do not set, as the generic types' samples have them."""
-    given = {k: v for k, v in constants.items() if v is not None}
+    given = {k: v for k, v in _constants(spec).items() if v is not None}
     if not given:
         return samples
     return [
