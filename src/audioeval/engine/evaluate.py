@@ -61,9 +61,9 @@ from audioeval.engine.run_layout import (
     default_run_dir,
     pair_dir,
 )
-from audioeval.engine.run_summary import PairSummary, RunSummary, write_run_summary
+from audioeval.engine.run_summary import RunSummary, write_run_summary
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
-from audioeval.metrics.pair_summary import summarise_records
+from audioeval.metrics.pair_summary import PairSummary, summarise_records
 from audioeval.scoring.hook_guard import call_hook
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since

@@ -40,13 +40,14 @@ from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.rescore_target import finish_copy, is_done, rescore_origin, start_copy, target_folder
 from audioeval.engine.run_layout import RECORDS_FILE, RUN_FILE, pair_dir
-from audioeval.engine.run_summary import PairSummary, RunSummary, read_run_summary, write_run_summary
+from audioeval.engine.run_summary import RunSummary, read_run_summary, write_run_summary
 from audioeval.engine.sample_pipeline import (
     gate_adapter_output,
     mark_failed_output,
     record_unusable_output,
     score_output,
 )
+from audioeval.metrics.pair_summary import PairSummary
 from audioeval.scoring.hook_guard import checked_signature
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since

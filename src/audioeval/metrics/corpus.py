@@ -42,14 +42,15 @@ per-sample `IFR` is a 0–1 rate, its metric `mean:ifr` a percentage, so each sa
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
 from audioeval.core.registry import Registry
+from audioeval.core.sample import Taxonomy
 from audioeval.metrics.bootstrap import percentile_ci, resample_counts
 from audioeval.metrics.cider_d import cider_d_of_counts, spider_of_counts
 from audioeval.metrics.coco_bleu import coco_bleu_table
@@ -80,6 +81,24 @@ from audioeval.metrics.stat_table import (
 )
 
 MICRO_PREFIX = "micro:"
+
+
+class PerSampleJson(TypedDict):
+    """The per-sample value a metric is made of, as its block says: the key of `Score.values`
+    and the factor to the metric's unit."""
+
+    key: str
+    scale: float
+
+
+class MetricDeclaration(TypedDict):
+    """What a pair summary's metric block says of the metric beside its value."""
+
+    display: str
+    higher_is_better: bool
+    unit: str
+    aggregation: str
+    per_sample: PerSampleJson
 
 
 @dataclass(frozen=True)
@@ -119,7 +138,7 @@ class CorpusMetric:
                 f"metric {self.name!r}: aggregation {self.aggregation!r} is not one of {', '.join(AGGREGATIONS)}"
             )
 
-    def declaration(self) -> dict[str, Any]:
+    def declaration(self) -> MetricDeclaration:
         """What a pair summary's metric block says of the metric beside its value."""
         assert self.per_sample is not None
         return {
@@ -169,6 +188,17 @@ def whole_set_metric(
     return CorpusMetric(name, higher_is_better, unit, no_table, of_counts, **kw)
 
 
+class MetricValueJson(TypedDict):
+    """A `MetricValue` as JSON (`MetricValue.as_dict`)."""
+
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    total: float | None
+    count: float | None
+
+
 @dataclass(frozen=True)
 class MetricValue:
     """A metric's value over a set of samples, its bootstrap CI and the sample count.
@@ -186,8 +216,8 @@ class MetricValue:
     total: float | None = None
     count: float | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> MetricValueJson:
+        return MetricValueJson(**asdict(self))
 
 
 METRICS: Registry[CorpusMetric] = Registry(
@@ -414,7 +444,7 @@ class _Resampled:
         return percentile_ci(self.reduce(self.sums), confidence)
 
 
-Record = tuple[Mapping[str, Any], Stats]
+Record = tuple[Taxonomy, Stats]
 MISSING_GROUP = "(missing)"
 
 

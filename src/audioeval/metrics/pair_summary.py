@@ -37,14 +37,84 @@ import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from audioeval.core.record import FailureKind, SampleRecord, Score, latest_records
-from audioeval.metrics.corpus import CorpusMetric, MetricValue, aggregate_all
+from audioeval.metrics.corpus import CorpusMetric, MetricValue, PerSampleJson, aggregate_all
 from audioeval.metrics.grouping import group_by, taxonomy_groups
-from audioeval.metrics.judge_reliability import ReliabilitySource, records_reliability
-from audioeval.metrics.output_health import records_health
+from audioeval.metrics.judge_reliability import ReliabilityBlock, ReliabilitySource, records_reliability
+from audioeval.metrics.output_health import OutputHealth, records_health
+from audioeval.metrics.stat_table import Stats
 from audioeval.store.json_items import gc_paused
+
+
+class MetricBlock(TypedDict, total=False):
+    """One corpus metric of a pair, over all its samples or one group of a breakdown: the
+    value, its CI (`[low, high]`, None without resamples), the samples in it, its direction
+    and unit; `total` / `count` where the value is their ratio. The overall block also says
+    how the metric is declared (`display`, `aggregation`, `per_sample`: `CorpusMetric`)."""
+
+    value: float | None
+    ci: list[float] | None
+    n: int
+    higher_is_better: bool
+    unit: str
+    total: float
+    count: float
+    display: str
+    aggregation: str
+    per_sample: PerSampleJson
+
+
+Breakdowns = dict[str, dict[str, dict[str, MetricBlock]]]
+"""`breakdowns[key][group][metric]`: each metric over each group of a taxonomy key or cross."""
+
+
+class FailedOutputs(TypedDict):
+    """The samples without a usable output (the system's failure), and whether they are in
+    the headline (`counted`: as their failure scores) or `excluded` from it."""
+
+    n: int
+    in_headline: str
+    ids: list[str]
+
+
+class FirstFailure(TypedDict):
+    """The first failed sample of the pair, and its error (one line)."""
+
+    id: str
+    error: str
+
+
+class PairSummary(TypedDict, total=False):
+    """A pair's `summary.json` (`<run>/<benchmark>/<model>/summary.json`, and each entry of a
+    run summary's `results`): the counts, metrics and breakdowns `summarise_records` computes,
+    after the header the engine writes before them (benchmark, model, folder, task, headline,
+    output, family) and the digests of the pair files it was computed from (`files_sha256`;
+    `content_sha256`: its own, `store/run_summaries.py`)."""
+
+    benchmark: str
+    model: str
+    folder: str
+    task: str
+    headline: str | None
+    output: str
+    family: str
+    n: int
+    scored: int
+    failed: int
+    failed_outputs: FailedOutputs
+    missing: int
+    unparseable: int
+    failure_kinds: dict[str, int]
+    first_failure: FirstFailure | None
+    metrics: dict[str, MetricBlock]
+    breakdowns: Breakdowns
+    crosses: dict[str, list[str]]
+    reliability: dict[str, ReliabilityBlock]
+    output_health: OutputHealth
+    files_sha256: dict[str, str | None]
+    content_sha256: str
 
 
 @dataclass(frozen=True)
@@ -73,13 +143,11 @@ class PairMetrics:
     `input` also against the sample's input clip; "" not measured (text output)."""
 
 
-def stats_for(
-    plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]
-) -> Mapping[str, Any] | None:
+def stats_for(plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]) -> Stats | None:
     for scorer in plan.feeds.get(metric.name, ()):
         if scorer in scores:
             return scores[scorer].stats or None  # none: the scorer left the sample out
-    merged: dict[str, Any] = {}
+    merged: Stats = {}
     for result in scores.values():
         merged.update(result.stats)
     return merged or None
@@ -96,18 +164,18 @@ def is_failed_output(rec: SampleRecord) -> bool:
     )
 
 
-def failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+def failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Stats | None:
     """The stats a failed output counts for in this metric, or None when its scorer has none."""
     return _declared_stats(plan, metric, rec.failure_scores or {})
 
 
-def partial_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+def partial_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Stats | None:
     """The stats a partly scored record (a judged scorer failed, the others scored) counts for
     in this metric: those of a scorer that feeds it and did score, else None."""
     return _declared_stats(plan, metric, rec.scores or {})
 
 
-def _declared_stats(plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]) -> Mapping[str, Any] | None:
+def _declared_stats(plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]) -> Stats | None:
     _, _, key = metric.name.partition(":")
     if key:  # mean:<key>: any scorer whose stats hold the key
         return next((e.stats for e in scores.values() if key in e.stats), None)
@@ -121,8 +189,8 @@ def _number(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
-def _metric_block(metric: CorpusMetric, mv: MetricValue) -> dict[str, Any]:
-    block: dict[str, Any] = {
+def _metric_block(metric: CorpusMetric, mv: MetricValue) -> MetricBlock:
+    block: MetricBlock = {
         "value": mv.value,
         "ci": None if mv.ci_low is None else [mv.ci_low, mv.ci_high],
         "n": mv.n,
@@ -142,7 +210,7 @@ def summarise_records(
     resamples: int = 1000,
     seed: int = 0,
     exclude_failed_outputs: bool = False,
-) -> dict[str, Any]:
+) -> PairSummary:
     """Counts, metrics with CIs and breakdowns of a pair's records (see the module doc)."""
     with gc_paused():  # many small acyclic objects (stats, votes): collector passes only cost time
         return _summarise(plan, records, expected_ids, resamples, seed, exclude_failed_outputs)
@@ -155,7 +223,7 @@ def _summarise(
     resamples: int,
     seed: int,
     exclude_failed_outputs: bool,
-) -> dict[str, Any]:
+) -> PairSummary:
     latest = latest_records(records)
     # In the benchmark's sample order (else by id), never in the order samples finished: the
     # bootstrap resamples by position, so the same records give the same CIs on every run.
@@ -172,7 +240,7 @@ def _summarise(
     members = records_in_metrics(plan, latest.values(), exclude_failed_outputs=exclude_failed_outputs)
     metrics, breakdowns = _metric_blocks(plan, members, resamples, seed)
     kinds = Counter(str(r.failure or FailureKind.MODEL) for r in failed)
-    summary: dict[str, Any] = {
+    summary: PairSummary = {
         "n": len(latest) if expected_ids is None else len(set(expected_ids)),
         "scored": len(scored),
         "failed": len(failed),
@@ -204,7 +272,7 @@ def _metric_blocks(
     members: Sequence[SampleRecord],
     resamples: int,
     seed: int,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[dict[str, MetricBlock], Breakdowns]:
     """(metrics, breakdowns): each metric over all samples in the metrics (`members`, in the
     benchmark's order) and over each taxonomy group and cross group.
 
@@ -222,14 +290,14 @@ def _metric_blocks(
         by_key[name] = _cross(members, [by_key[k] for k in keys])
     for key, key_groups in by_key.items():
         groups += [(key, g, idx) for g, idx in key_groups.items()]
-    jobs: list[tuple[CorpusMetric, list[Mapping[str, Any]]]] = []
+    jobs: list[tuple[CorpusMetric, list[Stats]]] = []
     for _, _, idx in groups:
         for m in plan.metrics:
             column = stats[m.name]
             jobs.append((m, [s for s in (column[i] for i in idx) if s is not None]))
     values = iter(aggregate_all(jobs, resamples=resamples, seed=seed))
-    metrics: dict[str, Any] = {}
-    breakdowns: dict[str, Any] = {key: {} for key in by_key}
+    metrics: dict[str, MetricBlock] = {}
+    breakdowns: Breakdowns = {key: {} for key in by_key}
     for key, g, _ in groups:
         blocks = {m.name: _metric_block(m, next(values)) for m in plan.metrics}
         if key is None:  # the overall blocks also say how each metric is declared (shown)
@@ -254,7 +322,7 @@ def records_in_metrics(
     return out
 
 
-def record_stats(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+def record_stats(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Stats | None:
     """What one record in the metrics adds to `metric`: a scored sample's stats, a failed
     output's failure stats, a partly scored record's stats of the scorers that scored."""
     if rec.ok:
