@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from audioeval.core.errors import InputError
-from audioeval.core.record import latest_records
+from audioeval.core.json_value import JsonValue
+from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.run_summary import RunSummary
 from audioeval.metrics.pair_summary import PairSummary
 from audioeval.store.bounded_json import loads
@@ -17,8 +17,11 @@ from audioeval.store.run_summaries import REBUILD_HINT, check_summary_records
 from audioeval.store.run_summaries import read_summary as read_checked_summary
 from audioeval.store.text_input import read_text_input
 
+LatestByFolder = dict[Path, dict[str, SampleRecord]]
+"""The latest record of each sample id, by pair folder: what the analyses read once."""
 
-def pair_latest(folder: Path, cache: dict[Path, dict[str, Any]], run_dir: Path) -> dict[str, Any]:
+
+def pair_latest(folder: Path, cache: LatestByFolder, run_dir: Path) -> dict[str, SampleRecord]:
     """The latest record of each sample of a pair folder that the run folder's checked reader
     vouches for (of its `sample_ids.json`, when it has one), read once per folder into `cache`;
     none without `records.jsonl`. RunFolderError when the pair's files cannot be used."""
@@ -81,7 +84,7 @@ def pair_summaries(run_dir: Path) -> list[PairSummary]:
     return out
 
 
-def _folder_kind(data: Any) -> str:
+def _folder_kind(data: JsonValue) -> str:
     """What a summary.json without `results` looks like it is."""
     if not isinstance(data, dict):
         return "summary.json is not a JSON object"

@@ -12,14 +12,15 @@ Different results under one name are an error naming both run directories, what 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from audioeval.analysis.pair_identity import WHERE_READ
-from audioeval.analysis.pair_records import pair_latest, read_summary
+from audioeval.analysis.pair_records import LatestByFolder, pair_latest, read_summary
 from audioeval.core.errors import InputError
+from audioeval.metrics.pair_summary import PairSummary
 from audioeval.store.run_folder import read_pair
 
 VOLATILE = frozenset({"time", "latency_s", "cached", "endpoint"})
@@ -31,7 +32,7 @@ class RunPair:
     """A benchmark × model pair of a run directory: its stored summary."""
 
     run_dir: Path
-    summary: Mapping[str, Any]
+    summary: PairSummary
 
     @property
     def key(self) -> tuple[str, str]:
@@ -73,7 +74,7 @@ def _record_content(rec: Any) -> Any:
     return _without(data, VOLATILE)
 
 
-def difference(a: RunPair, b: RunPair, latest: dict[Path, dict[str, Any]]) -> str | None:
+def difference(a: RunPair, b: RunPair, latest: LatestByFolder) -> str | None:
     """What differs between the results of two pairs of one benchmark and model; None when
     they are the same result."""
     sig_a, sig_b = _signature(a), _signature(b)
@@ -123,7 +124,7 @@ def _chosen(key: tuple[str, str], results: list[list[RunPair]], prefer: Sequence
 def read_run_pairs(
     run_dirs: Sequence[Path],
     prefer: Sequence[Path] = (),
-    latest: dict[Path, dict[str, Any]] | None = None,
+    latest: LatestByFolder | None = None,
 ) -> list[RunPair]:
     """Every benchmark × model pair of the run directories, each once (see the module doc);
     `latest` keeps the records read, by pair folder."""

@@ -22,11 +22,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
-from audioeval.analysis.pair_records import pair_latest
+from audioeval.analysis.pair_records import LatestByFolder, pair_latest
 from audioeval.analysis.ranking import Column, ScoreTable
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.suggest import unknown_spec_name
@@ -34,6 +34,14 @@ from audioeval.store.csv_cells import restore_cell
 from audioeval.store.json_file import read_json_object
 from audioeval.store.text_input import read_text_input, text_lines
 from audioeval.store.yaml_file import read_yaml_mapping
+
+if TYPE_CHECKING:
+    from audioeval.analysis.pair_identity import RunSettingsCache
+    from audioeval.metrics.pair_summary import PairMetrics, PairSummary
+    from audioeval.metrics.stat_table import Stats
+
+Plans: TypeAlias = "dict[Path, dict[str, tuple[PairMetrics, bool]] | str]"
+"""Each run's benchmarks (summary plan, exclude_missing) as `_run_benchmarks` reads them, or why not."""
 
 MISSING_CELLS = frozenset({"", "-", "–", "—", "na", "n/a", "nan"})
 METRIC_FAMILIES = {
@@ -226,7 +234,7 @@ class RunTable:
     cells: tuple[PairCell, ...]
 
 
-def _one_family(found: Sequence[tuple[Path, Mapping[str, Any]]], family: str | None) -> str:
+def _one_family(found: Sequence[tuple[Path, PairSummary]], family: str | None) -> str:
     """The task family ranked: `family`, or the only one the pairs have."""
     from audioeval.engine.leaderboard import family_of
 
@@ -258,7 +266,7 @@ def table_from_runs(
     from audioeval.analysis.run_pairs import read_run_pairs
     from audioeval.engine.leaderboard import family_of
 
-    latest: dict[Path, dict[str, Any]] = {}
+    latest: LatestByFolder = {}
     found = [(p.run_dir, p.summary) for p in read_run_pairs(run_dirs, prefer, latest)]
     if found:
         chosen = _one_family(found, family)
@@ -267,7 +275,7 @@ def table_from_runs(
     columns: dict[str, Column] = {}
     values: dict[tuple[str, str], float] = {}
     cells: dict[tuple[str, str], PairCell] = {}
-    runs: dict[Path, Any] = {}
+    runs: RunSettingsCache = {}
     identities = []
     for run_dir, res in found:
         model, bench, headline = res.get("model"), res.get("benchmark"), res.get("headline")
@@ -361,7 +369,7 @@ def bootstrap_tables(runs: RunTable, *, resamples: int, seed: int) -> Resampled 
     held: list[str] = []
     names = [c.name for c in table.columns]
     by_column: dict[int, list[tuple[int, CellStats]]] = {}
-    plans: dict[Path, dict[str, Any] | str] = {}
+    plans: Plans = {}
     for cell in runs.cells:
         i, j = runs.table.models.index(cell.model), names.index(cell.column)
         if math.isnan(table.values[i, j]):
@@ -385,8 +393,8 @@ def bootstrap_tables(runs: RunTable, *, resamples: int, seed: int) -> Resampled 
 
 def cell_stats(
     cell: PairCell,
-    plans: dict[Path, dict[str, Any] | str],
-    latest_by_folder: dict[Path, dict[str, Any]] | None = None,
+    plans: Plans,
+    latest_by_folder: LatestByFolder | None = None,
 ) -> CellStats | str:
     """The headline statistics of a pair's latest records, counted as its summary counts them
     (failed outputs in, unless the run excluded them); or why there are none. `plans` and
@@ -409,7 +417,7 @@ def cell_stats(
     if metric is None:
         return f"headline {cell.headline!r} is not a metric of the benchmark"
     latest = pair_latest(cell.folder, latest_by_folder if latest_by_folder is not None else {}, cell.run_dir)
-    stats: dict[str, Any] = {}
+    stats: dict[str, Stats] = {}
     for rec in records_in_metrics(plan, latest.values(), exclude_failed_outputs=exclude_missing):
         found = record_stats(plan, metric, rec)
         if found is not None:
@@ -424,7 +432,7 @@ def cell_stats(
     return CellStats(list(stats), statistic, 100.0 if metric.unit == "fraction" else 1.0, hashes)
 
 
-def _run_benchmarks(run_dir: Path) -> dict[str, Any] | str:
+def _run_benchmarks(run_dir: Path) -> dict[str, tuple[PairMetrics, bool]] | str:
     """name -> (summary plan, exclude_missing) of each benchmark in a run's run.json, or why
     it cannot be read."""
     from audioeval.benchmarks.resolved import resolve

@@ -25,6 +25,7 @@ from typing import NotRequired, TypedDict
 
 from audioeval.benchmarks.tasks import TASKS
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
 from audioeval.engine.board_spec import AVERAGE, HEADLINE, BoardSpec, ColumnSpec
 from audioeval.metrics.corpus import UNDECLARED
 from audioeval.metrics.declaration import shown_name
@@ -86,6 +87,31 @@ class PairCounts(TypedDict):
     failed_outputs_in_headline: str
 
 
+class AdjacentTest(TypedDict, total=False):
+    """`audioeval leaderboard`: the paired-bootstrap test of a row against the row ranked next
+    below it (`analysis/leaderboard_runs.adjacent_test`); p None with a `reason` when none."""
+
+    above: str
+    below: str
+    difference: float | None
+    p: float | None
+    reason: str
+    method: str
+    n_resamples: int
+    samples: dict[str, int]
+
+
+class ColumnSignature(TypedDict):
+    """`audioeval leaderboard`: what a board shows of a benchmark's data and settings
+    (`analysis/pair_identity.PairIdentity.signature`)."""
+
+    data_sha256: str
+    samples: int
+    limit: int | None
+    profile: str | None
+    scorers: JsonValue
+
+
 class BoardRow(TypedDict, total=False):
     """A model's row: its cells by column key, its group scores, the columns it lacks or has
     below 0, its average (with how many entries it is over, of how many), and its rank (None
@@ -102,6 +128,10 @@ class BoardRow(TypedDict, total=False):
     entries: int
     ranked: bool
     rank: int | None
+    score: float | None  # `audioeval leaderboard`: the board score, its CI (or why none), the test
+    score_ci: list[float] | None
+    score_ci_reason: str
+    adjacent: AdjacentTest | None
 
 
 class Board(TypedDict):
@@ -118,6 +148,7 @@ class Board(TypedDict):
     not_applicable: list[str]
     incomplete_rows: str
     rows: list[BoardRow]
+    signatures: NotRequired[dict[str, ColumnSignature]]  # `audioeval leaderboard`: per benchmark
 
 
 PairsByKey = Mapping[tuple[str, str], PairSummary]
