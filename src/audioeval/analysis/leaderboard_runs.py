@@ -43,7 +43,7 @@ from audioeval.engine.leaderboard import (
 )
 from audioeval.engine.run_summary import all_boards, run_boards
 from audioeval.metrics.bootstrap import percentile_ci
-from audioeval.metrics.pair_summary import PairSummary
+from audioeval.metrics.summary_blocks import PairSummary
 
 METHOD = "paired bootstrap"
 METHOD_TEXT = (

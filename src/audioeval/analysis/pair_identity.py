@@ -28,7 +28,7 @@ from audioeval.core.errors import InputError
 from audioeval.core.json_value import JsonValue
 from audioeval.core.shorten import shorten
 from audioeval.engine.leaderboard import ColumnSignature
-from audioeval.metrics.pair_summary import PairSummary
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.json_file import read_json_object
 from audioeval.store.run_folder import read_pair
 

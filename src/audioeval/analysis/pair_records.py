@@ -10,7 +10,7 @@ from audioeval.core.errors import InputError
 from audioeval.core.json_value import JsonValue
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.run_summary import RunSummary
-from audioeval.metrics.pair_summary import PairSummary
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.bounded_json import loads
 from audioeval.store.run_folder import RunFolderError, read_pair, read_run_file, run_id_of
 from audioeval.store.run_summaries import REBUILD_HINT, check_summary_records

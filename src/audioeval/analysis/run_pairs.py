@@ -20,7 +20,7 @@ from typing import Any
 from audioeval.analysis.pair_identity import WHERE_READ
 from audioeval.analysis.pair_records import LatestByFolder, pair_latest, read_summary
 from audioeval.core.errors import InputError
-from audioeval.metrics.pair_summary import PairSummary
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.run_folder import read_pair
 
 VOLATILE = frozenset({"time", "latency_s", "cached", "endpoint"})

@@ -37,8 +37,9 @@ from audioeval.store.yaml_file import read_yaml_mapping
 
 if TYPE_CHECKING:
     from audioeval.analysis.pair_identity import RunSettingsCache
-    from audioeval.metrics.pair_summary import PairMetrics, PairSummary
+    from audioeval.metrics.pair_summary import PairMetrics
     from audioeval.metrics.stat_table import Stats
+    from audioeval.metrics.summary_blocks import PairSummary
 
 Plans: TypeAlias = "dict[Path, dict[str, tuple[PairMetrics, bool]] | str]"
 """Each run's benchmarks (summary plan, exclude_missing) as `_run_benchmarks` reads them, or why not."""

@@ -29,7 +29,7 @@ from audioeval.core.json_value import JsonValue
 from audioeval.engine.board_spec import AVERAGE, HEADLINE, BoardSpec, ColumnSpec
 from audioeval.metrics.corpus import UNDECLARED
 from audioeval.metrics.declaration import shown_name
-from audioeval.metrics.pair_summary import MetricBlock, PairSummary
+from audioeval.metrics.summary_blocks import MetricBlock, PairSummary
 
 
 class BoardColumn(TypedDict):

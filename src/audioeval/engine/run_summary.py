@@ -26,7 +26,7 @@ from audioeval.engine.family_boards import family_boards
 from audioeval.engine.leaderboard import Board, build_boards
 from audioeval.engine.run_layout import SUMMARY_FILE
 from audioeval.metrics.judge_reliability import ReliabilityBlock
-from audioeval.metrics.pair_summary import PairSummary
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.bounded_json import loads
 from audioeval.store.run_folder import RUN_FILE, read_run_file, run_id_of

@@ -79,26 +79,9 @@ from audioeval.metrics.stat_table import (
     pooled_ratio,
     ratio,
 )
+from audioeval.metrics.summary_blocks import MetricDeclaration
 
 MICRO_PREFIX = "micro:"
-
-
-class PerSampleJson(TypedDict):
-    """The per-sample value a metric is made of, as its block says: the key of `Score.values`
-    and the factor to the metric's unit."""
-
-    key: str
-    scale: float
-
-
-class MetricDeclaration(TypedDict):
-    """What a pair summary's metric block says of the metric beside its value."""
-
-    display: str
-    higher_is_better: bool
-    unit: str
-    aggregation: str
-    per_sample: PerSampleJson
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, TypedDict, get_args
 
 Unit = Literal["fraction", "percent", "score", "mos"]
 """A metric's unit: `fraction` (a 0–1 share, shown × 100 with `%`), `percent` (0–100, shown
@@ -111,7 +111,13 @@ def find_declared(name: str) -> MeanDeclaration | None:
     return _declared.get(name)
 
 
-def shown_name(name: str, block: Mapping[str, Any] | None = None) -> str:
+class Displayed(TypedDict, total=False):
+    """What `shown_name` reads of a metric block (`metrics/pair_summary.MetricBlock`)."""
+
+    display: str
+
+
+def shown_name(name: str, block: Displayed | None = None) -> str:
     """A metric's display name: as its pair summary block declares it (`display`), else as a
     loaded benchmark declares it, else its name without `mean:` (a summary written before
     blocks carried their display name). What pages, tables and boards show; no computation."""

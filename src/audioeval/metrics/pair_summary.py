@@ -37,84 +37,15 @@ import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypedDict
 
 from audioeval.core.record import FailureKind, SampleRecord, Score, latest_records
-from audioeval.metrics.corpus import CorpusMetric, MetricValue, PerSampleJson, aggregate_all
+from audioeval.metrics.corpus import CorpusMetric, MetricValue, aggregate_all
 from audioeval.metrics.grouping import group_by, taxonomy_groups
-from audioeval.metrics.judge_reliability import ReliabilityBlock, ReliabilitySource, records_reliability
-from audioeval.metrics.output_health import OutputHealth, records_health
+from audioeval.metrics.judge_reliability import ReliabilitySource, records_reliability
+from audioeval.metrics.output_health import records_health
 from audioeval.metrics.stat_table import Stats
+from audioeval.metrics.summary_blocks import Breakdowns, MetricBlock, PairSummary
 from audioeval.store.json_items import gc_paused
-
-
-class MetricBlock(TypedDict, total=False):
-    """One corpus metric of a pair, over all its samples or one group of a breakdown: the
-    value, its CI (`[low, high]`, None without resamples), the samples in it, its direction
-    and unit; `total` / `count` where the value is their ratio. The overall block also says
-    how the metric is declared (`display`, `aggregation`, `per_sample`: `CorpusMetric`)."""
-
-    value: float | None
-    ci: list[float] | None
-    n: int
-    higher_is_better: bool
-    unit: str
-    total: float
-    count: float
-    display: str
-    aggregation: str
-    per_sample: PerSampleJson
-
-
-Breakdowns = dict[str, dict[str, dict[str, MetricBlock]]]
-"""`breakdowns[key][group][metric]`: each metric over each group of a taxonomy key or cross."""
-
-
-class FailedOutputs(TypedDict):
-    """The samples without a usable output (the system's failure), and whether they are in
-    the headline (`counted`: as their failure scores) or `excluded` from it."""
-
-    n: int
-    in_headline: str
-    ids: list[str]
-
-
-class FirstFailure(TypedDict):
-    """The first failed sample of the pair, and its error (one line)."""
-
-    id: str
-    error: str
-
-
-class PairSummary(TypedDict, total=False):
-    """A pair's `summary.json` (`<run>/<benchmark>/<model>/summary.json`, and each entry of a
-    run summary's `results`): the counts, metrics and breakdowns `summarise_records` computes,
-    after the header the engine writes before them (benchmark, model, folder, task, headline,
-    output, family) and the digests of the pair files it was computed from (`files_sha256`;
-    `content_sha256`: its own, `store/run_summaries.py`)."""
-
-    benchmark: str
-    model: str
-    folder: str
-    task: str
-    headline: str | None
-    output: str
-    family: str
-    n: int
-    scored: int
-    failed: int
-    failed_outputs: FailedOutputs
-    missing: int
-    unparseable: int
-    failure_kinds: dict[str, int]
-    first_failure: FirstFailure | None
-    metrics: dict[str, MetricBlock]
-    breakdowns: Breakdowns
-    crosses: dict[str, list[str]]
-    reliability: dict[str, ReliabilityBlock]
-    output_health: OutputHealth
-    files_sha256: dict[str, str | None]
-    content_sha256: str
 
 
 @dataclass(frozen=True)
