@@ -57,13 +57,16 @@ from audioeval.metrics.coco_bleu import coco_bleu_table
 from audioeval.metrics.declaration import (
     AGGREGATIONS,
     MEAN_PREFIX,
+    MICRO_PREFIX,
     UNDECLARED,
     UNITS,
     Aggregation,
     MeanDeclaration,
+    MicroDeclaration,
     PerSample,
     Unit,
     declared_since,
+    undeclared_display,
 )
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.macro_f1 import macro_f1_table
@@ -80,8 +83,6 @@ from audioeval.metrics.stat_table import (
     ratio,
 )
 from audioeval.metrics.summary_blocks import MetricDeclaration
-
-MICRO_PREFIX = "micro:"
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ class CorpusMetric:
             raise ValueError(f"metric {self.name!r}: unit {self.unit!r} is not one of {', '.join(UNITS)}")
         short = self.name.removeprefix(MEAN_PREFIX)
         if not self.display:
-            object.__setattr__(self, "display", short)
+            object.__setattr__(self, "display", undeclared_display(self.name))
         if self.per_sample is None:
             object.__setattr__(self, "per_sample", PerSample(short))
         if self.aggregation is None:
@@ -264,8 +265,9 @@ def mean_metric(
 
 
 def declared_metric(declaration: MeanDeclaration) -> CorpusMetric:
-    """A benchmark's declared `mean:<key>` as the metric that computes it."""
-    return mean_metric(
+    """A benchmark's declared `mean:<key>` or `micro:<key>` as the metric that computes it."""
+    make = micro_metric if isinstance(declaration, MicroDeclaration) else mean_metric
+    return make(
         declaration.key,
         higher_is_better=declaration.higher_is_better,
         unit=declaration.unit,
@@ -287,13 +289,26 @@ def all_metrics() -> list[tuple[str, CorpusMetric]]:
     return METRICS.items()
 
 
-def micro_metric(key: str, *, unit: Unit | None = None) -> CorpusMetric:
+def micro_metric(
+    key: str,
+    *,
+    higher_is_better: bool = True,
+    unit: Unit | None = None,
+    display: str = "",
+    per_sample: PerSample | None = None,
+) -> CorpusMetric:
     """`micro:<key>`: Σ numerators / Σ denominators of a per-sample stats pair `[num, den]`
     (a rate over the units inside the samples, e.g. rubrics, rather than over samples): a
-    share (`fraction`) unless `unit` says otherwise; shown under its name."""
+    share (`fraction`) unless `unit` says otherwise. A benchmark declares its own with their
+    display names (`MicroDeclaration`); one nobody declares is shown as `<key> (micro)`."""
     name = f"{MICRO_PREFIX}{key}"
     return CorpusMetric(
-        name, True, unit or "fraction", partial(pooled_ratio, key=key, metric=name), per_sample=PerSample(key)
+        name,
+        higher_is_better,
+        unit or "fraction",
+        partial(pooled_ratio, key=key, metric=name),
+        display=display,
+        per_sample=per_sample or PerSample(key),
     )
 
 
@@ -315,7 +330,7 @@ def display_of(name: str) -> str:
     """The display name a metric is declared with (its name without `mean:` when nobody
     declares it); a summary's block says it too (`declaration.shown_name`)."""
     declared = registered(name)
-    return declared.display if declared is not None else name.removeprefix(MEAN_PREFIX)
+    return declared.display if declared is not None else undeclared_display(name)
 
 
 def _none_if_nan(x: float | None) -> float | None:
