@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from audioeval.analysis.pair_identity import WHERE_READ
 from audioeval.analysis.pair_records import LatestByFolder, pair_latest, read_summary
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
+from audioeval.core.record import SampleRecord
 from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.run_folder import read_pair
 
@@ -43,7 +44,7 @@ class RunPair:
         return self.run_dir / str(self.summary.get("folder", ""))
 
 
-def _without(value: Any, keys: frozenset[str]) -> Any:
+def _without(value: JsonValue, keys: frozenset[str]) -> JsonValue:
     if isinstance(value, dict):
         return {k: _without(v, keys) for k, v in value.items() if k not in keys}
     if isinstance(value, list):
@@ -51,7 +52,7 @@ def _without(value: Any, keys: frozenset[str]) -> Any:
     return value
 
 
-def _signature(pair: RunPair) -> Any:
+def _signature(pair: RunPair) -> dict[str, JsonValue] | None:
     """The pair's `signature.json` (through the run folder's checked reader) without where its
     data was read from (None without one)."""
     found = read_pair(pair.folder, None, lines=False).signature
@@ -65,9 +66,9 @@ def _signature(pair: RunPair) -> Any:
     return whole
 
 
-def _record_content(rec: Any) -> Any:
+def _record_content(rec: SampleRecord) -> JsonValue:
     """What a record says of its sample's result (see the module doc)."""
-    data = rec.to_json()
+    data: dict[str, JsonValue] = dict(rec.to_json())
     sample = data.pop("sample", None) or {}
     if data.get("sample_sha256") is None:  # no content hash recorded: compare what it asked
         data["fields"] = sample.get("fields")

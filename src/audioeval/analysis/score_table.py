@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from audioeval.store.yaml_file import read_yaml_mapping
 if TYPE_CHECKING:
     from audioeval.analysis.pair_identity import RunSettingsCache
     from audioeval.metrics.pair_summary import PairMetrics
-    from audioeval.metrics.stat_table import Stats
+    from audioeval.metrics.stat_table import OfCounts, Stats
     from audioeval.metrics.summary_blocks import PairSummary
 
 Plans: TypeAlias = "dict[Path, dict[str, tuple[PairMetrics, bool]] | str]"
@@ -325,12 +325,12 @@ class CellStats:
     each of them is drawn (`CorpusMetric.statistic`), and the scale."""
 
     ids: list[str]
-    statistic: Any
+    statistic: OfCounts
     scale: float
     hashes: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
     """Each sample's content hash (`sample_sha256` of its record; None when not recorded)."""
 
-    def over(self, ids: Sequence[str]) -> Any:
+    def over(self, ids: Sequence[str]) -> OfCounts:
         """The metric as a function of draw counts over `ids` (in any order): a sample of `ids`
         the pair lacks weighs nothing, and so does a sample of the pair's not in `ids` (a
         paired test over the samples both models have)."""
@@ -338,7 +338,7 @@ class CellStats:
         cols = np.asarray([where.get(sid, -1) for sid in self.ids], dtype=np.intp)
         kept = cols >= 0
 
-        def statistic(counts: Any) -> Any:
+        def statistic(counts: np.ndarray) -> np.ndarray:
             counts = np.asarray(counts)
             own = np.zeros((counts.shape[0], len(self.ids)), dtype=counts.dtype)
             own[:, kept] = counts[:, cols[kept]]
@@ -347,7 +347,7 @@ class CellStats:
         return statistic
 
 
-def resampled_metrics(members: Sequence[Any], n: int, *, resamples: int, seed: int) -> list[np.ndarray]:
+def resampled_metrics(members: Sequence[OfCounts], n: int, *, resamples: int, seed: int) -> list[np.ndarray]:
     """Each member's metric (a function of the draw counts of the same `n` sample ids) in
     `resamples` draws of the ids with replacement, one draw for every member."""
     from audioeval.metrics.bootstrap import resample_counts

@@ -233,7 +233,7 @@ def boards_section(summary: RunSummaryJson, prefixes: list[str] | None = None) -
     return Section("Boards", "boards", [note], [board_table(b) for b in boards], figures)
 
 
-def _breakdown_cell(p: Pair, key: str, group: str) -> tuple[str, Any] | None:
+def _breakdown_cell(p: Pair, key: str, group: str) -> tuple[str, int | None] | None:
     """A pair's headline in one taxonomy group, as shown (`87.50 % (80.0–95.0)`), and its n;
     None when the pair has no such group."""
     headline = p.summary.get("headline")
