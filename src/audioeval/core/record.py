@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TypedDict
+from typing import NotRequired, Required, TypedDict
 
 from audioeval.core.errors import ErrorRecord
 from audioeval.core.json_value import JsonValue
@@ -33,12 +33,12 @@ JudgeAnswers = dict[str, JsonValue]
 """One judged scorer's stored answers for a sample (its own layout, read by that scorer)."""
 
 
-class ScoreJson(TypedDict, total=False):
+class ScoreJson(TypedDict):
     """A `Score` as a record stores it."""
 
     values: ScoreValues
     stats: ScoreStats
-    detail: dict[str, JsonValue]
+    detail: NotRequired[dict[str, JsonValue]]
 
 
 class AnswerJson(TypedDict, total=False):
@@ -62,7 +62,7 @@ class RecordJson(TypedDict, total=False):
     `store/records.py` checked it). `judged_by`: a record of an earlier version, whose judge
     answers were its scores' detail."""
 
-    id: str
+    id: Required[str]
     taxonomy: Taxonomy
     sample: SampleJson
     sample_sha256: str | None
