@@ -59,8 +59,8 @@ class SampleJson(TypedDict, total=False):
 
 class RecordJson(TypedDict, total=False):
     """One line of `records.jsonl` (`SampleRecord.to_json`; read back by `from_json` after
-    `store/records.py` checked it). `judged_by`: a record of an earlier version, whose judge
-    answers were its scores' detail."""
+    `store/records.py` checked it), with the stamp the engine adds as it appends the line.
+    `judged_by`: a record of an earlier version, whose judge answers were its scores' detail."""
 
     id: Required[str]
     taxonomy: Taxonomy
@@ -79,6 +79,7 @@ class RecordJson(TypedDict, total=False):
     judge: dict[str, JudgeAnswers]
     time: float
     judged_by: list[str]
+    stamp: str  # the run's id and its pair signature's digest (`store/run_folder.pair_stamp`)
 
 
 class FailureKind(StrEnum):
