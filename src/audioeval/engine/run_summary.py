@@ -26,6 +26,9 @@ from audioeval.engine.family_boards import family_boards
 from audioeval.engine.leaderboard import Board, build_boards
 from audioeval.engine.run_layout import SUMMARY_FILE
 from audioeval.metrics.judge_reliability import ReliabilityBlock
+from audioeval.metrics.summary_blocks import (
+    MetricBlock as MetricBlock,  # where readers of run summaries found it
+)
 from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.bounded_json import loads

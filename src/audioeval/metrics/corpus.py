@@ -83,6 +83,7 @@ from audioeval.metrics.stat_table import (
     ratio,
 )
 from audioeval.metrics.summary_blocks import MetricDeclaration
+from audioeval.metrics.summary_blocks import PerSampleJson as PerSampleJson  # declared with the blocks
 
 
 @dataclass(frozen=True)
