@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from audioeval.core.record import FailureKind, SampleRecord, Score, latest_records
+from audioeval.core.record import FailureKind, SampleRecord, Score, ScoreStats, latest_records
 from audioeval.metrics.corpus import CorpusMetric, MetricValue, aggregate_all
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.judge_reliability import ReliabilitySource, records_reliability
@@ -78,7 +78,7 @@ def stats_for(plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Scor
     for scorer in plan.feeds.get(metric.name, ()):
         if scorer in scores:
             return scores[scorer].stats or None  # none: the scorer left the sample out
-    merged: Stats = {}
+    merged: ScoreStats = {}
     for result in scores.values():
         merged.update(result.stats)
     return merged or None
