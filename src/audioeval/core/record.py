@@ -160,7 +160,7 @@ def _sample_to_json(sample: Sample) -> SampleJson:
     return {"fields": dict(sample.fields), "audio": audio, "source": sample.source}
 
 
-def _audio_ref(value: object) -> AudioRef:
+def _audio_ref(value: JsonValue) -> AudioRef:
     """A stored clip: [path, start, end]."""
     if not isinstance(value, list) or len(value) != 3 or not isinstance(value[0], str):
         raise ValueError(f"a clip is [path, start, end], not {value!r}")
