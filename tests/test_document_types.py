@@ -41,7 +41,20 @@ from audioeval.metrics.summary_blocks import (
     PerSampleJson,
 )
 from audioeval.report.html_page import PageSamples, PairSamples
-from audioeval.report.sample_rows import IndexEntry, SampleDetails
+from audioeval.report.sample_rows import Gold, IndexEntry, RubricRow, SampleDetails
+from audioeval.report.viewer_runs import (
+    ComparedCell,
+    ComparedRow,
+    ComparedSample,
+    ComparedSystem,
+    Comparison,
+    PairLine,
+    ReliabilityShown,
+    RunLine,
+    RunState,
+    ServedRuns,
+    ShownDifference,
+)
 from audioeval.store.run_folder import RunBenchmark, RunFile, RunModel
 from tests.golden.figures import chunk_data, page_data
 from tests.golden.runs import LEADERBOARDS, RUNS, build_runs
@@ -214,6 +227,61 @@ def report_problems(report: Path, where: str) -> list[str]:
     return out
 
 
+def details_problems(d: Any, where: str) -> list[str]:
+    out = problems(d, SampleDetails, where)
+    if isinstance(d, dict) and d.get("gold") is not None:
+        out += problems(d["gold"], Gold, f"{where}.gold")
+    return out + [
+        p
+        for i, r in enumerate((d or {}).get("rubrics") or [])
+        for p in problems(r, RubricRow, f"{where}.rubrics[{i}]")
+    ]
+
+
+def viewer_problems(run: Path, where: str) -> list[str]:
+    """The viewer's data of a finished run: its listing, its page, and a compare of the first
+    benchmark's pairs with one of its samples."""
+    served = ServedRuns([run])
+    out = []
+    for line in served.listing():
+        out += problems(line, RunLine, f"{where}.listing")
+        out += [
+            p for pair in line["pairs"] for p in problems(pair, PairLine, f"{where}.listing.{pair['key']}")
+        ]
+    state = served.run_state(0)
+    out += problems(state, RunState, f"{where}.run_state")
+    out += [
+        p
+        for r in state["reliability"]
+        for p in problems(r, ReliabilityShown, f"{where}.run_state.reliability")
+    ]
+    pairs = served.pairs(0)
+    keys = [p.key for p in pairs if p.benchmark == pairs[0].benchmark]
+    if len(keys) > 1:
+        compared = served.compare(keys)
+        out += problems(compared, Comparison, f"{where}.compare")
+        out += [
+            p for s in compared["systems"] for p in problems(s, ComparedSystem, f"{where}.compare.systems")
+        ]
+        out += [
+            p
+            for d in compared["differences"]
+            for p in problems(d, ShownDifference, f"{where}.compare.differences")
+        ]
+        for row in compared["rows"]:
+            out += problems(row, ComparedRow, f"{where}.compare.{row['id']}")
+            out += [
+                p
+                for c in row["cells"]
+                if c is not None
+                for p in problems(c, ComparedCell, f"{where}.compare.{row['id']}")
+            ]
+        sample = served.sample(keys, compared["rows"][0]["id"])
+        out += problems(sample, ComparedSample, f"{where}.sample")
+        out += [p for d in sample["systems"] if d is not None for p in details_problems(d, f"{where}.sample")]
+    return out
+
+
 def _json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
@@ -239,6 +307,7 @@ def documents(root: Path, name: str) -> Iterator[tuple[str, list[str]]]:
     board = root / LEADERBOARDS / name / "leaderboard.json"
     yield "leaderboard.json", leaderboard_problems(_json(board), "leaderboard.json")
     yield "report", report_problems(run / "report", "report")
+    yield "viewer", viewer_problems(run, "viewer")
 
 
 @pytest.fixture(scope="module")

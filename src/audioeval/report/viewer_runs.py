@@ -144,7 +144,8 @@ class ComparedCell(TypedDict):
 
 
 class ComparedSystem(TypedDict):
-    """A compared pair: its key, label, headline and value, unit and direction."""
+    """A compared pair: its key, label, headline and value, unit and direction, and how many
+    of its samples are done."""
 
     key: str
     label: str
@@ -152,6 +153,7 @@ class ComparedSystem(TypedDict):
     value: str
     unit: str | None
     higher: bool
+    done: int
 
 
 class ComparedRow(TypedDict):
@@ -171,9 +173,11 @@ class ShownDifference(PairedDifference, total=False):
 
 
 class Comparison(TypedDict):
-    """The compare page: the pairs, every sample's row, and A's difference with each other."""
+    """The compare page: the pairs, every sample's row, and A's difference with each other;
+    `live`: a pair's run is still being written (the page follows it)."""
 
     benchmark: str
+    live: bool
     systems: list[ComparedSystem]
     rows: list[ComparedRow]
     delta_unit: str | None
