@@ -16,7 +16,14 @@ import pytest
 from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.metrics.corpus import all_metrics, display_of, get_metric
-from audioeval.metrics.declaration import AGGREGATIONS, UNITS, MeanDeclaration, PerSample, shown_name
+from audioeval.metrics.declaration import (
+    AGGREGATIONS,
+    UNITS,
+    MeanDeclaration,
+    MicroDeclaration,
+    PerSample,
+    shown_name,
+)
 
 
 def test_every_declared_metric_says_its_unit_direction_aggregation_and_display_name() -> None:
@@ -39,6 +46,26 @@ def test_every_declared_metric_says_its_unit_direction_aggregation_and_display_n
     assert declared["mean:robust_correct"].unit == "fraction"  # a share of the items, not a score
     assert get_metric("mean:never_declared").unit == "score" and shown_name("mean:never_declared") == "never_declared"
     assert display_of("mean:em") == shown_name("mean:em") == "EMR" and shown_name("mean:em", {"display": "X"}) == "X"
+
+
+def test_a_micro_rate_is_shown_by_its_declared_name_never_as_micro_key() -> None:
+    """A `micro:<key>` rate is declared as a `mean:` one is (display name, unit): the metric
+    computes Σ numerators / Σ denominators and its block carries the name; a summary written
+    before (its block's display `micro:<key>`) is shown by the declaration; one nobody
+    declares is shown as `<key> (micro)`."""
+    load_benchmarks()
+    declared = dict(all_metrics())
+    micro = [d for bench in load_benchmarks().values() for d in bench.metrics if isinstance(d, MicroDeclaration)]
+    assert micro, "no benchmark declares a micro rate"
+    for d in micro:
+        assert d.name.startswith("micro:") and not d.name.startswith("mean:")
+        metric = declared[d.name]
+        assert metric.declaration()["display"] == d.display and not d.display.startswith("micro:")
+        assert metric.compute([{d.key: [1, 4]}, {d.key: [2, 2]}]) == pytest.approx(0.5)  # 3 of 6, pooled
+        assert get_metric(d.name) is metric
+        assert shown_name(d.name, {"display": d.name}) == display_of(d.name) == d.display
+    assert shown_name("micro:never_declared") == "never_declared (micro)"
+    assert get_metric("micro:never_declared").declaration()["display"] == "never_declared (micro)"
 
 
 @pytest.mark.parametrize(
@@ -110,7 +137,7 @@ def test_an_mmae_run_names_each_rate_one_way_in_everything_shown(tmp_path: Path)
     }
     for where, text in shown.items():
         assert "EMR" in text and "IFR" in text, where
-        for other in (r"mean:(ifr|cr|em)\b", r"(?<![\w:])(em|ifr|cr|EM)(?![\w:])"):
+        for other in (r"mean:(ifr|cr|em)\b", r"(?<![\w:])(em|ifr|cr|EM)(?![\w:])", r"micro:\w+"):
             found = re.findall(other, text)
             assert not found, f"{where} names a rate {found[:3]} (other than IFR, CR, EMR)"
     (summary,) = out.glob("mmae/*/summary.json")
@@ -118,8 +145,8 @@ def test_an_mmae_run_names_each_rate_one_way_in_everything_shown(tmp_path: Path)
     assert {k: (b["display"], b["unit"], b["per_sample"]["key"]) for k, b in blocks.items()} == {
         "mean:ifr": ("IFR", "percent", "IFR"), "mean:cr": ("CR", "percent", "CR"), "mean:em": ("EMR", "percent", "EMR"),
         # the micro rates over rubrics: shares of each sample's [passed, scored] rubrics
-        "micro:if_rubrics": ("micro:if_rubrics", "fraction", "if_rubrics"),
-        "micro:cr_rubrics": ("micro:cr_rubrics", "fraction", "cr_rubrics"),
+        "micro:if_rubrics": ("IFR (micro)", "fraction", "if_rubrics"),
+        "micro:cr_rubrics": ("CR (micro)", "fraction", "cr_rubrics"),
     }  # fmt: skip
 
 

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from audioeval.core.settings import KEYWORD_DEFAULTS as D
 
 if TYPE_CHECKING:
+    from audioeval.analysis.leaderboard_runs import LeaderboardDoc
+    from audioeval.core.json_value import JsonValue
     from audioeval.engine.evaluate import EvalRequest, EvalResult
     from audioeval.engine.model_specs import ModelConfig
     from audioeval.engine.rescore import RescoreResult
@@ -53,7 +55,7 @@ def evaluate(
     language: str | None = None,
     limit: int | None = D["limit"],
     data_root: str | Path | None = D["data_root"],
-    gen_kwargs: str | dict[str, Any] | None = None,
+    gen_kwargs: str | dict[str, JsonValue] | None = None,
     system_prompt: str | None = None,
     temperature: float | None = D["temperature"],
     max_tokens: int | None = D["max_tokens"],
@@ -166,7 +168,7 @@ def leaderboard(
     seed: int = D["seed"],
     mean_of_available: bool = False,
     prefer: Sequence[str | Path] = (),
-) -> dict[str, Any]:
+) -> LeaderboardDoc:
     """Every board over the pairs of several run directories, as `audioeval leaderboard`
     builds it (board score CIs, paired-bootstrap p-values between adjacent ranks); nothing is
     written."""

@@ -23,17 +23,27 @@ import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
-from audioeval.analysis.pair_identity import check_alike, pair_identity
+from audioeval.analysis.pair_identity import RunSettingsCache, check_alike, pair_identity
+from audioeval.analysis.pair_records import LatestByFolder
 from audioeval.analysis.run_pairs import RunPair, read_run_pairs
-from audioeval.analysis.score_table import CellStats, PairCell, cell_stats, resampled_metrics
+from audioeval.analysis.score_table import CellStats, PairCell, Plans, cell_stats, resampled_metrics
 from audioeval.engine.board_spec import BoardSpec, load_board_file
-from audioeval.engine.leaderboard import board_score, rank_keys, score_row
+from audioeval.engine.leaderboard import (
+    AdjacentTest,
+    Board,
+    BoardColumn,
+    BoardRow,
+    board_score,
+    rank_keys,
+    score_row,
+)
 from audioeval.engine.run_summary import all_boards, run_boards
 from audioeval.metrics.bootstrap import percentile_ci
+from audioeval.metrics.summary_blocks import PairSummary
 
 METHOD = "paired bootstrap"
 METHOD_TEXT = (
@@ -43,6 +53,24 @@ METHOD_TEXT = (
     " p = 2 × the share of resamples whose difference does not have the observed sign, at most 1"
 )
 CONFIDENCE = 0.95
+
+
+class BootstrapMethod(TypedDict):
+    """How `leaderboard.json`'s board score CIs and adjacent p-values were made."""
+
+    resamples: int
+    seed: int
+    confidence: float
+    method: str
+
+
+class LeaderboardDoc(TypedDict):
+    """`leaderboard.json` (`leaderboard_from_runs`): the run directories, how the tests were
+    made, and every board, its rows with their board scores and tests."""
+
+    run_dirs: list[str]
+    bootstrap: BootstrapMethod
+    boards: dict[str, Board]
 
 
 def board_specs(run_dirs: Sequence[Path], board_files: Iterable[Path]) -> list[BoardSpec]:
@@ -55,9 +83,9 @@ def board_specs(run_dirs: Sequence[Path], board_files: Iterable[Path]) -> list[B
 class _Records:
     """The per-sample statistics of (benchmark, model, metric), from each pair's records read once."""
 
-    def __init__(self, pairs: Sequence[RunPair], latest: dict[Path, dict[str, Any]] | None = None) -> None:
+    def __init__(self, pairs: Sequence[RunPair], latest: LatestByFolder | None = None) -> None:
         self.pairs = {p.key: p for p in pairs}
-        self._plans: dict[Path, Any] = {}
+        self._plans: Plans = {}
         self._latest = latest if latest is not None else {}  # each pair's latest records, read once
         self._stats: dict[tuple[str, str, str], CellStats | str] = {}
 
@@ -71,7 +99,7 @@ class _Records:
         return self._stats[key]
 
 
-def _scored_columns(board: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def _scored_columns(board: Board) -> list[BoardColumn]:
     """The columns the board score depends on: those averaged (weight above 0, in a group of
     weight above 0), or, on a board without an average, those of its first ranking key."""
     groups = {g["key"]: g for g in board["groups"]}
@@ -114,7 +142,7 @@ class Resampled:
 
 
 def resampled_scores(
-    board: Mapping[str, Any], models: Sequence[str], records: _Records, *, resamples: int, seed: int
+    board: Board, models: Sequence[str], records: _Records, *, resamples: int, seed: int
 ) -> Resampled | str:
     """The models' board scores over `resamples` paired resamples (see the module doc), or why
     there are none (a cell of the score without usable records, no shared sample)."""
@@ -146,7 +174,7 @@ def resampled_scores(
 
 
 def _rescored(
-    board: Mapping[str, Any],
+    board: Board,
     models: Sequence[str],
     records: _Records,
     drawn: Mapping[tuple[str, str, str], np.ndarray],
@@ -160,7 +188,7 @@ def _rescored(
         if key[1] in models and key[0] in board["benchmarks"]
     }
     for b in range(resamples):
-        by_pair: dict[tuple[str, str], Any] = {key: {"metrics": dict(m)} for key, m in base.items()}
+        by_pair: dict[tuple[str, str], PairSummary] = {key: {"metrics": dict(m)} for key, m in base.items()}
         for (bench, model, metric), values in drawn.items():
             value = float(values[b])
             block = dict(by_pair[(bench, model)]["metrics"][metric])
@@ -173,17 +201,17 @@ def _rescored(
 
 
 def adjacent_test(
-    board: Mapping[str, Any],
-    above: Mapping[str, Any],
-    below: Mapping[str, Any],
+    board: Board,
+    above: BoardRow,
+    below: BoardRow,
     records: _Records,
     *,
     resamples: int,
     seed: int,
-) -> dict[str, Any]:
+) -> AdjacentTest:
     """`{above, below, difference, p, method, n_resamples, samples}`, or with p None and a
     `reason` when the p-value cannot be computed."""
-    out: dict[str, Any] = {"above": above["model"], "below": below["model"], "difference": None, "p": None}
+    out: AdjacentTest = {"above": above["model"], "below": below["model"], "difference": None, "p": None}
     a, b = above.get("score"), below.get("score")
     if a is None or b is None:
         return {**out, "reason": "a row has no board score"}
@@ -204,7 +232,7 @@ def adjacent_test(
 
 
 def _score_ci(
-    board: Mapping[str, Any], row: Mapping[str, Any], records: _Records, *, resamples: int, seed: int
+    board: Board, row: BoardRow, records: _Records, *, resamples: int, seed: int
 ) -> tuple[list[float] | None, str | None]:
     """The row's board score CI from its own resamples, or (None, why)."""
     if row.get("score") is None:
@@ -218,7 +246,7 @@ def _score_ci(
     return (None, "no resample has a board score") if lo is None or hi is None else ([lo, hi], None)
 
 
-def add_tests(board: dict[str, Any], records: _Records, *, resamples: int, seed: int) -> None:
+def add_tests(board: Board, records: _Records, *, resamples: int, seed: int) -> None:
     """Give each row its board `score`, its `score_ci` (or `score_ci_reason`) and `adjacent`:
     the test against the row ranked next below it (None for the last ranked row and for an
     unranked one)."""
@@ -243,16 +271,16 @@ def leaderboard_from_runs(
     seed: int = 0,
     mean_of_available: bool = False,
     prefer: Sequence[Path] = (),
-) -> dict[str, Any]:
+) -> LeaderboardDoc:
     """`leaderboard.json`: the run directories, how the tests were made, and every board with
     a pair on it (`leaderboard.build_board`'s shape, each row with `score`, `score_ci` and
     `adjacent`; `signatures`: each benchmark's data hash and settings). Pairs of one benchmark
     not run alike are refused (`pair_identity.check_alike`); `mean_of_available` ranks a row
     missing a column by the mean of its available ones (UltraEval-Audio's convention); `prefer`
     picks among different results of one pair in several run directories."""
-    latest: dict[Path, dict[str, Any]] = {}
+    latest: LatestByFolder = {}
     pairs = read_run_pairs(run_dirs, prefer, latest)
-    runs: dict[Path, Any] = {}
+    runs: RunSettingsCache = {}
     alike = check_alike(pair_identity(p.run_dir, p.summary, runs, latest) for p in pairs)
     specs = board_specs(run_dirs, board_files)
     boards = all_boards([p.summary for p in pairs], specs, mean_of_available=mean_of_available)

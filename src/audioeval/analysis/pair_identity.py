@@ -22,13 +22,20 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from audioeval.analysis.pair_records import pair_latest
+from audioeval.analysis.pair_records import LatestByFolder, pair_latest
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
 from audioeval.core.shorten import shorten
+from audioeval.engine.leaderboard import ColumnSignature
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.json_file import read_json_object
 from audioeval.store.run_folder import read_pair
+
+RunSettings = dict[str, dict[str, JsonValue]]
+"""Benchmark name -> the settings of a run that set its column apart ({limit, profile})."""
+RunSettingsCache = dict[Path, RunSettings]
+"""Each run directory's `RunSettings`, read once."""
 
 WHERE_READ = ("path", "audio_root")
 """Source fields that say where the data is read from, not what it is (its hashes say that)."""
@@ -41,7 +48,7 @@ class PairIdentity:
     run_dir: Path
     benchmark: str
     model: str
-    settings: Mapping[str, Any]
+    settings: Mapping[str, JsonValue]
     hashes: Mapping[str, str | None]
     """Sample id -> content hash (None: asked but not recorded, or recorded without one)."""
 
@@ -50,7 +57,7 @@ class PairIdentity:
         text = json.dumps(sorted(self.hashes.items(), key=lambda kv: kv[0]), ensure_ascii=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> ColumnSignature:
         """What a board column shows: data hash, sample count, limit, profile, scorers."""
         return {
             "data_sha256": self.data_sha256,
@@ -61,10 +68,10 @@ class PairIdentity:
         }
 
 
-def _run_settings(run_dir: Path, cache: dict[Path, Mapping[str, Any]]) -> Mapping[str, Any]:
+def _run_settings(run_dir: Path, cache: RunSettingsCache) -> RunSettings:
     """benchmark name -> {limit, profile} of a run's run.json (empty when it cannot be read)."""
     if run_dir not in cache:
-        out: dict[str, Any] = {}
+        out: RunSettings = {}
         try:
             run = read_json_object(run_dir / "run.json")
             for b in run.get("benchmarks") or []:
@@ -81,15 +88,15 @@ def _run_settings(run_dir: Path, cache: dict[Path, Mapping[str, Any]]) -> Mappin
 
 def pair_identity(
     run_dir: Path,
-    summary: Mapping[str, Any],
-    runs: dict[Path, Mapping[str, Any]],
-    latest_by_folder: dict[Path, dict[str, Any]],
+    summary: PairSummary,
+    runs: RunSettingsCache,
+    latest_by_folder: LatestByFolder,
 ) -> PairIdentity:
     """The benchmark signature of a pair (its summary in `run_dir`); `runs` and
     `latest_by_folder` keep what was read across calls."""
     bench, model = str(summary["benchmark"]), str(summary["model"])
     folder = run_dir / str(summary.get("folder", ""))
-    settings: dict[str, Any] = dict(_run_settings(run_dir, runs).get(bench) or {})
+    settings: dict[str, JsonValue] = dict(_run_settings(run_dir, runs).get(bench) or {})
     latest = pair_latest(folder, latest_by_folder, run_dir)  # refuses a pair whose files cannot be used
     files = read_pair(folder, None, lines=False)
     if files.signature is not None:

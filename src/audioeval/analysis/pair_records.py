@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from audioeval.core.errors import InputError
-from audioeval.core.record import latest_records
-from audioeval.engine.run_summary import PairSummary, RunSummary
+from audioeval.core.json_value import JsonValue
+from audioeval.core.record import SampleRecord, latest_records
+from audioeval.engine.run_summary import RunSummary
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.bounded_json import loads
 from audioeval.store.run_folder import RunFolderError, read_pair, read_run_file, run_id_of
 from audioeval.store.run_summaries import REBUILD_HINT, check_summary_records
 from audioeval.store.run_summaries import read_summary as read_checked_summary
 from audioeval.store.text_input import read_text_input
 
+LatestByFolder = dict[Path, dict[str, SampleRecord]]
+"""The latest record of each sample id, by pair folder: what the analyses read once."""
 
-def pair_latest(folder: Path, cache: dict[Path, dict[str, Any]], run_dir: Path) -> dict[str, Any]:
+
+def pair_latest(folder: Path, cache: LatestByFolder, run_dir: Path) -> dict[str, SampleRecord]:
     """The latest record of each sample of a pair folder that the run folder's checked reader
     vouches for (of its `sample_ids.json`, when it has one), read once per folder into `cache`;
     none without `records.jsonl`. RunFolderError when the pair's files cannot be used."""
@@ -80,7 +84,7 @@ def pair_summaries(run_dir: Path) -> list[PairSummary]:
     return out
 
 
-def _folder_kind(data: Any) -> str:
+def _folder_kind(data: JsonValue) -> str:
     """What a summary.json without `results` looks like it is."""
     if not isinstance(data, dict):
         return "summary.json is not a JSON object"

@@ -13,29 +13,49 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
 from audioeval.analysis.leaderboard_runs import CONFIDENCE, METHOD, _paired_ids
-from audioeval.analysis.score_table import PairCell, cell_stats, resampled_metrics
+from audioeval.analysis.score_table import PairCell, Plans, cell_stats, resampled_metrics
+from audioeval.core.record import SampleRecord
 from audioeval.metrics.bootstrap import percentile_ci
+
+
+class PairedDifference(TypedDict, total=False):
+    """A − B of a headline (`paired_difference`): both values, the difference with its CI and
+    p-value, the samples, how it was computed; `reason` where it cannot be (or has no CI)."""
+
+    a: float
+    b: float
+    difference: float
+    ci: list[float | None] | None
+    p: float | None
+    n: int
+    method: str
+    n_resamples: int
+    reason: str
+
+
+PairRecords = tuple[str, Path, Path, Mapping[str, SampleRecord]]
+"""(model, run directory, pair folder, its latest records by id)."""
 
 
 def paired_difference(
     benchmark: str,
     headline: str,
-    a: tuple[str, Path, Path, Mapping[str, Any]],
-    b: tuple[str, Path, Path, Mapping[str, Any]],
+    a: PairRecords,
+    b: PairRecords,
     *,
     resamples: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> PairedDifference:
     """A − B of `headline` (in its shown scale: % for a fraction) over the samples both pairs
     scored: `{a, b, difference, ci, p, n, method, n_resamples}`, or with `reason` when it cannot
     be computed. `a`/`b`: (model, run directory, pair folder, its latest records by id), two
     pairs of `benchmark` (of one run or of two)."""
-    plans: dict[Path, Any] = {}
+    plans: Plans = {}
     latest = {a[2]: dict(a[3]), b[2]: dict(b[3])}
     found = []
     for model, run_dir, folder, _ in (a, b):
@@ -52,7 +72,7 @@ def paired_difference(
     observed = [
         float(np.asarray(f(ones)).reshape(-1)[0]) * s.scale for f, s in zip(aligned, found, strict=True)
     ]
-    out: dict[str, Any] = {
+    out: PairedDifference = {
         "a": observed[0],
         "b": observed[1],
         "difference": observed[0] - observed[1],

@@ -25,9 +25,9 @@ Pure: numbers in, numbers out; reading tables is `score_table.py`, writing them 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 
@@ -133,6 +133,68 @@ def _defined_columns(flipped: np.ndarray) -> np.ndarray:
     return np.where(empty, 0.0, flipped)
 
 
+class RankBootstrap(TypedDict):
+    """How `robustness.json`'s bootstrap rank intervals were made, and the cells held at
+    their value in every resample."""
+
+    resamples: int
+    seed: int
+    confidence: float
+    held: list[str]
+
+
+class ModelRobustness(TypedDict, total=False):
+    """A model in `robustness.json`: rank, score, columns covered, best–worst rank under each
+    kind of variant, its bootstrap rank interval, and, unranked, the columns it lacks."""
+
+    rank: int | None
+    score: float | None
+    covered: int
+    lobo: list[int] | None
+    lotgo: list[int] | None
+    alt_norm: list[int] | None
+    zscore: int | None
+    minmax: int | None
+    bootstrap: list[int] | None
+    ranked: bool
+    missing: list[str]
+
+
+class RankColumn(TypedDict):
+    """A column of `robustness.json`."""
+
+    name: str
+    higher_is_better: bool
+    group: str
+    points: float
+
+
+class RankVariants(TypedDict):
+    """Every variant's ranks, by model: leaving out one benchmark, or one task group."""
+
+    lobo: dict[str, dict[str, int | None]]
+    lotgo: dict[str, dict[str, int | None]]
+
+
+class RobustnessJson(TypedDict, total=False):
+    """`robustness.json` (`Robustness.to_json`)."""
+
+    models: dict[str, ModelRobustness]
+    columns: list[RankColumn]
+    groups: dict[str, list[str]]
+    variants: RankVariants
+    bootstrap: RankBootstrap
+
+
+class SpearmanJson(TypedDict):
+    """`spearman.json` (`spearman_json`): ρ between every two columns and the models each is over."""
+
+    columns: list[str]
+    matrix: list[list[float | None]]
+    n: list[list[int]]
+    values: str
+
+
 @dataclass(frozen=True)
 class Robustness:
     """The original ranks and the ranks under every variant, in the table's model order."""
@@ -152,14 +214,14 @@ class Robustness:
     def to_json(
         self,
         intervals: Sequence[tuple[int, int] | None] | None = None,
-        bootstrap: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
+        bootstrap: RankBootstrap | None = None,
+    ) -> RobustnessJson:
         """`robustness.json`: per model its rank, score and the best/worst rank of each kind
         of variant (ordered by rank), every variant's ranks, the columns and their groups;
         with `intervals`, each model's bootstrap rank interval (`bootstrap` says how)."""
-        models: dict[str, Any] = {}
+        models: dict[str, ModelRobustness] = {}
         for i in sorted(range(len(self.table.models)), key=lambda i: _order_key(self.rank[i], i)):
-            entry: dict[str, Any] = {
+            entry: ModelRobustness = {
                 "rank": _int(self.rank[i]),
                 "score": _float(self.scores[i]),
                 "covered": int((~np.isnan(self.table.values[i])).sum()),
@@ -179,7 +241,7 @@ class Robustness:
                     if math.isnan(v)
                 ]
             models[self.table.models[i]] = entry
-        out: dict[str, Any] = {
+        out: RobustnessJson = {
             "models": models,
             "columns": [
                 {"name": c.name, "higher_is_better": c.higher_is_better, "group": c.group, "points": c.points}
@@ -192,7 +254,7 @@ class Robustness:
             },
         }
         if bootstrap is not None:
-            out["bootstrap"] = dict(bootstrap)
+            out["bootstrap"] = RankBootstrap(**bootstrap)
         return out
 
 
@@ -282,7 +344,7 @@ def spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
     return (float((dx * dy).sum()) / denom if denom > 0 else math.nan), n
 
 
-def spearman_json(table: ScoreTable) -> dict[str, Any]:
+def spearman_json(table: ScoreTable) -> SpearmanJson:
     """`spearman.json`: ρ between every two columns with the models as observations (null
     where undefined), and how many models each ρ is over."""
     flipped = table.flipped()

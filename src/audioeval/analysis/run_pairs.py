@@ -12,14 +12,16 @@ Different results under one name are an error naming both run directories, what 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from audioeval.analysis.pair_identity import WHERE_READ
-from audioeval.analysis.pair_records import pair_latest, read_summary
+from audioeval.analysis.pair_records import LatestByFolder, pair_latest, read_summary
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
+from audioeval.core.record import SampleRecord
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.run_folder import read_pair
 
 VOLATILE = frozenset({"time", "latency_s", "cached", "endpoint"})
@@ -31,7 +33,7 @@ class RunPair:
     """A benchmark × model pair of a run directory: its stored summary."""
 
     run_dir: Path
-    summary: Mapping[str, Any]
+    summary: PairSummary
 
     @property
     def key(self) -> tuple[str, str]:
@@ -42,7 +44,7 @@ class RunPair:
         return self.run_dir / str(self.summary.get("folder", ""))
 
 
-def _without(value: Any, keys: frozenset[str]) -> Any:
+def _without(value: JsonValue, keys: frozenset[str]) -> JsonValue:
     if isinstance(value, dict):
         return {k: _without(v, keys) for k, v in value.items() if k not in keys}
     if isinstance(value, list):
@@ -50,7 +52,7 @@ def _without(value: Any, keys: frozenset[str]) -> Any:
     return value
 
 
-def _signature(pair: RunPair) -> Any:
+def _signature(pair: RunPair) -> dict[str, JsonValue] | None:
     """The pair's `signature.json` (through the run folder's checked reader) without where its
     data was read from (None without one)."""
     found = read_pair(pair.folder, None, lines=False).signature
@@ -64,16 +66,16 @@ def _signature(pair: RunPair) -> Any:
     return whole
 
 
-def _record_content(rec: Any) -> Any:
+def _record_content(rec: SampleRecord) -> JsonValue:
     """What a record says of its sample's result (see the module doc)."""
-    data = rec.to_json()
+    data: dict[str, JsonValue] = dict(rec.to_json())
     sample = data.pop("sample", None) or {}
     if data.get("sample_sha256") is None:  # no content hash recorded: compare what it asked
         data["fields"] = sample.get("fields")
     return _without(data, VOLATILE)
 
 
-def difference(a: RunPair, b: RunPair, latest: dict[Path, dict[str, Any]]) -> str | None:
+def difference(a: RunPair, b: RunPair, latest: LatestByFolder) -> str | None:
     """What differs between the results of two pairs of one benchmark and model; None when
     they are the same result."""
     sig_a, sig_b = _signature(a), _signature(b)
@@ -123,7 +125,7 @@ def _chosen(key: tuple[str, str], results: list[list[RunPair]], prefer: Sequence
 def read_run_pairs(
     run_dirs: Sequence[Path],
     prefer: Sequence[Path] = (),
-    latest: dict[Path, dict[str, Any]] | None = None,
+    latest: LatestByFolder | None = None,
 ) -> list[RunPair]:
     """Every benchmark × model pair of the run directories, each once (see the module doc);
     `latest` keeps the records read, by pair folder."""

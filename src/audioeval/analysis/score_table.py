@@ -22,11 +22,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from audioeval.analysis.pair_records import pair_latest
+from audioeval.analysis.pair_records import LatestByFolder, pair_latest
 from audioeval.analysis.ranking import Column, ScoreTable
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.suggest import unknown_spec_name
@@ -34,6 +34,15 @@ from audioeval.store.csv_cells import restore_cell
 from audioeval.store.json_file import read_json_object
 from audioeval.store.text_input import read_text_input, text_lines
 from audioeval.store.yaml_file import read_yaml_mapping
+
+if TYPE_CHECKING:
+    from audioeval.analysis.pair_identity import RunSettingsCache
+    from audioeval.metrics.pair_summary import PairMetrics
+    from audioeval.metrics.stat_table import OfCounts, Stats
+    from audioeval.metrics.summary_blocks import PairSummary
+
+Plans: TypeAlias = "dict[Path, dict[str, tuple[PairMetrics, bool]] | str]"
+"""Each run's benchmarks (summary plan, exclude_missing) as `_run_benchmarks` reads them, or why not."""
 
 MISSING_CELLS = frozenset({"", "-", "–", "—", "na", "n/a", "nan"})
 METRIC_FAMILIES = {
@@ -226,7 +235,7 @@ class RunTable:
     cells: tuple[PairCell, ...]
 
 
-def _one_family(found: Sequence[tuple[Path, Mapping[str, Any]]], family: str | None) -> str:
+def _one_family(found: Sequence[tuple[Path, PairSummary]], family: str | None) -> str:
     """The task family ranked: `family`, or the only one the pairs have."""
     from audioeval.engine.leaderboard import family_of
 
@@ -258,7 +267,7 @@ def table_from_runs(
     from audioeval.analysis.run_pairs import read_run_pairs
     from audioeval.engine.leaderboard import family_of
 
-    latest: dict[Path, dict[str, Any]] = {}
+    latest: LatestByFolder = {}
     found = [(p.run_dir, p.summary) for p in read_run_pairs(run_dirs, prefer, latest)]
     if found:
         chosen = _one_family(found, family)
@@ -267,7 +276,7 @@ def table_from_runs(
     columns: dict[str, Column] = {}
     values: dict[tuple[str, str], float] = {}
     cells: dict[tuple[str, str], PairCell] = {}
-    runs: dict[Path, Any] = {}
+    runs: RunSettingsCache = {}
     identities = []
     for run_dir, res in found:
         model, bench, headline = res.get("model"), res.get("benchmark"), res.get("headline")
@@ -316,12 +325,12 @@ class CellStats:
     each of them is drawn (`CorpusMetric.statistic`), and the scale."""
 
     ids: list[str]
-    statistic: Any
+    statistic: OfCounts
     scale: float
     hashes: Mapping[str, str | None] = dataclasses.field(default_factory=dict)
     """Each sample's content hash (`sample_sha256` of its record; None when not recorded)."""
 
-    def over(self, ids: Sequence[str]) -> Any:
+    def over(self, ids: Sequence[str]) -> OfCounts:
         """The metric as a function of draw counts over `ids` (in any order): a sample of `ids`
         the pair lacks weighs nothing, and so does a sample of the pair's not in `ids` (a
         paired test over the samples both models have)."""
@@ -329,7 +338,7 @@ class CellStats:
         cols = np.asarray([where.get(sid, -1) for sid in self.ids], dtype=np.intp)
         kept = cols >= 0
 
-        def statistic(counts: Any) -> Any:
+        def statistic(counts: np.ndarray) -> np.ndarray:
             counts = np.asarray(counts)
             own = np.zeros((counts.shape[0], len(self.ids)), dtype=counts.dtype)
             own[:, kept] = counts[:, cols[kept]]
@@ -338,7 +347,7 @@ class CellStats:
         return statistic
 
 
-def resampled_metrics(members: Sequence[Any], n: int, *, resamples: int, seed: int) -> list[np.ndarray]:
+def resampled_metrics(members: Sequence[OfCounts], n: int, *, resamples: int, seed: int) -> list[np.ndarray]:
     """Each member's metric (a function of the draw counts of the same `n` sample ids) in
     `resamples` draws of the ids with replacement, one draw for every member."""
     from audioeval.metrics.bootstrap import resample_counts
@@ -361,7 +370,7 @@ def bootstrap_tables(runs: RunTable, *, resamples: int, seed: int) -> Resampled 
     held: list[str] = []
     names = [c.name for c in table.columns]
     by_column: dict[int, list[tuple[int, CellStats]]] = {}
-    plans: dict[Path, dict[str, Any] | str] = {}
+    plans: Plans = {}
     for cell in runs.cells:
         i, j = runs.table.models.index(cell.model), names.index(cell.column)
         if math.isnan(table.values[i, j]):
@@ -385,8 +394,8 @@ def bootstrap_tables(runs: RunTable, *, resamples: int, seed: int) -> Resampled 
 
 def cell_stats(
     cell: PairCell,
-    plans: dict[Path, dict[str, Any] | str],
-    latest_by_folder: dict[Path, dict[str, Any]] | None = None,
+    plans: Plans,
+    latest_by_folder: LatestByFolder | None = None,
 ) -> CellStats | str:
     """The headline statistics of a pair's latest records, counted as its summary counts them
     (failed outputs in, unless the run excluded them); or why there are none. `plans` and
@@ -409,7 +418,7 @@ def cell_stats(
     if metric is None:
         return f"headline {cell.headline!r} is not a metric of the benchmark"
     latest = pair_latest(cell.folder, latest_by_folder if latest_by_folder is not None else {}, cell.run_dir)
-    stats: dict[str, Any] = {}
+    stats: dict[str, Stats] = {}
     for rec in records_in_metrics(plan, latest.values(), exclude_failed_outputs=exclude_missing):
         found = record_stats(plan, metric, rec)
         if found is not None:
@@ -424,7 +433,7 @@ def cell_stats(
     return CellStats(list(stats), statistic, 100.0 if metric.unit == "fraction" else 1.0, hashes)
 
 
-def _run_benchmarks(run_dir: Path) -> dict[str, Any] | str:
+def _run_benchmarks(run_dir: Path) -> dict[str, tuple[PairMetrics, bool]] | str:
     """name -> (summary plan, exclude_missing) of each benchmark in a run's run.json, or why
     it cannot be read."""
     from audioeval.benchmarks.resolved import resolve

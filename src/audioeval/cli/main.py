@@ -9,8 +9,10 @@ and every command that needs none of its names runs, `--help` and `list` include
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable
 from typing import Any
 
+import click
 import typer
 from typer.core import TyperGroup
 
@@ -29,10 +31,10 @@ from audioeval.report.escaping import failure_text
 
 install_help_layout()  # literal help text; option names never cut (cli/help_layout.py)
 
-_benchmark_commands: dict[str, Any] = {}  # built once per process from the loaded benchmarks
+_benchmark_commands: dict[str, click.Command] = {}  # built once per process from the loaded benchmarks
 
 
-def _built_benchmark_commands() -> dict[str, Any]:
+def _built_benchmark_commands() -> dict[str, click.Command]:
     """Every benchmark's presets and tools as click commands, by top-level name (built once)."""
     if not _benchmark_commands:
         presets = typer.Typer()
@@ -43,13 +45,13 @@ def _built_benchmark_commands() -> dict[str, Any]:
     return _benchmark_commands
 
 
-class _LazyCommands(dict[str, Any]):
+class _LazyCommands(dict[str, click.Command]):
     """The top-level group's commands: the generic ones, and every benchmark's presets and
     tools, added on the first look at them (`load`, once)."""
 
-    def __init__(self, generic: dict[str, Any], load: Any) -> None:
+    def __init__(self, generic: dict[str, click.Command], load: Callable[[], dict[str, click.Command]]) -> None:
         super().__init__(generic)
-        self._load: Any = load
+        self._load: Callable[[], dict[str, click.Command]] | None = load
 
     def _loaded(self) -> None:
         load, self._load = self._load, None
@@ -90,7 +92,7 @@ class _LazyCommands(dict[str, Any]):
         return super().items()
 
 
-def _benchmark_commands_with_notes() -> dict[str, Any]:
+def _benchmark_commands_with_notes() -> dict[str, click.Command]:
     """The benchmarks' commands, loaded inside the error handler; a note for each plugin
     that could not be loaded."""
     with friendly_errors():

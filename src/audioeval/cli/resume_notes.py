@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from audioeval.cli.errors import err_console
 from audioeval.core.errors import InputError
+
+if TYPE_CHECKING:
+    from audioeval.engine.model_specs import ModelConfig
+    from audioeval.metrics.summary_blocks import PairSummary
 
 
 def report_ignored_lines(ignored: list[str]) -> None:
@@ -56,7 +61,7 @@ def report_failed_outputs(failed: list[InputError], *, excluded: bool) -> None:
 NO_PREDICTION = "sample has no prediction"
 
 
-def missing_predictions(run_dir: Path, results: list[dict], models: list) -> list[str]:  # type: ignore[type-arg]
+def missing_predictions(run_dir: Path, results: list[PairSummary], models: list[ModelConfig]) -> list[str]:
     """For each predictions-file model (a fixed file: a rerun asks nothing new), the ids the
     file has no answer for, as one line each naming the file and a few ids; [] when none."""
     from audioeval.core.record import latest_records

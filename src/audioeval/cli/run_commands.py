@@ -19,6 +19,7 @@ from audioeval.report.escaping import console_text, failure_text
 if TYPE_CHECKING:
     from audioeval.engine.evaluate import EvalResult
     from audioeval.engine.run_summary import RunSummary
+    from audioeval.metrics.summary_blocks import PairSummary
 
 console = make_console()
 
@@ -62,7 +63,7 @@ def show_metric_models(work: dict) -> None:
             console.print(f"  {line}", highlight=False)
 
 
-def warn_failed(results: list[dict], no_retry: list[str] | None = None) -> None:
+def warn_failed(results: list[PairSummary], no_retry: list[str] | None = None) -> None:
     """How many samples failed, with the first failure of each benchmark × model that had any;
     `no_retry`: why a rerun cannot help (a predictions file without some answers)."""
     failed = sum(r.get("failed", 0) for r in results)
@@ -375,7 +376,7 @@ def rescore(
         enforce_max_failed(rescored_work(result.results, result.ignored, result.unlisted), failure_limit)
 
 
-def rescored_work(results: list[dict], ignored: list[str], unlisted: int) -> FailedWork:
+def rescored_work(results: list[PairSummary], ignored: list[str], unlisted: int) -> FailedWork:
     """A rescore's samples: failed, missing (a stored line it could not use counts so), scored."""
     first = next((f"{r['benchmark']} · {r['model']}, id {f['id']!r}: {f['error']}"
                   for r in results if (f := r.get("first_failure"))), None)  # fmt: skip

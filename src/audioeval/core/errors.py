@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
+from audioeval.core.json_value import JsonValue
 from audioeval.core.shorten import shorten, shorten_path, shorten_plain
+
+
+class ErrorRecord(TypedDict, total=False):
+    """Where an input error is, as a record stores it (`InputError.as_record`; a record's and a
+    model output's `error_detail`): file, sample id, field, line, and the message."""
+
+    file: str | None
+    id: str | None
+    field: str | None
+    line: int | None
+    error: str
 
 
 class AudioevalError(Exception):
@@ -44,7 +56,7 @@ class InputError(AudioevalError):
         message = shorten_plain(self.message)
         return f"{prefix}: {message}" if prefix else message
 
-    def as_record(self) -> dict[str, object]:
+    def as_record(self) -> ErrorRecord:
         return {
             "file": self.file,
             "id": self.sample_id,
@@ -54,7 +66,7 @@ class InputError(AudioevalError):
         }
 
     @classmethod
-    def from_record(cls, rec: Mapping[str, Any]) -> InputError:
+    def from_record(cls, rec: Mapping[str, JsonValue]) -> InputError:
         """The error `as_record` wrote (values that are not of their type are left out)."""
 
         def text(key: str) -> str | None:

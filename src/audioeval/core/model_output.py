@@ -4,7 +4,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TypedDict
+
+from audioeval.core.errors import ErrorRecord
+
+
+class OutputRecord(TypedDict, total=False):
+    """A model output as a record stores it (`records.jsonl`'s `output`)."""
+
+    text: str | None
+    audio_path: str | None
+    error: str | None
+    endpoint: str | None
+    latency_s: float | None
+    cached: bool
+    error_detail: ErrorRecord
+    fault: str
 
 
 class OutputFault(StrEnum):
@@ -32,7 +47,7 @@ class ModelOutput:
     latency_s: float | None = None
     cached: bool = False
     # Where the error is, when the adapter knows (`InputError.as_record()`: file, id, field).
-    error_detail: dict[str, Any] | None = None
+    error_detail: ErrorRecord | None = None
     # Set with `error` when the model answered but the answer is none (`OutputFault`); an
     # error without it is a failed call (HTTP error, timeout, worker crash).
     fault: OutputFault | None = None
@@ -41,8 +56,8 @@ class ModelOutput:
     def ok(self) -> bool:
         return self.error is None and (self.text is not None or self.audio_path is not None)
 
-    def to_record(self) -> dict[str, Any]:
-        rec = {
+    def to_record(self) -> OutputRecord:
+        rec: OutputRecord = {
             "text": self.text,
             "audio_path": self.audio_path,
             "error": self.error,
@@ -57,7 +72,7 @@ class ModelOutput:
         return rec
 
     @classmethod
-    def from_record(cls, rec: dict[str, Any]) -> ModelOutput:
+    def from_record(cls, rec: OutputRecord) -> ModelOutput:
         return cls(
             rec.get("text"),
             rec.get("audio_path"),
@@ -70,7 +85,7 @@ class ModelOutput:
         )
 
 
-def _fault(value: Any) -> OutputFault | None:
+def _fault(value: str | None) -> OutputFault | None:
     try:
         return OutputFault(value) if value else None
     except ValueError:

@@ -16,11 +16,70 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import NotRequired, Required, TypedDict
 
+from audioeval.core.errors import ErrorRecord
+from audioeval.core.json_value import JsonValue
 from audioeval.core.messages import AudioRef
-from audioeval.core.model_output import ModelOutput
-from audioeval.core.sample import Sample
+from audioeval.core.model_output import ModelOutput, OutputRecord
+from audioeval.core.sample import Sample, Taxonomy
+
+ScoreValues = dict[str, float | None]
+"""A sample's values for display, by name (a sentence BLEU, a 0/1 correct, MMAE's 0–1 IFR);
+None where the sample has none (a rate without rubrics of its kind)."""
+ScoreStats = dict[str, JsonValue]
+"""A sample's sufficient statistics, by name: numbers, counts, token lists (JSON, as stored)."""
+JudgeAnswers = dict[str, JsonValue]
+"""One judged scorer's stored answers for a sample (its own layout, read by that scorer)."""
+
+
+class ScoreJson(TypedDict):
+    """A `Score` as a record stores it."""
+
+    values: ScoreValues
+    stats: ScoreStats
+    detail: NotRequired[dict[str, JsonValue]]
+
+
+class AnswerJson(TypedDict, total=False):
+    """An `Answer` as a record stores it."""
+
+    text: str | None
+    outcome: str
+    detail: JsonValue
+
+
+class SampleJson(TypedDict, total=False):
+    """What a record keeps of its sample: fields, clips (`[path, start, end]`), source."""
+
+    fields: dict[str, JsonValue]
+    audio: dict[str, list[str | float | None]]
+    source: str
+
+
+class RecordJson(TypedDict, total=False):
+    """One line of `records.jsonl` (`SampleRecord.to_json`; read back by `from_json` after
+    `store/records.py` checked it), with the stamp the engine adds as it appends the line.
+    `judged_by`: a record of an earlier version, whose judge answers were its scores' detail."""
+
+    id: Required[str]
+    taxonomy: Taxonomy
+    sample: SampleJson
+    sample_sha256: str | None
+    prompt_hash: str
+    prompt: str | None
+    output: OutputRecord | None
+    processed: AnswerJson
+    scores: dict[str, ScoreJson]
+    error: str | None
+    failure: str | None
+    error_detail: ErrorRecord
+    output_failed: bool
+    failure_scores: dict[str, ScoreJson] | None
+    judge: dict[str, JudgeAnswers]
+    time: float
+    judged_by: list[str]
+    stamp: str  # the run's id and its pair signature's digest (`store/run_folder.pair_stamp`)
 
 
 class FailureKind(StrEnum):
@@ -57,23 +116,23 @@ class Score:
     judged scorer, every judge answer, kept in the record's `judge`).
     """
 
-    values: dict[str, Any]
-    stats: dict[str, Any]
-    detail: dict[str, Any] = field(default_factory=dict)
+    values: ScoreValues
+    stats: ScoreStats
+    detail: dict[str, JsonValue] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ScoreJson:
         return {"values": self.values, "stats": self.stats, "detail": self.detail}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Score:
+    def from_json(cls, data: ScoreJson) -> Score:
         return cls(dict(data["values"]), dict(data["stats"]), dict(data.get("detail") or {}))
 
 
-def scores_to_json(scores: Mapping[str, Score] | None) -> dict[str, Any] | None:
+def scores_to_json(scores: Mapping[str, Score] | None) -> dict[str, ScoreJson] | None:
     return None if scores is None else {name: s.to_json() for name, s in scores.items()}
 
 
-def scores_from_json(data: Mapping[str, Any] | None) -> dict[str, Score] | None:
+def scores_from_json(data: Mapping[str, ScoreJson] | None) -> dict[str, Score] | None:
     return None if data is None else {str(name): Score.from_json(s) for name, s in data.items()}
 
 
@@ -84,22 +143,24 @@ class Answer:
 
     text: str | None
     outcome: str = "ok"
-    detail: Any = None
+    detail: JsonValue = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AnswerJson:
         return {"text": self.text, "outcome": self.outcome, "detail": self.detail}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Answer:
+    def from_json(cls, data: AnswerJson) -> Answer:
         return cls(data.get("text"), str(data.get("outcome") or "ok"), data.get("detail"))
 
 
-def _sample_to_json(sample: Sample) -> dict[str, Any]:
-    audio = {k: [a.path, a.start, a.end] for k, a in sample.audio.items()} if sample.audio else {}
+def _sample_to_json(sample: Sample) -> SampleJson:
+    audio: dict[str, list[str | float | None]] = (
+        {k: [a.path, a.start, a.end] for k, a in sample.audio.items()} if sample.audio else {}
+    )
     return {"fields": dict(sample.fields), "audio": audio, "source": sample.source}
 
 
-def _audio_ref(value: Any) -> AudioRef:
+def _audio_ref(value: JsonValue) -> AudioRef:
     """A stored clip: [path, start, end]."""
     if not isinstance(value, list) or len(value) != 3 or not isinstance(value[0], str):
         raise ValueError(f"a clip is [path, start, end], not {value!r}")
@@ -108,7 +169,7 @@ def _audio_ref(value: Any) -> AudioRef:
     return AudioRef(value[0], value[1], value[2])
 
 
-def _sample_from_json(sid: str, taxonomy: Mapping[str, Any], data: Mapping[str, Any]) -> Sample:
+def _sample_from_json(sid: str, taxonomy: Taxonomy, data: SampleJson) -> Sample:
     audio = {str(k): _audio_ref(v) for k, v in (data.get("audio") or {}).items()}
     return Sample(sid, audio, dict(data.get("fields") or {}), dict(taxonomy), str(data.get("source") or ""))
 
@@ -127,14 +188,14 @@ class SampleRecord:
     scores: dict[str, Score] | None = None
     error: str | None = None
     failure: FailureKind | None = None
-    error_detail: dict[str, Any] | None = None  # file, id, field, line of the error, when known
+    error_detail: ErrorRecord | None = None  # file, id, field, line of the error, when known
     output_failed: bool = False  # the system's failure: no usable output
     failure_scores: dict[str, Score] | None = None  # what a failed output counts for
-    judge: dict[str, dict[str, Any]] = field(default_factory=dict)  # judge answers by scorer
+    judge: dict[str, JudgeAnswers] = field(default_factory=dict)  # judge answers by scorer
     time: float | None = None
 
     @property
-    def taxonomy(self) -> Mapping[str, Any]:
+    def taxonomy(self) -> Taxonomy:
         return self.sample.taxonomy
 
     @property
@@ -142,7 +203,7 @@ class SampleRecord:
         """Scored: no error and scores."""
         return self.error is None and self.scores is not None
 
-    def failed(self, error: str, kind: FailureKind, detail: dict[str, Any] | None = None) -> SampleRecord:
+    def failed(self, error: str, kind: FailureKind, detail: ErrorRecord | None = None) -> SampleRecord:
         """This record as a failure (`error` one line; `detail`: file, id, field)."""
         self.error, self.failure, self.scores, self.processed = error, kind, None, None
         if detail is not None:
@@ -162,8 +223,8 @@ class SampleRecord:
             time=self.time,
         )
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> RecordJson:
+        out: RecordJson = {
             "id": self.id,
             "taxonomy": dict(self.sample.taxonomy),
             "sample": _sample_to_json(self.sample),
@@ -191,7 +252,7 @@ class SampleRecord:
         return out
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> SampleRecord:
+    def from_json(cls, data: RecordJson) -> SampleRecord:
         """The record of a line `to_json` wrote (checked first: `store/records.py`). A record
         of an earlier version (judge answers in the score's detail, no failure kind) is read
         as its equivalent."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from audioeval.core.bounds import MAX_PENALTY, MAX_SEED, MAX_TEMPERATURE, MAX_TOKENS
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
 from audioeval.core.suggest import did_you_mean
 
 Check = Callable[[Any], str | None]
@@ -179,13 +180,13 @@ def setting_problem(key: Any, value: Any) -> str | None:
 
 
 def checked_settings(
-    values: Mapping[str, Any], *, field: str, file: str | None = None, allowed: Iterable[str] | None = None
-) -> dict[str, Any]:
+    values: Mapping[str, JsonValue], *, field: str, file: str | None = None, allowed: Iterable[str] | None = None
+) -> dict[str, JsonValue]:
     """`values` without unset (None) ones, each checked against the declaration (InputError naming
     `file` and `field.KEY` otherwise); whole numbers given as `512.0` become `512`. `allowed`
     narrows the declared names (a judged scorer's sampling)."""
     allowed_set = None if allowed is None else set(allowed)
-    out: dict[str, Any] = {}
+    out: dict[str, JsonValue] = {}
     for key, value in values.items():
         if value is None:
             continue

@@ -6,7 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from audioeval.core.json_value import JsonValue
 from audioeval.core.messages import AudioRef
+
+Taxonomy = Mapping[str, str | list[str]]
+"""A sample's breakdown keys: a group, or a list of groups (the sample is in each)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +30,8 @@ class Sample:
 
     id: str
     audio: Mapping[str, AudioRef] = field(default_factory=dict)
-    fields: Mapping[str, Any] = field(default_factory=dict)
-    taxonomy: Mapping[str, str | list[str]] = field(default_factory=dict)
+    fields: Mapping[str, JsonValue] = field(default_factory=dict)
+    taxonomy: Taxonomy = field(default_factory=dict)
     source: str = ""
     item: object = field(default=None, compare=False, repr=False)
 

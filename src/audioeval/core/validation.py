@@ -7,15 +7,23 @@ words its errors the same way, with "did you mean …?" for misspelt keys.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypedDict
 
 from audioeval.core.suggest import did_you_mean
 
 KnownKeys = Iterable[str] | Callable[[tuple[Any, ...]], Iterable[str]]
 
 
-def describe_validation(errors: Sequence[Mapping[str, Any]], known: KnownKeys) -> tuple[str, str]:
+class ErrorDetail(TypedDict):
+    """What this reads of one error of `ValidationError.errors()` (pydantic's `ErrorDetails`)."""
+
+    loc: tuple[int | str, ...]
+    type: str
+    msg: str
+
+
+def describe_validation(errors: Sequence[ErrorDetail], known: KnownKeys) -> tuple[str, str]:
     """(message, dotted field location) of the first error; `known` gives the allowed keys
     (or, as a function of the error's parent location, the keys allowed there)."""
     first = errors[0]

@@ -25,7 +25,7 @@ Errors name the file and the field, with "did you mean …?".
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import (
     AfterValidator,
@@ -63,6 +63,42 @@ def _known_tasks(names: list[str] | None) -> list[str] | None:
 
 TaskNames = Annotated[list[str] | None, AfterValidator(_known_tasks)]
 """Task names of a board or column filter, each a known task."""
+
+
+class ColumnDefinition(TypedDict, total=False):
+    """A column as a boards YAML (or a benchmark's `Benchmark.boards`) writes it (`ColumnSpec`)."""
+
+    metric: str
+    label: str
+    direction: str
+    transform: str
+    tasks: list[str]
+    benchmarks: list[str]
+    per: str
+    group: str
+    weight: float
+
+
+class GroupDefinition(TypedDict, total=False):
+    """A group as a boards YAML writes it (`GroupSpec`)."""
+
+    label: str
+    weight: float
+
+
+class BoardDefinition(TypedDict, total=False):
+    """A board as a boards YAML writes it, before `parse_board` checks it into a `BoardSpec`."""
+
+    name: str
+    title: str
+    description: str
+    family: str
+    tasks: list[str]
+    benchmarks: list[str]
+    columns: list[ColumnDefinition]
+    groups: dict[str, GroupDefinition]
+    average: bool
+    rank_by: list[str]
 
 
 class _Strict(BaseModel):

@@ -34,8 +34,9 @@ from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigError
+from audioeval.core.json_value import JsonValue
 from audioeval.core.names import check_name, folder_collisions
-from audioeval.core.record import SampleRecord, latest_records
+from audioeval.core.record import RecordJson, SampleRecord, latest_records
 from audioeval.core.settings import DEFAULTS
 from audioeval.core.version import __version__
 from audioeval.engine.endpoint_probe import check_endpoints
@@ -61,9 +62,10 @@ from audioeval.engine.run_layout import (
     default_run_dir,
     pair_dir,
 )
-from audioeval.engine.run_summary import PairSummary, RunSummary, write_run_summary
+from audioeval.engine.run_summary import RunSummary, write_run_summary
 from audioeval.engine.sample_pipeline import PairContext, build_messages, messages_digest, run_sample
 from audioeval.metrics.pair_summary import summarise_records
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.scoring.hook_guard import call_hook
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
@@ -76,6 +78,7 @@ from audioeval.store.run_folder import (
     PARTIAL_FILE,
     STAMP_KEY,
     PairFiles,
+    RunFile,
     RunFolderError,
     new_run_id,
     pair_stamp,
@@ -170,7 +173,7 @@ class PairRun:
         """The pair's records as the checked reader vouches for them (its lines as written)."""
         return read_pair(self.folder, self.run_id, expected_ids=self.ids).records
 
-    def keep(self, record: SampleRecord, written: dict[str, Any], exact: bool) -> None:
+    def keep(self, record: SampleRecord, written: RecordJson, exact: bool) -> None:
         """Keep a record just appended (`written`: its line's object; `exact`: the line holds
         it unredacted); one that the read-back would check otherwise stops the keeping."""
         if self.kept is not None:
@@ -690,7 +693,7 @@ async def _gather_pairs(jobs: Iterable[Coroutine[Any, Any, None]]) -> None:
 
 
 def _export_settings(req: EvalRequest, cache_hits: int, work: JudgeWork | None) -> ExportSettings:
-    info: dict[str, Any] = {
+    info: dict[str, JsonValue] = {
         "audioeval_version": __version__,
         "judge_calls": work.calls if work is not None else 0,
         "cache_hits": cache_hits,
@@ -784,7 +787,7 @@ def _write_run_file(
     benches: list[ResolvedBenchmark],
     req: EvalRequest,
     adapters: dict[str, ModelAdapter],
-    existing: dict[str, Any] | None,
+    existing: RunFile | None,
     run_id: str | None,
     *,
     write: bool = True,
@@ -792,7 +795,7 @@ def _write_run_file(
     """Refuse a folder holding a run of other benchmarks or models (`existing`: its run.json,
     read through the checked reader); write run.json (`write`) with the run's id."""
     path = run_dir / RUN_FILE
-    data: dict[str, Any] = {"run_id": run_id} if run_id is not None else {}
+    data: RunFile = {"run_id": run_id} if run_id is not None else {}
     data |= {
         "audioeval": __version__,
         "benchmarks": [
@@ -827,7 +830,7 @@ def _write_run_file(
         write_json_atomic(path, data)
 
 
-def _names(run: dict[str, Any]) -> tuple[set[str], set[str]]:
+def _names(run: RunFile) -> tuple[set[str], set[str]]:
     benches = {str(b.get("name")) for b in run.get("benchmarks", [])}
     models = {str((m.get("config") or {}).get("name")) for m in run.get("models", [])}
     return benches, models

@@ -17,6 +17,7 @@ from typing import Any
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.benchmarks.resolved import exporter_for
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
 from audioeval.engine.run_layout import MODEL_SKIPPED_FILE
 from audioeval.store.json_items import gc_paused
 from audioeval.store.run_folder import read_listed
@@ -32,7 +33,7 @@ class ExportSettings:
     judge_model: str | None = None
     exports_dir: Path | None = None  # for a one-pair run; default: the pair folder
     judged: bool = True  # False when rescoring
-    run_info: dict[str, Any] = field(default_factory=dict)
+    run_info: dict[str, JsonValue] = field(default_factory=dict)
 
 
 def _errors(path: Path) -> list[InputError]:

@@ -25,14 +25,17 @@ board is built with `mean_of_available` (`leaderboard.build_board`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from audioeval.benchmarks.plugins import load_benchmarks
-from audioeval.engine.board_spec import BoardSpec, parse_board
+from audioeval.engine.board_spec import (
+    BoardDefinition,
+    BoardSpec,
+    ColumnDefinition,
+    GroupDefinition,
+    parse_board,
+)
 
 
-def _acoustic(per: str) -> list[dict[str, Any]]:
+def _acoustic(per: str) -> list[ColumnDefinition]:
     """UTMOS, DNSMOS P.835 OVRL and P.808, × 20, averaged into the one `acoustic` group
     (labelled, as every column, by the metric's declared display name)."""
     return [
@@ -41,9 +44,9 @@ def _acoustic(per: str) -> list[dict[str, Any]]:
     ]
 
 
-ACOUSTIC_GROUP = {"acoustic": {"label": "acoustic (0–5)"}}
+ACOUSTIC_GROUP: dict[str, GroupDefinition] = {"acoustic": {"label": "acoustic (0–5)"}}
 
-FAMILY_BOARDS: dict[str, dict[str, Any]] = {
+FAMILY_BOARDS: dict[str, BoardDefinition] = {
     "understanding": {
         "name": "understanding",
         "title": "Understanding",
@@ -103,7 +106,7 @@ FAMILY_BOARDS: dict[str, dict[str, Any]] = {
 def family_boards() -> list[BoardSpec]:
     """The board of every task family, in FAMILIES order (a benchmark's board of a family's
     name in its place), then the other boards the benchmarks give."""
-    found: dict[str, tuple[str, Mapping[str, Any]]] = {
+    found: dict[str, tuple[str, BoardDefinition]] = {
         name: (f"built-in board {name}", data) for name, data in FAMILY_BOARDS.items()
     }
     for bench in load_benchmarks().values():

@@ -11,11 +11,11 @@ the pair's signature, so a changed setting never reuses records made under anoth
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from audioeval.adapters.base import GenerationConfig, ModelAdapter
 from audioeval.benchmarks.tasks import default_generation
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
 from audioeval.core.request_settings import checked_settings, routed_problem
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.store.bounded_json import loads
@@ -23,7 +23,7 @@ from audioeval.store.bounded_json import loads
 NAMED = ("temperature", "max_tokens", "seed", "top_p", "system_prompt")
 
 
-def _value(text: str) -> Any:
+def _value(text: str) -> JsonValue:
     """A `--gen-kwargs` value: its JSON value where it reads as one (`0.5`, `false`, `null`,
     `{"enable_thinking":false}`), else the text itself; the declaration then types it."""
     try:
@@ -32,9 +32,9 @@ def _value(text: str) -> Any:
         return text
 
 
-def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
+def parse_gen_kwargs(text: str | None) -> dict[str, JsonValue]:
     """`temperature=0,max_tokens=512,top_p=1,seed=0` as a dict (lm-eval's spelling)."""
-    out: dict[str, Any] = {}
+    out: dict[str, JsonValue] = {}
     for item in (text or "").split(","):
         if not item.strip():
             continue
@@ -47,7 +47,7 @@ def parse_gen_kwargs(text: str | None) -> dict[str, Any]:
 
 
 def to_config(
-    values: Mapping[str, Any], *, field: str = "--gen-kwargs", file: str | None = None
+    values: Mapping[str, JsonValue], *, field: str = "--gen-kwargs", file: str | None = None
 ) -> GenerationConfig:
     """A GenerationConfig from a flat mapping, every setting checked against the one declaration
     of what a model request may carry (`core/request_settings.py`): InputError naming `field`."""
@@ -58,8 +58,8 @@ def to_config(
 
 
 def generation_of(
-    section: Mapping[str, Any],
-    gen_kwargs: str | Mapping[str, Any] | None,
+    section: Mapping[str, JsonValue],
+    gen_kwargs: str | Mapping[str, JsonValue] | None,
     *,
     temperature: float | None = None,
     max_tokens: int | None = None,
@@ -76,13 +76,13 @@ def generation_of(
     return to_config(values)
 
 
-def _set(config: GenerationConfig) -> dict[str, Any]:
+def _set(config: GenerationConfig) -> dict[str, JsonValue]:
     rec = config.to_record()
     return {k: v for k, v in rec.items() if v is not None}
 
 
 def pair_generation(
-    task: str, spec_generation: Mapping[str, Any] | None, user: GenerationConfig
+    task: str, spec_generation: Mapping[str, JsonValue] | None, user: GenerationConfig
 ) -> GenerationConfig:
     """The settings one benchmark's requests carry: task default < spec < user (the spec's
     were checked when it was read, the user's when they were given)."""
@@ -91,7 +91,7 @@ def pair_generation(
 
 
 def check_routed_settings(
-    pairs: Iterable[tuple[str, str, ModelAdapter, Mapping[str, Any] | None]], user: GenerationConfig
+    pairs: Iterable[tuple[str, str, ModelAdapter, Mapping[str, JsonValue] | None]], user: GenerationConfig
 ) -> None:
     """Refuse, before anything is asked, a routed setting (`response_format`, `prompt`: fields of
     `/audio/transcriptions`) given to a pair whose model does not read it. `pairs` are

@@ -21,13 +21,138 @@ deletion); UltraEval-Audio drops them instead.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from audioeval.benchmarks.tasks import TASKS
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
 from audioeval.engine.board_spec import AVERAGE, HEADLINE, BoardSpec, ColumnSpec
 from audioeval.metrics.corpus import UNDECLARED
 from audioeval.metrics.declaration import shown_name
+from audioeval.metrics.summary_blocks import MetricBlock, PairSummary
+
+
+class BoardColumn(TypedDict):
+    """A column of a board: its key (`benchmark · label` for a per-benchmark column), the
+    benchmarks its values come from (`over`), the metric, how its values are normalised, its
+    group instance (None: ungrouped) and weight."""
+
+    key: str
+    label: str
+    benchmark: str | None
+    over: list[str]
+    metric: str
+    direction: str
+    transform: str
+    unit: str | None
+    group: str | None
+    weight: float
+    _group_name: NotRequired[str | None]  # while the board is built; removed before it is returned
+
+
+class BoardGroup(TypedDict):
+    """A group instance of a board (one per benchmark for per-benchmark columns), its columns
+    and its weight in the average."""
+
+    key: str
+    name: str | None
+    label: str | None
+    benchmark: str | None
+    columns: list[str]
+    weight: float
+
+
+BoardCell = TypedDict(
+    "BoardCell",
+    {
+        "value": float | None,
+        "ci": list[float] | None,
+        "n": int,
+        "from": list[str],  # a column over several benchmarks: those the mean is over
+        "normalised": float | None,
+    },
+    total=False,
+)
+"""A model's value in a column: the raw value with its CI and n (or the mean over the column's
+benchmarks and which), and the value on the 0–100 higher-is-better scale."""
+
+
+class PairCounts(TypedDict):
+    """What a row says of each of its pairs: scored, failed, the failed outputs and whether
+    the headline counts them."""
+
+    scored: int
+    failed: int
+    failed_outputs: int
+    failed_outputs_in_headline: str
+
+
+class AdjacentTest(TypedDict, total=False):
+    """`audioeval leaderboard`: the paired-bootstrap test of a row against the row ranked next
+    below it (`analysis/leaderboard_runs.adjacent_test`); p None with a `reason` when none."""
+
+    above: str
+    below: str
+    difference: float | None
+    p: float | None
+    reason: str
+    method: str
+    n_resamples: int
+    samples: dict[str, int]
+
+
+class ColumnSignature(TypedDict):
+    """`audioeval leaderboard`: what a board shows of a benchmark's data and settings
+    (`analysis/pair_identity.PairIdentity.signature`)."""
+
+    data_sha256: str
+    samples: int
+    limit: int | None
+    profile: str | None
+    scorers: JsonValue
+
+
+class BoardRow(TypedDict, total=False):
+    """A model's row: its cells by column key, its group scores, the columns it lacks or has
+    below 0, its average (with how many entries it is over, of how many), and its rank (None
+    and `ranked` False: an incomplete row listed below the complete ones)."""
+
+    model: str
+    pairs: dict[str, PairCounts]
+    cells: dict[str, BoardCell]
+    groups: dict[str, float | None]
+    missing: list[str]
+    negative_columns: list[str]
+    average: float | None
+    averaged_over: int
+    entries: int
+    ranked: bool
+    rank: int | None
+    score: float | None  # `audioeval leaderboard`: the board score, its CI (or why none), the test
+    score_ci: list[float] | None
+    score_ci_reason: str
+    adjacent: AdjacentTest | None
+
+
+class Board(TypedDict):
+    """One leaderboard (`build_board`), as `summary.json` and `leaderboard.json` hold it."""
+
+    name: str
+    title: str
+    description: str | None
+    benchmarks: list[str]
+    columns: list[BoardColumn]
+    groups: list[BoardGroup]
+    average: bool
+    rank_by: list[str]
+    not_applicable: list[str]
+    incomplete_rows: str
+    rows: list[BoardRow]
+    signatures: NotRequired[dict[str, ColumnSignature]]  # `audioeval leaderboard`: per benchmark
+
+
+PairsByKey = Mapping[tuple[str, str], PairSummary]
+"""Pair summaries by (benchmark, model)."""
 
 SCALES = {"percent": 100.0, "mos": 20.0, "as_is": 1.0}
 UNRANKED = "listed below the complete rows, unranked"
@@ -35,7 +160,7 @@ MEAN_OF_AVAILABLE = "ranked by the mean of the available columns (UltraEval-Audi
 UNIT_TRANSFORMS = {"fraction": "percent", "mos": "mos"}
 
 
-def family_of(res: Mapping[str, Any]) -> str | None:
+def family_of(res: PairSummary) -> str | None:
     """A pair's task family (its summary's, or its task's for summaries written before)."""
     if res.get("family"):
         return str(res["family"])
@@ -52,11 +177,11 @@ def normalised(value: float | None, *, transform: str, higher_is_better: bool) -
 
 
 def build_boards(
-    results: Sequence[Mapping[str, Any]], specs: Iterable[BoardSpec], *, mean_of_available: bool = False
-) -> dict[str, dict[str, Any]]:
+    results: Sequence[PairSummary], specs: Iterable[BoardSpec], *, mean_of_available: bool = False
+) -> dict[str, Board]:
     """`{board name: board}` for every spec that selects at least one pair (a later spec of the
     same name replaces an earlier one)."""
-    boards: dict[str, dict[str, Any]] = {}
+    boards: dict[str, Board] = {}
     for spec in specs:
         board = build_board(spec, results, mean_of_available=mean_of_available)
         boards.pop(spec.name, None)
@@ -65,7 +190,7 @@ def build_boards(
     return boards
 
 
-def _selected(spec: BoardSpec, res: Mapping[str, Any]) -> bool:
+def _selected(spec: BoardSpec, res: PairSummary) -> bool:
     return (
         (spec.family is None or family_of(res) == spec.family)
         and (spec.tasks is None or res.get("task") in spec.tasks)
@@ -73,30 +198,30 @@ def _selected(spec: BoardSpec, res: Mapping[str, Any]) -> bool:
     )
 
 
-def _applies(col: ColumnSpec, res: Mapping[str, Any]) -> bool:
+def _applies(col: ColumnSpec, res: PairSummary) -> bool:
     return (col.tasks is None or res.get("task") in col.tasks) and (
         col.benchmarks is None or res.get("benchmark") in col.benchmarks
     )
 
 
-def _metric_of(col: ColumnSpec, res: Mapping[str, Any]) -> str:
+def _metric_of(col: ColumnSpec, res: PairSummary) -> str:
     return str(res.get("headline")) if col.metric == HEADLINE else col.metric
 
 
-def _on_board(col: ColumnSpec, block: Mapping[str, Any] | None) -> bool:
+def _on_board(col: ColumnSpec, block: MetricBlock | None) -> bool:
     """Whether a metric block can be a column: it exists, and its 0–100 scale is known (a
     metric of a plugin's scorer that declares no unit stays off, unless the board's spec
     gives its transform)."""
     return block is not None and not (col.transform == "auto" and block.get("unit") == UNDECLARED)
 
 
-def _block(res: Mapping[str, Any] | None, metric: str) -> Mapping[str, Any] | None:
+def _block(res: PairSummary | None, metric: str) -> MetricBlock | None:
     return None if res is None else (res.get("metrics") or {}).get(metric)
 
 
 def build_board(
-    spec: BoardSpec, results: Sequence[Mapping[str, Any]], *, mean_of_available: bool = False
-) -> dict[str, Any] | None:
+    spec: BoardSpec, results: Sequence[PairSummary], *, mean_of_available: bool = False
+) -> Board | None:
     """The board of the pairs `spec` selects (see the module doc), or None when it selects none.
     A row lacking an entry of the board score is listed below the complete ones, unranked,
     unless `mean_of_available` (then it is ranked by the mean of its available entries)."""
@@ -133,11 +258,11 @@ def build_board(
     }
 
 
-def _columns(spec: BoardSpec, pairs: Sequence[Mapping[str, Any]], benchmarks: list[str]) -> list[dict]:
+def _columns(spec: BoardSpec, pairs: Sequence[PairSummary], benchmarks: list[str]) -> list[BoardColumn]:
     """The board's columns: per-benchmark ones benchmark by benchmark, then the per-board ones.
     A `headline` column is left out for a benchmark whose headline another column names."""
     first = {b: next(r for r in pairs if r["benchmark"] == b) for b in benchmarks}
-    out: list[dict[str, Any]] = []
+    out: list[BoardColumn] = []
     for bench in benchmarks:
         res = first[bench]
         named = {c.metric for c in spec.columns if c.metric != HEADLINE and _applies(c, res)}
@@ -164,11 +289,11 @@ def _columns(spec: BoardSpec, pairs: Sequence[Mapping[str, Any]], benchmarks: li
 
 
 def _column(
-    col: ColumnSpec, metric: str, label: str, bench: str | None, over: list[str], res: Mapping[str, Any]
-) -> dict[str, Any]:
+    col: ColumnSpec, metric: str, label: str, bench: str | None, over: list[str], res: PairSummary
+) -> BoardColumn:
     """A column of the board: its key, where its values come from, how they are normalised
     (`auto` resolved from `res`'s metric block), its group instance and weight."""
-    block = _block(res, metric) or {}
+    block: MetricBlock = _block(res, metric) or {}
     higher = (
         bool(block.get("higher_is_better", True)) if col.direction == "auto" else col.direction == "higher"
     )
@@ -193,14 +318,14 @@ def _column(
     }
 
 
-def _cell(column: Mapping[str, Any], model: str, by_pair: Mapping[tuple[str, str], Any]) -> dict:
+def _cell(column: BoardColumn, model: str, by_pair: PairsByKey) -> BoardCell:
     """The model's value in the column: the pair's metric with its CI and n, or, for a column
     over several benchmarks, the mean of the model's values (`from`: the benchmarks in it)."""
-    blocks = [_block(by_pair.get((b, model)), column["metric"]) or {} for b in column["over"]]
+    blocks: list[MetricBlock] = [_block(by_pair.get((b, model)), column["metric"]) or {} for b in column["over"]]
     up = column["direction"] == "higher"
     if len(blocks) == 1:
         value = blocks[0].get("value")
-        cell = {"value": value, "ci": blocks[0].get("ci"), "n": blocks[0].get("n", 0)}
+        cell: BoardCell = {"value": value, "ci": blocks[0].get("ci"), "n": blocks[0].get("n", 0)}
     else:
         got = [(b, block.get("value")) for b, block in zip(column["over"], blocks, strict=True)]
         got = [(b, v) for b, v in got if v is not None]
@@ -210,24 +335,26 @@ def _cell(column: Mapping[str, Any], model: str, by_pair: Mapping[tuple[str, str
     return cell
 
 
-def _row(model: str, columns: list[dict], by_pair: Mapping[tuple[str, str], Any]) -> dict[str, Any]:
-    pairs = {}
+def _row(model: str, columns: list[BoardColumn], by_pair: PairsByKey) -> BoardRow:
+    pairs: dict[str, PairCounts] = {}
     for (bench, name), res in by_pair.items():
         if name == model:
-            failed_outputs = res.get("failed_outputs") or {}
+            failed_outputs = res.get("failed_outputs")
             pairs[bench] = {
                 "scored": res.get("scored", 0),
                 "failed": res.get("failed", 0),
-                "failed_outputs": failed_outputs.get("n", 0),
-                "failed_outputs_in_headline": failed_outputs.get("in_headline", "counted"),
+                "failed_outputs": failed_outputs.get("n", 0) if failed_outputs else 0,
+                "failed_outputs_in_headline": (
+                    failed_outputs.get("in_headline", "counted") if failed_outputs else "counted"
+                ),
             }
     cells = {c["key"]: _cell(c, model, by_pair) for c in columns}
     return {"model": model, "pairs": pairs, "cells": cells}
 
 
-def _groups(spec: BoardSpec, columns: list[dict]) -> list[dict[str, Any]]:
+def _groups(spec: BoardSpec, columns: list[BoardColumn]) -> list[BoardGroup]:
     """Each group instance (one per benchmark for per-benchmark columns) and its members."""
-    groups: dict[str, dict[str, Any]] = {}
+    groups: dict[str, BoardGroup] = {}
     for c in columns:
         if c["group"] is None:
             continue
@@ -255,14 +382,14 @@ def _weighted_mean(pairs: Iterable[tuple[float | None, float]]) -> tuple[float |
     return (sum(v * w for v, w in defined) / total if total else None), len(defined)
 
 
-def _entries(columns: list[dict], groups: list[dict]) -> list[tuple[str, float, list[str]]]:
+def _entries(columns: list[BoardColumn], groups: list[BoardGroup]) -> list[tuple[str, float, list[str]]]:
     """What the average is over: (key, weight, member column keys) for every ungrouped column
     and every group."""
     out = [(c["key"], c["weight"], [c["key"]]) for c in columns if c["group"] is None]
     return out + [(g["key"], g["weight"], g["columns"]) for g in groups]
 
 
-def _score(average: bool, row: dict[str, Any], columns: list[dict], groups: list[dict]) -> None:
+def _score(average: bool, row: BoardRow, columns: list[BoardColumn], groups: list[BoardGroup]) -> None:
     """The row's group scores, average (on a board with one), and the columns it lacks or has
     below 0."""
     cells = row["cells"]
@@ -284,7 +411,7 @@ def _score(average: bool, row: dict[str, Any], columns: list[dict], groups: list
         row["entries"] = len(entries)
 
 
-def _rank_value(key: str, row: Mapping[str, Any], columns: list[dict], groups: list[dict]) -> float | None:
+def _rank_value(key: str, row: BoardRow, columns: list[BoardColumn], groups: list[BoardGroup]) -> float | None:
     """A `rank_by` key's value: the average, or the mean of a label's or a group's instances."""
     if key == AVERAGE:
         return row.get("average")
@@ -294,19 +421,19 @@ def _rank_value(key: str, row: Mapping[str, Any], columns: list[dict], groups: l
     return sum(defined) / len(defined) if defined else None
 
 
-def rank_keys(rank_by: Sequence[str], average: bool, columns: Sequence[Mapping[str, Any]]) -> list[str]:
+def rank_keys(rank_by: Sequence[str], average: bool, columns: Sequence[BoardColumn]) -> list[str]:
     """What a board ranks by, in order: `rank_by`, else the average, else the first column."""
     return list(rank_by) or ([AVERAGE] if average else [columns[0]["label"]] if columns else [])
 
 
-def board_score(board: Mapping[str, Any], row: Mapping[str, Any]) -> float | None:
+def board_score(board: Board, row: BoardRow) -> float | None:
     """A row's board score: the value of the board's first ranking key (its average unless
     `rank_by` says otherwise), on the 0–100 higher-is-better scale; None when it has none."""
     keys = rank_keys(board["rank_by"], board["average"], board["columns"])
     return _rank_value(keys[0], row, board["columns"], board["groups"]) if keys else None
 
 
-def score_row(board: Mapping[str, Any], model: str, by_pair: Mapping[tuple[str, str], Any]) -> dict[str, Any]:
+def score_row(board: Board, model: str, by_pair: PairsByKey) -> BoardRow:
     """The row `build_board` gives `model` on this board's columns from `by_pair`'s pair
     summaries ({(benchmark, model): summary}), scored by the same code: how a board is scored
     again from resampled metric values."""
@@ -315,7 +442,7 @@ def score_row(board: Mapping[str, Any], model: str, by_pair: Mapping[tuple[str, 
     return row
 
 
-def incomplete(row: Mapping[str, Any], average: bool) -> bool:
+def incomplete(row: BoardRow, average: bool) -> bool:
     """Whether a row lacks an entry of its board score: an averaged column or a whole group
     (a group is the mean of its available members), or, on a board without an average, any
     column."""
@@ -326,9 +453,9 @@ def incomplete(row: Mapping[str, Any], average: bool) -> bool:
 
 def _rank(
     keys: list[str],
-    rows: list[dict],
-    columns: list[dict],
-    groups: list[dict],
+    rows: list[BoardRow],
+    columns: list[BoardColumn],
+    groups: list[BoardGroup],
     *,
     average: bool,
     rank_incomplete: bool,
@@ -337,7 +464,7 @@ def _rank(
     the order of the results. Unless `rank_incomplete`, an incomplete row (`incomplete`) comes
     after every complete one with rank None (`ranked`: False)."""
 
-    def order(row: dict[str, Any]) -> tuple:
+    def order(row: BoardRow) -> tuple[bool | float, ...]:
         values = [_rank_value(k, row, columns, groups) for k in keys]
         unranked = not rank_incomplete and incomplete(row, average)
         return (unranked, *(x for v in values for x in (v is None, -(v or 0.0))))

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from audioeval.adapters.base import ModelAdapter
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.benchmarks.sources.hf import stored_sha256_prefix
 from audioeval.core.errors import RunConfigError
+from audioeval.core.json_value import JsonValue
 from audioeval.core.record import SampleRecord
 from audioeval.core.sample import Sample
 from audioeval.core.version import __version__
@@ -70,16 +71,30 @@ def changed_samples(
     return None
 
 
+class PairSignature(TypedDict, total=False):
+    """A pair's `signature.json`: the benchmark's and the model's signatures, the generation
+    settings, the prompt override, audioeval's version, the judge, and the hash of a source
+    file whose every byte counts."""
+
+    benchmark: dict[str, JsonValue]
+    model: dict[str, JsonValue]
+    generation: dict[str, JsonValue]
+    prompt_override: str | None
+    audioeval: str
+    judge: dict[str, JsonValue]
+    source_sha256: str
+
+
 def pair_signature(
     bench: ResolvedBenchmark,
     adapter: ModelAdapter,
     *,
-    generation: dict[str, Any],
+    generation: dict[str, JsonValue],
     prompt_override: str | None,
-    judge: dict[str, Any] | None,
+    judge: dict[str, JsonValue] | None,
     source_sha256: str | None = None,
-) -> dict[str, Any]:
-    signature: dict[str, Any] = {
+) -> PairSignature:
+    signature: PairSignature = {
         "benchmark": bench.signature(),
         "model": adapter.signature(),
         "generation": generation,
@@ -96,11 +111,11 @@ def pair_signature(
 INPUT_FILE_KEYS = ("file", "audio_root", "predictions_sha256", "outputs_sha256")
 
 
-def without_input_files(signature: Mapping[str, Any]) -> dict[str, Any]:
+def without_input_files(signature: PairSignature) -> PairSignature:
     """The signature without where the inputs are read from and their file hashes (the
     benchmark's source path, a predictions file's path and hash): for runs whose samples'
     own content hashes say what is done (`PreparedInputs.rescore_changed_samples`)."""
-    out = dict(signature)
+    out = PairSignature(**signature)
     out.pop("source_sha256", None)
     bench = dict(out.get("benchmark") or {})
     source = dict(bench.get("source") or {})

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,19 +35,22 @@ from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.resolved import ResolvedBenchmark, exporter_for, resolve, with_profile
 from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import RunConfigError
+from audioeval.core.json_value import JsonValue
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.engine.evaluate import PairRun, summarise_pairs
 from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_specs import ModelConfig
+from audioeval.engine.pair_signature import PairSignature
 from audioeval.engine.rescore_target import finish_copy, is_done, rescore_origin, start_copy, target_folder
 from audioeval.engine.run_layout import RECORDS_FILE, RUN_FILE, pair_dir
-from audioeval.engine.run_summary import PairSummary, RunSummary, read_run_summary, write_run_summary
+from audioeval.engine.run_summary import RunSummary, read_run_summary, write_run_summary
 from audioeval.engine.sample_pipeline import (
     gate_adapter_output,
     mark_failed_output,
     record_unusable_output,
     score_output,
 )
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.scoring.hook_guard import checked_signature
 from audioeval.scoring.judged import is_judged
 from audioeval.scoring.speech_models.runtime import throughput_report, throughput_since
@@ -55,6 +59,7 @@ from audioeval.store.bounded_json import loads
 from audioeval.store.run_folder import (
     RUN_ID_KEY,
     STAMP_KEY,
+    RunFile,
     iter_lines,
     new_run_id,
     pair_stamp,
@@ -88,7 +93,7 @@ class RescoreResult:
 
 def _load_run(
     run_dir: Path, profile: str | None = None, *, unfinished: bool = False
-) -> tuple[list[ResolvedBenchmark], list[ModelConfig], dict[str, Any]]:
+) -> tuple[list[ResolvedBenchmark], list[ModelConfig], RunFile]:
     path = run_dir / RUN_FILE
     if not path.is_file():
         for bench in load_benchmarks().values():  # a benchmark's preset folder of an earlier audioeval
@@ -123,7 +128,7 @@ class RescoredPair:
     ids: list[str] | None
     text: str
     """The records file's new text (written once every pair is scored)."""
-    signature: dict[str, Any] | None
+    signature: PairSignature | None
     """The pair's signature.json as it is now scored by; None: unchanged."""
 
 
@@ -175,7 +180,7 @@ rescore that changes nothing leaves records.jsonl byte for byte as it was."""
 RESCORED_FIELDS = ("processed", "scores", "error", "error_detail", "output_failed", "failure_scores")
 
 
-def _outcome(line: dict[str, Any]) -> list[Any]:
+def _outcome(line: Mapping[str, JsonValue]) -> list[JsonValue]:
     return [line.get(k) for k in RESCORED_FIELDS]
 
 
@@ -302,8 +307,8 @@ def _rescore(
 
 
 def _scored_signature(
-    stored: dict[str, Any] | None, bench: ResolvedBenchmark, profile: str | None
-) -> dict[str, Any] | None:
+    stored: PairSignature | None, bench: ResolvedBenchmark, profile: str | None
+) -> PairSignature | None:
     """The pair's signature as it is now scored: under a profile, with the scorers it is
     scored by and the plugins they come from; else naming the plugins (distribution, version)
     whose scorers scored it again when they differ from those it names (an upgraded plugin).
@@ -321,7 +326,7 @@ def _scored_signature(
     return signature if signature != stored else None
 
 
-def _record_profile(run_dir: Path, run: dict[str, Any], benches: list[ResolvedBenchmark]) -> None:
+def _record_profile(run_dir: Path, run: RunFile, benches: list[ResolvedBenchmark]) -> None:
     """run.json with each benchmark's spec as it is now scored (its `profile`)."""
     by_name = {b.name: b for b in benches}
     for entry in run["benchmarks"]:
@@ -332,7 +337,7 @@ def _record_profile(run_dir: Path, run: dict[str, Any], benches: list[ResolvedBe
 
 
 def _export_settings(
-    run_dir: Path, run: dict[str, Any], resamples: int | None, seed: int | None, exclude_missing: bool | None
+    run_dir: Path, run: RunFile, resamples: int | None, seed: int | None, exclude_missing: bool | None
 ) -> ExportSettings:
     """The run's own settings (run.json), less those given anew."""
     exports = run.get("exports_dir")

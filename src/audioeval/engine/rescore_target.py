@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.json_value import JsonValue
 from audioeval.engine.run_layout import CACHE_FILE
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.file_digest import file_sha256, json_digest
@@ -53,7 +54,7 @@ def target_folder(run_dir: Path, profile: str | None, output: Path | None) -> Pa
     return whole.parent / f"{whole.name}-{profile}"
 
 
-def rescore_origin(run_dir: Path, asked: dict[str, Any]) -> dict[str, Any]:
+def rescore_origin(run_dir: Path, asked: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """What a rescore into a new folder is made from: the run (path, id, a digest of every file
     whose content moves a number) and the settings asked."""
     run = read_run_file(run_dir)
@@ -69,7 +70,7 @@ def rescore_origin(run_dir: Path, asked: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def is_done(target: Path, origin: dict[str, Any]) -> bool:
+def is_done(target: Path, origin: Mapping[str, JsonValue]) -> bool:
     """Whether `target` already holds this rescore (True: nothing to write). A folder holding
     an earlier or unfinished rescore of the same run may be written again; any other that
     exists and is not empty is refused."""
@@ -88,7 +89,7 @@ def is_done(target: Path, origin: dict[str, Any]) -> bool:
     return earlier == origin and not (target / PARTIAL_FILE).exists()
 
 
-def _earlier_origin(target: Path) -> dict[str, Any] | None:
+def _earlier_origin(target: Path) -> dict[str, JsonValue] | None:
     for path in (target / PARTIAL_FILE, target / RUN_FILE):
         if path.is_file():
             try:
@@ -101,7 +102,7 @@ def _earlier_origin(target: Path) -> dict[str, Any] | None:
     return None
 
 
-def start_copy(run_dir: Path, target: Path, origin: dict[str, Any]) -> None:
+def start_copy(run_dir: Path, target: Path, origin: Mapping[str, JsonValue]) -> None:
     """Copy the run into `target` (an earlier copy there replaced), marked unfinished."""
     if target.exists():
         shutil.rmtree(target)

@@ -19,12 +19,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from audioeval.engine.board_spec import BoardSpec, load_board_file, metric_key
 from audioeval.engine.family_boards import family_boards
-from audioeval.engine.leaderboard import build_boards
+from audioeval.engine.leaderboard import Board, build_boards
 from audioeval.engine.run_layout import SUMMARY_FILE
+from audioeval.metrics.judge_reliability import ReliabilityBlock
+from audioeval.metrics.summary_blocks import (
+    MetricBlock as MetricBlock,  # where readers of run summaries found it
+)
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.bounded_json import loads
 from audioeval.store.run_folder import RUN_FILE, read_run_file, run_id_of
@@ -34,61 +39,30 @@ BOARDS_FILE = "boards.yaml"
 """The user's boards of a run, beside its summary."""
 
 
-class MetricBlock(TypedDict, total=False):
-    """One corpus metric of a pair (`metrics/pair_summary.py`)."""
-
-    value: float | None
-    ci: list[float] | None
-    n: int
-    unit: str | None
-
-
-ReliabilityBlock = Mapping[str, Any]
-"""One judged scorer's reliability figures (`metrics/judge_reliability.py`), by figure name."""
-
-
-class PairSummary(TypedDict, total=False):
-    """One benchmark × model: counts, metrics with CIs, breakdowns, failures, reliability."""
-
-    benchmark: str
-    model: str
-    folder: str
-    task: str
-    headline: str | None
-    output: str
-    family: str
-    n: int
-    scored: int
-    failed: int
-    missing: int
-    unparseable: int
-    failed_outputs: Mapping[str, Any]
-    failure_kinds: Mapping[str, int]
-    first_failure: Mapping[str, Any] | None
-    metrics: Mapping[str, MetricBlock]
-    breakdowns: Mapping[str, Any]
-    reliability: Mapping[str, ReliabilityBlock]
-    files_sha256: Mapping[str, str | None]  # the digests of the pair files it was computed from
-
-
-class Board(TypedDict, total=False):
-    """One leaderboard (`engine/leaderboard.build_board`)."""
-
-    name: str
-    title: str
-    description: str
-    benchmarks: list[str]
-    columns: list[Mapping[str, Any]]
-    groups: list[Mapping[str, Any]]
-    average: str
-    rank_by: str
-    not_applicable: list[Any]
-    incomplete_rows: str
-    rows: list[Mapping[str, Any]]
+PerCodec = dict[str, dict[str, float | None]]
+"""A codec run's view: per codec, each metric's value under its short name."""
 
 
 MetricModelWork = Mapping[str, float | int]
 """An embedded metric model's work in one command: calls, audio seconds, busy seconds, × real time."""
+
+
+class RunSummaryJson(TypedDict, total=False):
+    """`<run>/summary.json` (`RunSummary.to_json`). With one pair, that pair's metrics also sit
+    at the top level under their short names (`wer`, `wer_ci`), with its `n`, `scored`,
+    `failed`; `content_sha256`: the digest it is sealed with (`store/run_summaries.py`)."""
+
+    run_dir: str
+    scores: dict[str, dict[str, dict[str, float | None]]]
+    results: list[PairSummary]
+    reliability: dict[str, dict[str, dict[str, ReliabilityBlock]]]
+    boards: dict[str, Board]
+    n: int | None
+    scored: int | None
+    failed: int | None
+    codecs: PerCodec | dict[str, PerCodec]
+    metric_models: dict[str, MetricModelWork]
+    content_sha256: str
 
 
 @dataclass(frozen=True)
@@ -110,39 +84,39 @@ class RunSummary:
         return out
 
     @property
-    def reliability(self) -> dict[str, dict[str, Mapping[str, ReliabilityBlock]]]:
+    def reliability(self) -> dict[str, dict[str, dict[str, ReliabilityBlock]]]:
         """`reliability[benchmark][model]`: the judge reliability of each judged pair."""
-        out: dict[str, dict[str, Mapping[str, ReliabilityBlock]]] = {}
+        out: dict[str, dict[str, dict[str, ReliabilityBlock]]] = {}
         for res in self.results:
             if res.get("reliability"):
                 out.setdefault(res["benchmark"], {})[res["model"]] = res["reliability"]
         return out
 
     @property
-    def codecs(self) -> dict[str, Any] | None:
+    def codecs(self) -> PerCodec | dict[str, PerCodec] | None:
         """A codec run's view: per codec (per benchmark, with several), each metric's value
         under its short name (`wer`, `sim`, `pesq`, …); None unless every pair is a codec's."""
         if not self.results or any(r.get("task") != "codec" for r in self.results):
             return None
-        per: dict[str, dict[str, dict[str, Any]]] = {}
+        per: dict[str, PerCodec] = {}
         for res in self.results:
             values = {k.split(":", 1)[-1]: b.get("value") for k, b in (res.get("metrics") or {}).items()}
             per.setdefault(res["benchmark"], {})[res["model"]] = values
         return next(iter(per.values())) if len(per) == 1 else per
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> RunSummaryJson:
         """The file's layout. With one pair its metrics also sit at the top level
         (`summary["wer"]`, `summary["wer_ci"]`, `n`, `scored`, `failed`): what a quick ad-hoc
         run wants to read."""
-        data: dict[str, Any] = {"run_dir": self.run_dir, "scores": self.scores, "results": list(self.results)}
+        data: RunSummaryJson = {"run_dir": self.run_dir, "scores": self.scores, "results": list(self.results)}
         if self.reliability:
             data["reliability"] = self.reliability
         data["boards"] = dict(self.boards)
         if len(self.results) == 1:
             only = self.results[0]
             for name, block in (only.get("metrics") or {}).items():
-                data[metric_key(name)] = block.get("value")
-                data[f"{metric_key(name)}_ci"] = block.get("ci")
+                data[metric_key(name)] = block.get("value")  # type: ignore[literal-required]
+                data[f"{metric_key(name)}_ci"] = block.get("ci")  # type: ignore[literal-required]
             data.update(n=only.get("n"), scored=only.get("scored"), failed=only.get("failed"))
         if self.codecs is not None:
             data["codecs"] = self.codecs
@@ -151,7 +125,7 @@ class RunSummary:
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RunSummary:
+    def from_json(cls, data: RunSummaryJson) -> RunSummary:
         results = data.get("results")
         if not isinstance(results, list):
             raise ValueError("not a run summary: no `results` list")
@@ -170,13 +144,12 @@ def run_boards(run_dir: Path) -> list[BoardSpec]:
 
 
 def all_boards(
-    results: Sequence[Mapping[str, Any]], user_boards: Iterable[BoardSpec], *, mean_of_available: bool = False
+    results: Sequence[PairSummary], user_boards: Iterable[BoardSpec], *, mean_of_available: bool = False
 ) -> dict[str, Board]:
     """The boards of these pair summaries: every task family's, then the user's (a user board
     named like an earlier one replaces it); what a run summary and `audioeval leaderboard` hold.
     `mean_of_available`: rank incomplete rows too (`leaderboard.build_board`)."""
-    boards = build_boards(results, [*family_boards(), *user_boards], mean_of_available=mean_of_available)
-    return boards  # type: ignore[return-value]
+    return build_boards(results, [*family_boards(), *user_boards], mean_of_available=mean_of_available)
 
 
 def write_run_summary(

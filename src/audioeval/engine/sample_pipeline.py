@@ -37,6 +37,7 @@ from audioeval.adapters.base import GenerationConfig, ModelAdapter, ModelRequest
 from audioeval.audio.decode import require_readable_file
 from audioeval.benchmarks.resolved import ResolvedBenchmark
 from audioeval.core.errors import AudioError, AudioevalError, EndpointsUnreachable, InputError, NotScorable
+from audioeval.core.json_value import JsonValue
 from audioeval.core.messages import AudioPart, Message, TextPart
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.record import Answer, FailureKind, SampleRecord
@@ -111,7 +112,7 @@ def build_messages(
     text is rendered once (`prompts/templates.RenderedTexts`: the same texts)."""
     name = sample.get("prompt_template") or template_name
     template = bench.template_for(name)
-    variables: dict[str, Any] = {**bench.spec.variables, **sample.fields}
+    variables: dict[str, JsonValue] = {**bench.spec.variables, **sample.fields}
     # The input clip; a TTS / voice-conversion sample has none, and its prompt voice goes instead.
     audio = sample.audio.get("audio") or sample.audio.get("reference_voice")
     return tuple(render(template, variables, audio, sample_id=sample.id, memo=memo))
@@ -232,7 +233,7 @@ def _left_out(bench: ResolvedBenchmark, rec: SampleRecord, scorer: Scorer, exc: 
     return True
 
 
-def _plainly_finite(*blocks: dict[str, Any]) -> bool:
+def _plainly_finite(*blocks: Mapping[str, JsonValue]) -> bool:
     """Whether every value of the blocks is an int, a bool, None, a string or a finite float:
     then `non_finite_field` finds nothing in them, and need not walk them (the common score)."""
     for numbers in blocks:
@@ -290,7 +291,7 @@ def _keep(
 
 def _stored(
     scorer: Scorer, rec: SampleRecord, earlier: Mapping[str, Score] | None, judged: bool
-) -> Mapping[str, Any] | None:
+) -> Mapping[str, JsonValue] | None:
     """What an earlier scoring of the sample left `scorer` to score again from: a judged
     scorer's (`judged`) judge answers (`rec.judge`), or the detail of its earlier score
     (`earlier`), which `Scorer.rescore` may reuse; None when nothing is stored."""

@@ -42,27 +42,31 @@ per-sample `IFR` is a 0–1 rate, its metric `mean:ifr` a percentage, so each sa
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
 from audioeval.core.registry import Registry
+from audioeval.core.sample import Taxonomy
 from audioeval.metrics.bootstrap import percentile_ci, resample_counts
 from audioeval.metrics.cider_d import cider_d_of_counts, spider_of_counts
 from audioeval.metrics.coco_bleu import coco_bleu_table
 from audioeval.metrics.declaration import (
     AGGREGATIONS,
     MEAN_PREFIX,
+    MICRO_PREFIX,
     UNDECLARED,
     UNITS,
     Aggregation,
     MeanDeclaration,
+    MicroDeclaration,
     PerSample,
     Unit,
     declared_since,
+    undeclared_display,
 )
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.macro_f1 import macro_f1_table
@@ -78,8 +82,8 @@ from audioeval.metrics.stat_table import (
     pooled_ratio,
     ratio,
 )
-
-MICRO_PREFIX = "micro:"
+from audioeval.metrics.summary_blocks import MetricDeclaration
+from audioeval.metrics.summary_blocks import PerSampleJson as PerSampleJson  # declared with the blocks
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,7 @@ class CorpusMetric:
             raise ValueError(f"metric {self.name!r}: unit {self.unit!r} is not one of {', '.join(UNITS)}")
         short = self.name.removeprefix(MEAN_PREFIX)
         if not self.display:
-            object.__setattr__(self, "display", short)
+            object.__setattr__(self, "display", undeclared_display(self.name))
         if self.per_sample is None:
             object.__setattr__(self, "per_sample", PerSample(short))
         if self.aggregation is None:
@@ -119,7 +123,7 @@ class CorpusMetric:
                 f"metric {self.name!r}: aggregation {self.aggregation!r} is not one of {', '.join(AGGREGATIONS)}"
             )
 
-    def declaration(self) -> dict[str, Any]:
+    def declaration(self) -> MetricDeclaration:
         """What a pair summary's metric block says of the metric beside its value."""
         assert self.per_sample is not None
         return {
@@ -169,6 +173,17 @@ def whole_set_metric(
     return CorpusMetric(name, higher_is_better, unit, no_table, of_counts, **kw)
 
 
+class MetricValueJson(TypedDict):
+    """A `MetricValue` as JSON (`MetricValue.as_dict`)."""
+
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    total: float | None
+    count: float | None
+
+
 @dataclass(frozen=True)
 class MetricValue:
     """A metric's value over a set of samples, its bootstrap CI and the sample count.
@@ -186,8 +201,8 @@ class MetricValue:
     total: float | None = None
     count: float | None = None
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> MetricValueJson:
+        return MetricValueJson(**asdict(self))
 
 
 METRICS: Registry[CorpusMetric] = Registry(
@@ -251,8 +266,9 @@ def mean_metric(
 
 
 def declared_metric(declaration: MeanDeclaration) -> CorpusMetric:
-    """A benchmark's declared `mean:<key>` as the metric that computes it."""
-    return mean_metric(
+    """A benchmark's declared `mean:<key>` or `micro:<key>` as the metric that computes it."""
+    make = micro_metric if isinstance(declaration, MicroDeclaration) else mean_metric
+    return make(
         declaration.key,
         higher_is_better=declaration.higher_is_better,
         unit=declaration.unit,
@@ -274,13 +290,26 @@ def all_metrics() -> list[tuple[str, CorpusMetric]]:
     return METRICS.items()
 
 
-def micro_metric(key: str, *, unit: Unit | None = None) -> CorpusMetric:
+def micro_metric(
+    key: str,
+    *,
+    higher_is_better: bool = True,
+    unit: Unit | None = None,
+    display: str = "",
+    per_sample: PerSample | None = None,
+) -> CorpusMetric:
     """`micro:<key>`: Σ numerators / Σ denominators of a per-sample stats pair `[num, den]`
     (a rate over the units inside the samples, e.g. rubrics, rather than over samples): a
-    share (`fraction`) unless `unit` says otherwise; shown under its name."""
+    share (`fraction`) unless `unit` says otherwise. A benchmark declares its own with their
+    display names (`MicroDeclaration`); one nobody declares is shown as `<key> (micro)`."""
     name = f"{MICRO_PREFIX}{key}"
     return CorpusMetric(
-        name, True, unit or "fraction", partial(pooled_ratio, key=key, metric=name), per_sample=PerSample(key)
+        name,
+        higher_is_better,
+        unit or "fraction",
+        partial(pooled_ratio, key=key, metric=name),
+        display=display,
+        per_sample=per_sample or PerSample(key),
     )
 
 
@@ -302,7 +331,7 @@ def display_of(name: str) -> str:
     """The display name a metric is declared with (its name without `mean:` when nobody
     declares it); a summary's block says it too (`declaration.shown_name`)."""
     declared = registered(name)
-    return declared.display if declared is not None else name.removeprefix(MEAN_PREFIX)
+    return declared.display if declared is not None else undeclared_display(name)
 
 
 def _none_if_nan(x: float | None) -> float | None:
@@ -414,7 +443,7 @@ class _Resampled:
         return percentile_ci(self.reduce(self.sums), confidence)
 
 
-Record = tuple[Mapping[str, Any], Stats]
+Record = tuple[Taxonomy, Stats]
 MISSING_GROUP = "(missing)"
 
 

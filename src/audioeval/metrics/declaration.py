@@ -1,5 +1,6 @@
 """What a metric is, as data: its unit, its aggregation, the per-sample value it is made of, and
-a benchmark's declaration of a `mean:<key>` metric of its own (display name, unit, direction).
+a benchmark's declaration of a `mean:<key>` or `micro:<key>` metric of its own (display name,
+unit, direction).
 
 Light on purpose (no numpy): a benchmark declares its metrics when the benchmarks load, before
 any figure is computed. The one registry of metrics is `metrics/corpus.METRICS`; a benchmark's
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Literal, TypedDict, get_args
 
 Unit = Literal["fraction", "percent", "score", "mos"]
 """A metric's unit: `fraction` (a 0–1 share, shown × 100 with `%`), `percent` (0–100, shown
@@ -26,6 +27,9 @@ UNDECLARED = "undeclared"
 """The unit of a plugin scorer's `mean:` metric that nobody declares: shown as it is, kept off
 the boards (their 0–100 scale needs a unit). Never a declaration's unit."""
 MEAN_PREFIX = "mean:"
+MICRO_PREFIX = "micro:"
+MICRO_SUFFIX = " (micro)"
+"""How an undeclared `micro:<key>` is shown: `<key> (micro)`."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,18 @@ class MeanDeclaration:
     @property
     def name(self) -> str:
         return MEAN_PREFIX + self.key
+
+
+@dataclass(frozen=True)
+class MicroDeclaration(MeanDeclaration):
+    """A benchmark's `micro:<key>` metric, declared once as a `mean:` one is: Σ numerators /
+    Σ denominators of the stats pair `key` its scorer writes per sample (`[passed, scored]`:
+    a rate over the units inside the samples, rubrics say), shown as `display`, in `unit`
+    (a share: `fraction`), with its direction."""
+
+    @property
+    def name(self) -> str:
+        return MICRO_PREFIX + self.key
 
 
 ROBUST_ACCURACY = MeanDeclaration("robust_correct", "robust accuracy", "fraction", per_sample=PerSample("mcq_robust"))
@@ -111,15 +127,29 @@ def find_declared(name: str) -> MeanDeclaration | None:
     return _declared.get(name)
 
 
-def shown_name(name: str, block: Mapping[str, Any] | None = None) -> str:
+class Displayed(TypedDict, total=False):
+    """What `shown_name` reads of a metric block (`metrics/pair_summary.MetricBlock`)."""
+
+    display: str
+
+
+def shown_name(name: str, block: Displayed | None = None) -> str:
     """A metric's display name: as its pair summary block declares it (`display`), else as a
     loaded benchmark declares it, else its name without `mean:` (a summary written before
     blocks carried their display name). What pages, tables and boards show; no computation."""
     display = block.get("display") if isinstance(block, Mapping) else None
-    if isinstance(display, str) and display.strip():
+    if isinstance(display, str) and display.strip() and display != name:  # `micro:x`: not a name
         return display
     declared = _declared.get(name)
-    return declared.display if declared is not None else name.removeprefix(MEAN_PREFIX)
+    return declared.display if declared is not None else undeclared_display(name)
+
+
+def undeclared_display(name: str) -> str:
+    """How a metric nobody declares a display name for is shown: `mean:<key>` as its key,
+    `micro:<key>` as `<key> (micro)`, any other under its name."""
+    if name.startswith(MICRO_PREFIX):
+        return name.removeprefix(MICRO_PREFIX) + MICRO_SUFFIX
+    return name.removeprefix(MEAN_PREFIX)
 
 
 def declared_since() -> list[MeanDeclaration]:

@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from itertools import combinations
 from typing import Any, NotRequired, Protocol, TypedDict
 
-from audioeval.core.record import SampleRecord
+from audioeval.core.json_value import JsonValue
+from audioeval.core.record import JudgeAnswers, SampleRecord
 from audioeval.judge.judged_items import JudgedItem, JudgeVote, MeasuredCheck
 from audioeval.metrics import binary_judge
 from audioeval.metrics.binary_judge import ECE_BINS
@@ -76,6 +77,22 @@ class ReliabilityFigure(TypedDict, total=False):
     bins: list[dict[str, float | int | None]]
 
 
+class Agreement(TypedDict):
+    """The judge against the measurement: the share of items they agree on, of `n`."""
+
+    value: float | None
+    n: int
+    agree: int
+
+
+class VerifierAudit(Agreement, total=False):
+    """`verifier_audit`: the agreement overall, `by_<key>` per group of each key (the items'
+    own groups and the samples' taxonomy), and the items they disagree on (id, the item's
+    detail, both answers)."""
+
+    disagreeing: list[dict[str, JsonValue]]
+
+
 class ReliabilityBlock(TypedDict):
     """The reliability block of one judged scorer (the module doc says what each figure is)."""
 
@@ -89,7 +106,7 @@ class ReliabilityBlock(TypedDict):
     order_swap_consistency: ReliabilityFigure
     repeat_stability: ReliabilityFigure
     ece: ReliabilityFigure
-    verifier_audit: NotRequired[dict[str, Any]]
+    verifier_audit: NotRequired[VerifierAudit]
 
 
 class ReliabilitySource(Protocol):
@@ -97,7 +114,7 @@ class ReliabilitySource(Protocol):
 
     name: str
 
-    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]: ...
+    def reliability_items(self, stored: JudgeAnswers) -> list[JudgedItem]: ...
 
 
 def _figure(value: float, n: int, **extra: Any) -> ReliabilityFigure:
@@ -341,7 +358,7 @@ def reliability(items: Sequence[JudgedItem]) -> ReliabilityBlock:
 
 
 def stored_reliability(
-    items_of: Callable[[Mapping[str, Any]], list[JudgedItem]], stored: Iterable[Mapping[str, Any] | None]
+    items_of: Callable[[JudgeAnswers], list[JudgedItem]], stored: Iterable[JudgeAnswers | None]
 ) -> ReliabilityBlock:
     """The block of one scorer from its stored judge answers (one per record; None: none)."""
     return reliability([item for detail in stored if detail is not None for item in items_of(detail)])
@@ -371,17 +388,17 @@ def records_reliability(
     return out
 
 
-def _agreement(checks: Sequence[MeasuredCheck]) -> dict[str, Any]:
+def _agreement(checks: Sequence[MeasuredCheck]) -> Agreement:
     agree = sum(1 for c in checks if c.judge == c.measured)
     return {"value": agree / len(checks) if checks else None, "n": len(checks), "agree": agree}
 
 
-def verifier_audit(per_record: Sequence[tuple[SampleRecord, Sequence[JudgedItem]]]) -> dict[str, Any] | None:
+def verifier_audit(per_record: Sequence[tuple[SampleRecord, Sequence[JudgedItem]]]) -> VerifierAudit | None:
     """The judge against the measurement over the items both answered (the module doc), or
     None when no item was measured."""
     checks: list[MeasuredCheck] = []
     by: dict[str, dict[str, list[MeasuredCheck]]] = {}
-    disagreeing: list[dict[str, Any]] = []
+    disagreeing: list[dict[str, JsonValue]] = []
     for rec, items in per_record:
         for item in items:
             c = item.measured

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterable
-from typing import Any
+from typing import TypedDict
 
 from audioeval.audio.verifiers.health import output_health
 from audioeval.audio.verifiers.measurement import load_audio
@@ -55,7 +55,24 @@ def _problems(
     return tuple(output_health(audio, ref).problems)
 
 
-def records_health(latest: Iterable[SampleRecord], mode: str) -> dict[str, Any] | None:
+class IdsCount(TypedDict):
+    """How many samples, and which."""
+
+    n: int
+    ids: list[str]
+
+
+class OutputHealth(TypedDict):
+    """A pair summary's `output_health` block (`records_health`)."""
+
+    n_checked: int
+    n_with_problems: int
+    problems: dict[str, IdsCount]
+    unreadable: IdsCount
+    against_input: bool
+
+
+def records_health(latest: Iterable[SampleRecord], mode: str) -> OutputHealth | None:
     """`{n_checked, n_with_problems, problems: {name: {n, ids}}, unreadable: {n, ids}}` over the
     usable audio outputs of the given records (each sample's latest), or None when there is
     none. `mode`: `HEALTH_ALONE` or `HEALTH_AGAINST_INPUT`."""

@@ -37,13 +37,14 @@ import itertools
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from audioeval.core.record import FailureKind, SampleRecord, Score, latest_records
+from audioeval.core.record import FailureKind, SampleRecord, Score, ScoreStats, latest_records
 from audioeval.metrics.corpus import CorpusMetric, MetricValue, aggregate_all
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 from audioeval.metrics.judge_reliability import ReliabilitySource, records_reliability
 from audioeval.metrics.output_health import records_health
+from audioeval.metrics.stat_table import Stats
+from audioeval.metrics.summary_blocks import Breakdowns, MetricBlock, PairSummary
 from audioeval.store.json_items import gc_paused
 
 
@@ -73,13 +74,11 @@ class PairMetrics:
     `input` also against the sample's input clip; "" not measured (text output)."""
 
 
-def stats_for(
-    plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]
-) -> Mapping[str, Any] | None:
+def stats_for(plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]) -> Stats | None:
     for scorer in plan.feeds.get(metric.name, ()):
         if scorer in scores:
             return scores[scorer].stats or None  # none: the scorer left the sample out
-    merged: dict[str, Any] = {}
+    merged: ScoreStats = {}
     for result in scores.values():
         merged.update(result.stats)
     return merged or None
@@ -96,18 +95,18 @@ def is_failed_output(rec: SampleRecord) -> bool:
     )
 
 
-def failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+def failure_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Stats | None:
     """The stats a failed output counts for in this metric, or None when its scorer has none."""
     return _declared_stats(plan, metric, rec.failure_scores or {})
 
 
-def partial_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+def partial_stats_for(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Stats | None:
     """The stats a partly scored record (a judged scorer failed, the others scored) counts for
     in this metric: those of a scorer that feeds it and did score, else None."""
     return _declared_stats(plan, metric, rec.scores or {})
 
 
-def _declared_stats(plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]) -> Mapping[str, Any] | None:
+def _declared_stats(plan: PairMetrics, metric: CorpusMetric, scores: Mapping[str, Score]) -> Stats | None:
     _, _, key = metric.name.partition(":")
     if key:  # mean:<key>: any scorer whose stats hold the key
         return next((e.stats for e in scores.values() if key in e.stats), None)
@@ -121,8 +120,8 @@ def _number(x: float) -> float | int:
     return int(x) if float(x).is_integer() else x
 
 
-def _metric_block(metric: CorpusMetric, mv: MetricValue) -> dict[str, Any]:
-    block: dict[str, Any] = {
+def _metric_block(metric: CorpusMetric, mv: MetricValue) -> MetricBlock:
+    block: MetricBlock = {
         "value": mv.value,
         "ci": None if mv.ci_low is None else [mv.ci_low, mv.ci_high],
         "n": mv.n,
@@ -142,7 +141,7 @@ def summarise_records(
     resamples: int = 1000,
     seed: int = 0,
     exclude_failed_outputs: bool = False,
-) -> dict[str, Any]:
+) -> PairSummary:
     """Counts, metrics with CIs and breakdowns of a pair's records (see the module doc)."""
     with gc_paused():  # many small acyclic objects (stats, votes): collector passes only cost time
         return _summarise(plan, records, expected_ids, resamples, seed, exclude_failed_outputs)
@@ -155,7 +154,7 @@ def _summarise(
     resamples: int,
     seed: int,
     exclude_failed_outputs: bool,
-) -> dict[str, Any]:
+) -> PairSummary:
     latest = latest_records(records)
     # In the benchmark's sample order (else by id), never in the order samples finished: the
     # bootstrap resamples by position, so the same records give the same CIs on every run.
@@ -172,7 +171,7 @@ def _summarise(
     members = records_in_metrics(plan, latest.values(), exclude_failed_outputs=exclude_failed_outputs)
     metrics, breakdowns = _metric_blocks(plan, members, resamples, seed)
     kinds = Counter(str(r.failure or FailureKind.MODEL) for r in failed)
-    summary: dict[str, Any] = {
+    summary: PairSummary = {
         "n": len(latest) if expected_ids is None else len(set(expected_ids)),
         "scored": len(scored),
         "failed": len(failed),
@@ -204,7 +203,7 @@ def _metric_blocks(
     members: Sequence[SampleRecord],
     resamples: int,
     seed: int,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+) -> tuple[dict[str, MetricBlock], Breakdowns]:
     """(metrics, breakdowns): each metric over all samples in the metrics (`members`, in the
     benchmark's order) and over each taxonomy group and cross group.
 
@@ -222,14 +221,14 @@ def _metric_blocks(
         by_key[name] = _cross(members, [by_key[k] for k in keys])
     for key, key_groups in by_key.items():
         groups += [(key, g, idx) for g, idx in key_groups.items()]
-    jobs: list[tuple[CorpusMetric, list[Mapping[str, Any]]]] = []
+    jobs: list[tuple[CorpusMetric, list[Stats]]] = []
     for _, _, idx in groups:
         for m in plan.metrics:
             column = stats[m.name]
             jobs.append((m, [s for s in (column[i] for i in idx) if s is not None]))
     values = iter(aggregate_all(jobs, resamples=resamples, seed=seed))
-    metrics: dict[str, Any] = {}
-    breakdowns: dict[str, Any] = {key: {} for key in by_key}
+    metrics: dict[str, MetricBlock] = {}
+    breakdowns: Breakdowns = {key: {} for key in by_key}
     for key, g, _ in groups:
         blocks = {m.name: _metric_block(m, next(values)) for m in plan.metrics}
         if key is None:  # the overall blocks also say how each metric is declared (shown)
@@ -254,7 +253,7 @@ def records_in_metrics(
     return out
 
 
-def record_stats(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Mapping[str, Any] | None:
+def record_stats(plan: PairMetrics, metric: CorpusMetric, rec: SampleRecord) -> Stats | None:
     """What one record in the metrics adds to `metric`: a scored sample's stats, a failed
     output's failure stats, a partly scored record's stats of the scorers that scored."""
     if rec.ok:

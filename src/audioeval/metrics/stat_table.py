@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
-Stats = Mapping[str, Any]
+from audioeval.core.json_value import JsonValue
+
+Stats = Mapping[str, JsonValue]
+"""One sample's sufficient statistics as a metric reads them (`core/record.Score.stats`)."""
 Reduce = Callable[[np.ndarray], np.ndarray]
 Prepared = tuple[np.ndarray, Reduce]
 OfCounts = Callable[[np.ndarray], np.ndarray]
@@ -24,7 +26,7 @@ resamples (all 1: the set itself), to m values. For metrics that are no function
 rows (CIDEr-D's document frequencies come from the evaluated set's references)."""
 
 
-def column(stats_list: Sequence[Stats], key: str, metric: str) -> list[Any]:
+def column(stats_list: Sequence[Stats], key: str, metric: str) -> list[JsonValue]:
     """The values of one stats key, or a ValueError naming the metric and the sample."""
     out = []
     for i, stats in enumerate(stats_list):
@@ -89,7 +91,7 @@ def row_by_row(fn: Callable[[np.ndarray], float]) -> Reduce:
     return reduce
 
 
-def weighted_defined_mean(values: Sequence[Any]) -> OfCounts:
+def weighted_defined_mean(values: Sequence[JsonValue]) -> OfCounts:
     """The mean of the defined values (None and NaN left out) under draw counts (m, n)."""
     floats = [math.nan if v is None else float(v) for v in values]
     ok = np.asarray([not math.isnan(v) for v in floats], dtype=np.float64)

@@ -16,10 +16,39 @@ import json
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from jinja2 import Environment
 from markupsafe import Markup
+
+if TYPE_CHECKING:
+    from audioeval.report.sample_rows import IndexEntry
+
+
+class PairSamples(TypedDict):
+    """One pair in the sample browser's inline data (`report/sample_chunks.write_samples`): its
+    name and key, the per-sample value its headline is made of (`score_key`, shown as
+    `score_name`) in its unit (`scale`: stored to shown value, the filter's unit), direction,
+    the index of its samples and the chunk size."""
+
+    name: str
+    key: str
+    score_key: str | None
+    score_name: str | None
+    unit: str | None
+    scale: float
+    higher: bool
+    samples: list[IndexEntry]
+    chunk: int
+    total: int
+    truncated: bool
+
+
+class PageSamples(TypedDict, total=False):
+    """The sample browser's inline data: every pair's index, and the folder of the chunks."""
+
+    pairs: list[PairSamples]
+    chunk_dir: str
 
 _ENV = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
 
@@ -130,7 +159,7 @@ def static_text(name: str) -> str:
     return files("audioeval.report").joinpath("static", name).read_text(encoding="utf-8")
 
 
-def render_page(title: str, subtitle: str, sections: list[Section], samples: dict[str, Any]) -> str:
+def render_page(title: str, subtitle: str, sections: list[Section], samples: PageSamples) -> str:
     """The page: the sections, then the sample browser over `samples` ({"pairs": [...]})."""
     figures = [[Markup(svg) for svg in s.figures] for s in sections]
     drawn = [

@@ -11,12 +11,12 @@ console by `console_cell`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from rich.table import Table as RichTable
 
+from audioeval.analysis.leaderboard_runs import LeaderboardDoc
+from audioeval.engine.leaderboard import AdjacentTest, Board
 from audioeval.report.escaping import console_cell, escape_markdown_cell
 from audioeval.report.html_page import Section, Table, render_page
 from audioeval.report.leaderboard_table import (
@@ -42,7 +42,7 @@ def _number(x: float | None, digits: int = 2) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
-def p_text(test: Mapping[str, Any] | None) -> str:
+def p_text(test: AdjacentTest | None) -> str:
     """A p-value as shown: `0.012`, `< 0.001` when no resample flipped the sign, `–` when none."""
     if not test or test.get("p") is None:
         return "–"
@@ -51,7 +51,7 @@ def p_text(test: Mapping[str, Any] | None) -> str:
     return f"{test['p']:.3g}"
 
 
-def adjacent_rows(board: Mapping[str, Any]) -> list[list[str]]:
+def adjacent_rows(board: Board) -> list[list[str]]:
     """Per row, best first: rank, model, board score, its CI, the next model, the difference,
     the p-value and why there is none (plain text, escaped where shown)."""
     out = []
@@ -76,7 +76,7 @@ def adjacent_rows(board: Mapping[str, Any]) -> list[list[str]]:
     return out
 
 
-def adjacent_table(board: Mapping[str, Any]) -> RichTable:
+def adjacent_table(board: Board) -> RichTable:
     table = RichTable(title=console_cell(f"{board['title']}: board scores and adjacent ranks"))
     for head in ADJACENT_HEADERS:
         table.add_column(head, justify="left" if head in ("model", "vs the next rank", "note") else "right")
@@ -85,7 +85,7 @@ def adjacent_table(board: Mapping[str, Any]) -> RichTable:
     return table
 
 
-def adjacent_markdown(board: Mapping[str, Any]) -> str:
+def adjacent_markdown(board: Board) -> str:
     lines = [
         f"### {escape_markdown_cell(board['title'])}: board scores and adjacent ranks",
         "",
@@ -98,7 +98,7 @@ def adjacent_markdown(board: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _method(doc: Mapping[str, Any]) -> str:
+def _method(doc: LeaderboardDoc) -> str:
     b = doc["bootstrap"]
     return (
         f"Board score: each row's first ranking key (its average, unless the board ranks by a column)."
@@ -107,7 +107,7 @@ def _method(doc: Mapping[str, Any]) -> str:
     )
 
 
-def leaderboard_markdown(doc: Mapping[str, Any]) -> str:
+def leaderboard_markdown(doc: LeaderboardDoc) -> str:
     """`leaderboard.md`: every board, each followed by its board scores and adjacent p-values."""
     head = (
         "# Leaderboards\n\nFrom the run directories "
@@ -124,7 +124,7 @@ def leaderboard_markdown(doc: Mapping[str, Any]) -> str:
     return head + "\n".join(parts) + CELLS_NOTE + "\n\n" + escape_markdown_cell(_method(doc)) + "\n"
 
 
-def board_table(board: Mapping[str, Any]) -> Table:
+def board_table(board: Board) -> Table:
     """The board as the page's table: the same cells as `leaderboard.md`."""
     headers = ["#", "model", *(" ".join(column_headers(item)) for item in board_layout(board))]
     headers += ["average ↑"] if board["average"] else []
@@ -135,7 +135,7 @@ def board_table(board: Mapping[str, Any]) -> Table:
     return Table(headers, rows, f"{board['title']} leaderboard")
 
 
-def board_section(board: Mapping[str, Any], anchor: str) -> Section:
+def board_section(board: Board, anchor: str) -> Section:
     """A board on the page: notes, the bar chart of its board scores, its table, the p-values."""
     scored = [r for r in board["rows"] if r.get("score") is not None]
     figures = []
@@ -158,7 +158,7 @@ def board_section(board: Mapping[str, Any], anchor: str) -> Section:
     )
 
 
-def page_prefixes(doc: Mapping[str, Any]) -> list[str]:
+def page_prefixes(doc: LeaderboardDoc) -> list[str]:
     """The folders of the machine a leaderboard's text may name (`report/portable.py`): those
     of each run directory, and the folder of every model named by a file path."""
     models = [str(r["model"]) for b in doc["boards"].values() for r in b["rows"]]
@@ -169,7 +169,7 @@ def page_prefixes(doc: Mapping[str, Any]) -> list[str]:
     return sorted(prefixes, key=len, reverse=True)
 
 
-def leaderboard_page(doc: Mapping[str, Any]) -> str:
+def leaderboard_page(doc: LeaderboardDoc) -> str:
     """`index.html`: one section per board, then how the numbers were made; each run directory
     named by its folder, with no path of the machine (`…/run1`)."""
     boards = list(doc["boards"].values())
@@ -185,7 +185,7 @@ def leaderboard_page(doc: Mapping[str, Any]) -> str:
     return scrub(page, prefixes)
 
 
-def write_leaderboard_outputs(out_dir: Path, doc: Mapping[str, Any]) -> list[Path]:
+def write_leaderboard_outputs(out_dir: Path, doc: LeaderboardDoc) -> list[Path]:
     """Write `leaderboard.json`, `leaderboard.md` and `index.html`; the paths written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = [out_dir / JSON_FILE, out_dir / MARKDOWN_FILE, out_dir / PAGE_FILE]

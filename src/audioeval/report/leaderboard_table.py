@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Literal
 
 from rich.table import Table
 from rich.text import Text
 
+from audioeval.engine.leaderboard import Board, BoardColumn, BoardGroup, BoardRow, PairCounts
+from audioeval.engine.run_summary import RunSummaryJson
 from audioeval.report.escaping import console_cell, escape_markdown_cell, one_line
 from audioeval.report.units import show_value
 
@@ -35,11 +37,11 @@ CELLS_NOTE = (
     " The average puts each entry on a 0–100 higher-is-better scale and takes the mean of the available"
     " ones; (k/n) marks an average over k of the board's n entries."
 )
-Item = tuple[str, Mapping[str, Any], list[Mapping[str, Any]]]
+Item = tuple[Literal["column"], BoardColumn, list[BoardColumn]] | tuple[Literal["group"], BoardGroup, list[BoardColumn]]
 """A displayed column: ("column", column, []) or ("group", group, its member columns)."""
 
 
-def board_layout(board: Mapping[str, Any]) -> list[Item]:
+def board_layout(board: Board) -> list[Item]:
     """Columns in order; a group's members shown together where its first member stands."""
     columns = {c["key"]: c for c in board["columns"]}
     groups = {g["key"]: g for g in board["groups"]}
@@ -55,11 +57,11 @@ def board_layout(board: Mapping[str, Any]) -> list[Item]:
     return items
 
 
-def _arrow(column: Mapping[str, Any]) -> str:
+def _arrow(column: BoardColumn) -> str:
     return "↑" if column["direction"] == "higher" else "↓"
 
 
-def _number(value: float | None, column: Mapping[str, Any], digits: int = 2, *, sign: bool = True) -> str:
+def _number(value: float | None, column: BoardColumn, digits: int = 2, *, sign: bool = True) -> str:
     """A column's value in its unit (`report/units.py`): a fraction as `2.47 %`, a metric in
     percent (its `unit`, shown as it is) as `71.43 %`."""
     unit = "fraction" if column["transform"] == "percent" else None
@@ -78,7 +80,7 @@ def column_headers(item: Item) -> list[str]:
     return [*lines, f"{what['label']} ↑", "(" + " / ".join(m["label"] for m in members) + ")"]
 
 
-def _failed_note(pair: Mapping[str, Any] | None) -> str:
+def _failed_note(pair: PairCounts | None) -> str:
     """` (3 failed; 2 without output counted)`, or '' when none failed."""
     if not pair or not pair.get("failed"):
         return ""
@@ -88,7 +90,7 @@ def _failed_note(pair: Mapping[str, Any] | None) -> str:
     return f" ({pair['failed']} failed{without})"
 
 
-def _cell_text(item: Item, row: Mapping[str, Any], failed_here: set[str], sep: str) -> str:
+def _cell_text(item: Item, row: BoardRow, failed_here: set[str], sep: str) -> str:
     """The cell's value; then (after `sep`) its CI and failures, and the negative mark."""
     kind, what, members = item
     if kind == "group":
@@ -111,7 +113,7 @@ def _cell_text(item: Item, row: Mapping[str, Any], failed_here: set[str], sep: s
     return f"{text}{mark}{sep}{more.strip()}" if sep == "\n" else f"{text}{sep}{more.strip()}{mark}"
 
 
-def _first_columns(board: Mapping[str, Any]) -> dict[str, str]:
+def _first_columns(board: Board) -> dict[str, str]:
     """{benchmark: the key of its first ungrouped column}, where its failures are noted."""
     first: dict[str, str] = {}
     for col in board["columns"]:
@@ -120,12 +122,12 @@ def _first_columns(board: Mapping[str, Any]) -> dict[str, str]:
     return first
 
 
-def _model_text(row: Mapping[str, Any], first: Mapping[str, str]) -> str:
+def _model_text(row: BoardRow, first: Mapping[str, str]) -> str:
     """The model, with the failures of its benchmarks that have no column of their own."""
     return row["model"] + "".join(_failed_note(p) for b, p in row["pairs"].items() if b not in first)
 
 
-def _average(row: Mapping[str, Any]) -> str:
+def _average(row: BoardRow) -> str:
     if row.get("average") is None:
         return "–"
     text = f"{row['average']:.2f}"
@@ -135,12 +137,12 @@ def _average(row: Mapping[str, Any]) -> str:
     return f"{text} ({row['averaged_over']}/{row['entries']})" if partial else text
 
 
-def rank_text(row: Mapping[str, Any]) -> str:
+def rank_text(row: BoardRow) -> str:
     """A row's rank as shown: `–` for an unranked (incomplete) row."""
     return "–" if row.get("rank") is None else str(row["rank"])
 
 
-def board_rows(board: Mapping[str, Any], sep: str = " ") -> list[tuple[str, str, list[str], str]]:
+def board_rows(board: Board, sep: str = " ") -> list[tuple[str, str, list[str], str]]:
     """(rank, model, cells, average) of every row, as text."""
     first = _first_columns(board)
     failed_here = set(first.values())
@@ -156,7 +158,7 @@ def board_rows(board: Mapping[str, Any], sep: str = " ") -> list[tuple[str, str,
     ]
 
 
-def board_notes(board: Mapping[str, Any], quote: Callable[[str], str] = str) -> list[str]:
+def board_notes(board: Board, quote: Callable[[str], str] = str) -> list[str]:
     """What the board averages and how, its partial rows, columns not averaged or not applicable."""
     notes = [quote(board["description"].rstrip(".")) + "."] if board.get("description") else []
     shown = [c["label"] for c in board["columns"] if c["weight"] == 0]
@@ -180,7 +182,7 @@ def board_notes(board: Mapping[str, Any], quote: Callable[[str], str] = str) -> 
     return notes
 
 
-def board_table(board: Mapping[str, Any]) -> Table:
+def board_table(board: Board) -> Table:
     table = Table(title=console_cell(f"{board['title']} leaderboard"), show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("model")
@@ -197,7 +199,7 @@ def board_table(board: Mapping[str, Any]) -> Table:
     return table
 
 
-def board_markdown(board: Mapping[str, Any]) -> str:
+def board_markdown(board: Board) -> str:
     heads = []
     for item in board_layout(board):
         heads.append(escape_markdown_cell(" ".join(column_headers(item))))
@@ -216,7 +218,7 @@ def board_markdown(board: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n\n" + "".join(f"{note}\n\n" for note in notes)
 
 
-def leaderboards_markdown(summary: Mapping[str, Any]) -> str:
+def leaderboards_markdown(summary: RunSummaryJson) -> str:
     boards = summary.get("boards") or {}
     head = (
         "# Leaderboards\n\nOne board per task family (and per user board): numbers of different"
@@ -227,7 +229,7 @@ def leaderboards_markdown(summary: Mapping[str, Any]) -> str:
     return head + "\n".join(board_markdown(board) for board in boards.values()) + CELLS_NOTE + "\n"
 
 
-def write_leaderboard(run_dir: Path, summary: Mapping[str, Any]) -> Path:
+def write_leaderboard(run_dir: Path, summary: RunSummaryJson) -> Path:
     """`leaderboard.md`: every board of the run's summary."""
     from audioeval.store.atomic import write_text_atomic
 

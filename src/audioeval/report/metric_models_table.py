@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 
-def metric_models_lines(work: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def metric_models_lines(work: Mapping[str, Mapping[str, float]]) -> list[str]:
     """`model: N call(s), A s of audio in B s busy (X× real time)`, slowest first."""
     rows = sorted(work.items(), key=lambda kv: float(kv[1].get("x_realtime") or 0.0))
     return [

@@ -11,13 +11,13 @@ markup.
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
-from audioeval.analysis.ranking import ScoreTable
+from audioeval.analysis.ranking import RobustnessJson, ScoreTable, SpearmanJson
 from audioeval.report.escaping import console_cell
 from audioeval.report.html_page import Section, render_page
 from audioeval.report.html_page import Table as PageTable
@@ -42,7 +42,7 @@ def _number(x: Any, fmt: str = "{:.2f}") -> str:
     return "–" if x is None else fmt.format(x)
 
 
-def robustness_rows(robustness: Mapping[str, Any]) -> tuple[list[str], list[list[str]]]:
+def robustness_rows(robustness: RobustnessJson) -> tuple[list[str], list[list[str]]]:
     """The headers and rows (plain text) of the robustness table: one row per model, by rank:
     score, rank, best–worst under each kind of variant, and the bootstrap interval if any."""
     models = robustness["models"]
@@ -71,7 +71,7 @@ def robustness_rows(robustness: Mapping[str, Any]) -> tuple[list[str], list[list
     return headers, rows
 
 
-def robustness_table(robustness: Mapping[str, Any]) -> Table:
+def robustness_table(robustness: RobustnessJson) -> Table:
     """The robustness table on the console."""
     headers, rows = robustness_rows(robustness)
     table = Table(title="Ranking robustness (rank 1 is best)")
@@ -82,7 +82,7 @@ def robustness_table(robustness: Mapping[str, Any]) -> Table:
     return table
 
 
-def rank_page(robustness: Mapping[str, Any], spearman_svg: str | None) -> str:
+def rank_page(robustness: RobustnessJson, spearman_svg: str | None) -> str:
     """`index.html`: the robustness table (with the bootstrap rank intervals when there are
     some), the Spearman heatmap (None: fewer than two columns, none drawn), the columns and
     their task groups."""
@@ -127,7 +127,7 @@ SPEARMAN_MIN_MODELS = 5
 """Below this many models a Spearman cell is greyed: ρ over so few ranks says little."""
 
 
-def heatmap_svg(spearman: Mapping[str, Any]) -> str | None:
+def heatmap_svg(spearman: SpearmanJson) -> str | None:
     """The Spearman matrix as an SVG heatmap (−1 … 1); each cell shows its n (how many models
     the ρ is over) and is greyed below `SPEARMAN_MIN_MODELS`. None for fewer than two columns
     (a 1 × 1 matrix of ρ = 1 says nothing)."""
@@ -165,8 +165,8 @@ def scores_csv(table: ScoreTable) -> str:
 
 def write_rank_outputs(
     out_dir: Path,
-    robustness: Mapping[str, Any],
-    spearman: Mapping[str, Any],
+    robustness: RobustnessJson,
+    spearman: SpearmanJson,
     *,
     scores: ScoreTable | None = None,
 ) -> list[Path]:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from rich.console import Console
 from rich.table import Table
 
+from audioeval.core.json_value import JsonValue
+from audioeval.metrics.judge_reliability import ReliabilityBlock, ReliabilityFigure, VerifierAudit
 from audioeval.report.escaping import console_cell
 
 # (key in the block, label, unit of n, how the value is shown, what the figure means)
@@ -30,6 +32,8 @@ FIGURES = (
 )
 HEADERS = ("figure", "value", "n", "detail")
 RIGHT_ALIGNED = ("value", "n")
+Figure = ReliabilityFigure | VerifierAudit
+"""One figure of a reliability block (the verifier audit is one, with its groups)."""
 
 
 class ReliabilityRow(NamedTuple):
@@ -41,7 +45,7 @@ class ReliabilityRow(NamedTuple):
     detail: str
 
 
-def _value(value: Any, kind: str) -> str:
+def _value(value: JsonValue, kind: str) -> str:
     if value is None:
         return "–"
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -53,7 +57,7 @@ def _value(value: Any, kind: str) -> str:
     return f"{value:.3f}"
 
 
-def _positions(figure: Mapping[str, Any]) -> str:
+def _positions(figure: ReliabilityFigure) -> str:
     """`χ² 1.83, dof 2; 3 options: A 130 · B 122 · C 126 (uniform 126.0)`."""
     parts = []
     for k, block in (figure.get("by_n_options") or {}).items():
@@ -63,7 +67,7 @@ def _positions(figure: Mapping[str, Any]) -> str:
     return "; ".join(p for p in (head, *parts) if p)
 
 
-def _detail(key: str, figure: Mapping[str, Any], meaning: str) -> str:
+def _detail(key: str, figure: Figure, meaning: str) -> str:
     if figure.get("value") is None:
         extra = _positions(figure) if key == "position_bias" else ""
         return "; ".join(p for p in (str(figure.get("reason") or "not computed"), extra) if p)
@@ -88,7 +92,7 @@ def _detail(key: str, figure: Mapping[str, Any], meaning: str) -> str:
     return meaning
 
 
-def reliability_rows(block: Mapping[str, Any]) -> list[ReliabilityRow]:
+def reliability_rows(block: ReliabilityBlock) -> list[ReliabilityRow]:
     """The rows of one judged scorer's block: the known figures in `FIGURES` order, then any
     other figure of the block under its own key."""
     rows = []
@@ -110,7 +114,7 @@ def reliability_rows(block: Mapping[str, Any]) -> list[ReliabilityRow]:
 AUDIT_HEADERS = ("id", "rubric", "judge", "measured", "check", "measurement")
 
 
-def disagreeing_rows(block: Mapping[str, Any]) -> list[list[str]]:
+def disagreeing_rows(block: ReliabilityBlock) -> list[list[str]]:
     """The items where the judge and the measurement disagree (`verifier_audit.disagreeing`),
     one row each: sample id, item, both verdicts (1: the right choice), the check, what it measured."""
     audit = block.get("verifier_audit")
@@ -123,13 +127,13 @@ def disagreeing_rows(block: Mapping[str, Any]) -> list[list[str]]:
     return rows
 
 
-def reliability_title(name: str, block: Mapping[str, Any], *, where: str | None = None) -> str:
+def reliability_title(name: str, block: ReliabilityBlock, *, where: str | None = None) -> str:
     """`judge reliability: SCORER · BENCHMARK · MODEL (N items, M requests)`."""
     title = f"judge reliability: {name}" + (f" · {where}" if where else "")
     return title + f" ({block.get('items', 0)} items, {block.get('requests', 0)} requests)"
 
 
-def reliability_table(name: str, block: Mapping[str, Any], *, where: str | None = None) -> Table:
+def reliability_table(name: str, block: ReliabilityBlock, *, where: str | None = None) -> Table:
     """One judged scorer's block as a table; `where`: the benchmark · model it belongs to."""
     table = Table(title=console_cell(reliability_title(name, block, where=where)), title_justify="left")
     for column in HEADERS:
@@ -140,7 +144,7 @@ def reliability_table(name: str, block: Mapping[str, Any], *, where: str | None 
 
 
 def print_reliability(
-    reliability: Mapping[str, Any] | None, *, console: Console, where: str | None = None
+    reliability: Mapping[str, ReliabilityBlock] | None, *, console: Console, where: str | None = None
 ) -> None:
     """Print the table of every judged scorer of a `reliability` block (nothing without one)."""
     for name, block in (reliability or {}).items():

@@ -24,9 +24,13 @@ from typing import Any
 from urllib.parse import quote
 
 from audioeval.core.errors import RunConfigError
+from audioeval.core.json_value import JsonValue
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.redact import redact
+from audioeval.engine.run_summary import RunSummaryJson
 from audioeval.metrics.declaration import shown_name
+from audioeval.metrics.judge_reliability import ReliabilityBlock
+from audioeval.metrics.summary_blocks import MetricBlock, PairSummary
 from audioeval.report.html_page import Section, Table, render_page
 from audioeval.report.leaderboard_page import board_table
 from audioeval.report.plots import bars_with_ci, heatmap, short_label
@@ -42,7 +46,7 @@ from audioeval.report.reliability_table import (
 from audioeval.report.sample_chunks import CHUNK_DIR, write_samples
 from audioeval.report.units import axis_limits, show_span, show_value, shown, unit_label
 from audioeval.store.atomic import write_text, write_text_atomic
-from audioeval.store.run_folder import read_pair, read_run_file, run_id_of
+from audioeval.store.run_folder import RunFile, read_pair, read_run_file, run_id_of
 from audioeval.store.run_summaries import check_summary_records, read_summary
 
 RUN_FILE = "run.json"
@@ -56,7 +60,7 @@ class Pair:
     benchmark: str
     model: str
     folder: Path
-    summary: dict[str, Any]
+    summary: PairSummary
     records: list[SampleRecord]
 
     @property
@@ -83,7 +87,7 @@ def find_pairs(run_dir: Path, run_id: str | None = None) -> list[Pair]:
     return pairs
 
 
-def _num(value: Any, digits: int = 4) -> Any:
+def _num(value: JsonValue, digits: int = 4) -> JsonValue:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return "–" if value is None else value
     if isinstance(value, int):
@@ -91,13 +95,13 @@ def _num(value: Any, digits: int = 4) -> Any:
     return round(value, digits) if math.isfinite(value) else "–"
 
 
-def _ci(ci: Any) -> tuple[float, float] | None:
+def _ci(ci: JsonValue) -> tuple[float, float] | None:
     if isinstance(ci, list | tuple) and len(ci) == 2 and all(isinstance(c, int | float) for c in ci):
         return float(ci[0]), float(ci[1])
     return None
 
 
-def settings_section(run_dir: Path, run: dict[str, Any]) -> Section:
+def settings_section(run_dir: Path, run: RunFile) -> Section:
     rows: list[list[Any]] = [["run directory", run_dir.name]]
     rows.append(["audioeval", run.get("audioeval", "")])
     for b in run.get("benchmarks") or []:
@@ -199,12 +203,12 @@ def metrics_section(pairs: list[Pair]) -> Section:
     return Section("Metrics", "metrics", [note], [Table(headers, rows, right_aligned=right)], figures)
 
 
-def _scaled(ci: tuple[float, float] | None, unit: Any) -> tuple[float, float] | None:
+def _scaled(ci: tuple[float, float] | None, unit: str | None) -> tuple[float, float] | None:
     factor = 100.0 if unit == "fraction" else 1.0
     return None if ci is None else (ci[0] * factor, ci[1] * factor)
 
 
-def boards_section(summary: dict[str, Any], prefixes: list[str] | None = None) -> Section | None:
+def boards_section(summary: RunSummaryJson, prefixes: list[str] | None = None) -> Section | None:
     """The run's boards by task family (and the user's), as `summary.json` has them, in the
     cells of `leaderboard.md` (`report/leaderboard_page.board_table`); a model named by a path
     is drawn with the machine's folders hidden (`prefixes`: a chart's text is not scrubbed
@@ -229,7 +233,7 @@ def boards_section(summary: dict[str, Any], prefixes: list[str] | None = None) -
     return Section("Boards", "boards", [note], [board_table(b) for b in boards], figures)
 
 
-def _breakdown_cell(p: Pair, key: str, group: str) -> tuple[str, Any] | None:
+def _breakdown_cell(p: Pair, key: str, group: str) -> tuple[str, int | None] | None:
     """A pair's headline in one taxonomy group, as shown (`87.50 % (80.0–95.0)`), and its n;
     None when the pair has no such group."""
     headline = p.summary.get("headline")
@@ -297,7 +301,7 @@ def definitions_section(pairs: list[Pair]) -> Section | None:
     defined: dict[str, str] = {}
     for bench in load_benchmarks().values():
         defined.update(bench.definitions)
-    blocks: dict[str, Any] = {}
+    blocks: dict[str, MetricBlock] = {}
     for p in pairs:
         for name, block in (p.summary.get("metrics") or {}).items():
             blocks.setdefault(str(name), block)
@@ -405,7 +409,7 @@ def health_section(pairs: list[Pair]) -> Section | None:
     return Section("Output health", "output-health", [note], [table])
 
 
-def _disagreeing_table(p: Pair, scorer: str, block: dict[str, Any]) -> list[Table]:
+def _disagreeing_table(p: Pair, scorer: str, block: ReliabilityBlock) -> list[Table]:
     """The votes where the judge and the measurement disagree, each id linking to its sample
     in the sample browser (every vote and clip of it); none without any."""
     rows = disagreeing_rows(block)

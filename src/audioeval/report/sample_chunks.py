@@ -13,21 +13,36 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
+from audioeval.core.record import SampleRecord
 from audioeval.metrics.declaration import shown_name
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.report.clips import AUDIO_DIR, ClipCopier
-from audioeval.report.html_page import script_json
+from audioeval.report.html_page import PageSamples, PairSamples, script_json
 from audioeval.report.sample_rows import details, index_entry, primary_score
-from audioeval.report.units import sample_units, unit_of
+from audioeval.report.units import SampleUnit, sample_units, unit_of
 from audioeval.store.atomic import write_text
+
+
+class ShownPair(Protocol):
+    """A pair as the sample browser reads it (`run_report.Pair`)."""
+
+    benchmark: str
+    model: str
+    summary: PairSummary
+    records: list[SampleRecord]
+
+    @property
+    def name(self) -> str: ...
+
 
 CHUNK = 50  # samples per chunk file
 CHUNK_DIR = "samples"
 MAX_SAMPLES = 100_000  # per pair, in the page
 
 
-def _score_key(headline: str | None, units: dict[str, Any]) -> str | None:
+def _score_key(headline: str | None, units: dict[str, SampleUnit]) -> str | None:
     """The per-sample value the headline is made of, as its metric declares it."""
     if not headline:
         return None
@@ -44,7 +59,7 @@ def _wrong_flags(scores: list[float | None], higher: bool) -> list[bool | None]:
     return [None if s is None else (s < best if higher else s > 0) for s in scores]
 
 
-def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, Any]:
+def write_samples(pairs: list[ShownPair], report_dir: Path, base: Path) -> PageSamples:
     """Write the chunk files and copy the clips; the page's inline data: per pair its name,
     key, the per-sample score its headline is made of (`score_key`, shown as `score_name`),
     its unit (and `scale`, the factor from stored to shown value, which the score filter works
@@ -54,7 +69,7 @@ def write_samples(pairs: list[Any], report_dir: Path, base: Path) -> dict[str, A
         shutil.rmtree(report_dir / sub, ignore_errors=True)
     (report_dir / CHUNK_DIR).mkdir(parents=True, exist_ok=True)
     clips = ClipCopier(report_dir, base, report_dir.parent.parent)
-    out = []
+    out: list[PairSamples] = []
     for pi, p in enumerate(pairs):
         records = p.records[:MAX_SAMPLES]
         headline = p.summary.get("headline")

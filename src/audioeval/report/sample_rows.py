@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
 
-from audioeval.core.record import SampleRecord
+from audioeval.core.json_value import JsonValue
+from audioeval.core.record import JudgeAnswers, SampleRecord, ScoreJson
 from audioeval.core.redact import redact
 from audioeval.report.clips import ClipCopier
 from audioeval.report.units import SampleUnit, show_sample, unit_of
-from audioeval.report.word_diff import diff_of_scores
+from audioeval.report.word_diff import WordDiff, diff_of_scores
 from audioeval.store.bounded_json import loads
 
 REASON_CHARS = 400
@@ -33,14 +35,74 @@ texts fit."""
 SHOWN_FIELDS = ("question", "instruction", "text", "context", "language")
 REFERENCE_FIELDS = ("reference", "references", "target", "caption", "captions")
 
+StoredPart = Mapping[str, JsonValue]
+"""A part of a judge's stored answers the browser reads defensively (its layout is the scorer's)."""
 
-def _finite(v: Any) -> float | None:
+
+class IndexEntry(TypedDict):
+    """A sample in the browser's list: id, status (`ok`, `wrong`, `failed`), the headline value
+    as stored (`sc`) and as shown in its unit (`t`), groups (`key=value`), search text (`q`)."""
+
+    id: str
+    st: str
+    sc: float | None
+    t: str | None
+    g: list[str]
+    q: str
+
+
+class Gold(TypedDict):
+    """A multiple-choice sample's gold letter and text, its options, and the model's pick."""
+
+    letter: str | None
+    text: str
+    choices: list[str]
+    pick: str | None
+    pick_by: str | None
+
+
+class RubricRow(TypedDict):
+    """A rubric of a judged sample as the browser shows it, its votes as [order, letter,
+    verdict, reason]."""
+
+    scorer: str
+    category: JsonValue
+    question: JsonValue
+    options: list[str]
+    right: int | None
+    score: JsonValue
+    failed: JsonValue
+    votes: list[list[JsonValue]]
+
+
+class SampleDetails(TypedDict):
+    """Everything the browser shows of an opened sample (`details`)."""
+
+    id: str
+    inputs: list[list[str]]
+    prompt: str | None
+    reference: JsonValue
+    gold: Gold | None
+    answer: str | None
+    output_error: str | None
+    processed: str | None
+    outcome: str | None
+    error: str | None
+    scores: list[list[JsonValue]]
+    diff: WordDiff | None
+    rubrics: list[RubricRow]
+    judge_other: list[list[str]]
+    taxonomy: list[list[str]]
+    audio: list[list[str | None]]
+
+
+def _finite(v: JsonValue) -> float | None:
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         return None
     return float(v)
 
 
-def capped(text: Any) -> Any:
+def capped(text: JsonValue) -> JsonValue:
     """`text` as the page shows it: past `SHOWN_CHARS`, cut, with a note saying where the
     full text is."""
     if not isinstance(text, str) or len(text) <= SHOWN_CHARS:
@@ -51,7 +113,7 @@ def capped(text: Any) -> Any:
     )
 
 
-def _diff(scores: dict[str, Any]) -> dict[str, Any] | None:
+def _diff(scores: Mapping[str, ScoreJson]) -> WordDiff | None:
     for score in scores.values():
         detail = score.get("detail") if isinstance(score, dict) else None
         if isinstance(detail, dict) and any(
@@ -94,7 +156,7 @@ def _pick(rec: SampleRecord, choices: list[str]) -> tuple[str | None, str | None
     return None, None
 
 
-def _gold(fields: dict[str, Any], rec: SampleRecord) -> dict[str, Any] | None:
+def _gold(fields: StoredPart, rec: SampleRecord) -> Gold | None:
     """A multiple-choice sample's gold letter and text, its options (shown lettered A, B, …),
     and the model's pick (`_pick`)."""
     choices, answer = fields.get("choices"), fields.get("answer")
@@ -109,7 +171,7 @@ def _gold(fields: dict[str, Any], rec: SampleRecord) -> dict[str, Any] | None:
     return {"letter": letter, "text": text, "choices": shown, "pick": pick, "pick_by": pick_by}
 
 
-def _reason(raw: Any) -> str:
+def _reason(raw: JsonValue) -> str:
     text = raw if isinstance(raw, str) else json.dumps(raw, ensure_ascii=False, default=str)
     try:
         parsed = loads(text)
@@ -121,7 +183,7 @@ def _reason(raw: Any) -> str:
     return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1] + "…"
 
 
-def _rubric_options(entry: dict[str, Any], source: dict[str, Any]) -> list[str]:
+def _rubric_options(entry: StoredPart, source: StoredPart) -> list[str]:
     right, wrong = source.get("right_choice"), source.get("wrong_choices")
     if isinstance(right, str) and isinstance(wrong, list):
         return [right, *map(str, wrong)]
@@ -129,14 +191,14 @@ def _rubric_options(entry: dict[str, Any], source: dict[str, Any]) -> list[str]:
     return [str(o) for o in first or []]
 
 
-def _verdict(attempt: dict[str, Any]) -> str:
+def _verdict(attempt: StoredPart) -> str:
     if attempt.get("error") or attempt.get("valid") is False:
         return "invalid"
     correct = attempt.get("correct", attempt.get("verdict"))
     return "right" if correct is True else "wrong" if correct is False else str(correct)
 
 
-def rubric_rows(judge: dict[str, Any], fields: dict[str, Any]) -> list[dict[str, Any]]:
+def rubric_rows(judge: Mapping[str, JudgeAnswers], fields: StoredPart) -> list[RubricRow]:
     """Each rubric of a judged sample: question, options (the rubric's own order, the right one
     marked), score, and its votes as [order, letter, verdict, reason]."""
     sources = fields.get("rubrics") if isinstance(fields.get("rubrics"), list) else []
@@ -177,7 +239,7 @@ def rubric_rows(judge: dict[str, Any], fields: dict[str, Any]) -> list[dict[str,
     return out
 
 
-def other_judge(judge: dict[str, Any]) -> list[list[str]]:
+def other_judge(judge: Mapping[str, JudgeAnswers]) -> list[list[str]]:
     """A judge answer that is not rubric votes: [scorer, its JSON, shown on demand]."""
     out = []
     for scorer, block in judge.items():
@@ -190,7 +252,7 @@ def other_judge(judge: dict[str, Any]) -> list[list[str]]:
 
 def index_entry(
     rec: SampleRecord, score: float | None, wrong: bool | None, unit: SampleUnit | None = None
-) -> dict[str, Any]:
+) -> IndexEntry:
     """What the list draws and filters on: id, status, the headline value (`sc`, as stored) and
     its text in the metric's unit (`t`: `10.00 %`, MMAE's IFR 0.5 `50.00 %`), groups, search
     text."""
@@ -213,7 +275,7 @@ def index_entry(
     }
 
 
-def _score_rows(scores: dict[str, Any], units: dict[str, SampleUnit]) -> list[list[Any]]:
+def _score_rows(scores: Mapping[str, ScoreJson], units: dict[str, SampleUnit]) -> list[list[JsonValue]]:
     """[scorer, key, value as stored, value as shown in its metric's unit]."""
     rows = []
     for n, s in scores.items():
@@ -225,7 +287,7 @@ def _score_rows(scores: dict[str, Any], units: dict[str, SampleUnit]) -> list[li
 
 def details(
     rec: SampleRecord, clips: ClipCopier, units: dict[str, SampleUnit] | None = None
-) -> dict[str, Any]:
+) -> SampleDetails:
     """Everything the browser shows of an opened sample (see the module doc); `units`: how
     each per-sample value key is shown (`units.sample_units` of the pair's metrics)."""
     fields = dict(rec.sample.fields)

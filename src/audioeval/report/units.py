@@ -22,10 +22,15 @@ shown as it is (`sample_units`, `show_sample`).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
+from audioeval.core.json_value import JsonValue
 from audioeval.metrics.declaration import find_declared, shown_name
+
+if TYPE_CHECKING:
+    from audioeval.metrics.summary_blocks import MetricBlock
 
 PERCENT_UNITS = ("fraction", "percent")
 
@@ -48,14 +53,14 @@ def axis_limits(unit: str | None) -> tuple[float, float] | None:
     return None
 
 
-def shown(value: Any, unit: str | None) -> float | None:
+def shown(value: JsonValue, unit: str | None) -> float | None:
     """The value on its display scale (a fraction ×100), or None when not a finite number."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value) * scale(unit)
 
 
-def show_value(value: Any, unit: str | None, digits: int = 2, *, sign: bool = True) -> str:
+def show_value(value: JsonValue, unit: str | None, digits: int = 2, *, sign: bool = True) -> str:
     """`2.47 %` for WER 0.0247 (unit fraction); `–` when there is no finite value."""
     v = shown(value, unit)
     if v is None:
@@ -63,7 +68,7 @@ def show_value(value: Any, unit: str | None, digits: int = 2, *, sign: bool = Tr
     return f"{v:.{digits}f}" + (" %" if sign and is_percent(unit) else "")
 
 
-def show_span(ci: Any, unit: str | None, digits: int = 1) -> str:
+def show_span(ci: JsonValue | tuple[float, float], unit: str | None, digits: int = 1) -> str:
     """A CI as `64.3–92.9` (on the value's scale, no sign), or `–` when there is none."""
     if not isinstance(ci, list | tuple) or len(ci) != 2:
         return "–"
@@ -97,7 +102,7 @@ class SampleUnit:
         return self.scale * scale(self.unit)
 
 
-def _per_sample(name: str, block: dict[str, Any]) -> tuple[str, float]:
+def _per_sample(name: str, block: MetricBlock) -> tuple[str, float]:
     """(per-sample value key, factor to the metric's unit) as the block declares them; a block
     written before metrics declared it: as the metric is declared now, else its name."""
     declared = block.get("per_sample")
@@ -111,7 +116,7 @@ def _per_sample(name: str, block: dict[str, Any]) -> tuple[str, float]:
     return name.split(":", 1)[-1], 1.0
 
 
-def sample_units(metrics: Any) -> dict[str, SampleUnit]:
+def sample_units(metrics: Mapping[str, MetricBlock] | None) -> dict[str, SampleUnit]:
     """Per-sample value key (lower case) -> how it is shown, from a pair's `summary.json`
     metric blocks."""
     out: dict[str, SampleUnit] = {}
@@ -133,7 +138,7 @@ def unit_of(key: str | None, units: dict[str, SampleUnit]) -> SampleUnit | None:
     return units[max(stems, key=len)] if stems else None
 
 
-def show_sample(value: Any, how: SampleUnit | None) -> str:
+def show_sample(value: JsonValue, how: SampleUnit | None) -> str:
     """One sample's value: in its metric's unit (`10.00 %` for WER 0.1, `50.00 %` for MMAE's
     IFR 0.5), else up to 4 decimals."""
     if how is not None:

@@ -23,20 +23,28 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
-from audioeval.analysis.paired_difference import paired_difference
+from audioeval.analysis.paired_difference import PairedDifference, paired_difference
 from audioeval.benchmarks.resolved import resolve
 from audioeval.benchmarks.spec import parse_spec
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.record import SampleRecord, latest_records
 from audioeval.core.redact import redact
-from audioeval.metrics.pair_summary import summarise_records
+from audioeval.metrics.pair_summary import PairMetrics, summarise_records
+from audioeval.metrics.summary_blocks import PairSummary
 from audioeval.report.clips import ClipCopier
 from audioeval.report.portable import machine_prefixes, scrub
 from audioeval.report.reliability_table import HEADERS, reliability_rows, reliability_title
 from audioeval.report.sample_chunks import _score_key, _wrong_flags
-from audioeval.report.sample_rows import details, index_entry, primary_score, rubric_rows
+from audioeval.report.sample_rows import (
+    IndexEntry,
+    SampleDetails,
+    details,
+    index_entry,
+    primary_score,
+    rubric_rows,
+)
 from audioeval.report.units import SampleUnit, sample_units, show_sample, show_span, show_value, unit_of
 from audioeval.report.word_diff import word_diff
 from audioeval.store.run_folder import (
@@ -59,6 +67,129 @@ LIVE_RESAMPLES = 200
 """Bootstrap resamples of the live CIs (the run's own figure is in its summary.json)."""
 SHOWN_FAILURES = 200
 SHOWN_DISAGREEMENTS = 200
+
+
+RunPlans = dict[str, tuple[PairMetrics, bool, str | None]]
+"""Benchmark name -> (summary plan, exclude_missing, headline), as the run resolved it."""
+
+
+class LiveSummary(PairSummary, total=False):
+    """A served pair's figures: its summary, or computed from its records while the run goes
+    on; `reason`: why there are none."""
+
+    reason: str
+
+
+class PairLine(TypedDict):
+    """A pair in the viewer's lists: its progress, counts and headline as shown."""
+
+    key: str
+    benchmark: str
+    model: str
+    done: int
+    total: int | None
+    scored: int | None
+    failed: int | None
+    headline: str | None
+    value: str
+    ci: str
+    failure_kinds: dict[str, int]
+    problems: int
+    reason: str | None
+
+
+class RunLine(TypedDict):
+    """A served run in the viewer's first page."""
+
+    index: int
+    name: str
+    finished: bool
+    pairs: list[PairLine]
+
+
+class ReliabilityShown(TypedDict):
+    """A judged scorer's reliability table on a run's page."""
+
+    caption: str
+    rows: list[list[str]]
+
+
+class RunState(TypedDict):
+    """A run's page: each pair's figures, the failures, the judge's disagreements, the
+    reliability tables and the lines the reader left out."""
+
+    name: str
+    finished: bool
+    pairs: list[PairLine]
+    failures: list[list[str]]
+    disagreements: list[list[str]]
+    reliability: list[ReliabilityShown]
+    reliability_headers: list[str]
+    problems: list[list[str]]
+
+
+class ComparedEntry(IndexEntry, total=False):
+    """A sample of one compared pair: its index entry and its answer, short (`a`)."""
+
+    a: str
+
+
+class ComparedCell(TypedDict):
+    """What the compare table shows of a sample in one pair."""
+
+    st: str
+    sc: float | None
+    t: str | None
+    a: str
+
+
+class ComparedSystem(TypedDict):
+    """A compared pair: its key, label, headline and value, unit and direction, and how many
+    of its samples are done."""
+
+    key: str
+    label: str
+    headline: str | None
+    value: str
+    unit: str | None
+    higher: bool
+    done: int
+
+
+class ComparedRow(TypedDict):
+    """A sample across the compared pairs, and A − B (`d`, shown: `dt`)."""
+
+    id: str
+    cells: list[ComparedCell | None]
+    d: float | None
+    dt: str | None
+
+
+class ShownDifference(PairedDifference, total=False):
+    """The paired difference of A and another pair as the compare page shows it."""
+
+    headline: str
+    text: str | None
+
+
+class Comparison(TypedDict):
+    """The compare page: the pairs, every sample's row, and A's difference with each other;
+    `live`: a pair's run is still being written (the page follows it)."""
+
+    benchmark: str
+    live: bool
+    systems: list[ComparedSystem]
+    rows: list[ComparedRow]
+    delta_unit: str | None
+    differences: list[ShownDifference]
+
+
+class ComparedSample(TypedDict):
+    """One sample in every compared pair, and the word diff of A's answer against each other's."""
+
+    id: str
+    systems: list[SampleDetails | None]
+    diffs: list[list[list[str]] | None]
 ERROR_CHARS = 300
 
 
@@ -94,7 +225,7 @@ class PairView:
     folder: Path
     follower: RecordsFollower
     cached: tuple[int, int] = (-1, -1)
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: LiveSummary = field(default_factory=lambda: LiveSummary())
     records: dict[str, SampleRecord] = field(default_factory=dict)
     ids: list[str] | None = None
     problems: list[str] = field(default_factory=list)
@@ -116,7 +247,7 @@ class ServedRuns:
         self.base = base or Path.cwd()
         self.clips: dict[str, Path] = {}
         self._pairs: dict[str, PairView] = {}
-        self._plans: dict[int, Any] = {}
+        self._plans: dict[int, RunPlans | str] = {}
         self._lock = threading.RLock()
         self._prefixes: set[str] = set()
         self._folders: set[str] = set()
@@ -198,7 +329,7 @@ class ServedRuns:
                 continue  # the run's page says why when it is opened
         gc.freeze()
 
-    def _summary(self, pair: PairView) -> dict[str, Any]:
+    def _summary(self, pair: PairView) -> LiveSummary:
         """The pair's figures now: its summary.json once the run wrote it for these records,
         else computed from the records as the run computes it."""
         run_dir = self.run_dirs[pair.run]
@@ -234,8 +365,8 @@ class ServedRuns:
         return summary
 
     # -- pages' data -----------------------------------------------------------------------
-    def listing(self) -> list[dict[str, Any]]:
-        out = []
+    def listing(self) -> list[RunLine]:
+        out: list[RunLine] = []
         for i, run_dir in enumerate(self.run_dirs):
             pairs = self.pairs(i)
             out.append(
@@ -248,7 +379,7 @@ class ServedRuns:
             )
         return out
 
-    def _pair_line(self, p: PairView) -> dict[str, Any]:
+    def _pair_line(self, p: PairView) -> PairLine:
         s = p.summary
         headline = s.get("headline")
         block = (s.get("metrics") or {}).get(headline or "") or {}
@@ -268,10 +399,13 @@ class ServedRuns:
             "reason": s.get("reason"),
         }
 
-    def run_state(self, run: int) -> dict[str, Any]:
+    def run_state(self, run: int) -> RunState:
         """One run as it stands: each pair's figures, the failures, the judge's disagreements."""
         pairs = self.pairs(run)
-        failures, disagreements, reliability, problems = [], [], [], []
+        failures: list[list[str]] = []
+        disagreements: list[list[str]] = []
+        reliability: list[ReliabilityShown] = []
+        problems: list[list[str]] = []
         for p in pairs:
             problems += [[p.key, text] for text in p.problems[:SHOWN_FAILURES]]
             for rec in p.records.values():
@@ -311,7 +445,7 @@ class ServedRuns:
     def _clips(self, pair: PairView) -> ServedClips:
         return ServedClips(self.base, self.run_dirs[pair.run].parent, self.clips)
 
-    def compare(self, keys: list[str]) -> dict[str, Any]:
+    def compare(self, keys: list[str]) -> Comparison:
         """Two or more pairs of one benchmark, sample by sample: each sample's headline value
         and status per pair, A − B, and the paired-bootstrap difference of A and each other."""
         pairs = [self.pair(k) for k in keys]
@@ -320,8 +454,8 @@ class ServedRuns:
         benches = {p.benchmark for p in pairs}
         if len(benches) > 1:
             raise ValueError(f"the pairs are of different benchmarks ({', '.join(sorted(benches))})")
-        systems = []
-        columns: list[dict[str, dict[str, Any]]] = []
+        systems: list[ComparedSystem] = []
+        columns: list[dict[str, ComparedEntry]] = []
         shown_as: list[SampleUnit | None] = []  # how each pair's per-sample value is shown
         for p in pairs:
             headline = p.summary.get("headline")
@@ -333,7 +467,7 @@ class ServedRuns:
             records = list(p.records.values())
             scores = [primary_score(r, key) for r in records]
             wrong = _wrong_flags(scores, bool(block.get("higher_is_better", True)))
-            entries = {
+            entries: dict[str, ComparedEntry] = {
                 r.id: index_entry(r, s, w, unit) for r, s, w in zip(records, scores, wrong, strict=True)
             }
             for rec in records:
@@ -352,7 +486,7 @@ class ServedRuns:
             )
         order = list(pairs[0].ids or []) or sorted(set().union(*columns))
         order += sorted(set().union(*columns) - set(order))
-        rows = []
+        rows: list[ComparedRow] = []
         for sid in order:
             cells = [c.get(sid) for c in columns]
             if all(c is None for c in cells):
@@ -372,7 +506,7 @@ class ServedRuns:
             "differences": [self._difference(pairs[0], other) for other in pairs[1:]],
         }
 
-    def _difference(self, a: PairView, b: PairView) -> dict[str, Any]:
+    def _difference(self, a: PairView, b: PairView) -> ShownDifference:
         headline = a.summary.get("headline")
         if not headline or headline != b.summary.get("headline"):
             return {"a": a.key, "b": b.key, "reason": "the pairs have no common headline"}
@@ -394,11 +528,11 @@ class ServedRuns:
                 text += f" (95 % CI {lo:+.2f} to {hi:+.2f}{points}; {p}; n = {found['n']})"
         return {"a": a.key, "b": b.key, "headline": headline, "text": text, **found}
 
-    def sample(self, keys: list[str], sid: str) -> dict[str, Any]:
+    def sample(self, keys: list[str], sid: str) -> ComparedSample:
         """One sample in every pair compared: `details` of each, and the word diff of A's
         output against each other's."""
         pairs = [self.pair(k) for k in keys]
-        shown = []
+        shown: list[SampleDetails | None] = []
         for p in pairs:
             rec = p.records.get(sid)
             units = sample_units(p.summary.get("metrics"))
@@ -414,13 +548,13 @@ class ServedRuns:
         return self.clips.get(token)
 
 
-def _benchmarks(run_dir: Path) -> dict[str, tuple[Any, bool, str]] | str:
+def _benchmarks(run_dir: Path) -> RunPlans | str:
     """name -> (summary plan, exclude_missing, headline) of each benchmark of a run's run.json,
     resolved as the run resolved it; or why it cannot be."""
     try:
         run = read_run_file(run_dir)
         exclude = bool(run.get("exclude_missing", False))
-        out = {}
+        out: RunPlans = {}
         for b in run["benchmarks"]:
             resolved = resolve(parse_spec(b["spec"], b["where"]), b["where"])
             out[b["name"]] = (resolved.summary_plan(), exclude, resolved.headline)
@@ -431,7 +565,7 @@ def _benchmarks(run_dir: Path) -> dict[str, tuple[Any, bool, str]] | str:
         return str(exc)
 
 
-def _stored_summary(run_dir: Path, folder: Path) -> dict[str, Any] | None:
+def _stored_summary(run_dir: Path, folder: Path) -> PairSummary | None:
     """The pair's summary.json when the run wrote it from the records now in the folder (its
     digests checked as `report` checks them); None while the run is still writing them."""
     run_id = run_id_of(read_run_file(run_dir))
@@ -456,13 +590,13 @@ def _short(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _cell(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+def _cell(entry: ComparedEntry | None) -> ComparedCell | None:
     if entry is None:
         return None
     return {"st": entry["st"], "sc": entry["sc"], "t": entry["t"], "a": entry.get("a", "")}
 
 
-def _delta(cells: list[dict[str, Any] | None]) -> float | None:
+def _delta(cells: list[ComparedEntry | None]) -> float | None:
     """A's headline value minus B's for the sample (as stored; None without both)."""
     if len(cells) < 2 or cells[0] is None or cells[1] is None:
         return None

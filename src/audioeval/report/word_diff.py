@@ -10,7 +10,10 @@ character-level scorer (CER on text without spaces) the units are characters.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
+
+from audioeval.core.record import ScoreJson
 
 _OPS = {"equal": "=", "substitute": "s", "delete": "d", "insert": "i"}
 
@@ -36,7 +39,16 @@ def word_diff(reference: str, hypothesis: str, *, chars: bool = False) -> list[l
     return diff
 
 
-def diff_of_scores(scores: dict[str, Any]) -> dict[str, Any] | None:
+class WordDiff(TypedDict):
+    """The diff the sample browser draws: which scorer's texts, in words or characters, and
+    each aligned chunk as [op, reference part, hypothesis part]."""
+
+    scorer: str
+    units: str
+    ops: list[list[str]]
+
+
+def diff_of_scores(scores: Mapping[str, ScoreJson]) -> WordDiff | None:
     """The diff for a record's scores (`{scorer: Score.to_json()}`): from the first scorer whose
     detail holds the normalised `reference` and `hypothesis` (WER before CER, as word units),
     or None when no scorer stored both."""

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import RunConfigError
+from audioeval.core.json_value import JsonValue
 from audioeval.store.bounded_json import loads
 
 
@@ -20,10 +21,10 @@ def _read_json(path: Path, kind: type, what: str) -> Any:
     return data
 
 
-def read_json_object(path: Path) -> dict[str, Any]:
+def read_json_object(path: Path) -> dict[str, JsonValue]:
     """The object in `path`; RunConfigError naming the file when it cannot be read or is not
     a JSON object."""
-    data: dict[str, Any] = _read_json(path, dict, "a JSON object")
+    data: dict[str, JsonValue] = _read_json(path, dict, "a JSON object")
     return data
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audioeval.core.json_value import JsonValue
 from audioeval.core.redact import redact_known_bytes
 from audioeval.store.bounded_json import loads
 
@@ -26,7 +27,7 @@ from audioeval.store.bounded_json import loads
 class JsonlReadReport:
     """What reading a JSONL file found: the records and the lines that were not records."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[dict[str, JsonValue]] = field(default_factory=list)
     bad_lines: list[int] = field(default_factory=list)
     line_numbers: list[int] = field(default_factory=list)  # the line of each record, from 1
     truncated_tail: bool = False
@@ -46,7 +47,7 @@ def read_jsonl(path: str | Path) -> JsonlReadReport:
 
 def iter_jsonl(
     path: str | Path, report: JsonlReadReport | None = None
-) -> Iterator[tuple[int, dict[str, Any] | None]]:
+) -> Iterator[tuple[int, dict[str, JsonValue] | None]]:
     """(line number from 1, the JSON object or None when the line is not one) of each
     non-blank complete line, read one line at a time (a file is never held whole); a last
     line cut short is left out and noted in `report.truncated_tail`. Lines are numbered as

@@ -15,6 +15,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from audioeval.core.json_value import JsonValue
+
 BOUNDED_STATS: dict[str, tuple[float, float]] = {
     "correct": (0.0, 1.0),
     "ifr": (0.0, 100.0),
@@ -72,7 +74,7 @@ def _scores_problem(scores: Any, field_name: str) -> str | None:
     return None
 
 
-def record_problem(rec: Mapping[str, Any]) -> str | None:
+def record_problem(rec: Mapping[str, JsonValue]) -> str | None:
     """Why a stored record cannot be used, or None when it can."""
     sid, error, scores = rec.get("id"), rec.get("error"), rec.get("scores")
     if not isinstance(sid, str) or not sid:

@@ -28,9 +28,10 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.core.errors import RunConfigError
+from audioeval.core.json_value import JsonValue
 from audioeval.core.record import SampleRecord
 from audioeval.store.bounded_json import loads
 from audioeval.store.file_digest import json_digest
@@ -45,6 +46,41 @@ RECORDS_FILE = "records.jsonl"
 IDS_FILE = "sample_ids.json"
 PARTIAL_FILE = ".rescore-unfinished.json"
 """In a folder a rescore is still writing (`engine/rescore_target.py`)."""
+
+class RunBenchmark(TypedDict):
+    """A benchmark of a run as its run.json names it: name, where its spec was found, the spec."""
+
+    name: str
+    where: str
+    spec: dict[str, JsonValue]
+
+
+class RunModel(TypedDict, total=False):
+    """A model of a run as its run.json names it: its config and the adapter's signature."""
+
+    config: dict[str, JsonValue]
+    signature: dict[str, JsonValue]
+
+
+class RunFile(TypedDict, total=False):
+    """A run folder's `run.json` (written by `engine/evaluate.py`, read here, checked by
+    `read_run_file`): the run's id, audioeval's version, its benchmarks and models, the
+    generation settings, `--limit`, the data root, the bootstrap's settings, whether failed
+    outputs stay out of the metrics, the judge, the exports folder (relative to the run)."""
+
+    run_id: str
+    audioeval: str
+    benchmarks: list[RunBenchmark]
+    models: list[RunModel]
+    generation: dict[str, JsonValue]
+    limit: int | None
+    data_root: str | None
+    resamples: int
+    seed: int
+    exclude_missing: bool
+    judge: dict[str, JsonValue]
+    exports_dir: str
+
 
 RUN_ID_KEY = "run_id"
 STAMP_KEY = "stamp"
@@ -82,19 +118,19 @@ def new_run_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def run_id_of(run: Mapping[str, Any] | None) -> str | None:
+def run_id_of(run: RunFile | None) -> str | None:
     """The run's id in its run.json; None for a folder written before run ids."""
     value = (run or {}).get(RUN_ID_KEY)
     return value if isinstance(value, str) and value else None
 
 
-def pair_stamp(run_id: str | None, signature: Mapping[str, Any]) -> str | None:
+def pair_stamp(run_id: str | None, signature: Mapping[str, JsonValue]) -> str | None:
     """The stamp every record line of a pair carries: the run's id and its signature's digest
     (None in a folder written before run ids)."""
     return None if run_id is None else f"{run_id}:{json_digest(signature)[:16]}"
 
 
-def read_run_file(run_dir: Path, *, unfinished: bool = False) -> dict[str, Any]:
+def read_run_file(run_dir: Path, *, unfinished: bool = False) -> RunFile:
     """A run folder's run.json, checked: an object whose `benchmarks` are objects with a
     `name`, a `where` and a `spec`, whose `models` are objects with a named `config`. A folder
     a rescore did not finish writing is refused (unless `unfinished`: the rescore itself)."""
@@ -124,7 +160,7 @@ def read_run_file(run_dir: Path, *, unfinished: bool = False) -> dict[str, Any]:
     return run
 
 
-def _run_problem(run: Mapping[str, Any]) -> str | None:
+def _run_problem(run: Mapping[str, JsonValue]) -> str | None:
     benches, models = run.get("benchmarks"), run.get("models")
     if not isinstance(benches, list) or not isinstance(models, list):
         return "no `benchmarks` and `models` lists"
@@ -147,7 +183,7 @@ class PairFiles:
     """What the reader vouches for in one pair folder (`<run>/<benchmark>/<model>/`)."""
 
     folder: Path
-    signature: dict[str, Any] | None = None
+    signature: dict[str, JsonValue] | None = None
     ids: list[str] | None = None
     records: list[SampleRecord] = field(default_factory=list)
     """The records it vouches for, in file order."""
@@ -191,7 +227,7 @@ def read_pair(
     run_id: str | None,
     *,
     expected_ids: list[str] | None = None,
-    signature: Mapping[str, Any] | None = None,
+    signature: Mapping[str, JsonValue] | None = None,
     lines: bool = True,
 ) -> PairFiles:
     """A pair folder read through the checks (module doc). `expected_ids`: the pair's samples
@@ -218,7 +254,7 @@ def read_pair(
     return out
 
 
-def read_listed(path: Path) -> list[dict[str, Any]]:
+def read_listed(path: Path) -> list[dict[str, JsonValue]]:
     """The entries of a list a run wrote beside its records (`skipped.json`,
     `model_skipped.json`): [] without the file; RunFolderError when it cannot be read or is not
     a JSON list of objects."""
@@ -240,7 +276,7 @@ def pair_run_id(folder: Path) -> str | None:
     return run_id_of(read_run_file(run_dir)) if (run_dir / RUN_FILE).exists() else None
 
 
-def _read_signature(folder: Path, has_lines: bool, out: PairFiles) -> dict[str, Any] | None:
+def _read_signature(folder: Path, has_lines: bool, out: PairFiles) -> dict[str, JsonValue] | None:
     path = folder / SIGNATURE_FILE
     if not path.exists():
         if has_lines:

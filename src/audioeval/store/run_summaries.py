@@ -9,11 +9,11 @@ computed, is refused with the file named: `audioeval rescore` rebuilds it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from audioeval.core.errors import RunConfigError
+from audioeval.core.json_value import JsonValue
 from audioeval.store.bounded_json import loads
 from audioeval.store.file_digest import file_sha256, json_digest
 from audioeval.store.json_file import read_json_object
@@ -24,13 +24,13 @@ CONTENT_KEY = "content_sha256"
 FILES_DIGEST_KEY = "files_sha256"
 
 
-def sealed(data: Mapping[str, Any]) -> dict[str, Any]:
+def sealed(data: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
     """`data` with the digest of its content (`CONTENT_KEY`), as a summary is written."""
     plain = {k: v for k, v in data.items() if k != CONTENT_KEY}
     return {**plain, CONTENT_KEY: json_digest(loads(json.dumps(plain, allow_nan=False)))}
 
 
-def _seal_problem(data: Mapping[str, Any]) -> str | None:
+def _seal_problem(data: Mapping[str, JsonValue]) -> str | None:
     stored = data.get(CONTENT_KEY)
     if stored is None:
         return "has no content digest: not as audioeval wrote it"
@@ -39,7 +39,7 @@ def _seal_problem(data: Mapping[str, Any]) -> str | None:
     return None
 
 
-def read_summary(path: Path, run_id: str | None) -> dict[str, Any] | None:
+def read_summary(path: Path, run_id: str | None) -> dict[str, JsonValue] | None:
     """A summary.json written by the engine (run or pair), checked against its content digest
     in a folder with a run id; None when there is none. RunFolderError when it cannot be read
     or was changed by hand."""
@@ -72,7 +72,7 @@ def pair_files_digest(folder: Path) -> dict[str, str | None]:
     }
 
 
-def check_summary_records(run_dir: Path, results: list[Mapping[str, Any]], run_id: str | None) -> None:
+def check_summary_records(run_dir: Path, results: Sequence[Mapping[str, JsonValue]], run_id: str | None) -> None:
     """RunFolderError when a pair's records.jsonl, signature.json or sample_ids.json changed
     after the summary was computed from it (a line added, removed or edited, a signature
     replaced): the summary's figures would not be those files'."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import RunConfigError
+from audioeval.core.json_value import JsonValue
 from audioeval.store.atomic import write_json_atomic
 from audioeval.store.json_file import read_json_object
 
@@ -35,7 +37,7 @@ def signature_diffs(stored: Any, now: Any, prefix: str = "") -> list[str]:
     return [f"{name}: stored {_shown(last, stored)}, now {_shown(last, now)}"]
 
 
-def check_or_write_signature(run_dir: str | Path, signature: dict[str, Any]) -> None:
+def check_or_write_signature(run_dir: str | Path, signature: Mapping[str, JsonValue]) -> None:
     """Write the signature of a new run, or check a resumed run was made the same way.
 
     A run directory holding results made with other choices, or from other inputs (content

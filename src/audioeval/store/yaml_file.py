@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
 from audioeval.store.bounded_json import MAX_NESTING
 from audioeval.store.text_input import read_text_input
 
@@ -29,12 +30,12 @@ MAX_YAML_CHARS = 16 * 1024 * 1024
 """The longest YAML text audioeval reads (specs, run configs, templates, boards): 16 MiB."""
 
 
-def read_yaml_mapping(path: Path, what: str) -> dict[str, Any]:
+def read_yaml_mapping(path: Path, what: str) -> dict[str, JsonValue]:
     """The file's top-level mapping; `what` names it in errors ("benchmark spec", …)."""
     return parse_yaml_mapping(read_text_input(path, what), str(path), what)
 
 
-def parse_yaml_mapping(text: str, where: str, what: str) -> dict[str, Any]:
+def parse_yaml_mapping(text: str, where: str, what: str) -> dict[str, JsonValue]:
     data = load_yaml(text, where)
     if not isinstance(data, dict):
         raise InputError(f"a {what} must be a YAML mapping", file=where)

@@ -12,7 +12,7 @@ from typing import Any
 from audioeval.adapters.predictions import PredictionsRead
 from audioeval.benchmarks.contract import Benchmark
 from audioeval.benchmarks.mmae.console_table import console_table
-from audioeval.benchmarks.mmae.metrics import CR, EDITING_BOARD, EMR, IFR, RATES
+from audioeval.benchmarks.mmae.metrics import CR, EDITING_BOARD, EMR, IFR, MICRO_RATES, RATES
 from audioeval.benchmarks.mmae.preset import BASELINE, SCORE, SYNTH
 from audioeval.benchmarks.prediction_formats import Loader, PredictionFormat, json_items
 from audioeval.benchmarks.sources.source_formats import SourceFormat, SourceRequest
@@ -85,7 +85,7 @@ BENCHMARK = Benchmark(
         "mmae_rubrics": DeferredFactory(_rubric_scorer),
         "mmae_verifiers": DeferredFactory(_verifier_scorer),
     },
-    metrics=RATES,
+    metrics=(*RATES, *MICRO_RATES),
     boards=(EDITING_BOARD,),
     exporters={"mmae_rubrics": _write_exports, "mmae_verifiers": _write_exports},
     source_types={

@@ -8,7 +8,7 @@ and a sample's 0.5 is shown as 50 %. The metric names stay as stored runs have t
 
 from __future__ import annotations
 
-from audioeval.metrics.declaration import MeanDeclaration, PerSample
+from audioeval.metrics.declaration import MeanDeclaration, MicroDeclaration, PerSample
 
 PER_SAMPLE_SCALE = 100.0
 """A sample's 0–1 rate × this = its statistic, in the metrics' unit (percent)."""
@@ -18,6 +18,12 @@ CR = MeanDeclaration("cr", "CR", "percent", per_sample=PerSample("CR", PER_SAMPL
 EMR = MeanDeclaration("em", "EMR", "percent", per_sample=PerSample("EMR", PER_SAMPLE_SCALE))
 RATES = (IFR, CR, EMR)
 """In the order of every table: IFR, CR, EMR."""
+MICRO_RATES = (
+    MicroDeclaration("if_rubrics", "IFR (micro)", "fraction"),
+    MicroDeclaration("cr_rubrics", "CR (micro)", "fraction"),
+)
+"""The rates over every scored rubric rather than per sample (`overall.micro`): each sample's
+stats hold its rubrics passed and scored, `[passed, scored]`; shown as shares in percent."""
 RANKED_BY = (EMR, IFR, CR)
 """The MMAE challenge's ranking: by EMR, then IFR, then CR."""
 
