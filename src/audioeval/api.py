@@ -73,6 +73,9 @@ def evaluate(
     exclude_missing: bool = D["exclude_missing"],
     probe: bool = D["probe"],
     progress: bool = D["progress"],
+    prices: str | Path | None = D["prices"],
+    max_calls: int | None = D["max_calls"],
+    max_cost: float | None = D["max_cost"],
 ) -> EvalResult:
     """Evaluate `models` on `benchmarks`, as `audioeval run` does, and return its result
     (`result.summary` is the run's summary.json, `result.run_dir` its folder).
@@ -86,18 +89,21 @@ def evaluate(
     keywords shared with `audioeval run` have its defaults and bounds, from their one
     declaration (`core/settings.py`; a value out of bounds is an `InputError` naming the
     keyword); `progress` is off in a library call. A rerun with the same arguments resumes the
-    same folder."""
+    same folder. `prices` (a price file), `max_calls` and `max_cost`: docs/cost.md (a limit
+    reached raises `BudgetReached` once what finished is summarised)."""
     from audioeval.core.settings import check_keywords
     from audioeval.engine.evaluate import EvalRequest
     from audioeval.engine.generation_settings import generation_of
     from audioeval.engine.model_specs import ModelConfig, parse_model_ref
     from audioeval.engine.run_judge import JudgeSettings, split_urls
+    from audioeval.store.price_file import read_price_file
 
     check_keywords(
         {"limit": limit, "temperature": temperature, "max_tokens": max_tokens, "judge_model": judge_model,
          "judge_concurrency": judge_concurrency, "judge_timeout": judge_timeout,
          "judge_api_key_env": judge_api_key_env, "resamples": resamples, "seed": seed, "use_cache": use_cache,
-         "exclude_missing": exclude_missing, "probe": probe, "progress": progress}
+         "exclude_missing": exclude_missing, "probe": probe, "progress": progress, "max_calls": max_calls,
+         "max_cost": max_cost}
     )  # fmt: skip
     configs = [m if isinstance(m, ModelConfig) else parse_model_ref(str(m)) for m in models]
     settings = None
@@ -131,6 +137,9 @@ def evaluate(
         judge=settings,
         exclude_missing=exclude_missing,
         probe=probe,
+        prices=read_price_file(Path(prices)) if prices is not None else None,
+        max_calls=max_calls,
+        max_cost=max_cost,
     )
     return run_request(req)
 

@@ -297,7 +297,7 @@ class FakeJudge:
             text = "I cannot tell from these clips."
         with self._lock:
             self.stats.answered += 1
-        return 200, completion(n, cfg.model, text), due
+        return 200, completion(n, cfg.model, text, body), due
 
 
 class _Handler(JsonHandler):

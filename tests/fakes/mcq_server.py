@@ -179,7 +179,7 @@ class _Handler(JsonHandler):
         if fake.config.echo_query:
             key = query.partition("key=")[2].split("&")[0]
             answer += f"\n(asked at {self.path}; my key: {key})"
-        self.send_json(200, completion(n, body["model"], answer))
+        self.send_json(200, completion(n, body["model"], answer, body))
 
 
 class FakeMcqServer(FakeServer):

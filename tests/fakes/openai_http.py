@@ -22,14 +22,53 @@ def decode_audio_part(part: dict[str, Any]) -> tuple[str, bytes]:
     return "input_audio", base64.b64decode(part["input_audio"]["data"])
 
 
-def completion(n: int, model: str, text: str) -> dict[str, Any]:
-    """A chat completion response body carrying `text`."""
+AUDIO_TOKENS_PER_S = 10
+"""Audio tokens the fakes bill per second of audio received (as OpenAI's audio models, roughly)."""
+
+
+def wav_seconds(data: bytes) -> float:
+    """The duration of a WAV clip (its header)."""
+    import io
+
+    import soundfile as sf
+
+    info = sf.info(io.BytesIO(data))
+    return info.frames / info.samplerate
+
+
+def request_usage(body: dict[str, Any] | None, text: Any) -> dict[str, Any]:
+    """A chat completion's `usage` as OpenAI sends it, counted from the request: a text token
+    per word of the messages' text, `AUDIO_TOKENS_PER_S` per second of each audio part, a
+    token per word of the answer (at least one)."""
+    words, audio = 0, 0
+    for message in (body or {}).get("messages") or []:
+        content = message.get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else content or []
+        for part in parts:
+            if part.get("type") == "text":
+                words += len(str(part.get("text", "")).split())
+            elif part.get("type") in ("audio_url", "input_audio"):
+                audio += round(wav_seconds(decode_audio_part(part)[1]) * AUDIO_TOKENS_PER_S)
+    prompt = words + audio
+    answer = max(1, len(text.split())) if isinstance(text, str) else 1  # a fault's answer may be no text
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": answer,
+        "total_tokens": prompt + answer,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": audio},
+        "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+    }
+
+
+def completion(n: int, model: str, text: Any, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A chat completion response body carrying `text`, with the `usage` of `body` (the
+    request) as `request_usage` counts it."""
     return {
         "id": f"chatcmpl-{n}",
         "object": "chat.completion",
         "model": model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "usage": request_usage(body, text),
     }
 
 

@@ -135,8 +135,27 @@ class _Turn:
                 await self.send("response.text.delta", delta=delta)
         status = "incomplete" if "[incomplete]" in prompt else "completed"
         details = {"type": "incomplete", "reason": "max_output_tokens"} if status != "completed" else None
+        # the Realtime API's usage: audio in at 10 tokens per second, a token per word of text
+        audio_in = round(
+            sum(
+                len(base64.b64decode(p["audio"])) / 2 / 24000
+                for p in item["content"]
+                if p["type"] == "input_audio"
+            )
+            * 10
+        )
+        audio_out = round(len(_tone_pcm(220)) / 2 / 24000 * 10) if "audio" in modalities else 0
+        text_in, text_out = len(prompt.split()), len(words)
+        usage = {
+            "total_tokens": text_in + audio_in + text_out + audio_out,
+            "input_tokens": text_in + audio_in,
+            "output_tokens": text_out + audio_out,
+            "input_token_details": {"cached_tokens": 0, "text_tokens": text_in, "audio_tokens": audio_in},
+            "output_token_details": {"text_tokens": text_out, "audio_tokens": audio_out},
+        }
         await self.send(
-            "response.done", response={"id": "resp_1", "status": status, "status_details": details}
+            "response.done",
+            response={"id": "resp_1", "status": status, "status_details": details, "usage": usage},
         )
 
     async def faulty_answer(self, fault: str) -> None:

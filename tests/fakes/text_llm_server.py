@@ -187,7 +187,7 @@ class _Handler(JsonHandler):
         if text is None:
             self.send_json(400, {"error": {"message": "prompt too long for the context window"}})
             return
-        self.send_json(200, completion(n, body["model"], text))
+        self.send_json(200, completion(n, body["model"], text, body))
 
 
 class FakeTextLlmServer(FakeServer):

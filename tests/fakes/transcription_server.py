@@ -22,7 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 import soundfile as sf
 
 from tests.fakes.mcq_server import dominant_hz
-from tests.fakes.openai_http import FakeServer, JsonHandler
+from tests.fakes.openai_http import AUDIO_TOKENS_PER_S, FakeServer, JsonHandler
 
 
 def parse_multipart(body: bytes, content_type: str) -> dict[str, Any]:
@@ -57,6 +57,7 @@ class FakeTranscriber:
     served: str = "whisper"
     fail_first: int = 0
     malformed: set[int] = field(default_factory=set)
+    billed_by_duration: bool = False  # usage of type duration (whisper-1) instead of tokens
     requests: list[dict[str, Any]] = field(default_factory=list)
     wire_errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -100,7 +101,19 @@ class FakeTranscriber:
             return 200, "application/json", b"{'text': not json" if fmt != "text" else b'{"text": "json"}'
         if fmt == "text":
             return 200, "text/plain", (text + "\n").encode()
+        audio = round(len(samples) / rate * AUDIO_TOKENS_PER_S)
+        words = len(text.split())
         out: dict[str, Any] = {"text": text}
+        if self.billed_by_duration:  # whisper-1 bills the seconds heard
+            out["usage"] = {"type": "duration", "seconds": round(len(samples) / rate, 3)}
+        else:  # gpt-4o-transcribe bills tokens
+            out["usage"] = {
+                "type": "tokens",
+                "input_tokens": audio,
+                "input_token_details": {"text_tokens": 0, "audio_tokens": audio},
+                "output_tokens": words,
+                "total_tokens": audio + words,
+            }
         if fmt == "verbose_json":
             out.update(
                 task="transcribe", language="english", duration=0.3, segments=[{"id": 0, "text": text}]

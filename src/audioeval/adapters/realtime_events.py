@@ -24,6 +24,9 @@ import wave
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypedDict
 
+from audioeval.adapters.api_usage import realtime_usage
+from audioeval.core.usage import Usage
+
 RATE = 24000
 """The Realtime API's PCM16 sample rate."""
 TEXT_DELTAS = ("response.text.delta", "response.output_text.delta")
@@ -165,6 +168,7 @@ class TurnReply:
     transcript: list[str] = field(default_factory=list)
     audio: list[bytes] = field(default_factory=list)
     done: bool = False
+    usage: Usage | None = None  # the tokens `response.done` reported
 
     def feed(self, event: Any) -> None:
         """Take one server event; raises RealtimeError on a failure, ValueError when malformed."""
@@ -191,6 +195,7 @@ class TurnReply:
             if status != "completed":
                 details = response.get("status_details")
                 raise RealtimeError(f"response {status or 'without status'}: {str(details)[:200]}")
+            self.usage = realtime_usage(response)
             self.done = True
 
     def answer(self, *, audio: bool) -> tuple[str | None, bytes | None]:

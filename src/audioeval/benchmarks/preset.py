@@ -98,6 +98,10 @@ class SharedValues:
     progress: bool = DEFAULTS["progress"]
     exclude_missing: bool = DEFAULTS["exclude_missing"]
     max_failed: str = DEFAULTS["max_failed"]
+    prices: Path | None = DEFAULTS["prices"]
+    max_calls: int | None = DEFAULTS["max_calls"]
+    max_cost: float | None = DEFAULTS["max_cost"]
+    dry_run: bool = DEFAULTS["dry_run"]
     no_probe: bool = DEFAULTS["no_probe"]
     # the model under test
     model: str | None = DEFAULTS["model"]

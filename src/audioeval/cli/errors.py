@@ -15,7 +15,7 @@ from rich.console import Console
 from audioeval.cli import exit_codes
 from audioeval.cli.redacted_output import STDERR
 from audioeval.cli.typed_flags import as_typed
-from audioeval.core.errors import AudioevalError, EndpointUnusable, InputError, RunLocked
+from audioeval.core.errors import AudioevalError, BudgetReached, EndpointUnusable, InputError, RunLocked
 from audioeval.report.escaping import failure_text
 
 err_console = Console(file=STDERR, soft_wrap=True)  # type: ignore[arg-type]  # the credentials gate
@@ -24,6 +24,7 @@ err_console = Console(file=STDERR, soft_wrap=True)  # type: ignore[arg-type]  # 
 EXIT_CODES: tuple[tuple[type[AudioevalError], int], ...] = (
     (EndpointUnusable, exit_codes.ENDPOINT_UNUSABLE),
     (RunLocked, exit_codes.LOCKED),
+    (BudgetReached, exit_codes.BUDGET_REACHED),
 )
 """Errors with an exit code of their own; every other audioeval error is bad input (2)."""
 

@@ -33,5 +33,10 @@ NO_SPACE = 6
 """No space left on device (or over a disk quota) while writing a file, named in the message:
 what finished is kept, and a rerun of the same command resumes once space is freed."""
 
+BUDGET_REACHED = 7
+"""--max-calls or --max-cost was reached: no new request was started, the requests in flight
+finished and were recorded, the summaries were written; rerunning the same command resumes
+where it stopped (the limits count each command's own requests)."""
+
 INTERRUPTED = 130
 """Stopped by Ctrl-C; what finished is on disk and a rerun resumes."""

@@ -31,6 +31,7 @@ from audioeval.cli.errors import friendly_errors, report_skipped
 from audioeval.cli.failed_work import FailedWork, enforce_max_failed, parse_max_failed
 from audioeval.cli.options import make_console, parse_urls
 from audioeval.cli.resume_notes import report_failed_outputs, report_ignored_lines
+from audioeval.cli.run_commands import show_usage
 from audioeval.core.errors import InputError
 from audioeval.core.settings import SETTINGS, setting_of_flag
 from audioeval.report.escaping import console_text
@@ -135,6 +136,12 @@ def score_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
         with friendly_errors():
             failure_limit = parse_max_failed(given["max_failed"])
             values = _checks(given, preset)
+            if values.get("dry_run"):
+                from audioeval.cli.run_commands import print_plan
+                from audioeval.presets.preset_run import plan_preset
+
+                print_plan(plan_preset(preset, values))
+                return
             done = run_preset(preset, values)
         out, engine = done.outcome, done.engine
         report_ignored_lines(engine.ignored_lines)
@@ -145,6 +152,7 @@ def score_command(bench: Benchmark, preset: Preset) -> Callable[..., None]:
         report_failed_outputs(out.failed_outputs, excluded=bool(values.get("exclude_missing")))
         for note in out.notes:
             console.print(note)
+        show_usage(engine.results)
         asked = (
             f"asked now {engine.asked}, reused {engine.reused}, {engine.calls} model call(s)"
             if preset.uses("model")

@@ -52,6 +52,41 @@ def show_summary(summary: RunSummary | None, run_dir: Path) -> None:
         print_reliability(res.get("reliability"), console=console, where=where)
 
 
+def show_usage(results: list) -> None:
+    """What each pair's model and judge used (and cost, with --prices), from the summaries."""
+    from audioeval.report.usage_table import usage_table
+
+    table = usage_table(results, priced=any(r.get("cost") is not None for r in results))
+    if table is not None:
+        console.print(table)
+
+
+def show_plan(req) -> None:  # type: ignore[no-untyped-def]
+    """`--dry-run`: the plan of the run, printed; nothing asked, nothing written."""
+    from audioeval.engine.run_plan import plan_run
+
+    print_plan(plan_run(req))
+
+
+def print_plan(plan) -> None:  # type: ignore[no-untyped-def]
+    """A run's plan (`engine/run_plan.py`): the table, then its requests and rough cost."""
+    from audioeval.report.usage_table import plan_table
+
+    console.print(plan_table(plan))
+    total = ""
+    if plan.prices is not None:
+        from audioeval.core.prices import sum_costs
+        from audioeval.report.usage_table import dollars_text
+
+        costs = [c for p in plan.pairs for c in (p.model_cost, p.judge_cost if p.judge_usage else 0.0)]
+        total = f", roughly {dollars_text(sum_costs(costs))}"
+    console.print(
+        f"dry run: {plan.requests:,} request(s){total}; nothing was asked or written "
+        f"(run directory: {console_text(plan.run_dir)}).",
+        highlight=False,
+    )
+
+
 def show_metric_models(work: dict) -> None:
     """The embedded metric models' work in this command, if any ran."""
     from audioeval.report.metric_models_table import metric_models_lines
@@ -224,6 +259,10 @@ def run(
         "has several candidate keys (a file holding several is refused without it).",
     ),
     max_failed: str = S.option("max_failed"),
+    prices: Path | None = S.option("prices"),
+    max_calls: int | None = S.option("max_calls"),
+    max_cost: float | None = S.option("max_cost"),
+    dry_run: bool = S.option("dry_run"),
     no_probe: bool = S.option("no_probe"),
     executor: opt.Executor = "local",
     ray_address: opt.RayAddress = None,
@@ -240,6 +279,7 @@ def run(
     from audioeval.engine.generation_settings import generation_of, with_endpoint_settings
     from audioeval.engine.model_specs import parse_model_ref, with_predictions_settings
     from audioeval.engine.run_config import load_run_config
+    from audioeval.store.price_file import read_price_file
     from audioeval.store.run_lock import check_output_file
 
     given = given_flags(ctx)
@@ -299,7 +339,13 @@ def run(
             ),
             exclude_missing=exclude_missing or (loaded.exclude_missing if loaded else False),
             probe=not no_probe,
+            prices=read_price_file(prices) if prices is not None else None,
+            max_calls=max_calls,
+            max_cost=max_cost,
         )
+        if dry_run:
+            show_plan(req)
+            return
         # the Python API's path (`audioeval.api.run_request`): rubrics of `source.decompose`
         # benchmarks first, then the engine, which writes the run's summary.json
         result = run_request(req, on_rubrics=lambda line: console.print(line, highlight=False))
@@ -310,6 +356,7 @@ def run(
         report_skipped(errors)
     show_summary(result.summary, result.run_dir)
     show_metric_models(result.metric_models)
+    show_usage(result.results)
     no_retry = missing_predictions(result.run_dir, result.results, models)
     warn_failed(result.results, no_retry)
     judged = f" {result.judge_calls} judge call(s)." if result.judge_calls else ""

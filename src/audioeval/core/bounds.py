@@ -34,6 +34,8 @@ MAX_GPUS = 1024.0
 """GPUs a Ray actor reserves."""
 MAX_SYNTHETIC = 1_000_000
 """Samples a synthetic set generates."""
+MAX_COST = 1_000_000_000.0
+"""Dollars a run may spend (`--max-cost`)."""
 MAX_COUNT = 1_000_000_000
 """Any other count (`--limit`, `--max-items`): no setting of audioeval means more."""
 

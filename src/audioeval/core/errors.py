@@ -111,7 +111,16 @@ class EndpointUnusable(AudioevalError):
     endpoint's reason."""
 
 
-class EndpointsUnreachable(EndpointUnusable):
+class RunStopped(AudioevalError):
+    """The run stops before its work is done, keeping what finished (a rerun resumes): never
+    one sample's failure. Every client and adapter lets it through."""
+
+
+class BudgetReached(RunStopped):
+    """`--max-calls` or `--max-cost` reached: no new request starts (`engine/run_budget.py`)."""
+
+
+class EndpointsUnreachable(EndpointUnusable, RunStopped):
     """During a run, every endpoint of a model or judge has failed by connection (refused,
     reset, unresolvable) for longer than the run allows (`unreachable_after_s`): the run stops,
     keeps what it finished, and a rerun resumes. The message names each endpoint and reason."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from audioeval.core.usage import Usage
+
 
 @dataclass(frozen=True, slots=True)
 class Generation:
@@ -13,6 +15,7 @@ class Generation:
     Exactly one of `text` and `error` is set. `cached` says the text came from the response
     cache rather than a live call; `bad` that the endpoint answered (2xx) with what is not an
     answer: a web page, a body that is not the format asked for (a bad output, not a failed call).
+    `usage`: what the call used (`core/usage.py`; None: not measured).
     """
 
     text: str | None
@@ -21,6 +24,7 @@ class Generation:
     latency_s: float | None = None
     cached: bool = False
     bad: bool = False
+    usage: Usage | None = None
 
     @property
     def ok(self) -> bool:

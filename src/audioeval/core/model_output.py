@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import TypedDict
 
 from audioeval.core.errors import ErrorRecord
+from audioeval.core.usage import Usage, UsageRecord
 
 
 class OutputRecord(TypedDict, total=False):
@@ -20,6 +21,7 @@ class OutputRecord(TypedDict, total=False):
     cached: bool
     error_detail: ErrorRecord
     fault: str
+    usage: UsageRecord
 
 
 class OutputFault(StrEnum):
@@ -51,6 +53,9 @@ class ModelOutput:
     # Set with `error` when the model answered but the answer is none (`OutputFault`); an
     # error without it is a failed call (HTTP error, timeout, worker crash).
     fault: OutputFault | None = None
+    # What the call used (`core/usage.py`); None: not measured (a record written before usage
+    # was recorded, an adapter that makes no API call).
+    usage: Usage | None = None
 
     @property
     def ok(self) -> bool:
@@ -69,6 +74,8 @@ class ModelOutput:
             rec["error_detail"] = self.error_detail
         if self.fault is not None:
             rec["fault"] = self.fault.value
+        if self.usage is not None:
+            rec["usage"] = self.usage.to_record()
         return rec
 
     @classmethod
@@ -82,6 +89,7 @@ class ModelOutput:
             bool(rec.get("cached", False)),
             rec.get("error_detail"),
             _fault(rec.get("fault")),
+            Usage.from_record(rec["usage"]) if "usage" in rec else None,
         )
 
 

@@ -23,6 +23,7 @@ from audioeval.core.json_value import JsonValue
 from audioeval.core.messages import AudioRef
 from audioeval.core.model_output import ModelOutput, OutputRecord
 from audioeval.core.sample import Sample, Taxonomy
+from audioeval.core.usage import Usage, UsageRecord
 
 ScoreValues = dict[str, float | None]
 """A sample's values for display, by name (a sentence BLEU, a 0/1 correct, MMAE's 0–1 IFR);
@@ -78,6 +79,7 @@ class RecordJson(TypedDict, total=False):
     failure_scores: dict[str, ScoreJson] | None
     judge: dict[str, JudgeAnswers]
     time: float
+    judge_usage: UsageRecord
     judged_by: list[str]
     stamp: str  # the run's id and its pair signature's digest (`store/run_folder.pair_stamp`)
 
@@ -193,6 +195,9 @@ class SampleRecord:
     failure_scores: dict[str, Score] | None = None  # what a failed output counts for
     judge: dict[str, JudgeAnswers] = field(default_factory=dict)  # judge answers by scorer
     time: float | None = None
+    # What the judge's requests for this sample used (`core/usage.py`); None: no judge asked,
+    # or a record written before usage was recorded. The model's is `output.usage`.
+    judge_usage: Usage | None = None
 
     @property
     def taxonomy(self) -> Taxonomy:
@@ -221,6 +226,7 @@ class SampleRecord:
             self.output,
             judge=dict(self.judge),
             time=self.time,
+            judge_usage=self.judge_usage,
         )
 
     def to_json(self) -> RecordJson:
@@ -249,6 +255,8 @@ class SampleRecord:
             out["judge"] = self.judge
         if self.time is not None:
             out["time"] = self.time
+        if self.judge_usage is not None:
+            out["judge_usage"] = self.judge_usage.to_record()
         return out
 
     @classmethod
@@ -287,6 +295,7 @@ class SampleRecord:
             scores_from_json(data.get("failure_scores")),
             judge,
             data.get("time"),
+            Usage.from_record(data["judge_usage"]) if "judge_usage" in data else None,
         )
 
 

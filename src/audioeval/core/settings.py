@@ -26,6 +26,7 @@ from typing import Any
 
 from audioeval.core.bounds import (
     MAX_CONCURRENCY,
+    MAX_COST,
     MAX_COUNT,
     MAX_RESAMPLES,
     MAX_SAMPLE_RATE,
@@ -121,6 +122,23 @@ MAX_FAILED_HELP = (
     "Failed samples accepted before the command exits with code 4: a share written with a "
     "decimal point or % (0.05, 5%, 1.0 = any) or a whole count (3). Default 0: none."
 )
+PRICES_HELP = (
+    "A price file (YAML: model name or glob -> $ per million input_text, input_audio, output_text, "
+    "output_audio tokens, or per audio_minute; docs/cost.md): summaries, boards and pages show what "
+    "each model and judge cost. A model it does not price has an unknown cost, never 0."
+)
+MAX_CALLS_HELP = (
+    "Stop cleanly after this many requests (models and judge) in this command: requests in flight "
+    "finish, exit code 7; the same command again resumes."
+)
+MAX_COST_HELP = (
+    "Stop cleanly once this many dollars are spent in this command (at --prices): requests in "
+    "flight finish, exit code 7; the same command again resumes."
+)
+DRY_RUN_HELP = (
+    "Plan the run and print what it will ask (requests, audio seconds, rough tokens) and roughly "
+    "cost, without any request or file written."
+)
 AUDIO_PART_HELP = "How audio is sent: audio_url (vLLM data URI) or input_audio (OpenAI)."
 AUDIO_PARTS = ("audio_url", "input_audio")
 
@@ -147,6 +165,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("progress", _R, ("--progress/--no-progress",), bool, True, "Show the progress bar.", keyword="progress", api_default=False),
     Setting("exclude_missing", _R, ("--exclude-missing",), bool, False, "Leave samples without a usable output (model failed or returned nothing, no prediction, unreadable audio) out of the metrics, instead of counting them as wrong; they are still counted.", keyword="exclude_missing"),
     Setting("max_failed", _R, ("--max-failed",), str, "0", MAX_FAILED_HELP),
+    Setting("prices", _R, ("--prices",), Path, None, PRICES_HELP, optional=True, keyword="prices"),
+    Setting("max_calls", _R, ("--max-calls",), int, None, MAX_CALLS_HELP, optional=True, minimum=1, maximum=MAX_COUNT, keyword="max_calls"),
+    Setting("max_cost", _R, ("--max-cost",), float, None, MAX_COST_HELP, optional=True, maximum=MAX_COST, keyword="max_cost"),
+    Setting("dry_run", _R, ("--dry-run",), bool, False, DRY_RUN_HELP),
     Setting("no_probe", _R, ("--no-probe",), bool, False, "Do not check each endpoint (GET /models) before the run.", keyword="probe", negated=True),
     # the model under test
     Setting("model", _M, ("--model", "-m"), str, None, "The model under test: NAME@URL[,URL] (served model name at OpenAI-compatible endpoints).", optional=True),

@@ -4,11 +4,15 @@ Only usable answers are cached: non-empty text that the caller's check accepts (
 given per call or as the judge's default: a parseable verdict, decodable audio). An empty or
 unusable answer is returned to the caller, which records it, and asked again on a rerun. A
 stored answer the check refuses (left by an older version) is ignored and asked again.
+
+A cached answer made no request: its usage is a known zero (`core/usage.py`). A live one's
+usage gains the seconds of audio its request sent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from audioeval.adapters.chat_wire import SamplingFields
 from audioeval.adapters.openai_chat import AudioPartStyle, encode_chat_request, request_identity
@@ -17,6 +21,7 @@ from audioeval.core.errors import InputError
 from audioeval.core.generation import AnswerCheck, Generation, usable_answer
 from audioeval.core.messages import AudioRef, Message
 from audioeval.core.request_settings import checked_settings, routed_problem
+from audioeval.core.usage import Usage
 from audioeval.engine.chat_client import ChatClient, ReplyParser, chat_reply_first_token, chat_reply_text
 from audioeval.store.response_cache import ResponseCache, request_key
 
@@ -32,7 +37,7 @@ async def through_cache(
         return await call()
     hit = cache.get(key, lambda text: usable_answer(text, accept))
     if hit is not None:
-        return Generation(hit, cached=True)
+        return Generation(hit, cached=True, usage=Usage.nothing_asked())
     gen = await call()
     if gen.ok and usable_answer(gen.text, accept):
         cache.put(key, gen.text or "")
@@ -95,12 +100,22 @@ class CachedJudge:
             ident = request_identity(messages, model=self.model, clips=self._clip, sampling=sampling)
             key = request_key({"request": ident, "attempt": attempt})
 
-        def call() -> Awaitable[Generation]:
-            return self.client.complete(
+        sent: list[float] = []
+
+        def clip(ref: AudioRef):  # type: ignore[no-untyped-def]
+            found = self._clip(ref)
+            sent.append(found.duration_s)
+            return found
+
+        async def call() -> Generation:
+            gen = await self.client.complete(
                 lambda: encode_chat_request(
-                    messages, model=self.model, clips=self._clip, style=self.style, sampling=sampling
+                    messages, model=self.model, clips=clip, style=self.style, sampling=sampling
                 ),
                 parse=parse,
             )
+            if gen.usage is None:
+                return gen
+            return replace(gen, usage=gen.usage.with_audio(sent_s=round(sum(sent), 3)))
 
         return await through_cache(self.cache, key, call, accept or self.accept)

@@ -6,6 +6,12 @@ endpoint the pool offers. Other 4xx answers and malformed bodies end the attempt
 recorded error. The API key is sent as a bearer token (or an endpoint's own URL credentials as basic auth:
 `endpoint_auth.py`) and never written anywhere: error texts
 built from remote bodies pass through `core.redact` (a server may echo the key).
+
+Each request's generation carries its `Usage` (`core/usage.py`): one call, its retries, its
+wall time, and the tokens of the answer's `usage` (read by `usage`: `adapters/api_usage.py`).
+A final HTTP error answer used no tokens (0); a request that timed out may have, unknown. A
+request starts only while the run's budget allows (`--max-calls`, `--max-cost`:
+`engine/run_budget.py`); past it, `BudgetReached` stops the run.
 """
 
 from __future__ import annotations
@@ -15,19 +21,23 @@ import json
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Annotated
 
 import aiohttp
 from pydantic import Field
 
+from audioeval.adapters.api_usage import chat_usage
 from audioeval.adapters.chat_wire import ChatRequest, SpeechRequest
 from audioeval.adapters.openai_chat import reply_first_token, reply_text
 from audioeval.core.bounds import MAX_SECONDS
 from audioeval.core.errors import EndpointsUnreachable
 from audioeval.core.generation import Generation
 from audioeval.core.redact import excerpt, redact
+from audioeval.core.usage import Usage
 from audioeval.engine.endpoint_auth import request_url
 from audioeval.engine.endpoint_pool import EndpointPool
+from audioeval.engine.run_budget import current_budget
 from audioeval.store.bounded_json import loads
 
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -54,6 +64,8 @@ ReplyParser = Callable[[bytes], str]
 RequestBody = ChatRequest | SpeechRequest | bytes
 """A request's body: a chat or speech request, or a body already encoded."""
 """Turns a 2xx response body into the text a `Generation` carries; ValueError when malformed."""
+UsageReader = Callable[[object], Usage]
+"""Reads the tokens of a JSON answer's `usage` (`adapters/api_usage.py`)."""
 
 
 def chat_reply_text(raw: bytes) -> str:
@@ -64,6 +76,25 @@ def chat_reply_first_token(raw: bytes) -> str:
     """The reply to a request with `logprobs`: its text and first token's top logprobs, as a
     JSON text (what a `Generation` carries and the response cache stores)."""
     return json.dumps(reply_first_token(loads(raw, nesting=None)), ensure_ascii=False)
+
+
+def _answer_usage(
+    status: int, raw: bytes, content_type: str, read: UsageReader, tries: int, wall_s: float
+) -> Usage:
+    """The usage of a request answered (after `tries` further tries): the tokens of a JSON
+    answer's `usage`; none for an error answer (0), unknown for a body that is not JSON."""
+    if status >= 400:
+        tokens = Usage.nothing_asked()
+    elif "json" in content_type.lower():
+        try:
+            tokens = read(loads(raw, nesting=None))
+        except (ValueError, UnicodeDecodeError):
+            tokens = Usage.unknown()
+    else:
+        tokens = Usage.unknown()
+    # audio seconds: none until the caller says what it sent and decoded (`cached_judge.py`, `openai_model.py`)
+    sent = tokens.audio_sent_s if tokens.audio_sent_s is not None else 0.0  # a transcription API's billed seconds
+    return replace(tokens, calls=1, retries=tries, wall_s=wall_s, audio_sent_s=sent, audio_received_s=0.0)
 
 
 class ChatClient:
@@ -81,11 +112,13 @@ class ChatClient:
         role: str = "endpoint",
         key_header: str = "Authorization",
         query: str = "",
+        priced_as: str | None = None,
     ) -> None:
         self.pool = EndpointPool(base_urls, cooldown_s=cooldown_s, api_key=api_key, key_header=key_header)
         self.query = query  # appended to every request path (Azure OpenAI's `?api-version=…`)
         self.unreachable_after_s = unreachable_after_s
         self.role = role
+        self.priced_as = priced_as  # the model name a price file prices its requests by
         self.timeout_s = timeout_s
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
@@ -124,13 +157,18 @@ class ChatClient:
         path: str = "/chat/completions",
         parse: ReplyParser = chat_reply_text,
         content_type: str = "application/json",
+        usage: UsageReader = chat_usage,
     ) -> Generation:
         """Send one request (by default a chat completion): a JSON body as a dict, or already
         encoded as UTF-8 JSON bytes. A callable body is built only once a concurrency slot is
         free, so thousands of queued attempts never hold their encoded audio at once. `parse`
         turns the answer into the generation's text. Bytes of another `content_type` (a
-        multipart form: `adapters/openai_transcription.py`) are sent as they are."""
+        multipart form: `adapters/openai_transcription.py`) are sent as they are. `usage` reads
+        the tokens of a JSON answer's `usage` (a chat completion's by default)."""
+        budget = current_budget()
         async with self._sem:
+            if budget is not None:
+                budget.admit(self.role)  # BudgetReached: no new request past --max-calls / --max-cost
             built = body() if callable(body) else body
             if isinstance(built, bytes):
                 payload = built
@@ -138,10 +176,18 @@ class ChatClient:
                 payload = json.dumps(built, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
             del built
             self.calls += 1
-            return await self._send(payload, path, parse, content_type)
+            gen = await self._send(payload, path, parse, content_type, usage)
+            if budget is not None:
+                budget.spent(self.priced_as, gen.usage, self.role)
+            return gen
 
     async def _send(
-        self, payload: bytes, path: str, parse: ReplyParser, content_type: str = "application/json"
+        self,
+        payload: bytes,
+        path: str,
+        parse: ReplyParser,
+        content_type: str = "application/json",
+        usage: UsageReader = chat_usage,
     ) -> Generation:
         start = time.monotonic()
         deadline = start + self.timeout_s
@@ -151,11 +197,13 @@ class ChatClient:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
+                latency = time.monotonic() - start
                 return Generation(
                     None,
                     error=f"timed out after {self.timeout_s:g}s (last: {last_error})",
                     endpoint=last_url,
-                    latency_s=time.monotonic() - start,
+                    latency_s=latency,
+                    usage=Usage(calls=1, retries=max(0, tries - 1), wall_s=latency),
                 )
             ep = self.pool.acquire()
             last_url = ep.url
@@ -184,7 +232,9 @@ class ChatClient:
                     last_error = f"{ep.url}: HTTP {status}: {excerpt(raw, 200)}"
                 else:
                     self.pool.release(ep, failed=False)
-                    return self._reply(status, raw, ep.url, time.monotonic() - start, parse, kind)
+                    latency = time.monotonic() - start
+                    gen = self._reply(status, raw, ep.url, latency, parse, kind)
+                    return replace(gen, usage=_answer_usage(status, raw, kind, usage, tries, latency))
             tries += 1
             self.retries += 1
             pause = min(self._backoff(tries - 1), max(0.0, deadline - time.monotonic()))

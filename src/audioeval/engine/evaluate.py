@@ -33,9 +33,10 @@ from audioeval.benchmarks.registry import resolve_benchmark
 from audioeval.benchmarks.resolved import ResolvedBenchmark, resolve, with_judge_prompt, with_profile
 from audioeval.benchmarks.sources.loader import SampleSet, load_samples
 from audioeval.benchmarks.spec import BenchmarkSpec
-from audioeval.core.errors import EndpointsUnreachable, InputError, RunConfigError
+from audioeval.core.errors import BudgetReached, EndpointsUnreachable, InputError, RunConfigError, RunStopped
 from audioeval.core.json_value import JsonValue
 from audioeval.core.names import check_name, folder_collisions
+from audioeval.core.prices import PriceTable
 from audioeval.core.record import RecordJson, SampleRecord, latest_records
 from audioeval.core.settings import DEFAULTS
 from audioeval.core.version import __version__
@@ -52,6 +53,8 @@ from audioeval.engine.pair_signature import (
     without_input_files,
 )
 from audioeval.engine.realtime_model import RealtimeModel
+from audioeval.engine.run_budget import RESUME, using
+from audioeval.engine.run_costs import PRICES_KEY, PairCosts, pair_costs, priced_as, run_budget
 from audioeval.engine.run_judge import JudgeSettings, JudgeWork, RunJudge, SampleJudge
 from audioeval.engine.run_layout import (
     CACHE_FILE,
@@ -131,6 +134,12 @@ class EvalRequest:
     # sample is scored again, what the exporter is told, where one pair's exports go):
     # `benchmarks/prepared.py`; None: each benchmark's source is read, as for `audioeval run`.
     prepared: PreparedInputs | None = None
+    # What requests cost (`--prices`: `core/prices.py`); None: costs are not computed.
+    prices: PriceTable | None = None
+    # Stop once this many requests were made, or this many dollars spent, by this command
+    # (`engine/run_budget.py`; exit 7, a rerun resumes); None: no limit.
+    max_calls: int | None = None
+    max_cost: float | None = None
 
     @property
     def inputs(self) -> PreparedInputs:
@@ -462,7 +471,13 @@ async def _run_pair(
     writer = JsonlAppender(pair.folder / RECORDS_FILE)
 
     async def one(sample: Any, sample_ctx: PairContext) -> None:
-        record = await run_sample(sample_ctx, sample)
+        try:
+            record = await run_sample(sample_ctx, sample)
+        except BudgetReached:
+            return  # no request may start: the sample is not recorded, a rerun asks it
+        if isinstance(sample_ctx.judge, SampleJudge):
+            await sample_ctx.judge.settled()  # calls still in flight when its judging was cut short
+            record.judge_usage = sample_ctx.judge.usage
         if judge is not None and judge.crash is not None:
             raise judge.crash  # a bug in the judge client stops the run; nothing is recorded
         record.time = round(time.time(), 3)
@@ -595,7 +610,8 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     stored: StoredByFolder = {}
     digests: Digests = {}
     pending: PendingByFolder = {}
-    stopped: EndpointsUnreachable | None = None
+    stopped: RunStopped | None = None
+    budget = run_budget(req.max_calls, req.max_cost, req.prices, adapters, req.judge)
     try:
         if req.probe:  # before anything is written: a corrected command may reuse the folder
             _write_run_file(run_dir, benches, req, adapters, existing, run_id, write=False)  # another run's folder?
@@ -632,7 +648,7 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
         )
         gc.freeze()  # the loaded samples stay: the collector need not walk them while judging
         started_s = time.perf_counter()
-        with progress:
+        with progress, using(budget):
             try:
                 await _gather_pairs(
                     _run_pair(p, adapters[p.model.slug], sems[p.model.slug], req, progress, judge)
@@ -640,6 +656,8 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
                 )
             except EndpointsUnreachable as exc:  # summarise what finished, then stop (exit 3)
                 stopped = exc
+        if stopped is None and budget is not None and budget.reached is not None:
+            stopped = BudgetReached(f"{budget.reached}; {RESUME}")  # summarise, then stop (exit 7)
         work_s = time.perf_counter() - started_s
     finally:
         gc.unfreeze()
@@ -649,7 +667,9 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
             await judge.aclose()
         if cache is not None:
             cache.close()
-    results = summarise_pairs(run_dir, pairs, req.resamples, req.seed, exclude_missing=req.exclude_missing)
+    served = {slug: priced_as(a) for slug, a in adapters.items()}
+    costs = pair_costs(req.prices, served, req.judge.model if req.judge is not None else None)
+    results = summarise_pairs(run_dir, pairs, req.resamples, req.seed, exclude_missing=req.exclude_missing, costs=costs)
     hits = cache.hits if cache is not None else 0
     work = judge.work() if judge is not None else None
     exports = export_pairs(run_dir, pairs, _export_settings(req, hits, work))
@@ -760,7 +780,13 @@ async def _check_endpoints(
 
 
 def summarise_pairs(
-    run_dir: Path, pairs: list[PairRun], resamples: int, seed: int, *, exclude_missing: bool = False
+    run_dir: Path,
+    pairs: list[PairRun],
+    resamples: int,
+    seed: int,
+    *,
+    exclude_missing: bool = False,
+    costs: PairCosts | None = None,
 ) -> list[PairSummary]:
     """Write each pair's `summary.json`; return them (the run's summary.json is built from them)."""
     results = []
@@ -773,6 +799,8 @@ def summarise_pairs(
             seed=seed,
             exclude_failed_outputs=exclude_missing,
         )
+        if costs is not None:
+            s["cost"] = costs(pair, pair.final_records())
         where = {"model": pair.model.name, "folder": str(pair.folder.relative_to(run_dir))}
         s = PairSummary(**where, **pair.bench.summary_header(), **s)  # type: ignore[typeddict-item]
         s[FILES_DIGEST_KEY] = pair_files_digest(pair.folder)  # type: ignore[literal-required]
@@ -814,6 +842,8 @@ def _write_run_file(
     }
     if req.judge is not None:
         data["judge"] = req.judge.model_dump(mode="json")
+    if req.prices is not None:
+        data[PRICES_KEY] = req.prices.to_record()
     if req.inputs.exports_dir is not None:
         data["exports_dir"] = os.path.relpath(req.inputs.exports_dir, run_dir)
     if existing is not None:

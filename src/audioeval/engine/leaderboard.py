@@ -112,6 +112,14 @@ class ColumnSignature(TypedDict):
     scorers: JsonValue
 
 
+class RowUsage(TypedDict, total=False):
+    """A board row's usage (`row_usage`): requests and, when its pairs were priced, their cost
+    (None: unknown)."""
+
+    calls: int | None
+    cost: float | None
+
+
 class BoardRow(TypedDict, total=False):
     """A model's row: its cells by column key, its group scores, the columns it lacks or has
     below 0, its average (with how many entries it is over, of how many), and its rank (None
@@ -128,6 +136,7 @@ class BoardRow(TypedDict, total=False):
     entries: int
     ranked: bool
     rank: int | None
+    usage: RowUsage  # the requests of its pairs' models and judge, and their cost when priced
     score: float | None  # `audioeval leaderboard`: the board score, its CI (or why none), the test
     score_ci: list[float] | None
     score_ci_reason: str
@@ -349,7 +358,30 @@ def _row(model: str, columns: list[BoardColumn], by_pair: PairsByKey) -> BoardRo
                 ),
             }
     cells = {c["key"]: _cell(c, model, by_pair) for c in columns}
-    return {"model": model, "pairs": pairs, "cells": cells}
+    mine = [res for (_, name), res in by_pair.items() if name == model]
+    return {"model": model, "pairs": pairs, "cells": cells, "usage": row_usage(mine)}
+
+
+def row_usage(pairs: Sequence[PairSummary]) -> RowUsage:
+    """What a row's pairs asked: requests of the model and the judge together, and their cost
+    when the pairs were priced (`--prices`); None where any pair's is unknown (a summary
+    without `usage`, an earlier version's: `metrics/usage_totals.py`)."""
+    calls: list[int | None] = []
+    for res in pairs:
+        usage = res.get("usage")
+        if usage is None:
+            calls.append(None)
+            continue
+        calls.append(usage["model"].get("calls"))
+        if "judge" in usage:
+            calls.append(usage["judge"].get("calls"))
+    known = [c for c in calls if c is not None]
+    out: RowUsage = {"calls": sum(known) if calls and len(known) == len(calls) else None}
+    if any(res.get("cost") is not None for res in pairs):
+        costs = [res.get("cost", {}).get("total") for res in pairs]
+        priced = [c for c in costs if c is not None]
+        out["cost"] = round(sum(priced), 6) if len(priced) == len(costs) else None
+    return out
 
 
 def _groups(spec: BoardSpec, columns: list[BoardColumn]) -> list[BoardGroup]:

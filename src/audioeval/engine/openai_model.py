@@ -31,11 +31,12 @@ from audioeval.adapters.openai_chat import (
 )
 from audioeval.audio.clip_cache import ClipCache
 from audioeval.audio.decode import decode_bytes
-from audioeval.core.errors import AudioevalError, EndpointsUnreachable
+from audioeval.core.errors import AudioevalError, RunStopped
 from audioeval.core.generation import Generation
 from audioeval.core.messages import Message, TextPart
 from audioeval.core.model_output import ModelOutput, OutputFault
 from audioeval.core.redact import excerpt, redact, redact_optional
+from audioeval.core.usage import Usage
 from audioeval.engine.cached_judge import CachedJudge, through_cache
 from audioeval.engine.chat_client import ChatClient
 from audioeval.engine.endpoint_probe import check_endpoints
@@ -77,8 +78,9 @@ def _audio_decodes(payload: str) -> bool:
     return True
 
 
-def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str | None:
-    """Decode the audio of a spoken reply into the WAV at `path`; returns the reply's text."""
+def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> tuple[str | None, float]:
+    """Decode the audio of a spoken reply into the WAV at `path`; returns the reply's text and
+    the audio's seconds."""
     import soundfile as sf
 
     reply = loads(payload, nesting=None)
@@ -86,7 +88,7 @@ def _write_audio(payload: str, path: str, *, source: str, sample_id: str) -> str
         base64.b64decode(reply["audio"]), source=source, sample_id=sample_id, field="output.audio"
     )
     sf.write(path, frames, rate, subtype="FLOAT")
-    return reply.get("text")
+    return reply.get("text"), len(frames) / rate if rate else 0.0
 
 
 class GenerationMeta(TypedDict):
@@ -95,11 +97,12 @@ class GenerationMeta(TypedDict):
     endpoint: str | None
     latency_s: float | None
     cached: bool
+    usage: Usage | None
 
 
 def generation_meta(gen: Generation) -> GenerationMeta:
-    """Where and how a generation was answered: endpoint, latency, cached."""
-    return {"endpoint": gen.endpoint, "latency_s": gen.latency_s, "cached": gen.cached}
+    """Where and how a generation was answered: endpoint, latency, cached, usage."""
+    return {"endpoint": gen.endpoint, "latency_s": gen.latency_s, "cached": gen.cached, "usage": gen.usage}
 
 
 def text_output(gen: Generation) -> ModelOutput:
@@ -118,7 +121,7 @@ async def generation_output(gen: Generation, request: ModelRequest, *, source: s
         return text_output(gen)
     meta = generation_meta(gen)
     try:
-        text = await asyncio.to_thread(
+        text, seconds = await asyncio.to_thread(
             _write_audio,
             gen.text or "",
             request.audio_out,
@@ -127,6 +130,8 @@ async def generation_output(gen: Generation, request: ModelRequest, *, source: s
         )
     except AudioevalError as exc:  # the answer's audio does not decode
         return ModelOutput(error=redact(str(exc)), fault=OutputFault.BAD_OUTPUT, **meta)
+    if gen.usage is not None and not gen.cached:
+        meta["usage"] = gen.usage.with_audio(received_s=round(seconds, 3))
     return ModelOutput(text=text, audio_path=request.audio_out, **meta)
 
 
@@ -198,6 +203,7 @@ class OpenAIChatModel(AdapterHooks):
             role=f"model {self.name}",
             key_header=self.key_header,
             query=self.query,
+            priced_as=self.served_model,
         )
         sampling = self.config.sampling()
         clips = ClipCache(target_rate=self.sample_rate)
@@ -226,7 +232,7 @@ class OpenAIChatModel(AdapterHooks):
                 gen = await self._tts(request)
             else:
                 gen = await self._speak(messages, 0, extra=extra)
-        except EndpointsUnreachable:
+        except RunStopped:
             raise  # the run stops (a rerun resumes); never one sample's failure
         except AudioevalError as exc:
             return ModelOutput(error=redact(str(exc)))

@@ -25,7 +25,7 @@ import dataclasses
 import json
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypedDict
 
 import aiohttp
@@ -43,11 +43,12 @@ from audioeval.adapters.realtime_events import (
     wav_to_pcm16,
 )
 from audioeval.audio.clip_cache import ClipCache
-from audioeval.core.errors import AudioevalError, EndpointsUnreachable
+from audioeval.core.errors import AudioevalError, EndpointsUnreachable, RunStopped
 from audioeval.core.generation import Generation
 from audioeval.core.messages import AudioPart, TextPart
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.redact import redact
+from audioeval.core.usage import Usage
 from audioeval.engine.api_providers import ProviderWire
 from audioeval.engine.cached_judge import through_cache
 from audioeval.engine.chat_client import CONNECTION_ERRORS, RETRYABLE_STATUS
@@ -55,6 +56,7 @@ from audioeval.engine.endpoint_pool import Endpoint, EndpointPool
 from audioeval.engine.endpoint_probe import PROBE_TIMEOUT_S, EndpointCheck, keep_usable
 from audioeval.engine.openai_model import _audio_decodes, generation_output
 from audioeval.engine.output_gate import usable_text
+from audioeval.engine.run_budget import current_budget
 from audioeval.store.bounded_json import loads
 from audioeval.store.response_cache import ResponseCache, request_key
 
@@ -186,22 +188,48 @@ class RealtimeModel(AdapterHooks):
         try:
             events, ident = self._turn_events(request, audio)
             key = request_key({"realtime": ident, "attempt": 0})
+            sent_s = self._sent_seconds(request)
             gen = await through_cache(
-                self.cache, key, lambda: self._ask(events, audio), _audio_decodes if audio else usable_text
+                self.cache,
+                key,
+                lambda: self._ask(events, audio, sent_s),
+                _audio_decodes if audio else usable_text,
             )
-        except EndpointsUnreachable:
+        except RunStopped:
             raise
         except (AudioevalError, ValueError) as exc:
             return ModelOutput(error=redact(str(exc)))
         return await generation_output(gen, request, source=self.name)
 
-    async def _ask(self, events: list[ClientEvent], audio: bool) -> Generation:
+    async def _ask(self, events: list[ClientEvent], audio: bool, sent_s: float) -> Generation:
         assert self._sem is not None and self._pool is not None
+        budget = current_budget()
         async with self._sem:
+            if budget is not None:
+                budget.admit(f"model {self.name}")  # BudgetReached: no new request past the limits
             self.calls += 1
-            return await self._with_retries(events, audio)
+            gen = await self._with_retries(events, audio)
+            if gen.usage is not None:
+                gen = replace(gen, usage=gen.usage.with_audio(sent_s=round(sent_s, 3)))
+            if budget is not None:
+                budget.spent(self.served_model, gen.usage, f"model {self.name}")
+            return gen
+
+    def _sent_seconds(self, request: ModelRequest) -> float:
+        """Seconds of the audio one request of `request` sends (its clips, encoded once)."""
+        assert self._clips is not None
+        refs = [p.audio for m in request.messages for p in m.parts if isinstance(p, AudioPart)]
+        return sum(self._clips.get(r, sample_id=request.sample.id, field="audio").duration_s for r in refs)
 
     async def _with_retries(self, events: list[ClientEvent], audio: bool) -> Generation:
+        gen, tries = await self._tries(events, audio)
+        wall = gen.latency_s or 0.0
+        reply_usage = gen.usage if gen.usage is not None else Usage.unknown()
+        used = replace(reply_usage, calls=1, retries=tries, wall_s=wall, audio_sent_s=0.0, audio_received_s=0.0)
+        return replace(gen, usage=used)
+
+    async def _tries(self, events: list[ClientEvent], audio: bool) -> tuple[Generation, int]:
+        """The generation of one request, and how many further tries it took."""
         pool = self._pool
         assert pool is not None
         start = time.monotonic()
@@ -221,7 +249,7 @@ class RealtimeModel(AdapterHooks):
                 if exc.status not in RETRYABLE_STATUS:
                     return Generation(
                         None, error=last_error, endpoint=ep.url, latency_s=time.monotonic() - start
-                    )
+                    ), tries
             except (*CONNECTION_ERRORS, _NoHandshake) as exc:
                 reason = f"{type(exc).__name__}: {redact(str(exc))}"
                 pool.release(ep, failed=True, unreachable=True, error=reason)
@@ -237,32 +265,35 @@ class RealtimeModel(AdapterHooks):
                     error=f"{ep.url}: {redact(str(exc))}",
                     endpoint=ep.url,
                     latency_s=time.monotonic() - start,
-                )
+                ), tries
             except ValueError as exc:
                 pool.release(ep, failed=False)
                 error = f"{ep.url}: malformed event: {redact(str(exc))}"
                 latency = time.monotonic() - start
-                return Generation(None, error=error, endpoint=ep.url, latency_s=latency, bad=True)
+                return Generation(None, error=error, endpoint=ep.url, latency_s=latency, bad=True), tries
             else:
                 pool.release(ep, failed=False)
-                return self._generation(reply, audio, ep.url, time.monotonic() - start)
+                return self._generation(reply, audio, ep.url, time.monotonic() - start), tries
             tries += 1
             pause = min(self.backoff_max_s, self.backoff_base_s * 2 ** (tries - 1)) * random.uniform(0.5, 1.5)
             await asyncio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
         error = f"timed out after {self.timeout_s:g}s (last: {last_error})"
-        return Generation(None, error=error, endpoint=last_url, latency_s=time.monotonic() - start)
+        return Generation(None, error=error, endpoint=last_url, latency_s=time.monotonic() - start), max(
+            0, tries - 1
+        )
 
     @staticmethod
     def _generation(reply: TurnReply, audio: bool, url: str, latency: float) -> Generation:
         text, wav = reply.answer(audio=audio)
+        used = reply.usage
         if not audio:  # no text deltas: an empty answer, which the output gate counts as no output
-            return Generation(text or "", endpoint=url, latency_s=latency)
+            return Generation(text or "", endpoint=url, latency_s=latency, usage=used)
         if wav is None:
             return Generation(
-                None, error=f"{url}: the response holds no audio", endpoint=url, latency_s=latency
+                None, error=f"{url}: the response holds no audio", endpoint=url, latency_s=latency, usage=used
             )
         payload = json.dumps({"text": text, "audio": base64.b64encode(wav).decode("ascii")})
-        return Generation(payload, endpoint=url, latency_s=latency)
+        return Generation(payload, endpoint=url, latency_s=latency, usage=used)
 
     async def _turn(self, ep: Endpoint, events: list[ClientEvent]) -> TurnReply:
         assert self._http is not None

@@ -42,6 +42,7 @@ from audioeval.engine.exports import ExportSettings, export_pairs
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.pair_signature import PairSignature
 from audioeval.engine.rescore_target import finish_copy, is_done, rescore_origin, start_copy, target_folder
+from audioeval.engine.run_costs import stored_costs
 from audioeval.engine.run_layout import RECORDS_FILE, RUN_FILE, pair_dir
 from audioeval.engine.run_summary import RunSummary, read_run_summary, write_run_summary
 from audioeval.engine.sample_pipeline import (
@@ -296,7 +297,12 @@ def _rescore(
         _record_profile(run_dir, run, benches)
     settings = _export_settings(run_dir, run, resamples, seed, exclude_missing)
     results = summarise_pairs(
-        run_dir, pairs, settings.resamples, settings.seed, exclude_missing=settings.exclude_missing
+        run_dir,
+        pairs,
+        settings.resamples,
+        settings.seed,
+        exclude_missing=settings.exclude_missing,
+        costs=stored_costs(run, models),  # at the prices the run was given
     )
     exports = export_pairs(run_dir, pairs, settings)
     metric_models = throughput_since(metric_before)

@@ -43,6 +43,7 @@ from audioeval.core.messages import AudioPart, AudioRef, Message
 from audioeval.core.redact import register_secret, secret_from_env
 from audioeval.core.settings import DEFAULTS
 from audioeval.core.shorten import shorten
+from audioeval.core.usage import Usage
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient, UnreachableAfterS
 from audioeval.engine.endpoint_pool import EndpointStats
@@ -187,6 +188,7 @@ class RunJudge:
             concurrency=settings.concurrency,
             unreachable_after_s=settings.unreachable_after_s,
             role=settings.role,
+            priced_as=settings.model,
         )
         self.clips = ClipCache(target_rate=settings.sample_rate, max_bytes=clip_budget(settings.concurrency))
         self.judge = CachedJudge(
@@ -306,6 +308,10 @@ class SampleJudge:
         self.judge = judge
         self.reserved = reserved
         self.prepared = False  # the scorer prepared every clip of the sample
+        self.usage = Usage.nothing_asked()  # what the sample's judge requests used (its record's)
+        self._live = 0  # the sample's judge calls in flight
+        self._settled = asyncio.Event()
+        self._settled.set()
 
     def release(self) -> None:
         if self.reserved:
@@ -326,6 +332,21 @@ class SampleJudge:
         logprobs: int | None = None,
     ) -> Generation:
         self.release()
-        if self.prepared:
-            return await self.judge.ask(messages, attempt, accept, extra, logprobs=logprobs)
-        return await self.judge.generate(messages, attempt, accept, extra, logprobs=logprobs)
+        self._live += 1
+        self._settled.clear()
+        try:
+            if self.prepared:
+                gen = await self.judge.ask(messages, attempt, accept, extra, logprobs=logprobs)
+            else:
+                gen = await self.judge.generate(messages, attempt, accept, extra, logprobs=logprobs)
+        finally:
+            self._live -= 1
+            if not self._live:
+                self._settled.set()
+        self.usage = self.usage + (gen.usage if gen.usage is not None else Usage.unknown())
+        return gen
+
+    async def settled(self) -> None:
+        """Until none of the sample's judge calls is in flight (a call refused by the run's
+        budget ends the sample's judging while its others finish: their usage is its record's)."""
+        await self._settled.wait()

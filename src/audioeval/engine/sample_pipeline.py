@@ -36,7 +36,14 @@ from typing import Any
 from audioeval.adapters.base import GenerationConfig, ModelAdapter, ModelRequest
 from audioeval.audio.decode import require_readable_file
 from audioeval.benchmarks.resolved import ResolvedBenchmark
-from audioeval.core.errors import AudioError, AudioevalError, EndpointsUnreachable, InputError, NotScorable
+from audioeval.core.errors import (
+    AudioError,
+    AudioevalError,
+    BudgetReached,
+    InputError,
+    NotScorable,
+    RunStopped,
+)
 from audioeval.core.json_value import JsonValue
 from audioeval.core.messages import AudioPart, Message, TextPart
 from audioeval.core.model_output import ModelOutput
@@ -209,6 +216,11 @@ def _record_failure(
         )
         if _about_output(exc, output):
             mark_failed_output(bench, rec)
+    elif isinstance(exc, BudgetReached):
+        # the run stops (--max-calls, --max-cost) while the sample is being judged: recorded, so
+        # that what its requests used is counted; a rerun judges it again, the answers
+        # received coming from the response cache
+        rec.failed(f"judge: not finished: {exc}", FailureKind.JUDGE)
     elif isinstance(exc, AudioevalError):
         return False
     else:  # a metric library failing on this sample's audio (PESQ, librosa, onnxruntime, …)
@@ -453,7 +465,7 @@ async def run_sample(ctx: PairContext, sample: Sample) -> SampleRecord:
                 where = InputError(exc.message, file=exc.file, sample_id=sample.id, field=exc.field)
                 return rec.failed(f"input: {exc}", FailureKind.INPUT, where.as_record())
             output = ModelOutput(error=str(exc))
-        except EndpointsUnreachable:
+        except RunStopped:
             raise  # the run stops and keeps what finished; not this sample's failure
         except AudioevalError as exc:
             output = ModelOutput(error=str(exc))

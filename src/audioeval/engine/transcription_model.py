@@ -18,8 +18,9 @@ translation into the wrong language scored as an answer.
 from __future__ import annotations
 
 import base64
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from audioeval.adapters.api_usage import transcription_usage
 from audioeval.adapters.base import ModelRequest
 from audioeval.adapters.openai_transcription import (
     RESPONSE_FORMATS,
@@ -29,7 +30,7 @@ from audioeval.adapters.openai_transcription import (
     transcription_text,
 )
 from audioeval.audio.clip_cache import ClipCache
-from audioeval.core.errors import AudioevalError, EndpointsUnreachable
+from audioeval.core.errors import AudioevalError, RunStopped
 from audioeval.core.generation import Generation
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.redact import redact
@@ -86,7 +87,9 @@ class OpenAITranscriptionModel(OpenAIChatModel):
         try:
             clip = self._clips.get(ref, sample_id=request.sample.id, field="audio")
             gen = await self._ask(clip.b64_wav, clip.sha256, fields, fmt)
-        except EndpointsUnreachable:
+            if gen.usage is not None and gen.usage.calls and not gen.usage.audio_sent_s:  # billed seconds win
+                gen = replace(gen, usage=gen.usage.with_audio(sent_s=round(clip.duration_s, 3)))
+        except RunStopped:
             raise
         except AudioevalError as exc:
             return ModelOutput(error=redact(str(exc)))
@@ -116,4 +119,5 @@ class OpenAITranscriptionModel(OpenAIChatModel):
             path=API_PATHS[self.api],
             parse=lambda raw: transcription_text(raw, fmt),
             content_type=content_type,
+            usage=transcription_usage,
         )

@@ -45,6 +45,7 @@ from audioeval.metrics.judge_reliability import ReliabilitySource, records_relia
 from audioeval.metrics.output_health import records_health
 from audioeval.metrics.stat_table import Stats
 from audioeval.metrics.summary_blocks import Breakdowns, MetricBlock, PairSummary
+from audioeval.metrics.usage_totals import usage_totals
 from audioeval.store.json_items import gc_paused
 
 
@@ -155,6 +156,7 @@ def _summarise(
     seed: int,
     exclude_failed_outputs: bool,
 ) -> PairSummary:
+    records = records if isinstance(records, list) else list(records)
     latest = latest_records(records)
     # In the benchmark's sample order (else by id), never in the order samples finished: the
     # bootstrap resamples by position, so the same records give the same CIs on every run.
@@ -195,6 +197,8 @@ def _summarise(
         health = records_health(latest.values(), plan.output_health)
         if health is not None:
             summary["output_health"] = health
+    # every record, a sample asked again included: what the pair's requests used
+    summary["usage"] = usage_totals(records, judged=bool(plan.judges) or any(r.judge for r in records))
     return summary
 
 

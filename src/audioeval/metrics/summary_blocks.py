@@ -11,6 +11,7 @@ from typing import TypedDict
 
 from audioeval.metrics.judge_reliability import ReliabilityBlock
 from audioeval.metrics.output_health import OutputHealth
+from audioeval.metrics.usage_totals import CostTotals, UsageTotals
 
 
 class PerSampleJson(TypedDict):
@@ -96,5 +97,7 @@ class PairSummary(TypedDict, total=False):
     crosses: dict[str, list[str]]
     reliability: dict[str, ReliabilityBlock]
     output_health: OutputHealth
+    usage: UsageTotals  # what its model's and its judge's requests used (`metrics/usage_totals.py`)
+    cost: CostTotals  # what they cost, with --prices (`engine/run_costs.py`)
     files_sha256: dict[str, str | None]
     content_sha256: str

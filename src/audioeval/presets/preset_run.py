@@ -44,8 +44,10 @@ from audioeval.engine.model_specs import model_config
 from audioeval.engine.rescore import rescore_run, run_exporters
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.engine.run_layout import pair_dir
+from audioeval.engine.run_plan import RunPlan, plan_run
 from audioeval.store.file_digest import file_sha256
 from audioeval.store.json_items import gc_paused
+from audioeval.store.price_file import read_price_file
 from audioeval.store.run_folder import RunFolderError, Unvouched, read_pair, read_run_file
 from audioeval.store.run_lock import hold_run_lock
 from audioeval.store.signature import SIGNATURE_FILE
@@ -140,6 +142,9 @@ def preset_request(preset: Preset, values: PresetValues) -> EvalRequest:
         judge_prompt=shared.judge_prompt,
         # a run that asks no judge keeps the engine's cache file (`mcq predict`)
         cache_path=shared.cache or (out / "judge_cache.sqlite" if preset.uses("judge") else None),
+        prices=read_price_file(shared.prices) if shared.prices is not None else None,
+        max_calls=shared.max_calls,
+        max_cost=shared.max_cost,
         generation=GenerationConfig(temperature=shared.temperature, max_tokens=shared.max_tokens)
         if asks_model
         else GenerationConfig(),
@@ -151,6 +156,11 @@ def preset_request(preset: Preset, values: PresetValues) -> EvalRequest:
             exports_dir=out,
         ),
     )
+
+
+def plan_preset(preset: Preset, given: Mapping[str, OptionValue]) -> RunPlan:
+    """`--dry-run` of a preset: what its run would ask and roughly cost; nothing asked or written."""
+    return plan_run(preset_request(preset, preset_values(preset, given)))
 
 
 def run_preset(preset: Preset, given: Mapping[str, OptionValue]) -> PresetRun:

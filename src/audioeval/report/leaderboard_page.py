@@ -27,6 +27,8 @@ from audioeval.report.leaderboard_table import (
     board_rows,
     column_headers,
     rank_text,
+    usage_shown,
+    usage_text,
 )
 from audioeval.report.plots import bars_with_ci
 from audioeval.report.portable import machine_prefixes, model_label, scrub
@@ -128,9 +130,11 @@ def board_table(board: Board) -> Table:
     """The board as the page's table: the same cells as `leaderboard.md`."""
     headers = ["#", "model", *(" ".join(column_headers(item)) for item in board_layout(board))]
     headers += ["average ↑"] if board["average"] else []
+    usage = usage_shown(board)
+    headers += ["usage"] if usage else []
     rows = [
-        [rank, model, *cells, *([avg] if board["average"] else [])]
-        for rank, model, cells, avg in board_rows(board)
+        [rank, model, *cells, *([avg] if board["average"] else []), *([usage_text(row)] if usage else [])]
+        for row, (rank, model, cells, avg) in zip(board["rows"], board_rows(board), strict=True)
     ]
     return Table(headers, rows, f"{board['title']} leaderboard")
 

@@ -23,6 +23,7 @@ from audioeval.engine.leaderboard import Board, BoardColumn, BoardGroup, BoardRo
 from audioeval.engine.run_summary import RunSummaryJson
 from audioeval.report.escaping import console_cell, escape_markdown_cell, one_line
 from audioeval.report.units import show_value
+from audioeval.report.usage_table import calls_and_cost
 
 NEGATIVE_MARK = "⚠"
 NEGATIVE_NOTE = (
@@ -182,6 +183,16 @@ def board_notes(board: Board, quote: Callable[[str], str] = str) -> list[str]:
     return notes
 
 
+def usage_shown(board: Board) -> bool:
+    """Whether the board has a usage column: some row's requests or cost are known."""
+    return any((r.get("usage") or {}).get("calls") is not None or "cost" in (r.get("usage") or {}) for r in board["rows"])
+
+
+def usage_text(row: BoardRow) -> str:
+    """A row's usage cell (`usage_table.calls_and_cost`)."""
+    return calls_and_cost(row.get("usage") or {})
+
+
 def board_table(board: Board) -> Table:
     table = Table(title=console_cell(f"{board['title']} leaderboard"), show_lines=False)
     table.add_column("#", justify="right")
@@ -190,8 +201,11 @@ def board_table(board: Board) -> Table:
         table.add_column(Text("\n".join(map(one_line, column_headers(item)))), justify="right")
     if board["average"]:
         table.add_column("average ↑", justify="right")
-    for rank, model, cells, avg in board_rows(board, sep="\n"):
-        shown = [*cells, *([avg] if board["average"] else [])]
+    usage = usage_shown(board)
+    if usage:
+        table.add_column("usage", justify="right")
+    for row, (rank, model, cells, avg) in zip(board["rows"], board_rows(board, sep="\n"), strict=True):
+        shown = [*cells, *([avg] if board["average"] else []), *([usage_text(row)] if usage else [])]
         table.add_row(rank, console_cell(model), *(Text(cell) for cell in shown))
     notes = board_notes(board)
     if notes:
@@ -205,14 +219,17 @@ def board_markdown(board: Board) -> str:
         heads.append(escape_markdown_cell(" ".join(column_headers(item))))
     if board["average"]:
         heads.append("average ↑")
+    usage = usage_shown(board)
+    if usage:
+        heads.append("usage")
     lines = [
         f"## {escape_markdown_cell(board['title'])}",
         "",
         "| # | model | " + " | ".join(heads) + " |",
         "|---:|---|" + "---:|" * len(heads),
     ]
-    for rank, model, cells, avg in board_rows(board):
-        shown = [*cells, *([avg] if board["average"] else [])]
+    for row, (rank, model, cells, avg) in zip(board["rows"], board_rows(board), strict=True):
+        shown = [*cells, *([avg] if board["average"] else []), *([usage_text(row)] if usage else [])]
         lines.append(f"| {rank} | {escape_markdown_cell(model)} | " + " | ".join(shown) + " |")
     notes = board_notes(board, quote=escape_markdown_cell)
     return "\n".join(lines) + "\n\n" + "".join(f"{note}\n\n" for note in notes)

@@ -45,6 +45,8 @@ from audioeval.report.reliability_table import (
 )
 from audioeval.report.sample_chunks import CHUNK_DIR, write_samples
 from audioeval.report.units import axis_limits, show_span, show_value, shown, unit_label
+from audioeval.report.usage_table import HEADERS as USAGE_HEADERS
+from audioeval.report.usage_table import usage_rows
 from audioeval.store.atomic import write_text, write_text_atomic
 from audioeval.store.run_folder import RunFile, read_pair, read_run_file, run_id_of
 from audioeval.store.run_summaries import check_summary_records, read_summary
@@ -409,6 +411,26 @@ def health_section(pairs: list[Pair]) -> Section | None:
     return Section("Output health", "output-health", [note], [table])
 
 
+def usage_section(pairs: list[Pair]) -> Section | None:
+    """What each pair's model and judge asked (`summary.json`'s `usage`) and cost (`cost`, with
+    --prices); unknown shows as "–", never 0."""
+    results = [{**p.summary, "benchmark": p.benchmark, "model": p.model} for p in pairs]
+    rows = usage_rows(results)
+    if not rows:
+        return None
+    priced = any(r.get("cost") is not None for r in results)
+    headers = ["pair", "role", *USAGE_HEADERS, *(["cost"] if priced else [])]
+    note = (
+        "Requests asked live (an answer from the response cache asks none), their retries, tokens "
+        "as the APIs' usage reports them (audio tokens in brackets), audio seconds sent and "
+        "received, and wall time, over every record of the pair; with a price file, what they "
+        "cost (docs/cost.md). A model that makes no API request (a baseline, a predictions file, "
+        "a local runtime) and a record written before usage was recorded show –."
+    )
+    table = Table(headers, [r if priced else r[:-1] for r in rows], right_aligned=tuple(headers[2:]))
+    return Section("Usage and cost", "usage", [note], [table])
+
+
 def _disagreeing_table(p: Pair, scorer: str, block: ReliabilityBlock) -> list[Table]:
     """The votes where the judge and the measurement disagree, each id linking to its sample
     in the sample browser (every vote and clip of it); none without any."""
@@ -469,6 +491,7 @@ def write_run_report(run_dir: Path) -> Path:
         breakdowns_section(pairs),
         reliability_section(pairs),
         health_section(pairs),
+        usage_section(pairs),
         failures_section(pairs),
         signatures_section(pairs),
     )

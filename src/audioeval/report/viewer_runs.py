@@ -46,6 +46,7 @@ from audioeval.report.sample_rows import (
     rubric_rows,
 )
 from audioeval.report.units import SampleUnit, sample_units, show_sample, show_span, show_value, unit_of
+from audioeval.report.usage_table import usage_cell
 from audioeval.report.word_diff import word_diff
 from audioeval.store.run_folder import (
     IDS_FILE,
@@ -395,6 +396,7 @@ class ServedRuns:
             "value": show_value(block.get("value"), block.get("unit")) if block else "–",
             "ci": show_span(block.get("ci"), block.get("unit")) if block else "–",
             "failure_kinds": s.get("failure_kinds") or {},
+            "usage": usage_cell(s),  # the pair's requests (model and judge) and cost when priced
             "problems": len(p.problems),
             "reason": s.get("reason"),
         }

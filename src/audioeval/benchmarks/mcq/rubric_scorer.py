@@ -99,6 +99,11 @@ class McqRubricScorer(JudgedScorer):
             return None
         return parse_rubric(raw)  # validated when the samples were built
 
+    def planned_calls(self, sample: Sample) -> int:
+        """Every vote of an item with a rubric (an answer that does not match asks none; the
+        match is known only once the model answered)."""
+        return self.votes if sample.get("rubric") is not None else 0
+
     def _matched(self, prediction: Prediction, sample: Sample) -> bool:
         choices = [str(c) for c in sample.get("choices") or ()]
         return official_match(str(sample.get("answer")), prediction.raw or "", choices).correct

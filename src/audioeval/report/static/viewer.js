@@ -30,10 +30,10 @@ window.addEventListener("error", function (e) {
   function pairRows(pairs) {
     return pairs.map(function (p) {
       return [p.benchmark, p.model, p.done + (p.total === null ? "" : " / " + p.total), p.scored, p.failed,
-        p.headline || "–", p.value, p.ci, p.reason || (p.problems ? p.problems + " line(s) not used" : "")];
+        p.headline || "–", p.value, p.ci, p.usage || "–", p.reason || (p.problems ? p.problems + " line(s) not used" : "")];
     });
   }
-  var PAIR_HEADERS = ["benchmark", "model", "samples done", "scored", "failed", "headline", "value", "95 % CI", "note"];
+  var PAIR_HEADERS = ["benchmark", "model", "samples done", "scored", "failed", "headline", "value", "95 % CI", "usage", "note"];
 
   // ---- the runs --------------------------------------------------------------------------
   function drawRuns() {
