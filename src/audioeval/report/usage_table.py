@@ -36,7 +36,7 @@ def tokens_text(total: Any, audio: Any) -> str:
 
 
 def usage_cells(usage: Mapping[str, Any] | None) -> list[str]:
-    """calls, retries, tokens in, tokens out, audio s sent, audio s received, wall s."""
+    """calls, retries, tokens in, tokens out, audio s in (sent), audio s out (received), wall s."""
     u = usage or {}
     return [
         count_text(u.get("calls")),
@@ -49,7 +49,8 @@ def usage_cells(usage: Mapping[str, Any] | None) -> list[str]:
     ]
 
 
-HEADERS = ["calls", "retries", "tokens in", "tokens out", "audio s sent", "audio s received", "wall s"]
+HEADERS = ["calls", "retries", "tokens in", "tokens out", "audio s in", "audio s out", "wall s"]
+"""tokens: all, audio in brackets; audio s: seconds of audio sent (in) and received (out)."""
 
 
 def usage_rows(results: Sequence[Mapping[str, Any]]) -> list[list[str]]:
@@ -110,7 +111,7 @@ def plan_table(plan: Any) -> Table:
         "role",
         "samples",
         "requests",
-        "audio s sent",
+        "audio s in",
         "tokens in",
         "tokens out",
         *(["cost"] if priced else []),
