@@ -22,9 +22,9 @@ import fnmatch
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from audioeval.core.errors import InputError
+from audioeval.core.json_value import JsonValue
 from audioeval.core.usage import Usage
 
 PRICE_KEYS = ("input_text", "input_audio", "output_text", "output_audio", "audio_minute")
@@ -139,7 +139,7 @@ class PriceTable:
             return None
         return price.cost(usage)
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> dict[str, dict[str, float]]:
         """The table as a price file writes it (what run.json keeps)."""
         return {
             key: {k: getattr(p, k) for k in PRICE_KEYS if getattr(p, k) is not None}
@@ -147,7 +147,7 @@ class PriceTable:
         }
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any], source: str) -> PriceTable:
+    def from_mapping(cls, data: Mapping[str, JsonValue], source: str) -> PriceTable:
         """The table of a price file's mapping; InputError naming the file and the entry."""
         entries = []
         for key, value in data.items():

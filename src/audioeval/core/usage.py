@@ -116,7 +116,7 @@ class Usage:
         unknown (never as zero)."""
         if not isinstance(data, Mapping):
             return cls.unknown()
-        values: dict[str, Any] = {}
+        values: dict[str, int | float | None] = {}
         for name in COUNT_FIELDS:
             v = data.get(name)
             values[name] = v if type(v) is int and v >= 0 else None

@@ -54,7 +54,7 @@ from audioeval.engine.pair_signature import (
 )
 from audioeval.engine.realtime_model import RealtimeModel
 from audioeval.engine.run_budget import RESUME, using
-from audioeval.engine.run_costs import PRICES_KEY, PairCosts, pair_costs, priced_as, run_budget
+from audioeval.engine.run_costs import PairCosts, pair_costs, priced_as, run_budget
 from audioeval.engine.run_judge import JudgeSettings, JudgeWork, RunJudge, SampleJudge
 from audioeval.engine.run_layout import (
     CACHE_FILE,
@@ -843,7 +843,7 @@ def _write_run_file(
     if req.judge is not None:
         data["judge"] = req.judge.model_dump(mode="json")
     if req.prices is not None:
-        data[PRICES_KEY] = req.prices.to_record()
+        data["prices"] = req.prices.to_record()  # `rescore` prices with it again
     if req.inputs.exports_dir is not None:
         data["exports_dir"] = os.path.relpath(req.inputs.exports_dir, run_dir)
     if existing is not None:

@@ -19,12 +19,11 @@ from audioeval.engine.run_budget import RunBudget
 from audioeval.engine.run_judge import JudgeSettings
 from audioeval.metrics.usage_totals import CostTotals, cost_totals
 from audioeval.scoring.judged import is_judged
+from audioeval.store.run_folder import RunFile
 
 PairCosts = Callable[[Any, list[SampleRecord]], CostTotals]
 """(a pair being summarised: `evaluate.PairRun`, its records) -> its `cost` block."""
 
-PRICES_KEY = "prices"
-"""run.json's copy of the price table the run was given (`rescore` prices with it again)."""
 
 
 def priced_as(adapter: ModelAdapter) -> str | None:
@@ -77,17 +76,16 @@ def pair_costs(
     return costs
 
 
-def stored_costs(run: Mapping[str, Any], models: list[ModelConfig]) -> PairCosts | None:
+def stored_costs(run: RunFile, models: list[ModelConfig]) -> PairCosts | None:
     """The costs of a run folder's pairs at the prices its run.json keeps (None: none kept)."""
-    table = run.get(PRICES_KEY)
+    table = run.get("prices")
     if not isinstance(table, Mapping):
         return None
-    prices = PriceTable.from_mapping(table, "run.json")
-    signatures = {
-        str((m.get("config") or {}).get("name")): m.get("signature") or {}
-        for m in run.get("models") or []
-        if isinstance(m, Mapping)
-    }
-    served = {m.slug: (signatures.get(m.name) or {}).get("served_model") for m in models}
-    judge = (run.get("judge") or {}).get("model") if isinstance(run.get("judge"), Mapping) else None
-    return pair_costs(prices, served, judge)
+    prices = PriceTable.from_mapping(table, "run.json")  # type: ignore[arg-type]  # checked there
+    signatures = {str(m.get("config", {}).get("name")): m.get("signature", {}) for m in run.get("models", [])}
+    served: dict[str, str | None] = {}
+    for m in models:
+        name = signatures.get(m.name, {}).get("served_model")
+        served[m.slug] = name if isinstance(name, str) else None
+    judge = run.get("judge", {}).get("model")
+    return pair_costs(prices, served, judge if isinstance(judge, str) else None)

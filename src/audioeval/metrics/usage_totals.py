@@ -17,7 +17,8 @@ made it so. Costs (`cost_totals`) are summed request by request the same way.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, NotRequired, TypedDict
+from dataclasses import replace
+from typing import NotRequired, TypedDict
 
 from audioeval.core.prices import PriceTable, sum_costs
 from audioeval.core.record import SampleRecord
@@ -61,16 +62,28 @@ USAGE_OF: dict[str, Callable[[SampleRecord], Usage]] = {"model": model_usage, "j
 def usage_totals(records: Iterable[SampleRecord], *, judged: bool) -> UsageTotals:
     """{"model": summed usage, "judge": … (only when `judged`), "without_usage": {role: n}}."""
     recs = list(records)
-    out: dict[str, Any] = {}  # built as UsageTotals
     unknown: dict[str, int] = {}
+    summed: dict[str, UsageRecord] = {}
     for role in ROLES if judged else ROLES[:1]:
         used = [USAGE_OF[role](r) for r in recs]
-        summed = total(used).to_record()
-        # seconds to the millisecond: the same records in any order give the same figures
-        out[role] = {k: round(v, 3) if isinstance(v, float) else v for k, v in summed.items()}
+        summed[role] = _to_the_millisecond(total(used))
         unknown[role] = sum(1 for u in used if u.calls is None)
-    out["without_usage"] = unknown
-    return UsageTotals(**out)  # type: ignore[typeddict-item]
+    out = UsageTotals(model=summed["model"], without_usage=unknown)
+    if judged:
+        out["judge"] = summed["judge"]
+    return out
+
+
+def _to_the_millisecond(usage: Usage) -> UsageRecord:
+    """Seconds to the millisecond: the same records in any order give the same figures."""
+
+    def ms(seconds: float | None) -> float | None:
+        return None if seconds is None else round(seconds, 3)
+
+    rounded = replace(
+        usage, audio_sent_s=ms(usage.audio_sent_s), audio_received_s=ms(usage.audio_received_s), wall_s=ms(usage.wall_s)
+    )
+    return rounded.to_record()
 
 
 def cost_totals(

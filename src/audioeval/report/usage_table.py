@@ -5,39 +5,44 @@ the pair summaries (`usage`, `cost`: `metrics/usage_totals.py`); unknown shows a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
 
+if TYPE_CHECKING:
+    from audioeval.core.usage import UsageRecord
+    from audioeval.engine.leaderboard import RowUsage
+    from audioeval.engine.run_plan import RunPlan
+    from audioeval.metrics.summary_blocks import PairSummary
+
 UNKNOWN = "–"
 
 
-def count_text(value: Any) -> str:
+def count_text(value: int | None) -> str:
     return UNKNOWN if value is None else f"{value:,}"
 
 
-def seconds_text(value: Any) -> str:
+def seconds_text(value: float | None) -> str:
     return UNKNOWN if value is None else f"{value:,.1f}"
 
 
-def dollars_text(value: Any) -> str:
+def dollars_text(value: float | None) -> str:
     if value is None:
         return UNKNOWN
     return f"${value:,.4f}" if value < 1 else f"${value:,.2f}"
 
 
-def tokens_text(total: Any, audio: Any) -> str:
+def tokens_text(total: int | None, audio: int | None) -> str:
     """`1,234 (audio 600)`; the audio part left out when unknown or zero."""
     if total is None:
         return UNKNOWN
     return f"{total:,}" + (f" (audio {audio:,})" if audio else "")
 
 
-def usage_cells(usage: Mapping[str, Any] | None) -> list[str]:
+def usage_cells(u: UsageRecord) -> list[str]:
     """calls, retries, tokens in, tokens out, audio s in (sent), audio s out (received), wall s."""
-    u = usage or {}
     return [
         count_text(u.get("calls")),
         count_text(u.get("retries")),
@@ -53,12 +58,14 @@ HEADERS = ["calls", "retries", "tokens in", "tokens out", "audio s in", "audio s
 """tokens: all, audio in brackets; audio s: seconds of audio sent (in) and received (out)."""
 
 
-def usage_rows(results: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+def usage_rows(results: Sequence[PairSummary]) -> list[list[str]]:
     """One row per pair and role (model, judge): pair, role, the usage cells, cost."""
     rows = []
     for r in results:
-        usage = r.get("usage") or {}
-        cost = r.get("cost") or {}
+        usage = r.get("usage")
+        cost = r.get("cost", {})
+        if usage is None:  # a summary of an earlier version
+            continue
         for role in ("model", "judge"):
             if role not in usage:
                 continue
@@ -66,14 +73,14 @@ def usage_rows(results: Sequence[Mapping[str, Any]]) -> list[list[str]]:
                 [
                     f"{r.get('benchmark')} · {r.get('model')}",
                     role,
-                    *usage_cells(usage[role]),
+                    *usage_cells(usage[role]),  # type: ignore[literal-required]
                     dollars_text(cost.get(role)),
                 ]
             )
     return rows
 
 
-def usage_table(results: Sequence[Mapping[str, Any]], *, priced: bool) -> Table | None:
+def usage_table(results: Sequence[PairSummary], *, priced: bool) -> Table | None:
     """The console table of what each pair's model and judge used (None: nothing to show)."""
     rows = usage_rows(results)
     if not rows:
@@ -86,7 +93,7 @@ def usage_table(results: Sequence[Mapping[str, Any]], *, priced: bool) -> Table 
     return table
 
 
-def calls_and_cost(usage: Mapping[str, Any]) -> str:
+def calls_and_cost(usage: RowUsage) -> str:
     """A board row's usage (`engine/leaderboard.row_usage`) as one cell: `12 calls`, `12 calls,
     $0.0128`; `–` where unknown."""
     text = UNKNOWN if usage.get("calls") is None else f"{usage['calls']:,} calls"
@@ -95,14 +102,14 @@ def calls_and_cost(usage: Mapping[str, Any]) -> str:
     return text
 
 
-def usage_cell(summary: Mapping[str, Any]) -> str:
+def usage_cell(summary: PairSummary) -> str:
     """One pair's usage as one cell (the viewer's list): its board row's figures."""
     from audioeval.engine.leaderboard import row_usage
 
     return calls_and_cost(row_usage([summary]))
 
 
-def plan_table(plan: Any) -> Table:
+def plan_table(plan: RunPlan) -> Table:
     """The `--dry-run` plan: per pair and role, requests, audio seconds, rough tokens, cost."""
     priced = plan.prices is not None
     table = Table(title="dry run: what the run will ask (tokens and cost are rough)", title_justify="left")

@@ -95,6 +95,7 @@ class PairLine(TypedDict):
     value: str
     ci: str
     failure_kinds: dict[str, int]
+    usage: str  # its requests (model and judge) and their cost when priced
     problems: int
     reason: str | None
 

@@ -80,6 +80,7 @@ class RunFile(TypedDict, total=False):
     exclude_missing: bool
     judge: dict[str, JsonValue]
     exports_dir: str
+    prices: dict[str, dict[str, float]]  # the price table the run was given (`--prices`)
 
 
 RUN_ID_KEY = "run_id"
