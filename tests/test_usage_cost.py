@@ -417,3 +417,14 @@ def test_the_python_api_takes_the_same_limits(tmp_path: Path) -> None:
     assert pair["usage"]["model"]["calls"] == 12 and pair["cost"]["total"] > 0
     with pytest.raises(InputError, match="max_calls"):
         audioeval.evaluate(["oracle"], ["demo-mcq"], max_calls=0)
+
+
+def test_retries_are_counted_apart_from_calls(tmp_path: Path) -> None:
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(PRICES)
+    with FakeMcqServer(FakeMcqConfig(fail_first=2)) as server:  # two 500s, retried
+        res = _mcq_run(server, tmp_path / "out", prices, "--concurrency", "1", "--max-calls", "12")
+        assert res.exit_code == 0, res.output  # retries do not count against --max-calls
+        assert server.stats.requests == 12 + 2
+    used = _pair(tmp_path / "out")["usage"]["model"]
+    assert (used["calls"], used["retries"]) == (12, 2)
