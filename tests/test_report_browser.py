@@ -355,3 +355,41 @@ def test_an_audited_mmae_run_opens_a_vote_where_judge_and_measurement_disagree(
     rubric = sample.find_elements("css selector", ".rubric")[first["rubric_index"]]
     assert rubric.find_elements("css selector", "table.votes tr")  # the judge's vote, one click away
     assert f"&sample={first['id']}" in driver.current_url
+
+
+def test_a_judged_run_with_prices_shows_its_usage_and_cost(driver: Any, small_synthetic_set: Any, tmp_path: Path) -> None:
+    """Calls, tokens (audio tokens with them), audio seconds and dollars, read from the fake
+    judge's usage fields, on the report page; a predictions model's usage shows as unknown."""
+    import json
+
+    from audioeval.benchmarks.mmae.baselines import write_baseline
+    from tests.fakes.judge_server import FakeJudgeConfig, FakeJudgeServer
+
+    preds, _ = write_baseline(
+        "identity", metadata=small_synthetic_set.metadata, audio_root=small_synthetic_set.root, out_dir=tmp_path / "p"
+    )
+    spec = tmp_path / "mmae.yaml"
+    spec.write_text(f"name: mmae-syn\ntask: audio_edit\nsource: {{type: mmae, path: {json.dumps(str(small_synthetic_set.metadata))}}}\n")
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("fake-judge: {input_text: 1, input_audio: 10, output_text: 4}\n")
+    out = tmp_path / "run"
+    with FakeJudgeServer(FakeJudgeConfig(model="fake-judge")) as judge:
+        res = runner.invoke(
+            app,
+            ["run", "-b", str(spec), "-m", f"predictions:{preds}", "--judge", judge.base_url, "--judge-model",
+             "fake-judge", "-o", str(out), "--no-progress", "--resamples", "20", "--prices", str(prices)],
+            catch_exceptions=False,
+        )  # fmt: skip
+        assert res.exit_code == 0, res.output
+        asked = judge.stats.requests
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    open_page(driver, (out / "report" / "index.html").as_uri())
+    section = driver.find_element("id", "usage")
+    rows = [[c.text for c in tr.find_elements("css selector", "td")] for tr in section.find_elements("css selector", "tr")]
+    heads = [th.text for th in section.find_elements("css selector", "th")]
+    judge_row = dict(zip(heads, next(r for r in rows if "judge" in r), strict=True))
+    model_row = dict(zip(heads, next(r for r in rows if "model" in r), strict=True))
+    assert judge_row["calls"].replace(",", "") == str(asked)
+    assert judge_row["cost"].startswith("$") and model_row["cost"] == "–" and model_row["calls"] == "–"
+    driver.execute_script("arguments[0].scrollIntoView()", section)
+    screenshot(driver, "report-usage", section)
