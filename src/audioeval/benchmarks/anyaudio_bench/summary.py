@@ -1,10 +1,19 @@
-"""The summary of `audioeval judge-eval`: how well a judge's scores match the bench's labels.
+"""The summary of `audioeval judge-eval`, `judge_eval_summary.json`: how well a judge's scores
+match the bench's labels, formatted from the pair summary the engine computed.
 
-From one row per bench sample (uuid, subset, type, label, the judge's score, whether the
-judge failed), a row's prediction is yes when its score is at or above the threshold. Rows
-without a score are never scored: an empty rubric is `unscored`, a judge failure `failed`;
-both are counted and listed by uuid, and left out of every metric (a failure is never a
-wrong answer).
+Every figure is the pair summary's (`metrics/pair_summary.py`, from the records of the judged
+rows: the scorer `anyaudio_items` writes each row's score, label, subset and, at a threshold
+known before judging, its verdict; `metrics/binary_judge.py` has the statistics): the mean
+score (`mean:rubric_score`), AUROC, ECE, the share of yes labels (`mean:label_yes`), and at
+the threshold accuracy, balanced accuracy, the macro accuracy over subsets and the yes rate
+(`mean:said_yes`), overall and per subset and type, with the pair summary's CIs. With a
+threshold tuned after judging (`--tune-on`), the figures at that threshold come from
+`tuned.py` (no pair summary can compute them). Here they are only put in the file's units
+(percentages with two decimals, 0–1 figures with four) and its order.
+
+A row's prediction is yes when its score is at or above the threshold. Rows without a score
+are never scored: an empty rubric is `unscored`, a judge failure `failed`; both are counted
+and listed by uuid, and left out of every metric (a failure is never a wrong answer).
 
 - `subsets.<name>`: n (scored rows), n_yes, n_no, accuracy, balanced_accuracy (%), auroc
   (0–1, null with `auroc_reason` without both labels), each with a 95 % percentile
@@ -26,21 +35,34 @@ wrong answer).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-import numpy as np
+from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import (
+    GroupFigures,
+    JudgeEvalSummary,
+    OfficialFigures,
+    OverallFigures,
+    SubsetFigures,
+    ThresholdBlock,
+    TypeFigures,
+)
+from audioeval.benchmarks.anyaudio_bench.rows import JudgeEvalRow, is_scored, judge_eval_row
+from audioeval.benchmarks.anyaudio_bench.schema import SUBSETS, TYPES, ordered
+from audioeval.benchmarks.anyaudio_bench.tuned import AtThreshold, TunedFigures
+from audioeval.metrics.binary_judge import DEFAULT_THRESHOLD, ECE_BINS, TunedThreshold
 
-from audioeval.benchmarks.anyaudio_bench.schema import SUBSETS, TYPES, is_unscored, ordered
-from audioeval.core.sample import Sample
-from audioeval.metrics import binary_judge as bj
-from audioeval.metrics.bootstrap import binary_mean_ci
-from audioeval.postprocess.yes_no import read_label
+__all__ = ["JudgeEvalRow", "default_threshold", "judge_eval_row", "judge_eval_summary"]
 
 CONFIDENCE = 0.95
 OFFICIAL_GENERATE_THRESHOLD = 0.8
 """`--yes_threshold` of the official generate mode (`evaluate_benchmark.py` L43-67)."""
 OFFICIAL_ACCURACY_MODE = "all_at_once"  # our name of the official generate mode
+UNITS = {"accuracy": "%", "balanced_accuracy": "%", "yes_rate": "%", "auroc": "0-1", "ece": "0-1"}
+SCORE, LABELS, AUROC, ECE = "mean:rubric_score", "mean:label_yes", "auroc", "ece"
+ACCURACY, BALANCED, MACRO, SAID_YES = "accuracy", "balanced_accuracy", "macro_accuracy", "mean:said_yes"
+NEEDED = (SCORE, LABELS, AUROC, ECE)
+"""The pair summary's metrics every judge-eval summary formats (`preset.SCORE_METRICS`)."""
 
 
 def default_threshold(mode: str) -> tuple[float, str]:
@@ -49,198 +71,192 @@ def default_threshold(mode: str) -> tuple[float, str]:
     mode, which computes no accuracy) ours, 0.5."""
     if mode == OFFICIAL_ACCURACY_MODE:
         return OFFICIAL_GENERATE_THRESHOLD, "default (official generate mode)"
-    return bj.DEFAULT_THRESHOLD, "default (ours: the official logits mode computes no accuracy)"
-UNITS = {"accuracy": "%", "balanced_accuracy": "%", "yes_rate": "%", "auroc": "0-1", "ece": "0-1"}
-
-
-class JudgeEvalRow(NamedTuple):
-    """One bench sample as judged: `score` is None when unscored or failed."""
-
-    uuid: str
-    subset: str
-    type: str
-    label: str | bool
-    score: float | None
-    failed: bool = False
-
-
-def judge_eval_row(sample: Sample, score: float | None, *, failed: bool = False) -> JudgeEvalRow:
-    """The summary row of a bench Sample (`loading.load_bench`) and the judge's score of it
-    (None when unscored or failed); an unscored sample's score is ignored."""
-    f = sample.fields
-    if is_unscored(sample):
-        score, failed = None, False
-    return JudgeEvalRow(sample.id, str(f["subset"]), str(f["type"]), str(f["label"]), score, failed)
-
-
-def _yes(label: str | bool, uuid: str) -> bool:
-    yes = read_label(label)
-    if yes is None:
-        raise ValueError(f"row {uuid!r}: label must be yes or no, got {label!r}")
-    return yes
+    return DEFAULT_THRESHOLD, "default (ours: the official logits mode computes no accuracy)"
 
 
 def _pct(value: float | None) -> float | None:
-    return None if value is None or np.isnan(value) else round(float(value) * 100, 2)
+    return None if value is None else round(float(value) * 100, 2)
 
 
-def _pct_ci(ci: tuple[float | None, float | None]) -> list[float] | None:
-    lo, hi = ci
-    return None if lo is None or hi is None else [round(lo * 100, 2), round(hi * 100, 2)]
+def _pct_ci(ci: Sequence[float | None] | None) -> list[float] | None:
+    if not ci or ci[0] is None or ci[1] is None:
+        return None
+    return [round(ci[0] * 100, 2), round(ci[1] * 100, 2)]
 
 
-def _unit_ci(ci: tuple[float | None, float | None]) -> list[float] | None:
-    lo, hi = ci
-    return None if lo is None or hi is None else [round(lo, 4), round(hi, 4)]
+def _unit(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
-def _group(rows: Sequence[JudgeEvalRow], threshold: float, n_resamples: int, seed: int) -> dict[str, Any]:
-    """Metrics of the scored rows of one group."""
-    scores = np.array([r.score for r in rows], dtype=np.float64)
-    labels = np.array([_yes(r.label, r.uuid) for r in rows], dtype=bool)
-    roc = bj.auroc(scores, labels)
-    cis = bj.bootstrap_cis(
-        scores, labels, threshold, n_resamples=n_resamples, seed=seed, confidence=CONFIDENCE
-    )
+def _unit_ci(ci: Sequence[float | None] | None) -> list[float] | None:
+    if not ci or ci[0] is None or ci[1] is None:
+        return None
+    return [round(ci[0], 4), round(ci[1], 4)]
+
+
+def _value(blocks: Mapping[str, Mapping[str, Any]], metric: str) -> float | None:
+    block = blocks.get(metric)
+    return None if block is None else block.get("value")
+
+
+def _auroc_reason(n: int, n_yes: int) -> str | None:
+    """Why the AUROC of a group of `n` rows, `n_yes` of them labelled yes, is undefined."""
+    if not n:
+        return "undefined: no sample"
+    if not n_yes:
+        return "undefined: no 'yes' sample"
+    return "undefined: no 'no' sample" if n_yes == n else None
+
+
+def _group(blocks: Mapping[str, Mapping[str, Any]], tuned: AtThreshold | None) -> GroupFigures:
+    """The figures of one group (no block: no scored row in it)."""
+    labels = blocks.get(LABELS) or {}
+    n = int(labels.get("n") or 0)
+    n_yes = int(labels.get("total") or 0)
+    roc = blocks.get(AUROC) or {}
+    if tuned is None:  # at the threshold the pair summary computed its figures at
+        acc, bal = blocks.get(ACCURACY) or {}, blocks.get(BALANCED) or {}
+        at = (acc.get("value"), acc.get("ci"), bal.get("value"), bal.get("ci"), _value(blocks, SAID_YES))
+    else:
+        at = (tuned.accuracy, tuned.accuracy_ci, tuned.balanced_accuracy, tuned.balanced_accuracy_ci, tuned.yes_rate)
+    accuracy, accuracy_ci, balanced, balanced_ci, yes_rate = at
+    auroc = roc.get("value")
     return {
-        "n": len(rows),
-        "n_yes": int(labels.sum()),
-        "n_no": int((~labels).sum()),
-        "accuracy": _pct(bj.accuracy(scores, labels, threshold)),
-        "accuracy_ci": _pct_ci(cis.accuracy),
-        "balanced_accuracy": _pct(bj.balanced_accuracy(scores, labels, threshold)),
-        "balanced_accuracy_ci": _pct_ci(cis.balanced_accuracy),
-        "auroc": None if roc.value is None else round(roc.value, 4),
-        "auroc_ci": _unit_ci(cis.auroc),
-        "auroc_reason": roc.reason,
-        "yes_rate": _pct(float(np.mean(bj.predict_yes(scores, threshold)))) if len(rows) else None,
-        "mean_score": round(float(scores.mean()), 4) if len(rows) else None,
+        "n": n,
+        "n_yes": n_yes,
+        "n_no": n - n_yes,
+        "accuracy": _pct(accuracy),
+        "accuracy_ci": _pct_ci(accuracy_ci),
+        "balanced_accuracy": _pct(balanced),
+        "balanced_accuracy_ci": _pct_ci(balanced_ci),
+        "auroc": _unit(auroc),
+        "auroc_ci": _unit_ci(roc.get("ci")),
+        "auroc_reason": None if auroc is not None else _auroc_reason(n, n_yes),
+        "yes_rate": _pct(yes_rate) if n else None,
+        "mean_score": _unit(_value(blocks, SCORE)) if n else None,
     }
 
 
-def _scored(row: JudgeEvalRow) -> bool:
-    return not row.failed and row.score is not None and not np.isnan(row.score)
-
-
 def judge_eval_summary(
-    rows: Iterable[JudgeEvalRow | tuple[Any, ...]],
+    pair: Mapping[str, Any],
+    rows: Sequence[JudgeEvalRow],
     *,
-    threshold: float = bj.DEFAULT_THRESHOLD,
+    threshold: float,
     threshold_source: str = "default",
     n_resamples: int = 1000,
     seed: int = 0,
-    tuning: bj.TunedThreshold | None = None,
+    tuning: TunedThreshold | None = None,
+    tuned: TunedFigures | None = None,
     mode: str | None = None,
-) -> dict[str, Any]:
-    """The `summary.json` of a judge evaluation (see the module doc). `threshold_source` is
-    "default", "--threshold" or "tuned on FILE"; `tuning` adds the dev split's n and
-    accuracy at the tuned threshold; `mode` the judge's (official accuracy in `all_at_once`
-    only). ValueError for a label other than yes/no."""
-    all_rows = [JudgeEvalRow(*r) for r in rows]
-    scored = [r for r in all_rows if _scored(r)]
-    failed = [r.uuid for r in all_rows if r.failed]
-    unscored = [r.uuid for r in all_rows if not r.failed and not _scored(r)]
-    names = ordered({r.subset for r in all_rows}, SUBSETS)
-    subsets = {}
+) -> JudgeEvalSummary:
+    """The `judge_eval_summary.json` of a judge evaluation (see the module doc): the pair
+    summary `pair` of the judged rows formatted, with every row (`rows`: the scored, the
+    failed and the unscored) counted. `threshold_source` is "default", "--threshold" or
+    "tuned on FILE"; `tuning` adds the dev split's n and accuracy at the tuned threshold, and
+    `tuned` holds the figures at it; `mode` the judge's (official accuracy in `all_at_once`
+    only). ValueError when the pair summary lacks a figure (a folder judged by an earlier
+    audioeval: judge it again)."""
+    metrics: Mapping[str, Mapping[str, Any]] = pair.get("metrics") or {}
+    needed = (*NEEDED, *(() if tuned is not None else (ACCURACY, BALANCED, MACRO, SAID_YES)))
+    missing = [m for m in needed if m not in metrics]
+    if missing:
+        raise ValueError(
+            f"the pair summary has no {', '.join(missing)}: this folder was judged by an earlier "
+            "audioeval; run `audioeval judge-eval` again into it"
+        )
+    breakdowns = pair.get("breakdowns") or {}
+    scored = [r for r in rows if is_scored(r)]
+    failed = [r.uuid for r in rows if r.failed]
+    unscored = [r.uuid for r in rows if not r.failed and not is_scored(r)]
+    names = ordered({r.subset for r in rows}, SUBSETS)
+    subsets: dict[str, SubsetFigures] = {}
     for name in names:
-        group = _group([r for r in scored if r.subset == name], threshold, n_resamples, seed)
-        members = [r for r in all_rows if r.subset == name]
-        group["unscored"] = sum(1 for r in members if not r.failed and not _scored(r))
-        group["failed"] = sum(1 for r in members if r.failed)
-        subsets[name] = group
+        blocks = (breakdowns.get("subset") or {}).get(name) or {}
+        group = _group(blocks, None if tuned is None else tuned.subsets.get(name))
+        members = [r for r in rows if r.subset == name]
+        subsets[name] = SubsetFigures(
+            **group,
+            unscored=sum(1 for r in members if not r.failed and not is_scored(r)),
+            failed=sum(1 for r in members if r.failed),
+        )
+    overall = _group(metrics, None if tuned is None else tuned.overall)
+    macro = metrics.get(MACRO) or {}
+    macro_value, macro_ci = (macro.get("value"), macro.get("ci")) if tuned is None else (tuned.macro, tuned.macro_ci)
     return {
-        "n": len(all_rows),
+        "n": len(rows),
         "n_scored": len(scored),
         "subsets": subsets,
-        "overall": _overall(scored, subsets, threshold, n_resamples, seed),
-        "types": _types(scored, threshold, n_resamples, seed),
+        "overall": OverallFigures(
+            **overall,
+            accuracy_pooled=overall["accuracy"],
+            accuracy_pooled_ci=overall["accuracy_ci"],
+            accuracy_macro=_pct(macro_value),
+            accuracy_macro_ci=_pct_ci(macro_ci),
+        ),
+        "types": _types(breakdowns.get("type") or {}, tuned),
         "unscored": {"n": len(unscored), "ids": unscored},
         "failed": {"n": len(failed), "ids": failed},
-        "official": official_figures(all_rows, scored, names, threshold, mode),
+        "official": official_figures(pair, len(rows), names, threshold, mode, tuned),
         "threshold": _threshold(threshold, threshold_source, tuning),
-        "ece": _ece(scored),
-        "ece_bins": bj.ECE_BINS,
+        "ece": _unit(_value(metrics, ECE)) if scored else None,
+        "ece_bins": ECE_BINS,
         "units": UNITS,
         "bootstrap": {"n_resamples": n_resamples, "seed": seed, "confidence": CONFIDENCE},
     }
 
 
-def _overall(
-    scored: list[JudgeEvalRow],
-    subsets: dict[str, dict[str, Any]],
-    threshold: float,
-    n_resamples: int,
-    seed: int,
-) -> dict[str, Any]:
-    out = _group(scored, threshold, n_resamples, seed)
-    out["accuracy_pooled"], out["accuracy_pooled_ci"] = out["accuracy"], out["accuracy_ci"]
-    index = {name: k for k, name in enumerate(subsets)}
-    correct = np.array([_correct(r, threshold) for r in scored], dtype=bool)
-    groups = np.array([index[r.subset] for r in scored], dtype=np.int64)
-    accs = [float(correct[groups == k].mean()) for k in range(len(index)) if (groups == k).any()]
-    out["accuracy_macro"] = _pct(float(np.mean(accs))) if accs else None
-    ci = bj.bootstrap_macro_accuracy_ci(
-        correct, groups, n_resamples=n_resamples, seed=seed, confidence=CONFIDENCE
-    )
-    out["accuracy_macro_ci"] = _pct_ci(ci)
-    return out
-
-
 def official_figures(
-    rows: list[JudgeEvalRow], scored: list[JudgeEvalRow], names: list[str], threshold: float, mode: str | None
-) -> dict[str, Any]:
-    """What the official script reports for these rows (module doc), unrounded."""
+    pair: Mapping[str, Any],
+    n_rows: int,
+    names: Sequence[str],
+    threshold: float,
+    mode: str | None,
+    tuned: TunedFigures | None = None,
+) -> OfficialFigures:
+    """What the official script reports for these rows (module doc), unrounded: the pair
+    summary's figures (or the tuned ones) × 100."""
     generate = mode == OFFICIAL_ACCURACY_MODE
+    by_subset = (pair.get("breakdowns") or {}).get("subset") or {}
 
-    def acc(group: list[JudgeEvalRow]) -> float | None:
-        return 100 * sum(_correct(r, threshold) for r in group) / len(group) if generate and group else None
+    def acc(blocks: Mapping[str, Mapping[str, Any]], at: AtThreshold | None) -> float | None:
+        value = _value(blocks, ACCURACY) if tuned is None else (None if at is None else at.accuracy)
+        return 100 * value if generate and value is not None else None
 
-    def mean(group: list[JudgeEvalRow]) -> float | None:
-        return sum(float(r.score or 0.0) for r in group) / len(group) if group else None
-
-    groups = {name: [r for r in scored if r.subset == name] for name in names}
+    metrics = pair.get("metrics") or {}
+    subsets = {name: by_subset.get(name) or {} for name in names}
     return {
         "source": "CuCl-2/AnyAudio-Judge@5cd0eb0 evaluate_benchmark.py",
         "mode": mode,
         "threshold": threshold,
-        "per_subset_acc": {name: acc(g) for name, g in groups.items()},
-        "overall_acc": acc(scored),
-        "per_subset_mean_score": {name: mean(g) for name, g in groups.items()},
-        "overall_mean_score": mean(scored),
-        "n_samples": len(rows),
+        "per_subset_acc": {
+            name: acc(blocks, None if tuned is None else tuned.subsets.get(name)) for name, blocks in subsets.items()
+        },
+        "overall_acc": acc(metrics, None if tuned is None else tuned.overall),
+        "per_subset_mean_score": {name: _value(blocks, SCORE) for name, blocks in subsets.items()},
+        "overall_mean_score": _value(metrics, SCORE),
+        "n_samples": n_rows,
     }
 
 
-def _correct(row: JudgeEvalRow, threshold: float) -> bool:
-    return bool(row.score is not None and row.score >= threshold) == _yes(row.label, row.uuid)
-
-
-def tuned_threshold(rows: Iterable[JudgeEvalRow | tuple[Any, ...]]) -> bj.TunedThreshold:
-    """The threshold with the best accuracy on the scored rows of a dev split
-    (`metrics.binary_judge.tune_threshold`); ValueError when no row is scored."""
-    scored = [r for r in (JudgeEvalRow(*x) for x in rows) if _scored(r)]
-    return bj.tune_threshold([r.score for r in scored], [_yes(r.label, r.uuid) for r in scored])
-
-
-def _types(scored: list[JudgeEvalRow], threshold: float, n_resamples: int, seed: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in ordered({r.type for r in scored}, TYPES):
-        members = [r for r in scored if r.type == name]
-        hits = sum(_correct(r, threshold) for r in members)
-        ci = binary_mean_ci(hits, len(members), confidence=CONFIDENCE, n_resamples=n_resamples, seed=seed)
-        out[name] = {"n": len(members), "accuracy": _pct(hits / len(members)), "accuracy_ci": _pct_ci(ci)}
+def _types(by_type: Mapping[str, Mapping[str, Mapping[str, Any]]], tuned: TunedFigures | None) -> dict[str, TypeFigures]:
+    out: dict[str, TypeFigures] = {}
+    if tuned is not None:
+        for name, at in tuned.types.items():
+            out[name] = {"n": at.n, "accuracy": _pct(at.accuracy), "accuracy_ci": _pct_ci(at.accuracy_ci)}
+        return out
+    for name in ordered(set(by_type), TYPES):
+        block = by_type[name].get(ACCURACY) or {}
+        out[name] = {
+            "n": int(block.get("n") or 0),
+            "accuracy": _pct(block.get("value")),
+            "accuracy_ci": _pct_ci(block.get("ci")),
+        }
     return out
 
 
-def _threshold(value: float, source: str, tuning: bj.TunedThreshold | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"value": value, "source": source}
+def _threshold(value: float, source: str, tuning: TunedThreshold | None) -> ThresholdBlock:
+    out: ThresholdBlock = {"value": value, "source": source}
     if tuning is not None:
         out["dev_n"] = tuning.n
         out["dev_accuracy"] = _pct(tuning.accuracy)
     return out
-
-
-def _ece(scored: list[JudgeEvalRow]) -> float | None:
-    scores = [r.score for r in scored]
-    value = bj.expected_calibration_error(scores, [_yes(r.label, r.uuid) for r in scored])
-    return None if value is None else round(value, 4)

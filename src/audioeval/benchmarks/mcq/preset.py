@@ -153,8 +153,8 @@ def _rubric_info(values: Mapping[str, Any], plan: RubricPlan) -> RubricSettings:
 def plan(values: Mapping[str, Any]) -> PresetPlan:
     """The predictions file read and checked, as the samples of an `mmar`/`mmau` run."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
-    from audioeval.benchmarks.mcq.source import rubric_plan as plan_of
     from audioeval.benchmarks.mcq.source import RubricScorerArgs, score_spec
+    from audioeval.benchmarks.mcq.source import rubric_plan as plan_of
     from audioeval.store.file_digest import file_sha256
 
     _check_flags(values)
