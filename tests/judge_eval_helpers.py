@@ -12,6 +12,7 @@ from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import JudgeEvalSummary
 from audioeval.benchmarks.anyaudio_bench.preset import SCORE_METRICS, THRESHOLD_METRICS
 from audioeval.benchmarks.anyaudio_bench.rows import JudgeEvalRow, is_scored
 from audioeval.benchmarks.anyaudio_bench.summary import default_threshold, judge_eval_summary
+from audioeval.benchmarks.pair_figures import PairFigures
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.core.record import FailureKind, SampleRecord, Score
 from audioeval.core.sample import Sample
@@ -57,6 +58,6 @@ def rows_summary(
     plan = PairMetrics([get_metric(m) for m in (*SCORE_METRICS, *THRESHOLD_METRICS)], ("subset", "type"))
     pair = summarise_records(plan, row_records(all_rows, at), resamples=n_resamples, seed=seed)
     return judge_eval_summary(
-        pair, all_rows, threshold=at, threshold_source=threshold_source, n_resamples=n_resamples, seed=seed,
+        PairFigures.of(pair), all_rows, threshold=at, threshold_source=threshold_source, n_resamples=n_resamples, seed=seed,
         mode=mode, tuning=tuning,
     )  # fmt: skip

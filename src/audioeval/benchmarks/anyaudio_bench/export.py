@@ -34,6 +34,7 @@ from audioeval.benchmarks.anyaudio_bench.schema import SUBSETS, TYPES, ordered
 from audioeval.benchmarks.anyaudio_bench.summary import default_threshold, judge_eval_summary
 from audioeval.benchmarks.anyaudio_bench.tuned import TunedFigures, tuned_figures, tuned_threshold
 from audioeval.benchmarks.pair_exports import PairExport
+from audioeval.benchmarks.pair_figures import PairFigures
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.record import SampleRecord, in_order
 from audioeval.metrics.binary_judge import TunedThreshold
@@ -125,7 +126,7 @@ def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
         tuned = _tuned(all_rows, threshold, export)
     try:
         summary = judge_eval_summary(
-            export.summary,
+            PairFigures.of(export.summary),
             all_rows,
             threshold=threshold,
             threshold_source=source,

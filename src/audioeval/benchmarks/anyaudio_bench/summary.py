@@ -36,7 +36,6 @@ and listed by uuid, and left out of every metric (a failure is never a wrong ans
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import (
     GroupFigures,
@@ -50,6 +49,7 @@ from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import (
 from audioeval.benchmarks.anyaudio_bench.rows import JudgeEvalRow, is_scored, judge_eval_row
 from audioeval.benchmarks.anyaudio_bench.schema import SUBSETS, TYPES, ordered
 from audioeval.benchmarks.anyaudio_bench.tuned import AtThreshold, TunedFigures
+from audioeval.benchmarks.pair_figures import Figure, Group, PairFigures
 from audioeval.metrics.binary_judge import DEFAULT_THRESHOLD, ECE_BINS, TunedThreshold
 
 __all__ = ["JudgeEvalRow", "default_threshold", "judge_eval_row", "judge_eval_summary"]
@@ -94,9 +94,8 @@ def _unit_ci(ci: Sequence[float | None] | None) -> list[float] | None:
     return [round(ci[0], 4), round(ci[1], 4)]
 
 
-def _value(blocks: Mapping[str, Mapping[str, Any]], metric: str) -> float | None:
-    block = blocks.get(metric)
-    return None if block is None else block.get("value")
+def _value(blocks: Group, metric: str) -> float | None:
+    return blocks.get(metric, Figure()).value
 
 
 def _auroc_reason(n: int, n_yes: int) -> str | None:
@@ -108,19 +107,18 @@ def _auroc_reason(n: int, n_yes: int) -> str | None:
     return "undefined: no 'no' sample" if n_yes == n else None
 
 
-def _group(blocks: Mapping[str, Mapping[str, Any]], tuned: AtThreshold | None) -> GroupFigures:
-    """The figures of one group (no block: no scored row in it)."""
-    labels = blocks.get(LABELS) or {}
-    n = int(labels.get("n") or 0)
-    n_yes = int(labels.get("total") or 0)
-    roc = blocks.get(AUROC) or {}
+def _group(blocks: Group, tuned: AtThreshold | None) -> GroupFigures:
+    """The figures of one group (no figure: no scored row in it)."""
+    labels = blocks.get(LABELS, Figure())
+    n, n_yes = labels.n, int(labels.total or 0)
+    roc = blocks.get(AUROC, Figure())
     if tuned is None:  # at the threshold the pair summary computed its figures at
-        acc, bal = blocks.get(ACCURACY) or {}, blocks.get(BALANCED) or {}
-        at = (acc.get("value"), acc.get("ci"), bal.get("value"), bal.get("ci"), _value(blocks, SAID_YES))
+        acc, bal = blocks.get(ACCURACY, Figure()), blocks.get(BALANCED, Figure())
+        at = (acc.value, acc.ci, bal.value, bal.ci, _value(blocks, SAID_YES))
     else:
         at = (tuned.accuracy, tuned.accuracy_ci, tuned.balanced_accuracy, tuned.balanced_accuracy_ci, tuned.yes_rate)
     accuracy, accuracy_ci, balanced, balanced_ci, yes_rate = at
-    auroc = roc.get("value")
+    auroc = roc.value
     return {
         "n": n,
         "n_yes": n_yes,
@@ -130,7 +128,7 @@ def _group(blocks: Mapping[str, Mapping[str, Any]], tuned: AtThreshold | None) -
         "balanced_accuracy": _pct(balanced),
         "balanced_accuracy_ci": _pct_ci(balanced_ci),
         "auroc": _unit(auroc),
-        "auroc_ci": _unit_ci(roc.get("ci")),
+        "auroc_ci": _unit_ci(roc.ci),
         "auroc_reason": None if auroc is not None else _auroc_reason(n, n_yes),
         "yes_rate": _pct(yes_rate) if n else None,
         "mean_score": _unit(_value(blocks, SCORE)) if n else None,
@@ -138,7 +136,7 @@ def _group(blocks: Mapping[str, Mapping[str, Any]], tuned: AtThreshold | None) -
 
 
 def judge_eval_summary(
-    pair: Mapping[str, Any],
+    pair: PairFigures,
     rows: Sequence[JudgeEvalRow],
     *,
     threshold: float,
@@ -156,7 +154,7 @@ def judge_eval_summary(
     `tuned` holds the figures at it; `mode` the judge's (official accuracy in `all_at_once`
     only). ValueError when the pair summary lacks a figure (a folder judged by an earlier
     audioeval: judge it again)."""
-    metrics: Mapping[str, Mapping[str, Any]] = pair.get("metrics") or {}
+    metrics = pair.metrics
     needed = (*NEEDED, *(() if tuned is not None else (ACCURACY, BALANCED, MACRO, SAID_YES)))
     missing = [m for m in needed if m not in metrics]
     if missing:
@@ -164,15 +162,13 @@ def judge_eval_summary(
             f"the pair summary has no {', '.join(missing)}: this folder was judged by an earlier "
             "audioeval; run `audioeval judge-eval` again into it"
         )
-    breakdowns = pair.get("breakdowns") or {}
     scored = [r for r in rows if is_scored(r)]
     failed = [r.uuid for r in rows if r.failed]
     unscored = [r.uuid for r in rows if not r.failed and not is_scored(r)]
     names = ordered({r.subset for r in rows}, SUBSETS)
     subsets: dict[str, SubsetFigures] = {}
     for name in names:
-        blocks = (breakdowns.get("subset") or {}).get(name) or {}
-        group = _group(blocks, None if tuned is None else tuned.subsets.get(name))
+        group = _group(pair.group("subset", name), None if tuned is None else tuned.subsets.get(name))
         members = [r for r in rows if r.subset == name]
         subsets[name] = SubsetFigures(
             **group,
@@ -180,8 +176,8 @@ def judge_eval_summary(
             failed=sum(1 for r in members if r.failed),
         )
     overall = _group(metrics, None if tuned is None else tuned.overall)
-    macro = metrics.get(MACRO) or {}
-    macro_value, macro_ci = (macro.get("value"), macro.get("ci")) if tuned is None else (tuned.macro, tuned.macro_ci)
+    macro = metrics.get(MACRO, Figure())
+    macro_value, macro_ci = (macro.value, macro.ci) if tuned is None else (tuned.macro, tuned.macro_ci)
     return {
         "n": len(rows),
         "n_scored": len(scored),
@@ -193,7 +189,7 @@ def judge_eval_summary(
             accuracy_macro=_pct(macro_value),
             accuracy_macro_ci=_pct_ci(macro_ci),
         ),
-        "types": _types(breakdowns.get("type") or {}, tuned),
+        "types": _types(pair.breakdowns.get("type", {}), tuned),
         "unscored": {"n": len(unscored), "ids": unscored},
         "failed": {"n": len(failed), "ids": failed},
         "official": official_figures(pair, len(rows), names, threshold, mode, tuned),
@@ -206,7 +202,7 @@ def judge_eval_summary(
 
 
 def official_figures(
-    pair: Mapping[str, Any],
+    pair: PairFigures,
     n_rows: int,
     names: Sequence[str],
     threshold: float,
@@ -216,14 +212,12 @@ def official_figures(
     """What the official script reports for these rows (module doc), unrounded: the pair
     summary's figures (or the tuned ones) × 100."""
     generate = mode == OFFICIAL_ACCURACY_MODE
-    by_subset = (pair.get("breakdowns") or {}).get("subset") or {}
-
-    def acc(blocks: Mapping[str, Mapping[str, Any]], at: AtThreshold | None) -> float | None:
+    def acc(blocks: Group, at: AtThreshold | None) -> float | None:
         value = _value(blocks, ACCURACY) if tuned is None else (None if at is None else at.accuracy)
         return 100 * value if generate and value is not None else None
 
-    metrics = pair.get("metrics") or {}
-    subsets = {name: by_subset.get(name) or {} for name in names}
+    metrics = pair.metrics
+    subsets = {name: pair.group("subset", name) for name in names}
     return {
         "source": "CuCl-2/AnyAudio-Judge@5cd0eb0 evaluate_benchmark.py",
         "mode": mode,
@@ -238,19 +232,15 @@ def official_figures(
     }
 
 
-def _types(by_type: Mapping[str, Mapping[str, Mapping[str, Any]]], tuned: TunedFigures | None) -> dict[str, TypeFigures]:
+def _types(by_type: Mapping[str, Group], tuned: TunedFigures | None) -> dict[str, TypeFigures]:
     out: dict[str, TypeFigures] = {}
     if tuned is not None:
         for name, at in tuned.types.items():
             out[name] = {"n": at.n, "accuracy": _pct(at.accuracy), "accuracy_ci": _pct_ci(at.accuracy_ci)}
         return out
     for name in ordered(set(by_type), TYPES):
-        block = by_type[name].get(ACCURACY) or {}
-        out[name] = {
-            "n": int(block.get("n") or 0),
-            "accuracy": _pct(block.get("value")),
-            "accuracy_ci": _pct_ci(block.get("ci")),
-        }
+        block = by_type[name].get(ACCURACY, Figure())
+        out[name] = {"n": block.n, "accuracy": _pct(block.value), "accuracy_ci": _pct_ci(block.ci)}
     return out
 
 

@@ -11,12 +11,13 @@ summary's `mean:rubric_score` (the eligible items scored), formatted by `rubric_
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, NotRequired, TypedDict
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.item_rows import DisagreementRow, ItemRow
 from audioeval.benchmarks.mcq.rubric_summary import RUBRIC, RubricGroup, rubric_group
+from audioeval.benchmarks.pair_figures import Figure, Group, PairFigures
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 
 OFFICIAL, ROBUST, UNPARSEABLE = "accuracy", "mean:robust_correct", "mean:unparseable"
@@ -60,28 +61,28 @@ def percent(value: float | None) -> float:
     return 0 if value is None else round(value * 100, 2)
 
 
-def _ci(block: Mapping[str, Any]) -> list[float] | None:
-    ci = block.get("ci")
-    return None if not ci or ci[0] is None else [round(ci[0] * 100, 2), round(ci[1] * 100, 2)]
+def _ci(fig: Figure) -> list[float] | None:
+    ci = fig.ci
+    return None if not ci or ci[0] is None or ci[1] is None else [round(ci[0] * 100, 2), round(ci[1] * 100, 2)]
 
 
-def _count(block: Mapping[str, Any]) -> int:
-    return int(block.get("total") or 0)
+def _count(fig: Figure) -> int:
+    return int(fig.total or 0)
 
 
-def _mode(block: Mapping[str, Any]) -> ModeFigures:
-    return {"correct": _count(block), "accuracy": percent(block.get("value")), "ci": _ci(block)}
+def _mode(fig: Figure) -> ModeFigures:
+    return {"correct": _count(fig), "accuracy": percent(fig.value), "ci": _ci(fig)}
 
 
-def group_figures(blocks: Mapping[str, Mapping[str, Any]]) -> McqGroup:
-    """One group of the pair summary (its metric blocks) as `mcq_summary.json` shows it."""
+def group_figures(blocks: Group) -> McqGroup:
+    """One group of the pair summary (its figures by metric) as `mcq_summary.json` shows it."""
     unparseable = blocks[UNPARSEABLE]
     robust = RobustFigures(
         **_mode(blocks[ROBUST]),
         unparseable=_count(unparseable),
-        unparseable_rate=percent(unparseable.get("value")),
+        unparseable_rate=percent(unparseable.value),
     )
-    return {"n": int(blocks[OFFICIAL]["n"]), "official": _mode(blocks[OFFICIAL]), "robust": robust}
+    return {"n": blocks[OFFICIAL].n, "official": _mode(blocks[OFFICIAL]), "robust": robust}
 
 
 def _has_rubric(rows: Sequence[ItemRow]) -> bool:
@@ -90,13 +91,13 @@ def _has_rubric(rows: Sequence[ItemRow]) -> bool:
 
 
 def summary_groups(
-    pair: Mapping[str, Any],
+    pair: PairFigures,
     rows: Sequence[ItemRow],
     bench: McqBenchmark,
 ) -> SummaryGroups:
     """`{"overall": group, "breakdowns": {axis: {name: group}}}`: the pair summary's figures
     (`pair`), each group with its rubric block when items of the run were rubric-judged."""
-    breakdowns = pair.get("breakdowns") or {}
+    breakdowns = pair.breakdowns
     missing = [axis.name for axis in bench.axes if axis.name not in breakdowns]
     if missing:
         raise ValueError(
@@ -105,15 +106,15 @@ def summary_groups(
         )
     scored = [r for r in rows if r.get("official") is not None]
     rubrics = _has_rubric(scored)
-    if rubrics and RUBRIC not in pair["metrics"]:
+    if rubrics and RUBRIC not in pair.metrics:
         raise ValueError(
             f"the pair summary has no {RUBRIC}: this folder was scored by an earlier audioeval; "
             "score it again with `audioeval mcq score --rubrics`"
         )
-    overall = group_figures(pair["metrics"])
+    overall = group_figures(pair.metrics)
     out: SummaryGroups = {"overall": overall, "breakdowns": {}}
     if rubrics:
-        overall["rubric"] = rubric_group(pair["metrics"][RUBRIC], scored)
+        overall["rubric"] = rubric_group(pair.metrics[RUBRIC], scored)
     for axis in bench.axes:
         groups = {name: group_figures(blocks) for name, blocks in breakdowns[axis.name].items()}
         if rubrics:

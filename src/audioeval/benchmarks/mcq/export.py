@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
 
 from audioeval.benchmarks.mcq.aggregate import McqGroup, disagreements, method_counts, summary_groups
 from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
@@ -39,6 +39,7 @@ from audioeval.benchmarks.mcq.item_rows import (
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
 from audioeval.benchmarks.mcq.rubric_scorer import failure_reason
 from audioeval.benchmarks.pair_exports import PairExport
+from audioeval.benchmarks.pair_figures import PairFigures
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord, in_order
 from audioeval.core.version import __version__
@@ -212,7 +213,7 @@ def build_summary(
     bench: McqBenchmark,
     source: Provenance,
     rows: Sequence[ItemRow],
-    pair: Mapping[str, Any],
+    pair: PairFigures,
     *,
     n_resamples: int = 1000,
     seed: int = 0,
@@ -229,7 +230,6 @@ def build_summary(
         groups = summary_groups(pair, rows, bench)
     except ValueError as exc:
         raise InputError(str(exc), field="summary.json") from None
-    without = pair.get("failed_outputs") or {}
     summary: McqSummary = {
         "benchmark": bench.name,
         "predictions": source.predictions,
@@ -241,12 +241,12 @@ def build_summary(
             else OtherFormat()
         ),
         "counts": {
-            "items": pair.get("n", len(rows)),
+            "items": len(rows) if pair.n is None else pair.n,
             "scored": groups["overall"]["n"],
-            "without_prediction": without.get("n", 0),
+            "without_prediction": pair.failed_outputs,
             "answer_not_in_choices": sum(1 for r in rows if r.get("answer_letter") is None),
         },
-        "without_prediction_ids": list(without.get("ids") or []),
+        "without_prediction_ids": list(pair.failed_output_ids),
         "official": {"algorithm": "official token-set match (MMAR/MMAU evaluation.py)"},
         "robust": {"chain": ROBUST_MCQ.describe(), "methods": method_counts(rows)},
         "overall": groups["overall"],
@@ -273,7 +273,7 @@ def export_folder(
     records: Sequence[SampleRecord],
     source: Provenance,
     *,
-    pair: Mapping[str, Any],
+    pair: PairFigures,
     rubric_info: RubricSettings | None,
     reliability: Mapping[str, ReliabilityBlock] | None,
     n_resamples: int,
@@ -335,7 +335,7 @@ def write_exports(folder: Path, export: PairExport) -> McqScoreResult:
         get_benchmark(export.bench.name),
         records,
         source,
-        pair=export.summary,
+        pair=PairFigures.of(export.summary),
         rubric_info=info,
         reliability=export.reliability(RUBRIC_SCORER) if info is not None else None,
         n_resamples=export.resamples,
