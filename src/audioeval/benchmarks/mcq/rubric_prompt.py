@@ -133,7 +133,7 @@ def build_rubric_messages(
             question=question, answer=answer, reference=reference, rubric=rubric,
             thinking=thinking, prediction=prediction,
         )  # fmt: skip
-        return render(template, variables)
+        return render(template, dict(variables))
     lines = [
         "## Ground truth",
         f"Question: {question}",

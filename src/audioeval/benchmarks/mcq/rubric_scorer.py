@@ -171,8 +171,8 @@ class McqRubricScorer(JudgedScorer):
         )
         detail = RubricJudgement(eligible=True, matched=True, judged=True, **outcome, attempts=attempts)
         if outcome["failed"]:
-            raise JudgeFailed(f"judge: {failure_reason(detail)}", detail)
-        return Score({VALUE: outcome["score"]}, {VALUE: outcome["score"]}, detail)
+            raise JudgeFailed(f"judge: {failure_reason(detail)}", dict(detail))
+        return Score({VALUE: outcome["score"]}, {VALUE: outcome["score"]}, dict(detail))
 
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
         """The stored judge answers read again against the rubric; no judge call."""
@@ -239,7 +239,7 @@ def _read(raw: str | None, error: str | None, rubric: Sequence[RubricItem]) -> R
 def _unmatched() -> Score:
     detail = RubricJudgement(eligible=True, matched=False, judged=False, call_scores=[], failed=False,
                              score=0.0, attempts=[])  # fmt: skip
-    return Score({VALUE: 0.0}, {VALUE: 0.0}, detail)
+    return Score({VALUE: 0.0}, {VALUE: 0.0}, dict(detail))
 
 
 def failure_reason(detail: RubricJudgement) -> str:
