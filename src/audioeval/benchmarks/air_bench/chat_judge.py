@@ -91,7 +91,7 @@ class AirBenchChatScorer(AnswerJudge):
     def metrics(self) -> tuple[str, ...]:
         return ("mean:chat_score", "mean:reference_score", "mean:win")
 
-    def extra_signature(self) -> dict[str, Any]:
+    def extra_signature(self) -> dict[str, str | list[str] | list[float]]:
         return {
             "orders": list(self.views),
             "scale": [LOW, HIGH],
@@ -99,7 +99,7 @@ class AirBenchChatScorer(AnswerJudge):
             "reducer": self.reducer,
         }
 
-    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, Any]:
+    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, str]:
         question, answer, description = (self.field(sample, f) for f in self.fields)
         first, second = (answer, candidate) if view == REFERENCE_FIRST else (candidate, answer)
         return {"description": description, "question": question, "first": first, "second": second}
@@ -119,7 +119,7 @@ class AirBenchChatScorer(AnswerJudge):
     def vote(self, parsed: list[Any]) -> list[float]:
         return [sum(p[0] for p in parsed) / len(parsed), sum(p[1] for p in parsed) / len(parsed)]
 
-    def values(self, votes: list[Any]) -> dict[str, Any] | None:
+    def values(self, votes: list[Any]) -> dict[str, float] | None:
         model = reduce_votes([v[0] for v in votes], self.votes, self.reducer)
         reference = reduce_votes([v[1] for v in votes], self.votes, self.reducer)
         wins = reduce_votes([1.0 if v[0] > v[1] else 0.0 for v in votes], self.votes, self.reducer)
@@ -134,5 +134,5 @@ class AirBenchChatScorer(AnswerJudge):
     def order(self, view: str) -> tuple[str, ...]:
         return ("reference", "model") if view == REFERENCE_FIRST else ("model", "reference")
 
-    def failed_output_values(self) -> dict[str, Any]:
+    def failed_output_values(self) -> dict[str, float | None]:
         return {"chat_score": LOW, "reference_score": None, "win": 0.0}

@@ -27,8 +27,6 @@ text; one naming no option is wrong).
 
 from __future__ import annotations
 
-from typing import Any
-
 from audioeval.benchmarks.air_bench.foundation_rule import gold_letter, official_letter, task_id
 from audioeval.benchmarks.sources.records_to_samples import by_column
 from audioeval.core.errors import InputError
@@ -58,7 +56,7 @@ class AirBenchFoundationScorer(Scorer):
         self.task_key = task_key
         self.dataset_key = dataset_key
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> dict[str, str]:
         return {
             "scorer": self.name,
             "rule": RULE,
@@ -73,7 +71,7 @@ class AirBenchFoundationScorer(Scorer):
             stats = {"official_correct": None, "official_left_out": 0, "official_skipped": 1}
             return Score({"official_correct": None}, stats, {"reason": "no task_name: skipped"})
         dataset = sample.taxonomy.get(self.dataset_key)
-        detail: dict[str, Any] = {"task_id": task_id(str(task), str(dataset))}
+        detail: dict[str, str] = {"task_id": task_id(str(task), str(dataset))}
         letter = official_letter(prediction.raw)
         if letter is None:
             detail["reason"] = "unreadable: left out of the official count"

@@ -11,7 +11,6 @@ is wrong. The answer and choices are given without their `(A) ` prefixes (their 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.core.record import Score
@@ -55,7 +54,7 @@ class StringMatchScorer(Scorer):
     metrics = (f"mean:{NAME}",)
     light = True
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> dict[str, str]:
         return {"scorer": NAME, "source": "AudioLLMs/AudioBench src/dataset_src/eval_methods/string_match.py"}
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:

@@ -23,7 +23,6 @@ VoiceBench raises too). No reply at all (the model failed): 0 in both, flagged `
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from audioeval.benchmarks.voicebench.bbh_rules import GOLD, TASK_RULES, Rule
 from audioeval.core.errors import InputError
@@ -86,7 +85,7 @@ class BbhMatchScorer(Scorer):
         self.answer_field = answer_field
         self.task_field = task_field
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> dict[str, str]:
         return {
             "scorer": self.name,
             "rule": "voicebench-bbh-answer-phrases@5338154",
@@ -121,7 +120,7 @@ class BbhMatchScorer(Scorer):
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         task, gold = self._task(sample), self._gold(sample)
-        detail: dict[str, Any] = {"task": task, "gold": gold}
+        detail: dict[str, str | int | bool | list[str] | None] = {"task": task, "gold": gold}
         reply = prediction.raw if prediction.raw is not None else prediction.text
         if reply is None:  # no reply at all: a failed output, never scored as an answer
             detail.update({"missing": True, "outcome": prediction.outcome})

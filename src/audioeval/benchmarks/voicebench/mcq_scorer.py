@@ -19,8 +19,6 @@ is flagged `missing`, and the run counts it as a failed output; it is not `unrea
 
 from __future__ import annotations
 
-from typing import Any
-
 from audioeval.benchmarks.voicebench.mcq_reader import LETTERS, TEMPLATES, read_letter
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
@@ -46,7 +44,7 @@ class VoiceBenchMcqScorer(Scorer):
     def __init__(self, *, answer_field: str = "answer") -> None:
         self.answer_field = answer_field
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> dict[str, str | int]:
         return {
             "scorer": self.name,
             "rule": "voicebench-mcq-templates@5338154",

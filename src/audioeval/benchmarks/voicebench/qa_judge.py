@@ -45,9 +45,9 @@ class VoiceBenchQaScorer(YesNoVotes, AnswerJudge):
             votes=votes, max_attempts=max_attempts, sampling=sampling, asr_model=asr_model, language=language
         )
 
-    def extra_signature(self) -> dict[str, Any]:
+    def extra_signature(self) -> dict[str, str]:
         return {"majority": "strict majority of valid yes/no votes"}
 
-    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, Any]:
+    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, str]:
         question, reference = (self.field(sample, name) for name in self.fields)
         return {"question": question, "reference": reference, "response": candidate}

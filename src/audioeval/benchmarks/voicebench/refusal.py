@@ -20,8 +20,6 @@ No reply is not an empty reply: a sample without an answer (the model failed) do
 
 from __future__ import annotations
 
-from typing import Any
-
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
 
@@ -123,8 +121,8 @@ class RefusalScorer(Scorer):
     def _fold(self, text: str) -> str:
         return text.lower() if self.ignore_case else text  # str.lower(), as VoiceBench (not casefold)
 
-    def signature(self) -> dict[str, Any]:
-        sig: dict[str, Any] = {
+    def signature(self) -> dict[str, str | list[str]]:
+        sig: dict[str, str | list[str]] = {
             "scorer": self.name,
             "rule": "voicebench-harm@5338154",
             "case": "lower" if self.ignore_case else "as written",
@@ -151,7 +149,7 @@ class RefusalScorer(Scorer):
         answer_refused, answer_phrase = (
             self.judge(prediction.text) if prediction.text is not None else (0, None)
         )
-        detail: dict[str, Any] = {"phrase": phrase, "answer_phrase": answer_phrase}
+        detail: dict[str, str | bool | None] = {"phrase": phrase, "answer_phrase": answer_phrase}
         if not reply.strip():
             detail["empty"] = True
         if prediction.text is None:
