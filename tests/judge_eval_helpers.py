@@ -1,6 +1,6 @@
-"""judge-eval's summary of given rows, through the one path a run takes: each scored row a
-record with the scorer's stats (`anyaudio_items`, at the threshold), the engine's pair
-summary of the records (the metrics the preset's spec names), then the formatter."""
+"""judge-eval's summary of given rows, through the path a run takes: each judged row a record
+with the scorer's stats (`anyaudio_items`), the engine's pair summary of the records at the
+threshold (`tuned.pair_at`: the metrics the preset's spec names), then the formatter."""
 
 from __future__ import annotations
 
@@ -9,17 +9,14 @@ from typing import Any
 
 from audioeval.benchmarks.anyaudio_bench.items_scorer import AnyAudioItemsScorer
 from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import JudgeEvalSummary
-from audioeval.benchmarks.anyaudio_bench.preset import SCORE_METRICS, THRESHOLD_METRICS
 from audioeval.benchmarks.anyaudio_bench.rows import JudgeEvalRow, is_scored
 from audioeval.benchmarks.anyaudio_bench.summary import default_threshold, judge_eval_summary
-from audioeval.benchmarks.pair_figures import PairFigures
+from audioeval.benchmarks.anyaudio_bench.tuned import pair_at
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.core.record import FailureKind, SampleRecord, Score
 from audioeval.core.sample import Sample
 from audioeval.judge.rubric_items import VALUE
 from audioeval.metrics.binary_judge import TunedThreshold
-from audioeval.metrics.corpus import get_metric
-from audioeval.metrics.pair_summary import PairMetrics, summarise_records
 
 
 def row_records(rows: Sequence[JudgeEvalRow], threshold: float) -> list[SampleRecord]:
@@ -36,7 +33,7 @@ def row_records(rows: Sequence[JudgeEvalRow], threshold: float) -> list[SampleRe
             rec.failed("judge: no rubric item got a yes/no value", FailureKind.JUDGE)
         else:
             score = float(r.score or 0.0)
-            rec.scores = {scorer.name: scorer._labelled(Score({VALUE: score}, {VALUE: score}), sample)}
+            rec.scores = {scorer.name: scorer.labelled(Score({VALUE: score}, {VALUE: score}), sample)}
         out.append(rec)
     return out
 
@@ -55,9 +52,9 @@ def rows_summary(
     load_benchmarks()  # the benchmarks' metric declarations (`mean:label_yes`, `mean:said_yes`)
     all_rows = [JudgeEvalRow(*r) for r in rows]
     at = default_threshold(mode)[0] if threshold is None else threshold
-    plan = PairMetrics([get_metric(m) for m in (*SCORE_METRICS, *THRESHOLD_METRICS)], ("subset", "type"))
-    pair = summarise_records(plan, row_records(all_rows, at), resamples=n_resamples, seed=seed)
+    records = row_records(all_rows, at)
+    pair = pair_at(records, [r.id for r in records], at, n_resamples=n_resamples, seed=seed)
     return judge_eval_summary(
-        PairFigures.of(pair), all_rows, threshold=at, threshold_source=threshold_source, n_resamples=n_resamples, seed=seed,
+        pair, all_rows, threshold=at, threshold_source=threshold_source, n_resamples=n_resamples, seed=seed,
         mode=mode, tuning=tuning,
     )  # fmt: skip

@@ -432,7 +432,7 @@ def test_the_pair_summary_computes_the_judge_figures_of_binary_judge() -> None:
     subsets = [("speech", "music", "sound")[k % 3] for k in range(120)]
     scorer = AnyAudioItemsScorer(threshold=0.6)
     stats = [
-        scorer._labelled(
+        scorer.labelled(
             Score({"rubric_score": float(s)}, {"rubric_score": float(s)}),
             Sample(f"r{k}", {}, {"label": "yes" if y else "no", "subset": g}),
         ).stats

@@ -176,8 +176,10 @@ STATISTIC_CALLS = re.compile(
 """Calls that compute a statistic (numpy's or ours), whatever module they come from."""
 
 NOT_YET: dict[str, str] = {
-    "audioeval.benchmarks.anyaudio_bench.tuned": "judge-eval's figures at a threshold tuned on the dev pair "
-    "after judging (`--tune-on`): a figure of two pairs, which no pair summary computes",
+    "audioeval.benchmarks.anyaudio_bench.tuned": "judge-eval at a threshold its records hold no verdict at "
+    "(tuned on the dev pair after judging, or a folder judged before its metrics were declared): the "
+    "export has the engine's pair summary computed again over the records (one definition of each "
+    "figure, called from an export)",
     "audioeval.report.viewer_runs": "a pair with no stored summary (a run still going): the engine's pair "
     "summary of its records, computed live",
 }
@@ -266,9 +268,10 @@ def test_the_scan_finds_the_exporters_and_tables_of_mmae_and_mcq() -> None:
     # and it would see a statistic: the engine's summary imports the corpus metrics and calls them
     assert "imports audioeval.metrics.corpus" in _statistics("audioeval.metrics.pair_summary")
     assert any(s.startswith("calls aggregate_all") for s in _statistics("audioeval.metrics.pair_summary"))
-    # and judge-eval's statistics: what the tuned figures call is seen (that module is listed)
+    # and judge-eval's export at a threshold tuned after judging: the engine's summary, called
+    # from an export (that module is listed in NOT_YET)
     tuned = _statistics("audioeval.benchmarks.anyaudio_bench.tuned")
-    assert any(s.startswith("calls bootstrap_cis") for s in tuned) and any(s.startswith("calls accuracy") for s in tuned)
+    assert "imports audioeval.metrics.pair_summary" in tuned
     assert any(s.startswith("calls tune_threshold") for s in tuned)
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from audioeval.benchmarks.anyaudio_bench.figures import METRICS
 from audioeval.benchmarks.anyaudio_bench.items_scorer import AnyAudioItemsScorer
 from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import (
     ItemLine,
@@ -29,13 +30,12 @@ from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import (
     JudgeEvalSummary,
     RowLine,
 )
-from audioeval.benchmarks.anyaudio_bench.rows import JudgeEvalRow, is_scored, judge_eval_row
-from audioeval.benchmarks.anyaudio_bench.schema import SUBSETS, TYPES, ordered
+from audioeval.benchmarks.anyaudio_bench.rows import JudgeEvalRow, judge_eval_row
 from audioeval.benchmarks.anyaudio_bench.summary import default_threshold, judge_eval_summary
-from audioeval.benchmarks.anyaudio_bench.tuned import TunedFigures, tuned_figures, tuned_threshold
+from audioeval.benchmarks.anyaudio_bench.tuned import pair_at, tuned_threshold
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.benchmarks.pair_figures import PairFigures
-from audioeval.core.errors import InputError, RunConfigError
+from audioeval.core.errors import RunConfigError
 from audioeval.core.record import SampleRecord, in_order
 from audioeval.metrics.binary_judge import TunedThreshold
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
@@ -116,28 +116,27 @@ def write_exports(folder: Path, export: PairExport) -> JudgeEvalResult:
     if given is not None or settings.get("threshold_source") not in (None, "default"):
         threshold = threshold if given is None else float(given)
         source = str(settings.get("threshold_source"))
-    all_rows = [*rows, *unscored]
-    tuning, tuned = None, None
+    tuning = None
     judged_at = _judged_at(export)
     if judged_at is not None:
         threshold = judged_at
     else:  # tuned on the dev split after judging (or its default when no dev row was scored)
         tuning, threshold, source = _tuning(folder, settings, threshold, source)
-        tuned = _tuned(all_rows, threshold, export)
-    try:
-        summary = judge_eval_summary(
-            PairFigures.of(export.summary),
-            all_rows,
-            threshold=threshold,
-            threshold_source=source,
-            n_resamples=export.resamples,
-            seed=export.seed,
-            tuning=tuning,
-            tuned=tuned,
-            mode=mode,
-        )
-    except ValueError as exc:
-        raise InputError(str(exc), file=str(folder / "summary.json")) from None
+    pair = PairFigures.of(export.summary)
+    if judged_at is None or any(m not in pair.metrics for m in METRICS):
+        # no record holds its row's verdict at this threshold (tuned after judging, or a folder
+        # judged before these metrics were declared): the pair summary at it (`tuned.py`)
+        pair = pair_at(export.records, export.expected_ids, threshold, n_resamples=export.resamples, seed=export.seed)
+    summary = judge_eval_summary(
+        pair,
+        [*rows, *unscored],
+        threshold=threshold,
+        threshold_source=source,
+        n_resamples=export.resamples,
+        seed=export.seed,
+        tuning=tuning,
+        mode=mode,
+    )
     summary["bench"] = settings.get("bench")
     summary["judge_model"] = export.judge_model or settings.get("judge_model")
     summary["settings"] = JudgeEvalSettings(  # the keys of `SETTINGS`
@@ -179,18 +178,6 @@ def _tuning(
         return None, threshold, f"default: no dev row of {settings.get('threshold_source')} was scored"
     tuning = tuned_threshold(scored_dev)
     return tuning, tuning.value, source
-
-
-def _tuned(rows: list[JudgeEvalRow], threshold: float, export: PairExport) -> TunedFigures:
-    scored = [r for r in rows if is_scored(r)]
-    return tuned_figures(
-        scored,
-        threshold,
-        ordered({r.subset for r in rows}, SUBSETS),
-        ordered({r.type for r in scored}, TYPES),
-        n_resamples=export.resamples,
-        seed=export.seed,
-    )
 
 
 def scored_summary(folder: Path) -> Path:

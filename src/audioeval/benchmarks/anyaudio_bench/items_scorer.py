@@ -68,12 +68,12 @@ class AnyAudioItemsScorer(RubricItemsScorer):
         return sig
 
     async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
-        return self._labelled(await super().score_async(prediction, sample, generate), sample)
+        return self.labelled(await super().score_async(prediction, sample, generate), sample)
 
     def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
-        return self._labelled(super().rescore(prediction, sample, stored), sample)
+        return self.labelled(super().rescore(prediction, sample, stored), sample)
 
-    def _labelled(self, score: Score, sample: Sample) -> Score:
+    def labelled(self, score: Score, sample: Sample) -> Score:
         """The row's score with its label, subset and (at a known threshold) verdict; a sample
         without a label (the scorer in a run of unlabelled rows) has its score alone."""
         if sample.get("label") is None:

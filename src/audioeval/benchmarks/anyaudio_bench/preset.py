@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from audioeval.benchmarks.anyaudio_bench.figures import SCORE_METRICS, THRESHOLD_METRICS
 from audioeval.benchmarks.preset import REQUIRED, PlanPart, Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.checks import number_problem
 from audioeval.core.errors import InputError
@@ -94,14 +95,6 @@ class ScorerArgs(TypedDict, total=False):
     samples: int
     max_attempts: int
     threshold: float
-
-
-SCORE_METRICS = ("mean:rubric_score", "auroc", "ece", "mean:label_yes")
-"""What the pair summary of the judged rows computes whatever the threshold: the mean score,
-AUROC, ECE and the share of yes labels (`metrics/binary_judge.py`)."""
-THRESHOLD_METRICS = ("accuracy", "balanced_accuracy", "macro_accuracy", "mean:said_yes")
-"""What it computes at a threshold known before judging (the default or `--threshold`): the
-scorer marks each row's verdict (`items_scorer.py`)."""
 
 
 def _spec(name: str, location: str, scorer: ScorerArgs, exports: bool) -> Any:

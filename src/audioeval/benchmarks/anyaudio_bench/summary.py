@@ -7,9 +7,11 @@ known before judging, its verdict; `metrics/binary_judge.py` has the statistics)
 score (`mean:rubric_score`), AUROC, ECE, the share of yes labels (`mean:label_yes`), and at
 the threshold accuracy, balanced accuracy, the macro accuracy over subsets and the yes rate
 (`mean:said_yes`), overall and per subset and type, with the pair summary's CIs. With a
-threshold tuned after judging (`--tune-on`), the figures at that threshold come from
-`tuned.py` (no pair summary can compute them). Here they are only put in the file's units
-(percentages with two decimals, 0–1 figures with four) and its order.
+threshold tuned after judging (`--tune-on`), or in a folder judged before these metrics were
+declared, the run's pair summary lacks some of them: `tuned.py` has the engine's pair summary
+computed again over the records, each row's verdict at the threshold. Here the figures are
+only put in the file's units (percentages with two decimals, 0–1 figures with four) and its
+order.
 
 A row's prediction is yes when its score is at or above the threshold. Rows without a score
 are never scored: an empty rubric is `unscored`, a judge failure `failed`; both are counted
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from audioeval.benchmarks.anyaudio_bench.figures import METRICS
 from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import (
     GroupFigures,
     JudgeEvalSummary,
@@ -48,7 +51,6 @@ from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import (
 )
 from audioeval.benchmarks.anyaudio_bench.rows import JudgeEvalRow, is_scored, judge_eval_row
 from audioeval.benchmarks.anyaudio_bench.schema import SUBSETS, TYPES, ordered
-from audioeval.benchmarks.anyaudio_bench.tuned import AtThreshold, TunedFigures
 from audioeval.benchmarks.pair_figures import Figure, Group, PairFigures
 from audioeval.metrics.binary_judge import DEFAULT_THRESHOLD, ECE_BINS, TunedThreshold
 
@@ -61,8 +63,6 @@ OFFICIAL_ACCURACY_MODE = "all_at_once"  # our name of the official generate mode
 UNITS = {"accuracy": "%", "balanced_accuracy": "%", "yes_rate": "%", "auroc": "0-1", "ece": "0-1"}
 SCORE, LABELS, AUROC, ECE = "mean:rubric_score", "mean:label_yes", "auroc", "ece"
 ACCURACY, BALANCED, MACRO, SAID_YES = "accuracy", "balanced_accuracy", "macro_accuracy", "mean:said_yes"
-NEEDED = (SCORE, LABELS, AUROC, ECE)
-"""The pair summary's metrics every judge-eval summary formats (`preset.SCORE_METRICS`)."""
 
 
 def default_threshold(mode: str) -> tuple[float, str]:
@@ -107,30 +107,23 @@ def _auroc_reason(n: int, n_yes: int) -> str | None:
     return "undefined: no 'no' sample" if n_yes == n else None
 
 
-def _group(blocks: Group, tuned: AtThreshold | None) -> GroupFigures:
+def _group(blocks: Group) -> GroupFigures:
     """The figures of one group (no figure: no scored row in it)."""
     labels = blocks.get(LABELS, Figure())
     n, n_yes = labels.n, int(labels.total or 0)
-    roc = blocks.get(AUROC, Figure())
-    if tuned is None:  # at the threshold the pair summary computed its figures at
-        acc, bal = blocks.get(ACCURACY, Figure()), blocks.get(BALANCED, Figure())
-        at = (acc.value, acc.ci, bal.value, bal.ci, _value(blocks, SAID_YES))
-    else:
-        at = (tuned.accuracy, tuned.accuracy_ci, tuned.balanced_accuracy, tuned.balanced_accuracy_ci, tuned.yes_rate)
-    accuracy, accuracy_ci, balanced, balanced_ci, yes_rate = at
-    auroc = roc.value
+    roc, acc, bal = (blocks.get(m, Figure()) for m in (AUROC, ACCURACY, BALANCED))
     return {
         "n": n,
         "n_yes": n_yes,
         "n_no": n - n_yes,
-        "accuracy": _pct(accuracy),
-        "accuracy_ci": _pct_ci(accuracy_ci),
-        "balanced_accuracy": _pct(balanced),
-        "balanced_accuracy_ci": _pct_ci(balanced_ci),
-        "auroc": _unit(auroc),
+        "accuracy": _pct(acc.value),
+        "accuracy_ci": _pct_ci(acc.ci),
+        "balanced_accuracy": _pct(bal.value),
+        "balanced_accuracy_ci": _pct_ci(bal.ci),
+        "auroc": _unit(roc.value),
         "auroc_ci": _unit_ci(roc.ci),
-        "auroc_reason": None if auroc is not None else _auroc_reason(n, n_yes),
-        "yes_rate": _pct(yes_rate) if n else None,
+        "auroc_reason": None if roc.value is not None else _auroc_reason(n, n_yes),
+        "yes_rate": _pct(_value(blocks, SAID_YES)) if n else None,
         "mean_score": _unit(_value(blocks, SCORE)) if n else None,
     }
 
@@ -144,40 +137,33 @@ def judge_eval_summary(
     n_resamples: int = 1000,
     seed: int = 0,
     tuning: TunedThreshold | None = None,
-    tuned: TunedFigures | None = None,
     mode: str | None = None,
 ) -> JudgeEvalSummary:
     """The `judge_eval_summary.json` of a judge evaluation (see the module doc): the pair
-    summary `pair` of the judged rows formatted, with every row (`rows`: the scored, the
-    failed and the unscored) counted. `threshold_source` is "default", "--threshold" or
-    "tuned on FILE"; `tuning` adds the dev split's n and accuracy at the tuned threshold, and
-    `tuned` holds the figures at it; `mode` the judge's (official accuracy in `all_at_once`
-    only). ValueError when the pair summary lacks a figure (a folder judged by an earlier
-    audioeval: judge it again)."""
+    summary `pair` of the judged rows at `threshold` formatted, with every row (`rows`: the
+    scored, the failed and the unscored) counted. `threshold_source` is "default",
+    "--threshold" or "tuned on FILE"; `tuning` adds the dev split's n and accuracy at the
+    tuned threshold; `mode` the judge's (official accuracy in `all_at_once` only).
+    ValueError when the pair summary lacks one of its metrics (`METRICS`)."""
     metrics = pair.metrics
-    needed = (*NEEDED, *(() if tuned is not None else (ACCURACY, BALANCED, MACRO, SAID_YES)))
-    missing = [m for m in needed if m not in metrics]
+    missing = [m for m in METRICS if m not in metrics]
     if missing:
-        raise ValueError(
-            f"the pair summary has no {', '.join(missing)}: this folder was judged by an earlier "
-            "audioeval; run `audioeval judge-eval` again into it"
-        )
+        raise ValueError(f"the pair summary has no {', '.join(missing)}")
     scored = [r for r in rows if is_scored(r)]
     failed = [r.uuid for r in rows if r.failed]
     unscored = [r.uuid for r in rows if not r.failed and not is_scored(r)]
     names = ordered({r.subset for r in rows}, SUBSETS)
     subsets: dict[str, SubsetFigures] = {}
     for name in names:
-        group = _group(pair.group("subset", name), None if tuned is None else tuned.subsets.get(name))
+        group = _group(pair.group("subset", name))
         members = [r for r in rows if r.subset == name]
         subsets[name] = SubsetFigures(
             **group,
             unscored=sum(1 for r in members if not r.failed and not is_scored(r)),
             failed=sum(1 for r in members if r.failed),
         )
-    overall = _group(metrics, None if tuned is None else tuned.overall)
+    overall = _group(metrics)
     macro = metrics.get(MACRO, Figure())
-    macro_value, macro_ci = (macro.value, macro.ci) if tuned is None else (tuned.macro, tuned.macro_ci)
     return {
         "n": len(rows),
         "n_scored": len(scored),
@@ -186,13 +172,13 @@ def judge_eval_summary(
             **overall,
             accuracy_pooled=overall["accuracy"],
             accuracy_pooled_ci=overall["accuracy_ci"],
-            accuracy_macro=_pct(macro_value),
-            accuracy_macro_ci=_pct_ci(macro_ci),
+            accuracy_macro=_pct(macro.value),
+            accuracy_macro_ci=_pct_ci(macro.ci),
         ),
-        "types": _types(pair.breakdowns.get("type", {}), tuned),
+        "types": _types(pair.breakdowns.get("type", {})),
         "unscored": {"n": len(unscored), "ids": unscored},
         "failed": {"n": len(failed), "ids": failed},
-        "official": official_figures(pair, len(rows), names, threshold, mode, tuned),
+        "official": official_figures(pair, len(rows), names, threshold, mode),
         "threshold": _threshold(threshold, threshold_source, tuning),
         "ece": _unit(_value(metrics, ECE)) if scored else None,
         "ece_bins": ECE_BINS,
@@ -207,13 +193,13 @@ def official_figures(
     names: Sequence[str],
     threshold: float,
     mode: str | None,
-    tuned: TunedFigures | None = None,
 ) -> OfficialFigures:
     """What the official script reports for these rows (module doc), unrounded: the pair
-    summary's figures (or the tuned ones) × 100."""
+    summary's figures × 100."""
     generate = mode == OFFICIAL_ACCURACY_MODE
-    def acc(blocks: Group, at: AtThreshold | None) -> float | None:
-        value = _value(blocks, ACCURACY) if tuned is None else (None if at is None else at.accuracy)
+
+    def acc(blocks: Group) -> float | None:
+        value = _value(blocks, ACCURACY)
         return 100 * value if generate and value is not None else None
 
     metrics = pair.metrics
@@ -222,22 +208,16 @@ def official_figures(
         "source": "CuCl-2/AnyAudio-Judge@5cd0eb0 evaluate_benchmark.py",
         "mode": mode,
         "threshold": threshold,
-        "per_subset_acc": {
-            name: acc(blocks, None if tuned is None else tuned.subsets.get(name)) for name, blocks in subsets.items()
-        },
-        "overall_acc": acc(metrics, None if tuned is None else tuned.overall),
+        "per_subset_acc": {name: acc(blocks) for name, blocks in subsets.items()},
+        "overall_acc": acc(metrics),
         "per_subset_mean_score": {name: _value(blocks, SCORE) for name, blocks in subsets.items()},
         "overall_mean_score": _value(metrics, SCORE),
         "n_samples": n_rows,
     }
 
 
-def _types(by_type: Mapping[str, Group], tuned: TunedFigures | None) -> dict[str, TypeFigures]:
+def _types(by_type: Mapping[str, Group]) -> dict[str, TypeFigures]:
     out: dict[str, TypeFigures] = {}
-    if tuned is not None:
-        for name, at in tuned.types.items():
-            out[name] = {"n": at.n, "accuracy": _pct(at.accuracy), "accuracy_ci": _pct_ci(at.accuracy_ci)}
-        return out
     for name in ordered(set(by_type), TYPES):
         block = by_type[name].get(ACCURACY, Figure())
         out[name] = {"n": block.n, "accuracy": _pct(block.value), "accuracy_ci": _pct_ci(block.ci)}
