@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from audioeval.metrics.summary_blocks import MetricBlock, PairSummary
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class Figure:
     count: float | None = None
 
     @classmethod
-    def of(cls, block: Mapping[str, Any] | None) -> Figure:
+    def of(cls, block: MetricBlock | None) -> Figure:
         if not block:
             return cls()
         ci = block.get("ci")
@@ -50,7 +51,7 @@ class PairFigures:
     failed_output_ids: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, pair: Mapping[str, Any]) -> PairFigures:
+    def of(cls, pair: PairSummary) -> PairFigures:
         without = pair.get("failed_outputs") or {}
         return cls(
             {name: Figure.of(block) for name, block in (pair.get("metrics") or {}).items()},
