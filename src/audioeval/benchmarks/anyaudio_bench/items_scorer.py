@@ -21,22 +21,25 @@ signature), whether the score said yes (`said_yes`) and was right (`correct`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Literal
 
 from audioeval.benchmarks.anyaudio_bench.generate_reader import OFFICIAL_READER
 from audioeval.core.checks import number_problem
 from audioeval.core.errors import InputError
 from audioeval.core.record import Score
 from audioeval.core.sample import Sample
-from audioeval.judge.rubric_items import VALUE, RubricItemsScorer
+from audioeval.judge.rubric_items import VALUE, RubricDetail, RubricItemsScorer, RubricItemsSignature
 from audioeval.metrics.binary_judge import CORRECT_KEY, GROUP_KEY, LABEL_KEY, SAID_YES_KEY
 from audioeval.postprocess.yes_no import read_label
 from audioeval.scoring.base import Prediction
 from audioeval.scoring.judged import JudgeGenerate
 
 SCORER_NAME = "anyaudio_items"
+
+
+class AnyAudioItemsSignature(RubricItemsSignature, total=False):
+    threshold: float  # the verdicts' threshold, when known before judging
 
 
 class AnyAudioItemsScorer(RubricItemsScorer):
@@ -61,8 +64,8 @@ class AnyAudioItemsScorer(RubricItemsScorer):
             raise InputError(f"threshold: {problem}", field="scorers.anyaudio_items.threshold")
         self.threshold = threshold
 
-    def signature(self) -> dict[str, Any]:
-        sig = super().signature()
+    def signature(self) -> AnyAudioItemsSignature:
+        sig = AnyAudioItemsSignature(**super().signature())
         if self.threshold is not None:  # it moves `correct` and `said_yes`
             sig["threshold"] = self.threshold
         return sig
@@ -70,7 +73,7 @@ class AnyAudioItemsScorer(RubricItemsScorer):
     async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
         return self.labelled(await super().score_async(prediction, sample, generate), sample)
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: RubricDetail) -> Score:
         return self.labelled(super().rescore(prediction, sample, stored), sample)
 
     def labelled(self, score: Score, sample: Sample) -> Score:

@@ -18,12 +18,13 @@ with its CI per group; `mcq_summary.json` formats it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from audioeval.benchmarks.mcq.rubric_prompt import (
     PROMPT_VERSION,
     ItemOutcome,
     RubricItem,
+    RubricVariables,
     build_rubric_messages,
     item_outcome,
     parse_rubric,
@@ -36,8 +37,15 @@ from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.judge.votes import check_early_stop, collect_votes
 from audioeval.prompts.templates import PromptTemplate
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
+from audioeval.scoring.judged import (
+    JudgedScorer,
+    JudgeFailed,
+    JudgeGenerate,
+    PromptSignature,
+    prompt_signature,
+)
 from audioeval.scoring.mcq_official import official_match
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 SCORER_NAME = "mmar_rubrics"
 VALUE = "rubric_score"
@@ -76,7 +84,17 @@ class RubricJudgement(TypedDict, total=False):
     attempts: list[RubricAttempt]
 
 
-class McqRubricScorer(JudgedScorer):
+class McqRubricSignature(ScorerSignature, PromptSignature, total=False):
+    """What moves `mmar_rubrics`' scores: its prompt, the valid answers needed, the calls at
+    most, how an item's call scores are reduced, what an unmatched answer scores."""
+
+    votes_needed: int
+    max_attempts: int
+    reducer: str
+    unmatched: str
+
+
+class McqRubricScorer(JudgedScorer[RubricJudgement]):
     """The reasoning of a matched MMAR answer, judged against the item's rubric."""
 
     reports_reliability = True
@@ -101,15 +119,15 @@ class McqRubricScorer(JudgedScorer):
         """Judge with a prompt template file (`rubric_prompt.rubric_variables` says what it gets)."""
         self.template = template
 
-    def prompt_examples(self) -> list[dict[str, Any]]:
+    def prompt_examples(self) -> list[RubricVariables]:
         rubric = (RubricItem("<name>", "<scoring point>", (0.0, 1.0)),)
         return [
-            dict(rubric_variables(question="<question>", answer="<answer>", reference="<reference>",
-                             rubric=rubric, thinking=thinking, prediction="<prediction>"))
+            rubric_variables(question="<question>", answer="<answer>", reference="<reference>",
+                             rubric=rubric, thinking=thinking, prediction="<prediction>")
             for thinking in ("<thinking>", None)
         ]  # fmt: skip
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> McqRubricSignature:
         return {
             "name": self.name,
             **prompt_signature(self.template, PROMPT_VERSION),
@@ -174,7 +192,7 @@ class McqRubricScorer(JudgedScorer):
             raise JudgeFailed(f"judge: {failure_reason(detail)}", dict(detail))
         return Score({VALUE: outcome["score"]}, {VALUE: outcome["score"]}, dict(detail))
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: RubricJudgement) -> Score:
         """The stored judge answers read again against the rubric; no judge call."""
         rubric = self._rubric(prediction, sample)
         if rubric is None:
@@ -189,7 +207,7 @@ class McqRubricScorer(JudgedScorer):
         ]
         return self._result(attempts)
 
-    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
+    def reliability_items(self, stored: RubricJudgement) -> list[JudgedItem]:
         """Each rubric item of a judged answer, with the score every judge call gave it
         (`metrics/judge_reliability.py`); the items of one call share its request, so the
         valid-answer rate counts calls. Read from the stored answers (a rescore reads them

@@ -41,6 +41,7 @@ from audioeval.benchmarks.rubric_items.decompose_prompts import (
     AUTO,
     DOMAINS,
     PROMPT_VERSION,
+    DecomposeVariables,
     clean_messages,
     clean_variables,
     decompose_messages,
@@ -52,7 +53,14 @@ from audioeval.core.sample import Sample
 from audioeval.judge.votes import collect_votes
 from audioeval.prompts.templates import PromptTemplate
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
+from audioeval.scoring.judged import (
+    JudgedScorer,
+    JudgeFailed,
+    JudgeGenerate,
+    PromptSignature,
+    prompt_signature,
+)
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 SCORER_NAME = "rubric_decompose"
 ITEMS = "rubric_items"
@@ -122,7 +130,21 @@ class DecomposeJudgement(TypedDict, total=False):
     rubric: list[dict[str, str]]
 
 
-class RubricDecomposeScorer(JudgedScorer):
+class DecomposeSignature(ScorerSignature, PromptSignature, total=False):
+    """What moves a decomposition: the prompt, the domain, the cap, the calls at most, the
+    dedupe, the fallback, the reader, each step's decoding."""
+
+    domain: str
+    max_items: int | None
+    max_attempts: int
+    dedupe: str | None
+    fallback: str
+    reader: str
+    decompose_decoding: Decoding | str
+    clean_decoding: Decoding
+
+
+class RubricDecomposeScorer(JudgedScorer[DecomposeJudgement]):
     """A caption's atomic yes/no items, by a text LLM (the run's judge)."""
 
     metrics = (f"mean:{ITEMS}", f"mean:{FALLBACK}")
@@ -158,17 +180,17 @@ class RubricDecomposeScorer(JudgedScorer):
         """Ask with a prompt template file, one for both steps (`decompose_prompts.py`)."""
         self.template = template
 
-    def prompt_examples(self) -> list[dict[str, Any]]:
+    def prompt_examples(self) -> list[DecomposeVariables]:
         return [
-            *(dict(decompose_variables("<caption>", d)) for d in (AUTO, *DOMAINS)),
-            dict(clean_variables("<caption>", [("<dimension>", "<question>"), ("", "<question>")])),
+            *(decompose_variables("<caption>", d) for d in (AUTO, *DOMAINS)),
+            clean_variables("<caption>", [("<dimension>", "<question>"), ("", "<question>")]),
         ]
 
     @property
     def prompt_version(self) -> str:
         return PROMPT_VERSION if self.template is None else self.template.name
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> DecomposeSignature:
         return {
             "name": self.name,
             **prompt_signature(self.template, PROMPT_VERSION),
@@ -286,7 +308,7 @@ class RubricDecomposeScorer(JudgedScorer):
         values = {ITEMS: len(rubric), FALLBACK: float(fallback)}
         return Score(values, dict(values), dict(detail))
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: DecomposeJudgement) -> Score:
         """The stored answers read again (decomposition, then cleaning); no call."""
         caption = self._caption(prediction, sample)
         domain = str(stored.get("requested_domain") or self._domain(sample))
