@@ -7,10 +7,8 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
+from audioeval.core.errors import ErrorRecord
 from audioeval.metrics.judge_reliability import ReliabilityBlock
-
-SkippedRow = dict[str, str | int | None]
-"""A malformed row as `InputError.as_record` writes it (file, id, field, line, error)."""
 
 
 class RowFields(TypedDict):
@@ -38,7 +36,7 @@ class JudgeEvalSettings(TypedDict, total=False):
     dev_ids: str | None
     mode: str
     unscored_rows: list[RowFields]
-    skipped_rows: list[SkippedRow]
+    skipped_rows: list[ErrorRecord]
 
 
 class GroupFigures(TypedDict):
@@ -118,7 +116,7 @@ class BootstrapSettings(TypedDict):
 
 class Skipped(TypedDict):
     n: int
-    rows: list[SkippedRow]
+    rows: list[ErrorRecord]
 
 
 class JudgeEvalSummary(TypedDict):

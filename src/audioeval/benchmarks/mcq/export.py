@@ -40,11 +40,11 @@ from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
 from audioeval.benchmarks.mcq.rubric_scorer import failure_reason
 from audioeval.benchmarks.pair_exports import PairExport
 from audioeval.benchmarks.pair_figures import PairFigures
-from audioeval.core.errors import InputError
+from audioeval.core.errors import ErrorRecord, InputError
 from audioeval.core.record import SampleRecord, in_order
 from audioeval.core.version import __version__
 from audioeval.metrics.judge_reliability import ReliabilityBlock
-from audioeval.postprocess.chain import ROBUST_MCQ
+from audioeval.postprocess.chain import ROBUST_MCQ, ChoiceChainDescription
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
 from audioeval.store.json_file import read_json_object
 
@@ -80,7 +80,7 @@ class RubricSettings(TypedDict, total=False):
     seed: int | None
     max_tokens: int
     without_rubric: int
-    skipped: list[dict[str, object]]
+    skipped: list[ErrorRecord]
     judged_now: int
     reused: int
     judge_calls: int
@@ -104,7 +104,7 @@ class OfficialMode(TypedDict):
 
 
 class RobustMode(TypedDict):
-    chain: dict[str, object]
+    chain: ChoiceChainDescription
     methods: dict[str, int]
 
 
