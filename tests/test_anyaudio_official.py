@@ -13,11 +13,7 @@ from audioeval.benchmarks.anyaudio_bench.cleaning_reader import keep_flags
 from audioeval.benchmarks.anyaudio_bench.decomposition_reader import fix_json, read_items
 from audioeval.benchmarks.anyaudio_bench.generate_reader import OFFICIAL_READER, generate_answers
 from audioeval.benchmarks.anyaudio_bench.items_scorer import AnyAudioItemsScorer
-from audioeval.benchmarks.anyaudio_bench.summary import (
-    JudgeEvalRow,
-    default_threshold,
-    judge_eval_summary,
-)
+from audioeval.benchmarks.anyaudio_bench.summary import JudgeEvalRow, default_threshold
 from audioeval.benchmarks.rubric_items.decompose import fallback_item, read_decomposition
 from audioeval.benchmarks.rubric_items.decompose_scorer import DOMAIN_MAX_TOKENS, RubricDecomposeScorer
 from audioeval.core.errors import InputError
@@ -27,6 +23,7 @@ from audioeval.core.sample import Sample
 from audioeval.judge.rubric_items import RubricItemsScorer
 from audioeval.scoring.base import Prediction
 from audioeval.scoring.judged import JudgeFailed
+from tests.judge_eval_helpers import rows_summary
 
 Q = "\u9898\u76ee"  # 题目
 D = "\u7ef4\u5ea6"  # 维度
@@ -179,7 +176,7 @@ def test_pooled_overall_and_macro_by_hand() -> None:
         JudgeEvalRow("d", "sound", "pos", "yes", 0.8),
         JudgeEvalRow("e", "sound", "pos", "yes", None),  # empty rubric: excluded, but in n_samples
     ]
-    s = judge_eval_summary(rows, threshold=0.8, n_resamples=0, mode="all_at_once")
+    s = rows_summary(rows, threshold=0.8, n_resamples=0, mode="all_at_once")
     official = s["official"]
     assert official["per_subset_acc"] == {"speech": pytest.approx(200 / 3), "sound": 100.0}
     assert official["overall_acc"] == 75.0  # pooled: 3 of 4 rows, not (66.7 + 100) / 2
@@ -189,7 +186,7 @@ def test_pooled_overall_and_macro_by_hand() -> None:
     assert s["overall"]["accuracy_pooled"] == 75.0
     assert s["overall"]["accuracy_macro"] == round((200 / 3 + 100) / 2, 2)
     assert (
-        judge_eval_summary(rows, threshold=0.5, n_resamples=0, mode="per_item")["official"]["overall_acc"]
+        rows_summary(rows, threshold=0.5, n_resamples=0, mode="per_item")["official"]["overall_acc"]
         is None
     )  # the official logits mode computes no accuracy
 

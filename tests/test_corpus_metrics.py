@@ -149,7 +149,7 @@ def test_rouge_l_and_generic_mean() -> None:
 
 
 def test_metric_directions_and_units() -> None:
-    lower = ("wer", "cer", "mean_wer", "mean_cer")
+    lower = ("wer", "cer", "mean_wer", "mean_cer", "ece")
     assert not any(METRICS[n].higher_is_better for n in lower)
     assert all(m.higher_is_better for n, m in METRICS.items() if n not in lower)
     assert {m.unit for m in METRICS.values()} <= {"fraction", "percent", "score", "mos"}

@@ -16,7 +16,8 @@ folder — baselines, predictions files, and the fakes of `tests/fakes` on 127.0
   empty…), an MMAR JSONL file with and without items that lack the prediction key, and an
   MMAU JSON file with such items;
 - `judge_eval`: `judge-eval` of a noisy fake yes/no judge on two subsets, the threshold tuned
-  on a dev split;
+  on a dev split; `judge_eval_fixed`: the same in the official generate mode at its default
+  threshold (known before judging: every figure is the pair summary's);
 - `codec`: `audioeval codec --codec mulaw,codec2:3200` on two demo speech clips (ASR-WER,
   SIM, DNSMOS, PESQ/STOI by the metric models);
 

@@ -189,3 +189,47 @@ def test_all_at_once_rows_whose_answers_parse_no_item_are_counted_failed(tmp_pat
     assert s["failed"]["n"] == 4 and s["official"]["overall_mean_score"] is None
     rows = [json.loads(x) for x in (out / "per_row.jsonl").read_text().splitlines()]
     assert all(r["failed"] and r["score"] is None for r in rows)
+
+
+def test_a_threshold_known_after_judging_gives_the_run_s_own_figures(tmp_path: Path) -> None:
+    """The pair summary at a threshold the records hold no verdict at (tuned after judging, or
+    a folder judged before judge-eval's metrics were declared: its records hold the score
+    alone) is the engine's, over the same records: at the run's own threshold it is the run's
+    summary.json, figure for figure, overall and in every breakdown."""
+    from dataclasses import replace
+
+    from audioeval.benchmarks.anyaudio_bench.figures import METRICS
+    from audioeval.benchmarks.anyaudio_bench.tuned import pair_at
+    from audioeval.benchmarks.pair_figures import PairFigures
+    from audioeval.core.record import Score
+    from audioeval.store.json_file import read_sample_ids
+    from audioeval.store.run_folder import pair_run_id, read_pair
+
+    bench = judge_bench(tmp_path / "data")
+    out = tmp_path / "out"
+    with YesNoJudgeServer(YesNoJudgeConfig(model=JUDGE, noise=0.3, seed=3)) as server:
+        res = judge_eval(bench, server.base_url, out, "--threshold", "0.6")
+    assert res.exit_code == 0, res.output
+    folder = out / "judge-bench" / "echo"
+    ids = read_sample_ids(folder / "sample_ids.json")
+    records = read_pair(folder, pair_run_id(folder), expected_ids=ids).usable().records
+    earlier = [  # as an earlier audioeval recorded them: the score alone
+        r
+        if not r.scores
+        else replace(
+            r,
+            scores={
+                k: Score(s.values, {"rubric_score": s.stats["rubric_score"]}) for k, s in r.scores.items()
+            },
+        )
+        for r in records
+    ]
+    run = PairFigures.of(json.loads((folder / "summary.json").read_text()))
+    again = pair_at(earlier, ids, 0.6, n_resamples=200, seed=0)
+    assert set(METRICS) <= set(run.metrics)
+    assert {m: again.metrics[m] for m in METRICS} == {m: run.metrics[m] for m in METRICS}
+    assert again.breakdowns == {
+        k: {g: {m: b[m] for m in METRICS} for g, b in v.items()} for k, v in run.breakdowns.items()
+    }
+    s = summary(out)
+    assert s["overall"]["accuracy"] == round(100 * run.metrics["accuracy"].value, 2)

@@ -17,17 +17,14 @@ import soundfile as sf
 from rich.console import Console
 
 from audioeval.benchmarks.anyaudio_bench.loading import HUB_REPO, hub_name, load_bench
+from audioeval.benchmarks.anyaudio_bench.rows import JudgeEvalRow, judge_eval_row
 from audioeval.benchmarks.anyaudio_bench.schema import is_unscored
-from audioeval.benchmarks.anyaudio_bench.summary import (
-    JudgeEvalRow,
-    judge_eval_row,
-    judge_eval_summary,
-    tuned_threshold,
-)
+from audioeval.benchmarks.anyaudio_bench.tuned import tuned_threshold
 from audioeval.core.errors import InputError
 from audioeval.metrics import binary_judge as bj
 from audioeval.metrics.bootstrap import resampled_statistic, resampled_sums
 from audioeval.report.judge_eval_table import print_judge_eval_summary
+from tests.judge_eval_helpers import rows_summary
 
 datasets = pytest.importorskip("datasets")
 
@@ -342,7 +339,7 @@ def _summary_rows() -> list[JudgeEvalRow]:
 
 
 def test_summary_shape_and_values() -> None:
-    s = judge_eval_summary(
+    s = rows_summary(
         _summary_rows(), threshold=0.5, threshold_source="default", n_resamples=200, seed=0
     )
     assert list(s["subsets"]) == ["speech", "music", "zz_new"]  # paper order, then others
@@ -369,10 +366,10 @@ def test_summary_shape_and_values() -> None:
     assert s["threshold"] == {"value": 0.5, "source": "default"}
     assert s["n"] == 9 and s["n_scored"] == 7 and isinstance(s["ece"], float)
     json.dumps(s)  # plain JSON
-    assert s == judge_eval_summary(
+    assert s == rows_summary(
         _summary_rows(), threshold=0.5, threshold_source="default", n_resamples=200, seed=0
     )
-    tuned = judge_eval_summary(
+    tuned = rows_summary(
         _summary_rows(),
         threshold=0.6,
         threshold_source="tuned on dev.jsonl",
@@ -385,8 +382,8 @@ def test_summary_shape_and_values() -> None:
         "dev_n": 10,
         "dev_accuracy": 80.0,
     }
-    with pytest.raises(ValueError, match="yes or no"):
-        judge_eval_summary([("u", "speech", "pos", "maybe", 0.3, False)])
+    with pytest.raises(InputError, match="id 'u', field 'label': expected yes or no"):
+        rows_summary([("u", "speech", "pos", "maybe", 0.3, False)])
 
 
 def test_rows_from_samples_never_score_an_unscored_sample(tmp_path: Path) -> None:
@@ -395,13 +392,13 @@ def test_rows_from_samples_never_score_an_unscored_sample(tmp_path: Path) -> Non
     got = [judge_eval_row(s, 0.8, failed=s.id == "u2") for s in samples]
     assert got[0] == JudgeEvalRow("u1", "speech", "pos", "yes", 0.8, False)
     assert got[1].failed and got[3] == JudgeEvalRow("u4", "sound_gen", "pos_clap", "yes", None, False)
-    s = judge_eval_summary(got, n_resamples=20)
+    s = rows_summary(got, n_resamples=20)
     assert s["unscored"]["ids"] == ["u4"] and s["failed"]["ids"] == ["u2"]
 
 
 def test_printout_lists_subsets_overall_macro_counts_and_threshold() -> None:
     rows = [*_summary_rows(), JudgeEvalRow("r1", "[red]odd[/red]", "pos", "yes", 0.8)]
-    s = judge_eval_summary(rows, threshold=0.6, threshold_source="--threshold", n_resamples=50)
+    s = rows_summary(rows, threshold=0.6, threshold_source="--threshold", n_resamples=50)
     console = Console(record=True, width=220)
     print_judge_eval_summary(s, console=console)
     text = console.export_text()
@@ -419,3 +416,41 @@ def test_printout_lists_subsets_overall_macro_counts_and_threshold() -> None:
     ):
         assert needle in text, needle
     assert "avg" in text and f"{s['overall']['accuracy_macro']:.2f}" in text
+
+
+def test_the_pair_summary_computes_the_judge_figures_of_binary_judge() -> None:
+    """judge-eval's figures are the engine's corpus metrics over the rows' stats: each equals
+    `metrics/binary_judge.py`'s statistic of the same rows, CIs from the same resamples."""
+    from audioeval.benchmarks.anyaudio_bench.items_scorer import AnyAudioItemsScorer
+    from audioeval.core.record import Score
+    from audioeval.core.sample import Sample
+    from audioeval.metrics.corpus import aggregate_all, get_metric
+
+    rng = np.random.default_rng(7)
+    scores = np.round(rng.random(120), 2)
+    labels = rng.random(120) < scores
+    subsets = [("speech", "music", "sound")[k % 3] for k in range(120)]
+    scorer = AnyAudioItemsScorer(threshold=0.6)
+    stats = [
+        scorer.labelled(
+            Score({"rubric_score": float(s)}, {"rubric_score": float(s)}),
+            Sample(f"r{k}", {}, {"label": "yes" if y else "no", "subset": g}),
+        ).stats
+        for k, (s, y, g) in enumerate(zip(scores, labels, subsets, strict=True))
+    ]
+    names = ("accuracy", "balanced_accuracy", "auroc", "ece", "macro_accuracy")
+    got = dict(zip(names, aggregate_all([(get_metric(n), stats) for n in names], resamples=300, seed=4), strict=True))
+    cis = bj.bootstrap_cis(scores, labels, 0.6, n_resamples=300, seed=4)
+    assert got["accuracy"].value == pytest.approx(bj.accuracy(scores, labels, 0.6))
+    assert got["balanced_accuracy"].value == pytest.approx(bj.balanced_accuracy(scores, labels, 0.6))
+    assert got["auroc"].value == pytest.approx(bj.auroc(scores, labels).value)
+    assert got["ece"].value == pytest.approx(bj.expected_calibration_error(scores, labels))
+    for name, ci in (("accuracy", cis.accuracy), ("balanced_accuracy", cis.balanced_accuracy), ("auroc", cis.auroc)):
+        assert (got[name].ci_low, got[name].ci_high) == pytest.approx(ci)
+    right = (scores >= 0.6) == labels
+    groups = np.array([("speech", "music", "sound").index(g) for g in subsets])
+    assert got["macro_accuracy"].value == pytest.approx(np.mean([right[groups == k].mean() for k in range(3)]))
+    macro = bj.bootstrap_macro_accuracy_ci(right, groups, n_resamples=300, seed=4)
+    assert (got["macro_accuracy"].ci_low, got["macro_accuracy"].ci_high) == pytest.approx(macro)
+    one_class = [s for s in stats if s["label_yes"]]
+    assert aggregate_all([(get_metric("auroc"), one_class)], resamples=50)[0].value is None

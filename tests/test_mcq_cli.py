@@ -151,14 +151,15 @@ def test_an_empty_group_shows_a_dash_not_zero() -> None:
     from audioeval.benchmarks.mcq.aggregate import group_figures
     from audioeval.benchmarks.mcq.console_table import mcq_tables
     from audioeval.benchmarks.mcq.definitions import get_benchmark
+    from audioeval.benchmarks.pair_figures import Figure
 
     def blocks(n: int, right: int) -> dict:
         value = right / n if n else None
-        ci = [0.1, 0.9] if n else None
+        ci = (0.1, 0.9) if n else None
         return {
-            "accuracy": {"n": n, "value": value, "total": right, "ci": ci},
-            "mean:robust_correct": {"n": n, "value": value, "total": right, "ci": ci},
-            "mean:unparseable": {"n": n, "value": 0.0 if n else None, "total": 0},
+            "accuracy": Figure(value, ci, n, right),
+            "mean:robust_correct": Figure(value, ci, n, right),
+            "mean:unparseable": Figure(0.0 if n else None, None, n, 0),
         }
 
     bench = get_benchmark("mmau")

@@ -694,6 +694,90 @@ def judge_eval_counts(run: RunFolder) -> Pairs:
     )
 
 
+JUDGE_EVAL_PERCENT = {
+    "accuracy": "accuracy",
+    "balanced_accuracy": "balanced_accuracy",
+    "yes_rate": "mean:said_yes",
+}
+"""judge_eval_summary.json figures in percent (2 decimals) -> the pair summary's metric (a
+share, `fraction`), computed at a threshold known before judging."""
+JUDGE_EVAL_UNIT = {"auroc": "auroc", "mean_score": "mean:rubric_score"}
+"""Its 0–1 figures (4 decimals) -> the pair summary's metric, whatever the threshold."""
+
+
+def _judge_eval_group(
+    run: RunFolder, tpath: str, block: dict[str, Any], spath: str, blocks: dict[str, Any]
+) -> Pairs:
+    """One group of judge_eval_summary.json (`overall`, a subset) against the pair summary's
+    metric blocks of it (`blocks`: none for a group without a scored row)."""
+    at_threshold = "accuracy" in run.pair_summary(_judge_eval(run)[1])["metrics"]
+    labels = blocks.get("mean:label_yes", {})
+    n, n_yes = labels.get("n", 0), labels.get("total", 0)
+    for key, theirs in (("n", n), ("n_yes", n_yes), ("n_no", n - n_yes)):
+        yield Pair(run.where("judge_eval_summary.json", f"{tpath}.{key}"), block.get(key, "<missing>"),
+                   f"{spath}.mean:label_yes (n, total: the yes labels)", theirs)  # fmt: skip
+    for key, metric in JUDGE_EVAL_UNIT.items():
+        own = blocks.get(metric, {})
+        yield Pair(run.where("judge_eval_summary.json", f"{tpath}.{key}"), block.get(key, "<missing>"),
+                   f"{spath}.{metric}.value", own.get("value"), 4)  # fmt: skip
+    own = blocks.get("auroc", {})
+    yield Pair(run.where("judge_eval_summary.json", f"{tpath}.auroc_ci"), block.get("auroc_ci", "<missing>"),
+               f"{spath}.auroc.ci", own.get("ci"), 4)  # fmt: skip
+    if not at_threshold:
+        return
+    for key, metric in JUDGE_EVAL_PERCENT.items():
+        own = blocks.get(metric, {})
+        yield Pair(run.where("judge_eval_summary.json", f"{tpath}.{key}"), block.get(key, "<missing>"),
+                   f"{spath}.{metric}.value (× 100)", scaled(own.get("value"), 100.0), 2)  # fmt: skip
+        if key != "yes_rate":
+            yield Pair(run.where("judge_eval_summary.json", f"{tpath}.{key}_ci"), block.get(f"{key}_ci", "<missing>"),
+                       f"{spath}.{metric}.ci (× 100)", scaled(own.get("ci"), 100.0), 2)  # fmt: skip
+
+
+def judge_eval_figures(run: RunFolder) -> Pairs:
+    """judge_eval_summary.json `overall`, `subsets[s]` and `types[t]` are the pair summary's
+    figures overall and in `breakdowns.subset[s]` / `breakdowns.type[t]`: n and the yes and no
+    labels (`mean:label_yes` n and total), AUROC and its CI, the mean score (0–1, 4 decimals),
+    `ece` the pair's; at a threshold known before judging also accuracy, balanced accuracy,
+    the yes rate (`mean:said_yes`), the macro accuracy (`macro_accuracy`) and their CIs (%,
+    2 decimals), and the official accuracies (× 100, unrounded, generate mode)."""
+    s, folder, own = _judge_eval(run)
+    where = f"runs/{run.name}/{folder}/summary.json::$"
+    metrics, breakdowns = own["metrics"], own["breakdowns"]
+    yield from _judge_eval_group(run, "$.overall", s["overall"], f"{where}.metrics", metrics)
+    for subset, block in s["subsets"].items():
+        blocks = breakdowns.get("subset", {}).get(subset, {})
+        yield from _judge_eval_group(
+            run, f"$.subsets.{subset}", block, f"{where}.breakdowns.subset.{subset}", blocks
+        )
+    yield Pair(run.where("judge_eval_summary.json", "$.ece"), s["ece"], f"{where}.metrics.ece.value",
+               metrics["ece"]["value"], 4)  # fmt: skip
+    if "accuracy" not in metrics:
+        return
+    for key, metric, sub in (
+        ("accuracy_macro", "macro_accuracy", "value"),
+        ("accuracy_macro_ci", "macro_accuracy", "ci"),
+    ):
+        yield Pair(run.where("judge_eval_summary.json", f"$.overall.{key}"), s["overall"][key],
+                   f"{where}.metrics.{metric}.{sub} (× 100)", scaled(metrics[metric][sub], 100.0), 2)  # fmt: skip
+    for name, block in s["types"].items():
+        own_block = breakdowns.get("type", {}).get(name, {}).get("accuracy", {})
+        at = f"{where}.breakdowns.type.{name}.accuracy"
+        yield Pair(run.where("judge_eval_summary.json", f"$.types.{name}.accuracy"), block["accuracy"],
+                   f"{at}.value (× 100)", scaled(own_block.get("value"), 100.0), 2)  # fmt: skip
+        yield Pair(run.where("judge_eval_summary.json", f"$.types.{name}.accuracy_ci"), block["accuracy_ci"],
+                   f"{at}.ci (× 100)", scaled(own_block.get("ci"), 100.0), 2)  # fmt: skip
+    official = s["official"]
+    if official["mode"] == "all_at_once":
+        yield Pair(run.where("judge_eval_summary.json", "$.official.overall_acc"), official["overall_acc"],
+                   f"{where}.metrics.accuracy.value (× 100)", scaled(metrics["accuracy"]["value"], 100.0))  # fmt: skip
+        for subset, value in official["per_subset_acc"].items():
+            own_block = breakdowns.get("subset", {}).get(subset, {}).get("accuracy", {})
+            yield Pair(run.where("judge_eval_summary.json", f"$.official.per_subset_acc.{subset}"), value,
+                       f"{where}.breakdowns.subset.{subset}.accuracy.value (× 100)",
+                       scaled(own_block.get("value"), 100.0))  # fmt: skip
+
+
 def judge_eval_per_row(run: RunFolder) -> Pairs:
     """per_row.jsonl `score` of a row is the report's per-sample score (index `sc`)."""
     _, folder, own = _judge_eval(run)
@@ -738,8 +822,10 @@ ALL = (
     "mcq_mmar_full",
     "mcq_mmau_missing",
     "judge_eval",
+    "judge_eval_fixed",
     "codec",
 )
+JUDGE_EVAL = ("judge_eval", "judge_eval_fixed")
 MCQ = ("mcq_mmar_missing", "mcq_mmar_full", "mcq_mmau_missing")
 MMAE = ("mmae", "mmae_clean")
 ONE_PAIR = (*MMAE, *MCQ)
@@ -855,19 +941,24 @@ LINKS = (
         "judge_eval_scores",
         "judge_eval_summary.json mean scores",
         "summary.json mean:rubric_score",
-        ("judge_eval",),
+        JUDGE_EVAL,
         judge_eval_scores,
+    ),
+    Link(
+        "judge_eval_figures",
+        "judge_eval_summary.json overall, subsets, types, ece, official accuracy",
+        "summary.json metrics and breakdowns (auroc, ece, accuracy, balanced_accuracy, ...)",
+        JUDGE_EVAL,
+        judge_eval_figures,
     ),
     Link(
         "judge_eval_counts",
         "judge_eval_summary.json n_scored, failed, groups n, reliability",
         "summary.json n, failed, breakdowns n, reliability",
-        ("judge_eval",),
+        JUDGE_EVAL,
         judge_eval_counts,
     ),
-    Link(
-        "judge_eval_per_row", "per_row.jsonl score", "report sample sc", ("judge_eval",), judge_eval_per_row
-    ),
+    Link("judge_eval_per_row", "per_row.jsonl score", "report sample sc", JUDGE_EVAL, judge_eval_per_row),
     Link(
         "codec_table", "summary.json codecs[M][k]", "B/M/summary.json metrics value", ("codec",), codec_table
     ),

@@ -200,6 +200,19 @@ def judge_eval(out: Path) -> None:
                "--tune-on", str(dev), "-o", str(out), "--no-progress", "--resamples", RESAMPLES)  # fmt: skip
 
 
+def judge_eval_fixed(out: Path) -> None:
+    """`judge-eval` of the same bench and judge in the official generate mode (`all_at_once`)
+    at its default threshold (0.8), known before judging: every figure is the pair summary's."""
+    from tests.fakes.yes_no_judge import YesNoJudgeConfig, YesNoJudgeServer
+    from tests.test_judge_eval import JUDGE, judge_bench
+
+    data = out.parent / f"{out.name}.data"
+    bench = judge_bench(data, n=24)
+    with YesNoJudgeServer(YesNoJudgeConfig(model=JUDGE, noise=0.3, seed=3)) as server:
+        invoke("judge-eval", "--bench", str(bench), "--judge", server.base_url, "--judge-model", JUDGE,
+               "--mode", "all_at_once", "-o", str(out), "--no-progress", "--resamples", RESAMPLES)  # fmt: skip
+
+
 def codec(out: Path) -> None:
     """`audioeval codec` of two built-in codecs on the first two demo speech clips (ASR-WER,
     SIM, DNSMOS, PESQ/STOI by the metric models)."""
@@ -224,6 +237,7 @@ RUNS = (
     GoldenRun("mcq_mmar_full", mcq_mmar_full),
     GoldenRun("mcq_mmau_missing", mcq_mmau_missing),
     GoldenRun("judge_eval", judge_eval),
+    GoldenRun("judge_eval_fixed", judge_eval_fixed),
     GoldenRun("codec", codec),
 )
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from audioeval.benchmarks.resolved_benchmark import ResolvedBenchmark
 from audioeval.core.errors import InputError
 from audioeval.core.record import SampleRecord
+from audioeval.metrics.summary_blocks import PairSummary
 
 if TYPE_CHECKING:
     from audioeval.metrics.judge_reliability import ReliabilityBlock
@@ -41,7 +42,7 @@ class PairExport:
     judge_model: str | None = None
     judged: bool = True  # False when rescoring: nothing was judged
     run_info: dict[str, Any] = field(default_factory=dict)  # written as the files' "run" block
-    summary: dict[str, Any] = field(default_factory=dict)  # the pair's summary, as just written
+    summary: PairSummary = field(default_factory=lambda: PairSummary())  # the pair's summary, as just written
 
     def reliability(self, scorer: str | None = None) -> dict[str, ReliabilityBlock]:
         """The pair summary's judge reliability `{scorer: block}` (of one scorer when named)."""

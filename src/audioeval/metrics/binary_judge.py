@@ -14,6 +14,11 @@ recomputes it without copying samples:
 - threshold tuning: the midpoint between consecutive distinct scores that maximises
   accuracy on a dev split, ties going to the one closest to 0.5 (each midpoint written
   with the fewest decimals that keep it between its two scores).
+
+The same statistics as corpus metrics of a pair summary (`metrics/corpus.py`), from the
+per-sample stats a judge-eval scorer writes (`JUDGE_STATS`): `balanced_accuracy_table` and
+`ece_table` (functions of summed statistics), `auroc_of_counts` and `macro_accuracy_of_counts`
+(functions of the whole set under draw counts); `accuracy` is the generic share of `correct`.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from audioeval.metrics.bootstrap import percentile_ci, resampled_statistic
+from audioeval.metrics.stat_table import OfCounts, Prepared, Stats, column
 
 Scores = Sequence[float] | np.ndarray
 Labels = Sequence[bool] | np.ndarray
@@ -223,6 +229,97 @@ def bootstrap_macro_accuracy_ci(
 
     values = resampled_statistic(ok.size, statistic, n_resamples=n_resamples, seed=seed)
     return percentile_ci(values[:, 0], confidence)
+
+
+SCORE_KEY, LABEL_KEY, CORRECT_KEY, SAID_YES_KEY, GROUP_KEY = (
+    "rubric_score",
+    "label_yes",
+    "correct",
+    "said_yes",
+    "macro_group",
+)
+JUDGE_STATS = (SCORE_KEY, LABEL_KEY, CORRECT_KEY, SAID_YES_KEY, GROUP_KEY)
+"""The per-sample stats of a judged sample with a yes/no label: the judge's score, the label
+(1 yes, 0 no), and at a threshold whether the score said yes and was right; `macro_group`: the
+group the macro accuracy averages over (a subset)."""
+
+
+def _labels(stats_list: Sequence[Stats], metric: str) -> np.ndarray:
+    return np.asarray([float(v) for v in column(stats_list, LABEL_KEY, metric)], dtype=np.float64) > 0
+
+
+def _correct(stats_list: Sequence[Stats], metric: str) -> np.ndarray:
+    return np.asarray([float(v) for v in column(stats_list, CORRECT_KEY, metric)], dtype=np.float64) > 0
+
+
+def balanced_accuracy_table(stats_list: Sequence[Stats]) -> Prepared:
+    """(right and yes, yes, right and no, no) per sample: the mean of the recalls of the
+    classes present, from summed rows (`balanced_accuracy`)."""
+    correct, yes = _correct(stats_list, "balanced_accuracy"), _labels(stats_list, "balanced_accuracy")
+    table = np.column_stack([correct & yes, yes, correct & ~yes, ~yes]).astype(np.float64)
+
+    def reduce(sums: np.ndarray) -> np.ndarray:
+        recalls = []
+        for hit, total in ((sums[:, 0], sums[:, 1]), (sums[:, 2], sums[:, 3])):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                recalls.append(np.where(total > 0, hit / total, np.nan))
+        both = np.stack(recalls, axis=1)
+        present = ~np.isnan(both)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(present.any(axis=1), np.nansum(both, axis=1) / present.sum(axis=1), np.nan)
+
+    return table, reduce
+
+
+def ece_table(stats_list: Sequence[Stats], bins: int = ECE_BINS) -> Prepared:
+    """Per sample, its score and its label in its bin's columns, and 1: Σ_bins |Σ score − Σ
+    yes| / n over equal-width bins of [0, 1] (`expected_calibration_error` of summed rows)."""
+    s = np.asarray([float(v) for v in column(stats_list, SCORE_KEY, "ece")], dtype=np.float64)
+    y = _labels(stats_list, "ece").astype(np.float64)
+    index = np.clip(np.floor(s * bins).astype(np.int64), 0, bins - 1)
+    table = np.zeros((s.size, 2 * bins + 1), dtype=np.float64)
+    rows = np.arange(s.size)
+    table[rows, index] = s
+    table[rows, bins + index] = y
+    table[:, -1] = 1.0
+
+    def reduce(sums: np.ndarray) -> np.ndarray:
+        n = sums[:, -1]
+        gap = np.abs(sums[:, :bins] - sums[:, bins : 2 * bins]).sum(axis=1)
+        out = np.full(n.shape, np.nan)
+        np.divide(gap, n, out=out, where=n > 0)
+        return out
+
+    return table, reduce
+
+
+def auroc_of_counts(stats_list: Sequence[Stats]) -> OfCounts:
+    """The AUROC of the scores against the labels under draw counts (m, n) (`auroc`; NaN
+    for a draw without both classes)."""
+    s = np.asarray([float(v) for v in column(stats_list, SCORE_KEY, "auroc")], dtype=np.float64)
+    y = _labels(stats_list, "auroc")
+    order, starts = _levels(s)
+    y_sorted = y[order]
+    return lambda counts: _weighted_auroc(y_sorted, starts, np.asarray(counts, dtype=np.float64)[:, order])
+
+
+def macro_accuracy_of_counts(stats_list: Sequence[Stats]) -> OfCounts:
+    """The mean over groups (`macro_group`) of each group's accuracy under draw counts (m, n),
+    a group drawn empty left out (`bootstrap_macro_accuracy_ci`'s statistic)."""
+    ok = _correct(stats_list, "macro_accuracy").astype(np.float64)
+    names = [str(g) for g in column(stats_list, GROUP_KEY, "macro_accuracy")]
+    index = {name: k for k, name in enumerate(dict.fromkeys(names))}
+    members = np.zeros((ok.size, len(index)))
+    members[np.arange(ok.size), [index[g] for g in names]] = 1.0
+
+    def statistic(counts: np.ndarray) -> np.ndarray:
+        weights = np.asarray(counts, dtype=np.float64)
+        total = weights @ members
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per_group = np.where(total > 0, (weights @ (members * ok[:, None])) / total, np.nan)
+            return np.nanmean(per_group, axis=1)
+
+    return statistic
 
 
 def _short_between(lo: float, hi: float) -> float:

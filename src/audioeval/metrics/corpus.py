@@ -15,6 +15,10 @@
 | `meteor`      | meteor_stats (meteor): the jar's METEOR of the sums        | fraction | higher |
 | `spice`       | spice (spice): the mean of defined F                       | fraction | higher |
 | `spider`      | spice, candidate_tokens, reference_tokens (spice)²         | score    | higher |
+| `balanced_accuracy` | correct, label_yes (anyaudio_items): the mean recall of the classes present | fraction | higher |
+| `auroc`       | rubric_score, label_yes (anyaudio_items)²: ties count one half, NaN without both classes | score | higher |
+| `ece`         | rubric_score, label_yes (anyaudio_items): calibration error over 10 bins of the score | score | lower |
+| `macro_accuracy` | correct, macro_group (anyaudio_items)²: the mean of the groups' accuracies | fraction | higher |
 | `mean:<key>`  | <key> (any scorer): the mean of defined values             | score¹   | higher |
 | `micro:<key>` | <key> = [numerator, denominator] (any scorer): Σ numerators / Σ denominators | fraction¹ | higher |
 
@@ -51,6 +55,12 @@ import numpy as np
 
 from audioeval.core.registry import Registry
 from audioeval.core.sample import Taxonomy
+from audioeval.metrics.binary_judge import (
+    auroc_of_counts,
+    balanced_accuracy_table,
+    ece_table,
+    macro_accuracy_of_counts,
+)
 from audioeval.metrics.bootstrap import percentile_ci, resample_counts
 from audioeval.metrics.cider_d import cider_d_of_counts, spider_of_counts
 from audioeval.metrics.coco_bleu import coco_bleu_table
@@ -236,6 +246,11 @@ METRICS: Registry[CorpusMetric] = Registry(
             CorpusMetric("meteor", True, "fraction", meteor_table),
             CorpusMetric("spice", True, "fraction", partial(defined_mean, key="spice", metric="spice")),
             whole_set_metric("spider", True, "score", spider_of_counts),
+            # A judge scored against yes/no labels (judge-eval): metrics/binary_judge.py
+            CorpusMetric("balanced_accuracy", True, "fraction", balanced_accuracy_table),
+            whole_set_metric("auroc", True, "score", auroc_of_counts, display="AUROC"),
+            CorpusMetric("ece", False, "score", ece_table, display="ECE"),
+            whole_set_metric("macro_accuracy", True, "fraction", macro_accuracy_of_counts),
         )
     ],
     spec_names=True,

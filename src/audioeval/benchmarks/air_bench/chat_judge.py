@@ -27,13 +27,13 @@ in the signature).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Literal
 
+from audioeval.adapters.chat_wire import SamplingFields
 from audioeval.benchmarks.air_bench.chat_rule import official_score_pair
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
-from audioeval.judge.answer_judge import AnswerJudge
+from audioeval.judge.answer_judge import AnswerJudge, AnswerJudgeSignature
 from audioeval.judge.votes import reduce_votes
 from audioeval.postprocess.outcome import Unparseable
 from audioeval.postprocess.ratings import score_pair
@@ -53,7 +53,7 @@ class AirBenchChatScorer(AnswerJudge):
     value = "chat_score"
     reducer = "mean"
     default_votes = 1
-    default_sampling = {"temperature": 1.0, "max_tokens": 1024}
+    default_sampling: SamplingFields = {"temperature": 1.0, "max_tokens": 1024}
 
     def __init__(
         self,
@@ -65,7 +65,7 @@ class AirBenchChatScorer(AnswerJudge):
         description_field: str = "audio_description",
         votes: int | None = None,
         max_attempts: int | None = None,
-        sampling: Mapping[str, Any] | None = None,
+        sampling: SamplingFields | None = None,
         asr_model: str | None = None,
         language: str | None = "en",
     ) -> None:
@@ -91,7 +91,7 @@ class AirBenchChatScorer(AnswerJudge):
     def metrics(self) -> tuple[str, ...]:
         return ("mean:chat_score", "mean:reference_score", "mean:win")
 
-    def extra_signature(self) -> dict[str, Any]:
+    def extra_signature(self) -> AnswerJudgeSignature:
         return {
             "orders": list(self.views),
             "scale": [LOW, HIGH],
@@ -99,7 +99,7 @@ class AirBenchChatScorer(AnswerJudge):
             "reducer": self.reducer,
         }
 
-    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, Any]:
+    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, str]:
         question, answer, description = (self.field(sample, f) for f in self.fields)
         first, second = (answer, candidate) if view == REFERENCE_FIRST else (candidate, answer)
         return {"description": description, "question": question, "first": first, "second": second}
@@ -119,7 +119,7 @@ class AirBenchChatScorer(AnswerJudge):
     def vote(self, parsed: list[Any]) -> list[float]:
         return [sum(p[0] for p in parsed) / len(parsed), sum(p[1] for p in parsed) / len(parsed)]
 
-    def values(self, votes: list[Any]) -> dict[str, Any] | None:
+    def values(self, votes: list[Any]) -> dict[str, float] | None:
         model = reduce_votes([v[0] for v in votes], self.votes, self.reducer)
         reference = reduce_votes([v[1] for v in votes], self.votes, self.reducer)
         wins = reduce_votes([1.0 if v[0] > v[1] else 0.0 for v in votes], self.votes, self.reducer)
@@ -134,5 +134,5 @@ class AirBenchChatScorer(AnswerJudge):
     def order(self, view: str) -> tuple[str, ...]:
         return ("reference", "model") if view == REFERENCE_FIRST else ("model", "reference")
 
-    def failed_output_values(self) -> dict[str, Any]:
+    def failed_output_values(self) -> dict[str, float | None]:
         return {"chat_score": LOW, "reference_score": None, "win": 0.0}

@@ -27,7 +27,7 @@ text; one naming no option is wrong).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from audioeval.benchmarks.air_bench.foundation_rule import gold_letter, official_letter, task_id
 from audioeval.benchmarks.sources.records_to_samples import by_column
@@ -35,11 +35,28 @@ from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.fields import text_list
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 RULE = "air-bench-score_foundation.py@9832476"
 
 
-class AirBenchFoundationScorer(Scorer):
+class FoundationSignature(ScorerSignature):
+    rule: str
+    answer_field: str
+    choices_field: str
+    task_key: str
+
+
+class FoundationDetail(TypedDict, total=False):
+    """The task id, the letter read and the gold one, and why it scored as it did."""
+
+    task_id: str
+    letter: str
+    gold: str
+    reason: str
+
+
+class AirBenchFoundationScorer(Scorer[FoundationDetail]):
     """The official letter reading; unreadable replies left out of the accuracy and counted."""
 
     name = "air_bench_foundation"
@@ -58,7 +75,7 @@ class AirBenchFoundationScorer(Scorer):
         self.task_key = task_key
         self.dataset_key = dataset_key
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> FoundationSignature:
         return {
             "scorer": self.name,
             "rule": RULE,
@@ -73,7 +90,7 @@ class AirBenchFoundationScorer(Scorer):
             stats = {"official_correct": None, "official_left_out": 0, "official_skipped": 1}
             return Score({"official_correct": None}, stats, {"reason": "no task_name: skipped"})
         dataset = sample.taxonomy.get(self.dataset_key)
-        detail: dict[str, Any] = {"task_id": task_id(str(task), str(dataset))}
+        detail = FoundationDetail(task_id=task_id(str(task), str(dataset)))
         letter = official_letter(prediction.raw)
         if letter is None:
             detail["reason"] = "unreadable: left out of the official count"

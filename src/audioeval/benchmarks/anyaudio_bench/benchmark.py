@@ -9,6 +9,7 @@ from typing import Any
 
 from audioeval.benchmarks.anyaudio_bench.preset import JUDGE_EVAL
 from audioeval.benchmarks.contract import Benchmark
+from audioeval.metrics.declaration import MeanDeclaration
 from audioeval.scoring.base import DeferredFactory
 
 
@@ -37,4 +38,9 @@ BENCHMARK = Benchmark(
     exporters={"judge_eval": _write_exports},
     presets=(JUDGE_EVAL,),
     console_table=_console_table,
+    metrics=(
+        # a row's label (1 yes, 0 no) and, at the run's threshold, whether the judge said yes
+        MeanDeclaration("label_yes", "yes labels", "fraction"),
+        MeanDeclaration("said_yes", "yes rate", "fraction"),
+    ),
 )

@@ -13,11 +13,19 @@ type names come from the data and are shown literally (as `report/escaping.py` s
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import (
+        GroupFigures,
+        JudgeEvalSummary,
+        SubsetFigures,
+        TypeFigures,
+    )
 
 NONE = "–"
 _LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
@@ -33,15 +41,13 @@ def console_text(text: object) -> str:
     return escape(_LINE_BREAKS.sub(" ", str(text)))
 
 
-def _pct(group: dict[str, Any], metric: str) -> str:
-    value = group.get(metric)
+def _pct(value: float | None, ci: list[float] | None) -> str:
     if value is None:
         return NONE
-    ci = group.get(f"{metric}_ci")
     return f"{value:.2f}" + (f" [dim]({ci[0]:.1f}–{ci[1]:.1f})[/dim]" if ci else "")
 
 
-def _auroc(group: dict[str, Any]) -> str:
+def _auroc(group: GroupFigures) -> str:
     value = group.get("auroc")
     if value is None:
         return NONE
@@ -49,7 +55,7 @@ def _auroc(group: dict[str, Any]) -> str:
     return f"{value:.3f}" + (f" [dim]({ci[0]:.3f}–{ci[1]:.3f})[/dim]" if ci else "")
 
 
-def paper_table(summary: dict[str, Any], title: str = "AnyAudio-Judge Bench") -> Table:
+def paper_table(summary: JudgeEvalSummary, title: str = "AnyAudio-Judge Bench") -> Table:
     """Accuracy (%) per subset in columns, then the macro average over subsets (ours; the
     official overall is pooled, shown in the subset table)."""
     table = Table(title=console_cell(f"{title}: accuracy %"), title_justify="left")
@@ -63,7 +69,7 @@ def paper_table(summary: dict[str, Any], title: str = "AnyAudio-Judge Bench") ->
     return table
 
 
-def subset_table(summary: dict[str, Any], title: str = "by subset") -> Table:
+def subset_table(summary: JudgeEvalSummary, title: str = "by subset") -> Table:
     """One row per subset, then the pooled overall and the macro average over subsets."""
     table = Table(title=console_cell(title), title_justify="left")
     for name, justify in (
@@ -78,49 +84,52 @@ def subset_table(summary: dict[str, Any], title: str = "by subset") -> Table:
     ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for name, group in summary["subsets"].items():
-        table.add_row(*_group_cells(console_cell(name), group))
+        table.add_row(*_group_cells(console_cell(name), group, group["unscored"], group["failed"]))
     overall = summary["overall"]
     table.add_section()
     table.add_row(
         *_group_cells(
-            console_cell("overall (pooled)", "bold"),
-            {**overall, "unscored": summary["unscored"]["n"], "failed": summary["failed"]["n"]},
+            console_cell("overall (pooled)", "bold"), overall, summary["unscored"]["n"], summary["failed"]["n"]
         )
     )
     table.add_row(
         console_cell("macro average", "bold"),
         str(sum(1 for g in summary["subsets"].values() if g["n"])) + " subsets",
-        _pct(overall, "accuracy_macro"),
+        _pct(overall["accuracy_macro"], overall["accuracy_macro_ci"]),
         *[""] * 5,
     )
     return table
 
 
-def _group_cells(label: Any, group: dict[str, Any]) -> list[Any]:
-    yes = group.get("yes_rate")
+def _group_cells(label: Text, group: GroupFigures | SubsetFigures, unscored: int, failed: int) -> list[Any]:
+    yes = group["yes_rate"]
     return [
         label,
         str(group["n"]),
-        _pct(group, "accuracy"),
-        _pct(group, "balanced_accuracy"),
+        _pct(group["accuracy"], group["accuracy_ci"]),
+        _pct(group["balanced_accuracy"], group["balanced_accuracy_ci"]),
         _auroc(group),
         NONE if yes is None else f"{yes:.1f}",
-        str(group.get("unscored", 0)),
-        str(group.get("failed", 0)),
+        str(unscored),
+        str(failed),
     ]
 
 
-def type_table(summary: dict[str, Any], title: str = "by type") -> Table:
+def _type_cell(group: TypeFigures) -> str:
+    return _pct(group["accuracy"], group["accuracy_ci"])
+
+
+def type_table(summary: JudgeEvalSummary, title: str = "by type") -> Table:
     table = Table(title=console_cell(title), title_justify="left")
     table.add_column("type")
     table.add_column("n", justify="right")
     table.add_column("accuracy % (95% CI)", justify="right")
     for name, group in summary["types"].items():
-        table.add_row(console_cell(name), str(group["n"]), _pct(group, "accuracy"))
+        table.add_row(console_cell(name), str(group["n"]), _type_cell(group))
     return table
 
 
-def footer_line(summary: dict[str, Any]) -> str:
+def footer_line(summary: JudgeEvalSummary) -> str:
     """Counts, the threshold and its source, the ECE (a Rich markup string)."""
     threshold = summary["threshold"]
     source = console_text(threshold["source"])
@@ -136,7 +145,7 @@ def footer_line(summary: dict[str, Any]) -> str:
 
 
 def judge_eval_tables(
-    summary: dict[str, Any], title: str = "AnyAudio-Judge Bench", paper_style: bool = True
+    summary: JudgeEvalSummary, title: str = "AnyAudio-Judge Bench", paper_style: bool = True
 ) -> list[Any]:
     """The paper's row, the subset table, the type table and the footer line (markup)."""
     shown: list[Any] = [paper_table(summary, title)] if paper_style else []
@@ -147,6 +156,6 @@ def judge_eval_tables(
     return shown
 
 
-def console_table(figures: Any) -> list[Any]:
+def console_table(figures: JudgeEvalSummary) -> list[Any]:
     """The benchmark's `console_table` hook: `judge-eval`'s figures (its summary)."""
-    return judge_eval_tables(dict(figures))
+    return judge_eval_tables(figures)

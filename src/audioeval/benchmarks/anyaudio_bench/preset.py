@@ -18,12 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from audioeval.benchmarks.anyaudio_bench.figures import SCORE_METRICS, THRESHOLD_METRICS
 from audioeval.benchmarks.preset import REQUIRED, PlanPart, Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.checks import number_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
+
+if TYPE_CHECKING:
+    from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import JudgeEvalSettings
 
 BENCH_NAME = "judge-bench"
 DEV_NAME = "judge-bench-dev"
@@ -84,24 +88,34 @@ HELPS = {
 ALIASES = {"--bench": "--benchmark", "--judge-cache": "--cache", "--max-attempts": "--judge-max-attempts"}
 
 
-def _spec(name: str, location: str, scorer: dict[str, Any], exports: bool) -> Any:
+class ScorerArgs(TypedDict, total=False):
+    """The arguments of the `anyaudio_items` scorer in the run spec (`items_scorer.py`)."""
+
+    mode: Literal["per_item", "all_at_once"]
+    samples: int
+    max_attempts: int
+    threshold: float
+
+
+def _spec(name: str, location: str, scorer: ScorerArgs, exports: bool) -> Any:
     from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 
+    at_threshold = scorer.get("threshold") is not None
     return BenchmarkSpec(
         name=name,
         task="audio_instruct",
         source=SourceSpec(type="jsonl", path=location),
         taxonomy=["subset", "type"],
-        scorers=[{"anyaudio_items": scorer}],
-        metrics=["mean:rubric_score"],
+        scorers=[{"anyaudio_items": dict(scorer)}],
+        metrics=[*SCORE_METRICS, *(THRESHOLD_METRICS if at_threshold else ())],
         exports="judge_eval" if exports else None,
     )
 
 
 def _judged(samples: Any) -> tuple[Any, list[Any]]:
     """The rows the judge sees, and those with an empty rubric (unscored) as summary rows."""
+    from audioeval.benchmarks.anyaudio_bench.rows import judge_eval_row
     from audioeval.benchmarks.anyaudio_bench.schema import is_unscored
-    from audioeval.benchmarks.anyaudio_bench.summary import judge_eval_row
     from audioeval.benchmarks.sources.loader import SampleSet
 
     unscored = [judge_eval_row(s, None) for s in samples.samples if is_unscored(s)]
@@ -113,6 +127,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     """The bench rows (and the dev rows of `--tune-on`) read, as the samples of the run."""
     from audioeval.benchmarks.anyaudio_bench.export import RUN_INFO_KEY
     from audioeval.benchmarks.anyaudio_bench.loading import load_bench
+    from audioeval.benchmarks.anyaudio_bench.summary import default_threshold
 
     threshold, tune_on, config = values.get("threshold"), values.get("tune_on"), values.get("config")
     if threshold is not None and tune_on is not None:
@@ -125,13 +140,9 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         bench, config=config, data_root_dir=values.get("data_root"), limit=values.get("limit")
     )
     rows, unscored = _judged(loaded)
-    scorer = {
-        "mode": values["mode"],
-        "samples": values["samples"],
-        "max_attempts": values["judge_max_attempts"],
-    }
+    scorer = ScorerArgs(mode=values["mode"], samples=values["samples"], max_attempts=values["judge_max_attempts"])
     skipped = list(loaded.skipped)
-    info: dict[str, Any] = {
+    info: JudgeEvalSettings = {
         "bench": bench if config is None else f"{bench} ({config})",
         "judge_model": values["judge_model"],
         "threshold": threshold,
@@ -141,7 +152,11 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         "mode": values["mode"],
     }
     also: tuple[PlanPart, ...] = ()
-    if tune_on is not None:
+    judged = scorer
+    if tune_on is None:  # the threshold is known before judging: each row's verdict is a stat
+        at = default_threshold(values["mode"])[0] if threshold is None else float(threshold)
+        judged = ScorerArgs(**scorer, threshold=at)
+    else:
         dev_loaded = load_bench(tune_on, config=config, data_root_dir=values.get("data_root"))
         dev, _ = _judged(dev_loaded)
         also = (PlanPart(_spec(DEV_NAME, dev_loaded.location, scorer, False), dev_loaded.location, dev),)
@@ -152,10 +167,10 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
             dev_records=str(pair / RECORDS_FILE),
             dev_ids=str(pair / IDS_FILE),
         )
-    info["unscored_rows"] = [r._asdict() for r in unscored]
+    info["unscored_rows"] = [r.fields() for r in unscored]
     info["skipped_rows"] = [e.as_record() for e in skipped]  # judge_eval_summary.json's `skipped`
     return PresetPlan(
-        _spec(BENCH_NAME, loaded.location, scorer, True),
+        _spec(BENCH_NAME, loaded.location, judged, True),
         loaded.location,
         MODEL,
         samples=rows,

@@ -1,10 +1,21 @@
-"""The summary of `audioeval judge-eval`: how well a judge's scores match the bench's labels.
+"""The summary of `audioeval judge-eval`, `judge_eval_summary.json`: how well a judge's scores
+match the bench's labels, formatted from the pair summary the engine computed.
 
-From one row per bench sample (uuid, subset, type, label, the judge's score, whether the
-judge failed), a row's prediction is yes when its score is at or above the threshold. Rows
-without a score are never scored: an empty rubric is `unscored`, a judge failure `failed`;
-both are counted and listed by uuid, and left out of every metric (a failure is never a
-wrong answer).
+Every figure is the pair summary's (`metrics/pair_summary.py`, from the records of the judged
+rows: the scorer `anyaudio_items` writes each row's score, label, subset and, at a threshold
+known before judging, its verdict; `metrics/binary_judge.py` has the statistics): the mean
+score (`mean:rubric_score`), AUROC, ECE, the share of yes labels (`mean:label_yes`), and at
+the threshold accuracy, balanced accuracy, the macro accuracy over subsets and the yes rate
+(`mean:said_yes`), overall and per subset and type, with the pair summary's CIs. With a
+threshold tuned after judging (`--tune-on`), or in a folder judged before these metrics were
+declared, the run's pair summary lacks some of them: `tuned.py` has the engine's pair summary
+computed again over the records, each row's verdict at the threshold. Here the figures are
+only put in the file's units (percentages with two decimals, 0–1 figures with four) and its
+order.
+
+A row's prediction is yes when its score is at or above the threshold. Rows without a score
+are never scored: an empty rubric is `unscored`, a judge failure `failed`; both are counted
+and listed by uuid, and left out of every metric (a failure is never a wrong answer).
 
 - `subsets.<name>`: n (scored rows), n_yes, n_no, accuracy, balanced_accuracy (%), auroc
   (0–1, null with `auroc_reason` without both labels), each with a 95 % percentile
@@ -26,21 +37,32 @@ wrong answer).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping, Sequence
 
-import numpy as np
+from audioeval.benchmarks.anyaudio_bench.figures import METRICS
+from audioeval.benchmarks.anyaudio_bench.judge_eval_doc import (
+    GroupFigures,
+    JudgeEvalSummary,
+    OfficialFigures,
+    OverallFigures,
+    SubsetFigures,
+    ThresholdBlock,
+    TypeFigures,
+)
+from audioeval.benchmarks.anyaudio_bench.rows import JudgeEvalRow, is_scored, judge_eval_row
+from audioeval.benchmarks.anyaudio_bench.schema import SUBSETS, TYPES, ordered
+from audioeval.benchmarks.pair_figures import Figure, Group, PairFigures
+from audioeval.metrics.binary_judge import DEFAULT_THRESHOLD, ECE_BINS, TunedThreshold
 
-from audioeval.benchmarks.anyaudio_bench.schema import SUBSETS, TYPES, is_unscored, ordered
-from audioeval.core.sample import Sample
-from audioeval.metrics import binary_judge as bj
-from audioeval.metrics.bootstrap import binary_mean_ci
-from audioeval.postprocess.yes_no import read_label
+__all__ = ["JudgeEvalRow", "default_threshold", "judge_eval_row", "judge_eval_summary"]
 
 CONFIDENCE = 0.95
 OFFICIAL_GENERATE_THRESHOLD = 0.8
 """`--yes_threshold` of the official generate mode (`evaluate_benchmark.py` L43-67)."""
 OFFICIAL_ACCURACY_MODE = "all_at_once"  # our name of the official generate mode
+UNITS = {"accuracy": "%", "balanced_accuracy": "%", "yes_rate": "%", "auroc": "0-1", "ece": "0-1"}
+SCORE, LABELS, AUROC, ECE = "mean:rubric_score", "mean:label_yes", "auroc", "ece"
+ACCURACY, BALANCED, MACRO, SAID_YES = "accuracy", "balanced_accuracy", "macro_accuracy", "mean:said_yes"
 
 
 def default_threshold(mode: str) -> tuple[float, str]:
@@ -49,198 +71,162 @@ def default_threshold(mode: str) -> tuple[float, str]:
     mode, which computes no accuracy) ours, 0.5."""
     if mode == OFFICIAL_ACCURACY_MODE:
         return OFFICIAL_GENERATE_THRESHOLD, "default (official generate mode)"
-    return bj.DEFAULT_THRESHOLD, "default (ours: the official logits mode computes no accuracy)"
-UNITS = {"accuracy": "%", "balanced_accuracy": "%", "yes_rate": "%", "auroc": "0-1", "ece": "0-1"}
-
-
-class JudgeEvalRow(NamedTuple):
-    """One bench sample as judged: `score` is None when unscored or failed."""
-
-    uuid: str
-    subset: str
-    type: str
-    label: str | bool
-    score: float | None
-    failed: bool = False
-
-
-def judge_eval_row(sample: Sample, score: float | None, *, failed: bool = False) -> JudgeEvalRow:
-    """The summary row of a bench Sample (`loading.load_bench`) and the judge's score of it
-    (None when unscored or failed); an unscored sample's score is ignored."""
-    f = sample.fields
-    if is_unscored(sample):
-        score, failed = None, False
-    return JudgeEvalRow(sample.id, str(f["subset"]), str(f["type"]), str(f["label"]), score, failed)
-
-
-def _yes(label: str | bool, uuid: str) -> bool:
-    yes = read_label(label)
-    if yes is None:
-        raise ValueError(f"row {uuid!r}: label must be yes or no, got {label!r}")
-    return yes
+    return DEFAULT_THRESHOLD, "default (ours: the official logits mode computes no accuracy)"
 
 
 def _pct(value: float | None) -> float | None:
-    return None if value is None or np.isnan(value) else round(float(value) * 100, 2)
+    return None if value is None else round(float(value) * 100, 2)
 
 
-def _pct_ci(ci: tuple[float | None, float | None]) -> list[float] | None:
-    lo, hi = ci
-    return None if lo is None or hi is None else [round(lo * 100, 2), round(hi * 100, 2)]
+def _pct_ci(ci: Sequence[float | None] | None) -> list[float] | None:
+    if not ci or ci[0] is None or ci[1] is None:
+        return None
+    return [round(ci[0] * 100, 2), round(ci[1] * 100, 2)]
 
 
-def _unit_ci(ci: tuple[float | None, float | None]) -> list[float] | None:
-    lo, hi = ci
-    return None if lo is None or hi is None else [round(lo, 4), round(hi, 4)]
+def _unit(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
 
 
-def _group(rows: Sequence[JudgeEvalRow], threshold: float, n_resamples: int, seed: int) -> dict[str, Any]:
-    """Metrics of the scored rows of one group."""
-    scores = np.array([r.score for r in rows], dtype=np.float64)
-    labels = np.array([_yes(r.label, r.uuid) for r in rows], dtype=bool)
-    roc = bj.auroc(scores, labels)
-    cis = bj.bootstrap_cis(
-        scores, labels, threshold, n_resamples=n_resamples, seed=seed, confidence=CONFIDENCE
-    )
+def _unit_ci(ci: Sequence[float | None] | None) -> list[float] | None:
+    if not ci or ci[0] is None or ci[1] is None:
+        return None
+    return [round(ci[0], 4), round(ci[1], 4)]
+
+
+def _value(blocks: Group, metric: str) -> float | None:
+    return blocks.get(metric, Figure()).value
+
+
+def _auroc_reason(n: int, n_yes: int) -> str | None:
+    """Why the AUROC of a group of `n` rows, `n_yes` of them labelled yes, is undefined."""
+    if not n:
+        return "undefined: no sample"
+    if not n_yes:
+        return "undefined: no 'yes' sample"
+    return "undefined: no 'no' sample" if n_yes == n else None
+
+
+def _group(blocks: Group) -> GroupFigures:
+    """The figures of one group (no figure: no scored row in it)."""
+    labels = blocks.get(LABELS, Figure())
+    n, n_yes = labels.n, int(labels.total or 0)
+    roc, acc, bal = (blocks.get(m, Figure()) for m in (AUROC, ACCURACY, BALANCED))
     return {
-        "n": len(rows),
-        "n_yes": int(labels.sum()),
-        "n_no": int((~labels).sum()),
-        "accuracy": _pct(bj.accuracy(scores, labels, threshold)),
-        "accuracy_ci": _pct_ci(cis.accuracy),
-        "balanced_accuracy": _pct(bj.balanced_accuracy(scores, labels, threshold)),
-        "balanced_accuracy_ci": _pct_ci(cis.balanced_accuracy),
-        "auroc": None if roc.value is None else round(roc.value, 4),
-        "auroc_ci": _unit_ci(cis.auroc),
-        "auroc_reason": roc.reason,
-        "yes_rate": _pct(float(np.mean(bj.predict_yes(scores, threshold)))) if len(rows) else None,
-        "mean_score": round(float(scores.mean()), 4) if len(rows) else None,
+        "n": n,
+        "n_yes": n_yes,
+        "n_no": n - n_yes,
+        "accuracy": _pct(acc.value),
+        "accuracy_ci": _pct_ci(acc.ci),
+        "balanced_accuracy": _pct(bal.value),
+        "balanced_accuracy_ci": _pct_ci(bal.ci),
+        "auroc": _unit(roc.value),
+        "auroc_ci": _unit_ci(roc.ci),
+        "auroc_reason": None if roc.value is not None else _auroc_reason(n, n_yes),
+        "yes_rate": _pct(_value(blocks, SAID_YES)) if n else None,
+        "mean_score": _unit(_value(blocks, SCORE)) if n else None,
     }
 
 
-def _scored(row: JudgeEvalRow) -> bool:
-    return not row.failed and row.score is not None and not np.isnan(row.score)
-
-
 def judge_eval_summary(
-    rows: Iterable[JudgeEvalRow | tuple[Any, ...]],
+    pair: PairFigures,
+    rows: Sequence[JudgeEvalRow],
     *,
-    threshold: float = bj.DEFAULT_THRESHOLD,
+    threshold: float,
     threshold_source: str = "default",
     n_resamples: int = 1000,
     seed: int = 0,
-    tuning: bj.TunedThreshold | None = None,
+    tuning: TunedThreshold | None = None,
     mode: str | None = None,
-) -> dict[str, Any]:
-    """The `summary.json` of a judge evaluation (see the module doc). `threshold_source` is
-    "default", "--threshold" or "tuned on FILE"; `tuning` adds the dev split's n and
-    accuracy at the tuned threshold; `mode` the judge's (official accuracy in `all_at_once`
-    only). ValueError for a label other than yes/no."""
-    all_rows = [JudgeEvalRow(*r) for r in rows]
-    scored = [r for r in all_rows if _scored(r)]
-    failed = [r.uuid for r in all_rows if r.failed]
-    unscored = [r.uuid for r in all_rows if not r.failed and not _scored(r)]
-    names = ordered({r.subset for r in all_rows}, SUBSETS)
-    subsets = {}
+) -> JudgeEvalSummary:
+    """The `judge_eval_summary.json` of a judge evaluation (see the module doc): the pair
+    summary `pair` of the judged rows at `threshold` formatted, with every row (`rows`: the
+    scored, the failed and the unscored) counted. `threshold_source` is "default",
+    "--threshold" or "tuned on FILE"; `tuning` adds the dev split's n and accuracy at the
+    tuned threshold; `mode` the judge's (official accuracy in `all_at_once` only).
+    ValueError when the pair summary lacks one of its metrics (`METRICS`)."""
+    metrics = pair.metrics
+    missing = [m for m in METRICS if m not in metrics]
+    if missing:
+        raise ValueError(f"the pair summary has no {', '.join(missing)}")
+    scored = [r for r in rows if is_scored(r)]
+    failed = [r.uuid for r in rows if r.failed]
+    unscored = [r.uuid for r in rows if not r.failed and not is_scored(r)]
+    names = ordered({r.subset for r in rows}, SUBSETS)
+    subsets: dict[str, SubsetFigures] = {}
     for name in names:
-        group = _group([r for r in scored if r.subset == name], threshold, n_resamples, seed)
-        members = [r for r in all_rows if r.subset == name]
-        group["unscored"] = sum(1 for r in members if not r.failed and not _scored(r))
-        group["failed"] = sum(1 for r in members if r.failed)
-        subsets[name] = group
+        group = _group(pair.group("subset", name))
+        members = [r for r in rows if r.subset == name]
+        subsets[name] = SubsetFigures(
+            **group,
+            unscored=sum(1 for r in members if not r.failed and not is_scored(r)),
+            failed=sum(1 for r in members if r.failed),
+        )
+    overall = _group(metrics)
+    macro = metrics.get(MACRO, Figure())
     return {
-        "n": len(all_rows),
+        "n": len(rows),
         "n_scored": len(scored),
         "subsets": subsets,
-        "overall": _overall(scored, subsets, threshold, n_resamples, seed),
-        "types": _types(scored, threshold, n_resamples, seed),
+        "overall": OverallFigures(
+            **overall,
+            accuracy_pooled=overall["accuracy"],
+            accuracy_pooled_ci=overall["accuracy_ci"],
+            accuracy_macro=_pct(macro.value),
+            accuracy_macro_ci=_pct_ci(macro.ci),
+        ),
+        "types": _types(pair.breakdowns.get("type", {})),
         "unscored": {"n": len(unscored), "ids": unscored},
         "failed": {"n": len(failed), "ids": failed},
-        "official": official_figures(all_rows, scored, names, threshold, mode),
+        "official": official_figures(pair, len(rows), names, threshold, mode),
         "threshold": _threshold(threshold, threshold_source, tuning),
-        "ece": _ece(scored),
-        "ece_bins": bj.ECE_BINS,
+        "ece": _unit(_value(metrics, ECE)) if scored else None,
+        "ece_bins": ECE_BINS,
         "units": UNITS,
         "bootstrap": {"n_resamples": n_resamples, "seed": seed, "confidence": CONFIDENCE},
     }
 
 
-def _overall(
-    scored: list[JudgeEvalRow],
-    subsets: dict[str, dict[str, Any]],
-    threshold: float,
-    n_resamples: int,
-    seed: int,
-) -> dict[str, Any]:
-    out = _group(scored, threshold, n_resamples, seed)
-    out["accuracy_pooled"], out["accuracy_pooled_ci"] = out["accuracy"], out["accuracy_ci"]
-    index = {name: k for k, name in enumerate(subsets)}
-    correct = np.array([_correct(r, threshold) for r in scored], dtype=bool)
-    groups = np.array([index[r.subset] for r in scored], dtype=np.int64)
-    accs = [float(correct[groups == k].mean()) for k in range(len(index)) if (groups == k).any()]
-    out["accuracy_macro"] = _pct(float(np.mean(accs))) if accs else None
-    ci = bj.bootstrap_macro_accuracy_ci(
-        correct, groups, n_resamples=n_resamples, seed=seed, confidence=CONFIDENCE
-    )
-    out["accuracy_macro_ci"] = _pct_ci(ci)
-    return out
-
-
 def official_figures(
-    rows: list[JudgeEvalRow], scored: list[JudgeEvalRow], names: list[str], threshold: float, mode: str | None
-) -> dict[str, Any]:
-    """What the official script reports for these rows (module doc), unrounded."""
+    pair: PairFigures,
+    n_rows: int,
+    names: Sequence[str],
+    threshold: float,
+    mode: str | None,
+) -> OfficialFigures:
+    """What the official script reports for these rows (module doc), unrounded: the pair
+    summary's figures × 100."""
     generate = mode == OFFICIAL_ACCURACY_MODE
 
-    def acc(group: list[JudgeEvalRow]) -> float | None:
-        return 100 * sum(_correct(r, threshold) for r in group) / len(group) if generate and group else None
+    def acc(blocks: Group) -> float | None:
+        value = _value(blocks, ACCURACY)
+        return 100 * value if generate and value is not None else None
 
-    def mean(group: list[JudgeEvalRow]) -> float | None:
-        return sum(float(r.score or 0.0) for r in group) / len(group) if group else None
-
-    groups = {name: [r for r in scored if r.subset == name] for name in names}
+    metrics = pair.metrics
+    subsets = {name: pair.group("subset", name) for name in names}
     return {
         "source": "CuCl-2/AnyAudio-Judge@5cd0eb0 evaluate_benchmark.py",
         "mode": mode,
         "threshold": threshold,
-        "per_subset_acc": {name: acc(g) for name, g in groups.items()},
-        "overall_acc": acc(scored),
-        "per_subset_mean_score": {name: mean(g) for name, g in groups.items()},
-        "overall_mean_score": mean(scored),
-        "n_samples": len(rows),
+        "per_subset_acc": {name: acc(blocks) for name, blocks in subsets.items()},
+        "overall_acc": acc(metrics),
+        "per_subset_mean_score": {name: _value(blocks, SCORE) for name, blocks in subsets.items()},
+        "overall_mean_score": _value(metrics, SCORE),
+        "n_samples": n_rows,
     }
 
 
-def _correct(row: JudgeEvalRow, threshold: float) -> bool:
-    return bool(row.score is not None and row.score >= threshold) == _yes(row.label, row.uuid)
-
-
-def tuned_threshold(rows: Iterable[JudgeEvalRow | tuple[Any, ...]]) -> bj.TunedThreshold:
-    """The threshold with the best accuracy on the scored rows of a dev split
-    (`metrics.binary_judge.tune_threshold`); ValueError when no row is scored."""
-    scored = [r for r in (JudgeEvalRow(*x) for x in rows) if _scored(r)]
-    return bj.tune_threshold([r.score for r in scored], [_yes(r.label, r.uuid) for r in scored])
-
-
-def _types(scored: list[JudgeEvalRow], threshold: float, n_resamples: int, seed: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in ordered({r.type for r in scored}, TYPES):
-        members = [r for r in scored if r.type == name]
-        hits = sum(_correct(r, threshold) for r in members)
-        ci = binary_mean_ci(hits, len(members), confidence=CONFIDENCE, n_resamples=n_resamples, seed=seed)
-        out[name] = {"n": len(members), "accuracy": _pct(hits / len(members)), "accuracy_ci": _pct_ci(ci)}
+def _types(by_type: Mapping[str, Group]) -> dict[str, TypeFigures]:
+    out: dict[str, TypeFigures] = {}
+    for name in ordered(set(by_type), TYPES):
+        block = by_type[name].get(ACCURACY, Figure())
+        out[name] = {"n": block.n, "accuracy": _pct(block.value), "accuracy_ci": _pct_ci(block.ci)}
     return out
 
 
-def _threshold(value: float, source: str, tuning: bj.TunedThreshold | None) -> dict[str, Any]:
-    out: dict[str, Any] = {"value": value, "source": source}
+def _threshold(value: float, source: str, tuning: TunedThreshold | None) -> ThresholdBlock:
+    out: ThresholdBlock = {"value": value, "source": source}
     if tuning is not None:
         out["dev_n"] = tuning.n
         out["dev_accuracy"] = _pct(tuning.accuracy)
     return out
-
-
-def _ece(scored: list[JudgeEvalRow]) -> float | None:
-    scores = [r.score for r in scored]
-    value = bj.expected_calibration_error(scores, [_yes(r.label, r.uuid) for r in scored])
-    return None if value is None else round(value, 4)

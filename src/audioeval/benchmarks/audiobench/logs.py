@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.adapters.predictions import PredictionsRead
 from audioeval.adapters.unkeyed_rows import UnkeyedRow, canonical
@@ -186,6 +186,16 @@ def _either(path: Path) -> dict[str, Any]:
     return doc  # type: ignore[no-any-return]
 
 
+class ScoreLogFields(TypedDict, total=False):
+    """A score log row's Sample fields: its question, and its reference, or for a
+    multiple-choice row its choices and answer (their `(A) ` prefixes cut)."""
+
+    question: str
+    reference: str
+    choices: list[str]
+    answer: str
+
+
 def _score_samples(path: Path) -> tuple[list[Sample], list[InputError]]:
     samples, errors = [], []
     for got in _score_rows(path):
@@ -193,11 +203,11 @@ def _score_samples(path: Path) -> tuple[list[Sample], list[InputError]]:
             errors.append(got)
             continue
         i, texts, choices = got
-        fields: dict[str, Any] = {"question": texts["question"]}
+        fields = ScoreLogFields(question=texts["question"])
         if choices is None:
             fields["reference"] = texts["reference"]
         else:
             fields.update(choices=choices, answer=texts["reference"][CHOICE_PREFIX:])
         taxonomy = {"task": texts["task"]} if texts["task"] else {}
-        samples.append(Sample(str(i + 1), {}, fields, taxonomy, str(path)))
+        samples.append(Sample(str(i + 1), {}, dict(fields), taxonomy, str(path)))
     return samples, errors

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
 
 from audioeval.benchmarks.audiobench import text_rules
 from audioeval.benchmarks.audiobench.string_match import RULE, unlabelled
@@ -37,7 +36,7 @@ def _jiwer() -> str:
         return "absent"
 
 
-def wer_signature(unit: str) -> dict[str, Any]:
+def wer_signature(unit: str) -> dict[str, str | list[str]]:
     """The profile hook: the chain per language family, the source and jiwer's version."""
     return {
         "source": SOURCE,

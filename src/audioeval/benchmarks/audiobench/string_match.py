@@ -11,13 +11,13 @@ is wrong. The answer and choices are given without their `(A) ` prefixes (their 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from audioeval.core.errors import InputError
 from audioeval.core.record import Score
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Scorer
 from audioeval.scoring.mcq_official import official_match
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 NAME = "audiobench_string_match"
 
@@ -48,6 +48,10 @@ def string_match(answer: str, reply: str, choices: list[str]) -> bool:
     return official_match(answer, reply, choices).correct
 
 
+class StringMatchSignature(ScorerSignature):
+    source: str  # the code it follows
+
+
 class StringMatchScorer(Scorer):
     """`audiobench_string_match`: 1 when the reply passes AudioBench's string match, else 0."""
 
@@ -55,7 +59,7 @@ class StringMatchScorer(Scorer):
     metrics = (f"mean:{NAME}",)
     light = True
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> StringMatchSignature:
         return {"scorer": NAME, "source": "AudioLLMs/AudioBench src/dataset_src/eval_methods/string_match.py"}
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:

@@ -11,15 +11,49 @@ summary's `mean:rubric_score` (the eligible items scored), formatted by `rubric_
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import NotRequired, TypedDict
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
-from audioeval.benchmarks.mcq.rubric_summary import RUBRIC, rubric_group
+from audioeval.benchmarks.mcq.item_rows import DisagreementRow, ItemRow
+from audioeval.benchmarks.mcq.rubric_summary import RUBRIC, RubricGroup, rubric_group
+from audioeval.benchmarks.pair_figures import Figure, Group, PairFigures
 from audioeval.metrics.grouping import group_by, taxonomy_groups
 
-Row = dict[str, Any]
 OFFICIAL, ROBUST, UNPARSEABLE = "accuracy", "mean:robust_correct", "mean:unparseable"
+
+
+class ModeFigures(TypedDict):
+    """One mode's figures of a group in `mcq_summary.json`: the items it found right, their
+    share in percent (two decimals, 0 for an empty group) and its CI in percent."""
+
+    correct: int
+    accuracy: float
+    ci: list[float] | None
+
+
+class RobustFigures(ModeFigures):
+    """The robust mode's figures, with the answers it could not read (count and percent)."""
+
+    unparseable: int
+    unparseable_rate: float
+
+
+class McqGroup(TypedDict):
+    """One group of `mcq_summary.json` (`overall`, or a breakdown's group): the items with a
+    prediction in it, both modes, and its MMAR-Rubrics scores when rubrics were judged."""
+
+    n: int
+    official: ModeFigures
+    robust: RobustFigures
+    rubric: NotRequired[RubricGroup]
+
+
+class SummaryGroups(TypedDict):
+    """The groups of `mcq_summary.json`: `overall` and, per axis, each group by name."""
+
+    overall: McqGroup
+    breakdowns: dict[str, dict[str, McqGroup]]
 
 
 def percent(value: float | None) -> float:
@@ -27,40 +61,43 @@ def percent(value: float | None) -> float:
     return 0 if value is None else round(value * 100, 2)
 
 
-def _ci(block: Mapping[str, Any]) -> list[float] | None:
-    ci = block.get("ci")
-    return None if not ci or ci[0] is None else [round(ci[0] * 100, 2), round(ci[1] * 100, 2)]
+def _ci(fig: Figure) -> list[float] | None:
+    ci = fig.ci
+    return None if not ci or ci[0] is None or ci[1] is None else [round(ci[0] * 100, 2), round(ci[1] * 100, 2)]
 
 
-def _count(block: Mapping[str, Any]) -> int:
-    return int(block.get("total") or 0)
+def _count(fig: Figure) -> int:
+    return int(fig.total or 0)
 
 
-def _mode(block: Mapping[str, Any]) -> dict[str, Any]:
-    return {"correct": _count(block), "accuracy": percent(block.get("value")), "ci": _ci(block)}
+def _mode(fig: Figure) -> ModeFigures:
+    return {"correct": _count(fig), "accuracy": percent(fig.value), "ci": _ci(fig)}
 
 
-def group_figures(blocks: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """One group of the pair summary (its metric blocks) as `mcq_summary.json` shows it."""
+def group_figures(blocks: Group) -> McqGroup:
+    """One group of the pair summary (its figures by metric) as `mcq_summary.json` shows it."""
     unparseable = blocks[UNPARSEABLE]
-    robust = _mode(blocks[ROBUST])
-    robust.update(unparseable=_count(unparseable), unparseable_rate=percent(unparseable.get("value")))
-    return {"n": int(blocks[OFFICIAL]["n"]), "official": _mode(blocks[OFFICIAL]), "robust": robust}
+    robust = RobustFigures(
+        **_mode(blocks[ROBUST]),
+        unparseable=_count(unparseable),
+        unparseable_rate=percent(unparseable.value),
+    )
+    return {"n": blocks[OFFICIAL].n, "official": _mode(blocks[OFFICIAL]), "robust": robust}
 
 
-def _has_rubric(rows: Sequence[Row]) -> bool:
+def _has_rubric(rows: Sequence[ItemRow]) -> bool:
     """Whether a row holds a rubric outcome (an item eligible for MMAR-Rubrics)."""
     return any("rubric_score" in r for r in rows)
 
 
 def summary_groups(
-    pair: Mapping[str, Any],
-    rows: Sequence[Row],
+    pair: PairFigures,
+    rows: Sequence[ItemRow],
     bench: McqBenchmark,
-) -> dict[str, Any]:
+) -> SummaryGroups:
     """`{"overall": group, "breakdowns": {axis: {name: group}}}`: the pair summary's figures
     (`pair`), each group with its rubric block when items of the run were rubric-judged."""
-    breakdowns = pair.get("breakdowns") or {}
+    breakdowns = pair.breakdowns
     missing = [axis.name for axis in bench.axes if axis.name not in breakdowns]
     if missing:
         raise ValueError(
@@ -69,19 +106,19 @@ def summary_groups(
         )
     scored = [r for r in rows if r.get("official") is not None]
     rubrics = _has_rubric(scored)
-    if rubrics and RUBRIC not in pair["metrics"]:
+    if rubrics and RUBRIC not in pair.metrics:
         raise ValueError(
             f"the pair summary has no {RUBRIC}: this folder was scored by an earlier audioeval; "
             "score it again with `audioeval mcq score --rubrics`"
         )
-    overall = group_figures(pair["metrics"])
-    out: dict[str, Any] = {"overall": overall, "breakdowns": {}}
+    overall = group_figures(pair.metrics)
+    out: SummaryGroups = {"overall": overall, "breakdowns": {}}
     if rubrics:
-        overall["rubric"] = rubric_group(pair["metrics"][RUBRIC], scored)
+        overall["rubric"] = rubric_group(pair.metrics[RUBRIC], scored)
     for axis in bench.axes:
         groups = {name: group_figures(blocks) for name, blocks in breakdowns[axis.name].items()}
         if rubrics:
-            members = group_by(scored, lambda row, key=axis.name: taxonomy_groups(row.get(key)))
+            members = group_by(scored, lambda row, key=axis.name: taxonomy_groups(dict(row).get(key)))
             for name, group in groups.items():
                 if _has_rubric(members.get(name, [])):
                     group["rubric"] = rubric_group(breakdowns[axis.name][name][RUBRIC], members[name])
@@ -89,32 +126,32 @@ def summary_groups(
     return out
 
 
-def disagreements(rows: Sequence[Row]) -> list[Row]:
+def disagreements(rows: Sequence[ItemRow]) -> list[DisagreementRow]:
     """Items the two modes score differently, with what each mode saw."""
-    keys = (
-        "id",
-        "line",
-        "answer",
-        "answer_letter",
-        "prediction",
-        "official",
-        "official_reason",
-        "robust",
-        "robust_choice",
-        "robust_method",
-        "robust_reason",
-    )
     return [
-        {k: r.get(k) for k in keys}
+        DisagreementRow(
+            id=r["id"],
+            line=r.get("line"),
+            answer=r.get("answer"),
+            answer_letter=r.get("answer_letter"),
+            prediction=r.get("prediction"),
+            official=r.get("official"),
+            official_reason=r.get("official_reason"),
+            robust=r.get("robust"),
+            robust_choice=r.get("robust_choice"),
+            robust_method=r.get("robust_method"),
+            robust_reason=r.get("robust_reason"),
+        )
         for r in rows
-        if r.get("official") is not None and r["official"] != r["robust"]
+        if r.get("official") is not None and r["official"] != r.get("robust")
     ]
 
 
-def method_counts(rows: Sequence[Row]) -> dict[str, int]:
+def method_counts(rows: Sequence[ItemRow]) -> dict[str, int]:
     """How often each robust rule decided (and how often nothing could be read)."""
     counts: dict[str, int] = {}
     for r in rows:
-        if r.get("robust_method"):
-            counts[r["robust_method"]] = counts.get(r["robust_method"], 0) + 1
+        method = r.get("robust_method")
+        if method:
+            counts[method] = counts.get(method, 0) + 1
     return dict(sorted(counts.items()))

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 
 from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
+
+if TYPE_CHECKING:
+    from audioeval.benchmarks.mcq.aggregate import McqGroup, ModeFigures
+    from audioeval.benchmarks.mcq.export import McqSummary
 
 RULE = "*" * 30
 OFFICIAL_NO_PREDICTION_LINE = "No prediction count: 0"
@@ -27,7 +31,7 @@ def _cell(text: object) -> Text:
     return Text(_LINE_BREAKS.sub(" ", str(text)))
 
 
-def official_lines(summary: dict[str, Any], bench: McqBenchmark, mode: str = "official") -> list[str]:
+def official_lines(summary: McqSummary, bench: McqBenchmark, mode: str = "official") -> list[str]:
     """The official `evaluation.py` printout, from the summary's figures.
 
     Figures are `(correct / n) * 100` with two decimals, as the scripts print them; an empty
@@ -39,25 +43,34 @@ def official_lines(summary: dict[str, Any], bench: McqBenchmark, mode: str = "of
     for axis in bench.axes:
         lines += [RULE, axis.title]
         for name, group in summary["breakdowns"][axis.name].items():
-            lines.append(f"{name} : {group[mode]['accuracy']:.2f}% over {group['n']} samples")
+            lines.append(f"{name} : {_mode(group, mode)['accuracy']:.2f}% over {group['n']} samples")
     overall = summary["overall"]
     lines += [
         RULE,
-        f"Total Accuracy: {overall[mode]['accuracy']:.2f}% over {overall['n']} samples",
+        f"Total Accuracy: {_mode(overall, mode)['accuracy']:.2f}% over {overall['n']} samples",
         RULE,
         OFFICIAL_NO_PREDICTION_LINE,
     ]
     return lines
 
 
-def _acc(mode: dict[str, Any] | None) -> str:
+def _mode(group: McqGroup, mode: str) -> ModeFigures:
+    """A group's figures of one mode (`official` or `robust`)."""
+    if mode == "official":
+        return group["official"]
+    if mode == "robust":
+        return group["robust"]
+    raise ValueError(f"no mode {mode!r}: official or robust")
+
+
+def _acc(mode: ModeFigures | None) -> str:
     if mode is None:
         return "–"
     ci = mode.get("ci")
     return f"{mode['accuracy']:.2f}" + (f" [dim]({ci[0]:.1f}–{ci[1]:.1f})[/dim]" if ci else "")
 
 
-def _rubric(group: dict[str, Any]) -> str:
+def _rubric(group: McqGroup) -> str:
     rubric = group.get("rubric")
     if not rubric or rubric.get("score") is None:
         return "–"
@@ -65,7 +78,7 @@ def _rubric(group: dict[str, Any]) -> str:
     return f"{rubric['score']:.2f}" + (f" [dim]({ci[0]:.1f}–{ci[1]:.1f})[/dim]" if ci else "")
 
 
-def _table(title: str, groups: dict[str, dict[str, Any]], rubrics: bool) -> Table:
+def _table(title: str, groups: Mapping[str, McqGroup], rubrics: bool) -> Table:
     table = Table(title=title, title_justify="left")
     for name, justify in (
         ("group", "left"),
@@ -92,11 +105,11 @@ def _table(title: str, groups: dict[str, dict[str, Any]], rubrics: bool) -> Tabl
     return table
 
 
-def mcq_tables(summary: Mapping[str, Any], bench: McqBenchmark, *, official_style: bool = True) -> list[Any]:
+def mcq_tables(summary: McqSummary, bench: McqBenchmark, *, official_style: bool = True) -> list[Any]:
     """Official-style lines (official mode), then one table per breakdown, then the counts."""
     shown: list[Any] = []
     if official_style:
-        shown += [Text(line) for line in official_lines(dict(summary), bench)]
+        shown += [Text(line) for line in official_lines(summary, bench)]
     rubrics = summary.get("rubrics") is not None
     title = bench.name.upper()
     overall = {"overall": summary["overall"]}
@@ -117,7 +130,7 @@ def mcq_tables(summary: Mapping[str, Any], bench: McqBenchmark, *, official_styl
     return shown
 
 
-def console_table(figures: Mapping[str, Any]) -> list[Any]:
+def console_table(figures: McqSummary) -> list[Any]:
     """`mcq score`'s figures (its summary, with `official_print`) as console renderables."""
     bench = get_benchmark(figures["benchmark"])
     return mcq_tables(figures, bench, official_style=bool(figures.get("official_print", True)))

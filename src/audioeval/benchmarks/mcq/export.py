@@ -25,31 +25,146 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
-from audioeval.benchmarks.mcq.aggregate import disagreements, method_counts, summary_groups
+from audioeval.benchmarks.mcq.aggregate import McqGroup, disagreements, method_counts, summary_groups
 from audioeval.benchmarks.mcq.definitions import McqBenchmark, get_benchmark
+from audioeval.benchmarks.mcq.item_rows import (
+    DisagreementRow,
+    ItemRow,
+    RubricResult,
+    item_row,
+    rubric_results,
+)
 from audioeval.benchmarks.mcq.rubric_scorer import SCORER_NAME as RUBRIC_SCORER
 from audioeval.benchmarks.mcq.rubric_scorer import failure_reason
 from audioeval.benchmarks.pair_exports import PairExport
-from audioeval.core.errors import InputError
-from audioeval.core.record import SampleRecord, Score, in_order
-from audioeval.core.sample import Sample
+from audioeval.benchmarks.pair_figures import PairFigures
+from audioeval.core.errors import ErrorRecord, InputError
+from audioeval.core.record import SampleRecord, in_order
 from audioeval.core.version import __version__
-from audioeval.postprocess.chain import ROBUST_MCQ
-from audioeval.postprocess.options import LETTERS
-from audioeval.scoring.base import Prediction
-from audioeval.scoring.mcq_match import McqMatchScorer
-from audioeval.scoring.mcq_robust import McqRobustScorer, answer_index
+from audioeval.metrics.judge_reliability import ReliabilityBlock
+from audioeval.postprocess.chain import ROBUST_MCQ, ChoiceChainDescription
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
 from audioeval.store.json_file import read_json_object
 
-Row = dict[str, Any]
 RESULTS_FILE = "rubrics/results.jsonl"
 SUMMARY_FILE = "mcq_summary.json"
 """The `mcq score` summary at the top of its folder (`summary.json` there is the run's)."""
 COMPUTED_RUBRIC_COUNTS = ("eligible", "scored", "failed", "zero_unmatched")
 RUN_INFO_KEY = "mcq"  # the preset's part of `PairExport.run_info`
+
+
+class RubricCounts(TypedDict):
+    """The eligible items of MMAR-Rubrics, those scored and failed, and those scored 0 with no
+    judge call (their answer failed the official match)."""
+
+    eligible: int
+    scored: int
+    failed: int
+    zero_unmatched: int
+
+
+class RubricSettings(TypedDict, total=False):
+    """`mcq_summary.json`'s `rubrics` block: the preset's settings (`preset._rubric_info`), what
+    the judge did in the run, the results file and the counts (`RubricCounts`)."""
+
+    benchmark: str
+    judge_model: str | None
+    prompt_version: str | None
+    prompt_file: str
+    votes: int
+    max_attempts: int
+    item_score: str
+    temperature: float
+    seed: int | None
+    max_tokens: int
+    without_rubric: int
+    skipped: list[ErrorRecord]
+    judged_now: int
+    reused: int
+    judge_calls: int
+    cache_hits: int
+    results: str
+    eligible: int
+    scored: int
+    failed: int
+    zero_unmatched: int
+
+
+class McqCounts(TypedDict):
+    items: int
+    scored: int
+    without_prediction: int
+    answer_not_in_choices: int
+
+
+class OfficialMode(TypedDict):
+    algorithm: str
+
+
+class RobustMode(TypedDict):
+    chain: ChoiceChainDescription
+    methods: dict[str, int]
+
+
+class DisagreementCounts(TypedDict):
+    n: int
+    official_only: int
+    robust_only: int
+    file: str
+    ids: list[str]
+
+
+class BootstrapSettings(TypedDict):
+    n_resamples: int
+    confidence: float
+    seed: int
+
+
+class OtherFormat(TypedDict, total=False):
+    """A predictions file of another format than the benchmark's: its format, and the metadata
+    file its answers answer."""
+
+    predictions_format: str | None
+    metadata: str | None
+
+
+class McqRunInfo(OtherFormat):
+    """What the preset tells the export (`PairExport.run_info["mcq"]`): the predictions file,
+    its hash and the key read (with `OtherFormat` for another format), the rubric settings."""
+
+    predictions: str
+    predictions_sha256: str
+    prediction_key: str | None
+    rubrics: RubricSettings | None
+
+
+class McqSummary(TypedDict):
+    """`mcq_summary.json` (`SUMMARY_FILE`): what was scored, the counts, both modes' figures
+    overall and per breakdown group (`aggregate.McqGroup`, the pair summary's figures), the
+    disagreements, the rubric settings and counts, the bootstrap settings, and the rubric
+    judge's reliability when rubrics were judged. `mcq score`'s outcome adds `official_print`
+    for the console."""
+
+    benchmark: str
+    predictions: str
+    predictions_sha256: str
+    prediction_key: str | None
+    predictions_format: NotRequired[str | None]
+    metadata: NotRequired[str | None]
+    counts: McqCounts
+    without_prediction_ids: list[str]
+    official: OfficialMode
+    robust: RobustMode
+    overall: McqGroup
+    breakdowns: dict[str, dict[str, McqGroup]]
+    disagreements: DisagreementCounts
+    rubrics: RubricSettings | None
+    bootstrap: BootstrapSettings
+    audioeval_version: str
+    reliability: NotRequired[dict[str, ReliabilityBlock]]
+    official_print: NotRequired[bool]
 
 
 @dataclass(frozen=True)
@@ -73,77 +188,13 @@ class McqScoreResult:
     a tenth of a second at 10,000 items) when it restores the SIGINT handler."""
 
     bench: McqBenchmark
-    rows: list[Row] = field(repr=False)
-    summary: dict[str, Any] = field(repr=False)
-    disagreements: list[Row] = field(repr=False)
+    rows: list[ItemRow] = field(repr=False)
+    summary: McqSummary = field(repr=False)
+    disagreements: list[DisagreementRow] = field(repr=False)
     first_failure: str | None = None  # "id 'x': reason" of the first item the judge failed
 
 
-def _rule_scores(sample: Sample) -> dict[str, Score]:
-    """The official and robust scores of a record that holds none (its judgement failed)."""
-    prediction = sample.fields["prediction"]
-    pred = Prediction(text=prediction, raw=prediction)
-    return {scorer.name: scorer.score(pred, sample) for scorer in (McqMatchScorer(), McqRobustScorer())}
-
-
-def _rubric_detail(rec: SampleRecord) -> Mapping[str, Any] | None:
-    """The stored MMAR-Rubrics judgement of a record (scored or failed), if it has one."""
-    return rec.judge.get(RUBRIC_SCORER)
-
-
-def item_row(rec: SampleRecord) -> Row:
-    """The per-item row of one record: groups, both modes' outcome and why, rubric score."""
-    fields = rec.sample.fields
-    choices, answer, prediction = fields["choices"], fields["answer"], fields.get("prediction")
-    ai = answer_index(answer, choices)
-    row: Row = {  # a taxonomy key named like a later one keeps its place and takes the later value
-        "id": rec.id,
-        "line": fields.get("line"),
-        **rec.taxonomy,
-        "answer": answer,
-        "prediction": prediction,
-        "answer_letter": None if ai is None else LETTERS[ai],
-    }
-    if prediction is None:
-        row.update(official=None, robust=None, unparseable=None)
-        return row
-    scores = rec.scores or _rule_scores(rec.sample)
-    official, robust = scores["mcq_match"], scores["mcq_robust"]
-    row.update(
-        official=int(official.stats["correct"]),
-        official_reason=official.detail["reason"],
-        robust=int(robust.stats["robust_correct"]),
-        robust_choice=robust.detail["choice"],
-        robust_method=robust.detail["method"],
-        robust_reason=robust.detail["reason"],
-        unparseable=int(robust.stats["unparseable"]),
-    )
-    detail = _rubric_detail(rec)
-    if detail and detail.get("eligible"):
-        row["rubric_score"] = None if detail.get("failed") else detail.get("score")
-        row["rubric_failed"] = bool(detail.get("failed"))
-    return row
-
-
-def rubric_results(records: Sequence[SampleRecord], judge_model: str | None) -> list[Row]:
-    """One line per eligible item: whether it matched and was judged, every judge call, score."""
-    out = []
-    for rec in records:
-        detail = _rubric_detail(rec)
-        if detail and detail.get("eligible"):
-            body = {k: v for k, v in detail.items() if k != "eligible"}
-            out.append(
-                {
-                    "id": rec.id,
-                    "sample_sha256": rec.sample_sha256,
-                    "judge_model": judge_model,
-                    **body,
-                }
-            )
-    return out
-
-
-def rubric_counts(results: Sequence[Row]) -> dict[str, int]:
+def rubric_counts(results: Sequence[RubricResult]) -> RubricCounts:
     return {
         "eligible": len(results),
         "scored": sum(1 for r in results if not r.get("failed")),
@@ -152,7 +203,7 @@ def rubric_counts(results: Sequence[Row]) -> dict[str, int]:
     }
 
 
-def first_failure(results: Sequence[Row]) -> str | None:
+def first_failure(results: Sequence[RubricResult]) -> str | None:
     """The first eligible item whose judgement failed, with the last judge error."""
     failed = next((r for r in results if r.get("failed")), None)
     return None if failed is None else f"id {failed['id']!r}: {failure_reason(failed)}"
@@ -161,15 +212,15 @@ def first_failure(results: Sequence[Row]) -> str | None:
 def build_summary(
     bench: McqBenchmark,
     source: Provenance,
-    rows: Sequence[Row],
-    pair: Mapping[str, Any],
+    rows: Sequence[ItemRow],
+    pair: PairFigures,
     *,
     n_resamples: int = 1000,
     seed: int = 0,
-    rubrics: Mapping[str, Any] | None = None,
-    reliability: Mapping[str, Any] | None = None,
-    diffs: Sequence[Row] | None = None,
-) -> dict[str, Any]:
+    rubrics: RubricSettings | None = None,
+    reliability: Mapping[str, ReliabilityBlock] | None = None,
+    diffs: Sequence[DisagreementRow] | None = None,
+) -> McqSummary:
     """The JSON summary: counts, both modes per breakdown group (the figures of the pair
     summary `pair`, which the engine computed from the same records), disagreements (`diffs`,
     when the caller has them: `disagreements(rows)`), settings, and the rubric judge's
@@ -179,23 +230,27 @@ def build_summary(
         groups = summary_groups(pair, rows, bench)
     except ValueError as exc:
         raise InputError(str(exc), field="summary.json") from None
-    without = pair.get("failed_outputs") or {}
-    summary: dict[str, Any] = {
+    summary: McqSummary = {
         "benchmark": bench.name,
         "predictions": source.predictions,
         "predictions_sha256": source.predictions_sha256,
         "prediction_key": source.prediction_key,
-        **({"predictions_format": source.predictions_format, "metadata": source.metadata} if source.metadata else {}),
+        **(
+            OtherFormat(predictions_format=source.predictions_format, metadata=source.metadata)
+            if source.metadata
+            else OtherFormat()
+        ),
         "counts": {
-            "items": pair.get("n", len(rows)),
+            "items": len(rows) if pair.n is None else pair.n,
             "scored": groups["overall"]["n"],
-            "without_prediction": without.get("n", 0),
+            "without_prediction": pair.failed_outputs,
             "answer_not_in_choices": sum(1 for r in rows if r.get("answer_letter") is None),
         },
-        "without_prediction_ids": list(without.get("ids") or []),
+        "without_prediction_ids": list(pair.failed_output_ids),
         "official": {"algorithm": "official token-set match (MMAR/MMAU evaluation.py)"},
         "robust": {"chain": ROBUST_MCQ.describe(), "methods": method_counts(rows)},
-        **groups,
+        "overall": groups["overall"],
+        "breakdowns": groups["breakdowns"],
         "disagreements": {
             "n": len(diffs),
             "official_only": sum(1 for d in diffs if d["official"]),
@@ -203,7 +258,7 @@ def build_summary(
             "file": "disagreements.jsonl",
             "ids": [d["id"] for d in diffs],
         },
-        "rubrics": dict(rubrics) if rubrics is not None else None,
+        "rubrics": RubricSettings(**rubrics) if rubrics is not None else None,
         "bootstrap": {"n_resamples": n_resamples, "confidence": 0.95, "seed": seed},
         "audioeval_version": __version__,
     }
@@ -218,9 +273,9 @@ def export_folder(
     records: Sequence[SampleRecord],
     source: Provenance,
     *,
-    pair: Mapping[str, Any],
-    rubric_info: Mapping[str, Any] | None,
-    reliability: Mapping[str, Any] | None,
+    pair: PairFigures,
+    rubric_info: RubricSettings | None,
+    reliability: Mapping[str, ReliabilityBlock] | None,
     n_resamples: int,
     seed: int,
 ) -> McqScoreResult:
@@ -232,7 +287,7 @@ def export_folder(
     if rubric_info is not None:
         results = rubric_results(records, rubric_info.get("judge_model"))
         write_jsonl_atomic(out / RESULTS_FILE, results)
-        rubrics = {**rubric_info, "results": RESULTS_FILE, **rubric_counts(results)}
+        rubrics = RubricSettings(**{**rubric_info, "results": RESULTS_FILE, **rubric_counts(results)})
         failure = first_failure(results)
     diffs = disagreements(rows)
     summary = build_summary(
@@ -266,13 +321,13 @@ def write_exports(folder: Path, export: PairExport) -> McqScoreResult:
             asked = set(export.asked_ids)
             eligible = [r.id for r in records if "rubric" in r.sample.fields]
             judged_now = sum(1 for i in eligible if i in asked)
-            info = {
-                **info,
-                "judged_now": judged_now,
-                "reused": len(eligible) - judged_now,
-                "judge_calls": export.run_info.get("judge_calls", 0),
-                "cache_hits": export.run_info.get("cache_hits", 0),
-            }
+            now = RubricSettings(
+                judged_now=judged_now,
+                reused=len(eligible) - judged_now,
+                judge_calls=export.run_info.get("judge_calls", 0),
+                cache_hits=export.run_info.get("cache_hits", 0),
+            )
+            info = RubricSettings(**{**info, **now})
     else:
         source, info = _as_scored(scored_summary(folder))
     return export_folder(
@@ -280,7 +335,7 @@ def write_exports(folder: Path, export: PairExport) -> McqScoreResult:
         get_benchmark(export.bench.name),
         records,
         source,
-        pair=export.summary,
+        pair=PairFigures.of(export.summary),
         rubric_info=info,
         reliability=export.reliability(RUBRIC_SCORER) if info is not None else None,
         n_resamples=export.resamples,
@@ -295,7 +350,7 @@ def scored_summary(folder: Path) -> Path:
     return path if path.is_file() or not (folder / "summary.json").is_file() else folder / "summary.json"
 
 
-def _as_scored(path: Path) -> tuple[Provenance, dict[str, Any] | None]:
+def _as_scored(path: Path) -> tuple[Provenance, RubricSettings | None]:
     """A rescore's provenance and rubric settings: those of the summary it replaces."""
     summary = read_json_object(path)
     source = Provenance(
@@ -303,5 +358,9 @@ def _as_scored(path: Path) -> tuple[Provenance, dict[str, Any] | None]:
         summary.get("predictions_format"), summary.get("metadata"),
     )  # fmt: skip
     rubrics = summary.get("rubrics")
-    info = {k: v for k, v in rubrics.items() if k not in COMPUTED_RUBRIC_COUNTS} if rubrics else None
+    info = (
+        RubricSettings(**{k: v for k, v in rubrics.items() if k not in COMPUTED_RUBRIC_COUNTS})
+        if rubrics
+        else None
+    )
     return source, info

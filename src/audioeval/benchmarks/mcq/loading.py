@@ -63,33 +63,44 @@ def resolve_prediction_key(records: list[Any], keys: tuple[str, ...], file: str 
     return found[0] if found else None
 
 
-def _text(obj: dict[str, Any], name: str, where: dict[str, Any], *, nullable: bool = False) -> Any:
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where an item is: its file, line and (once read) id, for the error naming them."""
+
+    file: str
+    line: int
+    sample_id: str | None = None
+
+    def error(self, message: str, field: str | None = None) -> InputError:
+        return InputError(message, field=field, file=self.file, line=self.line, sample_id=self.sample_id)
+
+
+def _text(obj: dict[str, Any], name: str, where: _Place, *, nullable: bool = False) -> Any:
     if name not in obj:
-        raise InputError("missing field", field=name, **where)
+        raise where.error("missing field", name)
     value = obj[name]
     if value is None and nullable:
         return None
     if not isinstance(value, str):
-        raise InputError(f"expected a string, got {type(value).__name__}", field=name, **where)
+        raise where.error(f"expected a string, got {type(value).__name__}", name)
     return value
 
 
 def _item(obj: Any, line: int, bench: McqBenchmark, key: str | None, file: str) -> McqItem:
-    where: dict[str, Any] = {"file": file, "line": line}
     if not isinstance(obj, dict):
-        raise InputError(f"item is a {type(obj).__name__}, not an object", **where)
+        raise _Place(file, line).error(f"item is a {type(obj).__name__}, not an object")
     sid = obj.get("id")
     if isinstance(sid, int) and not isinstance(sid, bool):
         sid = str(sid)
     if not isinstance(sid, str) or not sid:
-        raise InputError("missing or non-string id", field="id", **where)
-    where["sample_id"] = sid
+        raise _Place(file, line).error("missing or non-string id", "id")
+    where = _Place(file, line, sid)
     answer = _text(obj, "answer", where)
     choices = obj.get("choices")
     if "choices" not in obj:
-        raise InputError("missing field", field="choices", **where)
+        raise where.error("missing field", "choices")
     if not isinstance(choices, list) or not choices or not all(isinstance(c, str) for c in choices):
-        raise InputError("expected a non-empty list of strings", field="choices", **where)
+        raise where.error("expected a non-empty list of strings", "choices")
     prediction = _text(obj, key, where, nullable=True) if key and key in obj else None
     thinking = None
     if bench.thinking_key and bench.thinking_key in obj:

@@ -11,7 +11,7 @@ answers (read back by the preset's `outcome`). What to write comes from the pres
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from audioeval.benchmarks.mcq.definitions import get_benchmark
 from audioeval.benchmarks.mcq.loading import load_mcq_file
@@ -24,7 +24,18 @@ RUN_INFO_KEY = "mcq_predict"
 SUMMARY_FILE = "predict_summary.json"
 
 
-def write_predictions_file(folder: Path, export: PairExport) -> dict[str, Any] | None:
+class PredictSummary(TypedDict):
+    """`predict_summary.json`: the predictions file written, its items, those answered and
+    those whose call failed, and the first failure (`id: error`)."""
+
+    output: str
+    items: int
+    answered: int
+    failed: int
+    first_failure: str | None
+
+
+def write_predictions_file(folder: Path, export: PairExport) -> PredictSummary | None:
     """Write the predictions file and `folder/predict_summary.json`; return the summary."""
     info = export.run_info.get(RUN_INFO_KEY)
     if not info:
@@ -36,7 +47,7 @@ def write_predictions_file(folder: Path, export: PairExport) -> dict[str, Any] |
     out = Path(info["output"])
     write_predictions(out, file.items, bench, current, jsonl=bool(info["jsonl"]))
     first = export.summary.get("first_failure") if export.summary else None
-    summary = {
+    summary: PredictSummary = {
         "output": str(out),
         "items": len(file.items),
         "answered": len(current),

@@ -24,13 +24,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audioeval.benchmarks.mcq.definitions import BENCHMARKS
 from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
+
+if TYPE_CHECKING:
+    from audioeval.benchmarks.mcq.export import McqRunInfo, RubricSettings
+    from audioeval.benchmarks.mcq.rubric_plan import RubricPlan
+    from audioeval.benchmarks.mcq.source import McqSourceOptions
 
 MODEL_NAME = "predictions"
 RUBRIC_MAX_TOKENS = 2048
@@ -121,17 +126,18 @@ def _check_flags(values: Mapping[str, Any]) -> None:
         )
 
 
-def _rubric_info(values: Mapping[str, Any], plan: Any) -> dict[str, Any]:
+def _rubric_info(values: Mapping[str, Any], plan: RubricPlan) -> RubricSettings:
     """The settings part of `mcq_summary.json`'s `rubrics`."""
+    from audioeval.benchmarks.mcq.export import RubricSettings
     from audioeval.benchmarks.mcq.rubric_prompt import PROMPT_VERSION
     from audioeval.benchmarks.mcq.rubric_scorer import REDUCER
 
     prompt = values.get("judge_prompt")
-    return {
+    settings: RubricSettings = {
         "benchmark": "mmar-rubrics",
         "judge_model": values["judge_model"],
         "prompt_version": PROMPT_VERSION if prompt is None else None,
-        **({} if prompt is None else {"prompt_file": str(prompt)}),
+        **(RubricSettings() if prompt is None else RubricSettings(prompt_file=str(prompt))),
         "votes": values["judge_votes"],
         "max_attempts": values["judge_max_attempts"],
         "item_score": f"{REDUCER.replace('_', ' ')} (drop max and min)",
@@ -141,13 +147,14 @@ def _rubric_info(values: Mapping[str, Any], plan: Any) -> dict[str, Any]:
         "without_rubric": plan.without_rubric,
         "skipped": [e.as_record() for e in plan.skipped],
     }
+    return settings
 
 
 def plan(values: Mapping[str, Any]) -> PresetPlan:
     """The predictions file read and checked, as the samples of an `mmar`/`mmau` run."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
+    from audioeval.benchmarks.mcq.source import RubricScorerArgs, score_spec
     from audioeval.benchmarks.mcq.source import rubric_plan as plan_of
-    from audioeval.benchmarks.mcq.source import score_spec
     from audioeval.store.file_digest import file_sha256
 
     _check_flags(values)
@@ -164,7 +171,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
             options["rubric_meta"] = str(Path(values["rubric_meta"]).expanduser().resolve())
     rubric_plan = plan_of(file, options)
     scorer = (
-        {"votes": values["judge_votes"], "max_attempts": values["judge_max_attempts"]} if rubrics else None
+        RubricScorerArgs(votes=values["judge_votes"], max_attempts=values["judge_max_attempts"]) if rubrics else None
     )
     spec = score_spec(bench, scored.source, options, rubric_scorer=scorer)
     model = {
@@ -175,7 +182,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         "prediction_key": scored.model_key,
         "concurrency": values["judge_concurrency"] if rubrics else 8,
     }
-    source = {
+    source: McqRunInfo = {
         "predictions": str(predictions),
         "predictions_sha256": file_sha256(predictions),
         "prediction_key": scored.key,
@@ -200,7 +207,7 @@ class Scored:
 
     file: Any  # loading.McqFile
     source: Path
-    options: dict[str, Any]
+    options: McqSourceOptions
     format: str
     key: str | None
     """The key the answers were read from (recorded in mcq_summary.json)."""
@@ -215,6 +222,7 @@ def _scored(bench: Any, predictions: Path, values: Mapping[str, Any]) -> Scored:
     `--metadata`, read as `run -m NAME=predictions:FILE` reads it (`answers_file.py`)."""
     from audioeval.benchmarks.mcq.answers_file import items_with_answers, predictions_format
     from audioeval.benchmarks.mcq.loading import load_mcq_file
+    from audioeval.benchmarks.mcq.source import McqSourceOptions
     from audioeval.store.json_items import gc_paused
 
     key = values.get("prediction_key")
@@ -230,15 +238,13 @@ def _scored(bench: Any, predictions: Path, values: Mapping[str, Any]) -> Scored:
     with gc_paused():  # many small acyclic objects: collector passes only cost time
         if given is None:
             file = load_mcq_file(predictions, bench, prediction_key=key)
-            options: dict[str, Any] = {"prediction_key": file.prediction_key}  # the source type's
+            options = McqSourceOptions(prediction_key=file.prediction_key)  # the source type's
             return Scored(file, predictions, options, bench.name, file.prediction_key, file.prediction_key)
         metadata = Path(given)
         got = items_with_answers(bench, metadata, predictions, chosen, key)
-    options = {
-        "predictions": str(predictions.expanduser().resolve()),
-        "predictions_format": chosen.name,
-        "prediction_key": key,
-    }
+    options = McqSourceOptions(
+        predictions=str(predictions.expanduser().resolve()), predictions_format=chosen.name, prediction_key=key
+    )
     fmt = "auto" if chosen.how == "auto" else chosen.name  # the model says how it was chosen
     return Scored(got.file, metadata, options, fmt, got.key, key, metadata)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.core.messages import Message
 from audioeval.judge.votes import reduce_votes, trimmed_mean  # noqa: F401 (trimmed_mean: re-exported)
@@ -68,6 +68,26 @@ def output_format(rubric: Sequence[RubricItem]) -> str:
     return json.dumps(template, ensure_ascii=False)
 
 
+class RubricItemVariables(TypedDict):
+    """One rubric item as a prompt template sees it (`choices` as written)."""
+
+    name: str
+    scoring_point: str
+    choices: list[str]
+
+
+class RubricVariables(TypedDict):
+    """What a prompt template file is rendered with (`rubric_variables`)."""
+
+    question: str
+    answer: str
+    reference: str
+    rubric: list[RubricItemVariables]
+    output_format: str
+    thinking: str
+    prediction: str
+
+
 def rubric_variables(
     *,
     question: str,
@@ -76,13 +96,13 @@ def rubric_variables(
     rubric: Sequence[RubricItem],
     thinking: str | None,
     prediction: str,
-) -> dict[str, Any]:
+) -> RubricVariables:
     """What a prompt template file (`prompt_file`) is rendered with: the ground truth
     (`question`, `answer`, `reference`: the ideal reasoning), the `rubric` items (`name`,
     `scoring_point`, `choices` as written), `output_format` (the JSON list to fill), and the
     submission (`thinking`: the model's reasoning, "" when none; `prediction`: its answer)."""
     items = [
-        {"name": i.name, "scoring_point": i.scoring_point, "choices": [_fmt(c) for c in i.choices]}
+        RubricItemVariables(name=i.name, scoring_point=i.scoring_point, choices=[_fmt(c) for c in i.choices])
         for i in rubric
     ]
     return {
@@ -113,7 +133,7 @@ def build_rubric_messages(
             question=question, answer=answer, reference=reference, rubric=rubric,
             thinking=thinking, prediction=prediction,
         )  # fmt: skip
-        return render(template, variables)
+        return render(template, dict(variables))
     lines = [
         "## Ground truth",
         f"Question: {question}",
@@ -193,7 +213,15 @@ def parse_rubric_answer(raw: str, rubric: Sequence[RubricItem]) -> RubricCall:
     return RubricCall(value, tuple(scores), None, warning)
 
 
-def item_outcome(call_scores: Sequence[float], votes: int, reducer: str = "trimmed_mean") -> dict[str, Any]:
+class ItemOutcome(TypedDict):
+    """A judged item's valid call scores (the first `votes`), whether it failed, its score."""
+
+    call_scores: list[float]
+    failed: bool
+    score: float | None
+
+
+def item_outcome(call_scores: Sequence[float], votes: int, reducer: str = "trimmed_mean") -> ItemOutcome:
     """Score of a judged item from its valid call scores (the first `votes` count), reduced
     by the named reducer (`judge/votes.REDUCERS`).
 

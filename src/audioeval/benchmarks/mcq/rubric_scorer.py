@@ -18,11 +18,13 @@ with its CI per group; `mcq_summary.json` formats it.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TypedDict
 
 from audioeval.benchmarks.mcq.rubric_prompt import (
     PROMPT_VERSION,
+    ItemOutcome,
     RubricItem,
+    RubricVariables,
     build_rubric_messages,
     item_outcome,
     parse_rubric,
@@ -35,15 +37,64 @@ from audioeval.judge.judged_items import JudgedItem, JudgeVote
 from audioeval.judge.votes import check_early_stop, collect_votes
 from audioeval.prompts.templates import PromptTemplate
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
+from audioeval.scoring.judged import (
+    JudgedScorer,
+    JudgeFailed,
+    JudgeGenerate,
+    PromptSignature,
+    prompt_signature,
+)
 from audioeval.scoring.mcq_official import official_match
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 SCORER_NAME = "mmar_rubrics"
 VALUE = "rubric_score"
 REDUCER = "trimmed_mean"
 
 
-class McqRubricScorer(JudgedScorer):
+class RubricReading(TypedDict):
+    """One judge answer read against the rubric (or the call's error)."""
+
+    raw: str | None
+    score: float | None
+    scores: list[float]
+    error: str | None
+    warning: str | None
+
+
+class RubricAttempt(RubricReading):
+    """One judge call of an item, as stored: its reading, its index, endpoint and cache hit."""
+
+    attempt: int
+    endpoint: str | None
+    cached: bool
+
+
+class RubricJudgement(TypedDict, total=False):
+    """The stored detail of `mmar_rubrics` (`SampleRecord.judge["mmar_rubrics"]`): whether
+    the item is eligible, matched officially and judged, the valid call scores, whether it
+    failed, its score and every call."""
+
+    eligible: bool
+    matched: bool
+    judged: bool
+    call_scores: list[float]
+    failed: bool
+    score: float | None
+    attempts: list[RubricAttempt]
+
+
+class McqRubricSignature(ScorerSignature, PromptSignature, total=False):
+    """What moves `mmar_rubrics`' scores: its prompt, the valid answers needed, the calls at
+    most, how an item's call scores are reduced, what an unmatched answer scores."""
+
+    votes_needed: int
+    max_attempts: int
+    reducer: str
+    unmatched: str
+
+
+class McqRubricScorer(JudgedScorer[RubricJudgement]):
     """The reasoning of a matched MMAR answer, judged against the item's rubric."""
 
     reports_reliability = True
@@ -68,7 +119,7 @@ class McqRubricScorer(JudgedScorer):
         """Judge with a prompt template file (`rubric_prompt.rubric_variables` says what it gets)."""
         self.template = template
 
-    def prompt_examples(self) -> list[dict[str, Any]]:
+    def prompt_examples(self) -> list[RubricVariables]:
         rubric = (RubricItem("<name>", "<scoring point>", (0.0, 1.0)),)
         return [
             rubric_variables(question="<question>", answer="<answer>", reference="<reference>",
@@ -76,7 +127,7 @@ class McqRubricScorer(JudgedScorer):
             for thinking in ("<thinking>", None)
         ]  # fmt: skip
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> McqRubricSignature:
         return {
             "name": self.name,
             **prompt_signature(self.template, PROMPT_VERSION),
@@ -123,13 +174,13 @@ class McqRubricScorer(JudgedScorer):
             prediction=prediction.raw or "",
             template=self.template,
         )
-        attempts: list[dict[str, Any]] = []
+        attempts: list[RubricAttempt] = []
 
         async def call(index: int) -> bool:
             gen = await generate(messages, index, lambda text: parse_rubric_answer(text, rubric).valid)
             attempts.append(
-                {**_read(gen.text if gen.ok else None, gen.error, rubric), "attempt": index,
-                 "endpoint": gen.endpoint, "cached": gen.cached}
+                RubricAttempt(**_read(gen.text if gen.ok else None, gen.error, rubric), attempt=index,
+                              endpoint=gen.endpoint, cached=gen.cached)
             )  # fmt: skip
             return attempts[-1]["score"] is not None
 
@@ -137,14 +188,16 @@ class McqRubricScorer(JudgedScorer):
         attempts.sort(key=lambda a: a["attempt"])
         return self._result(attempts)
 
-    def _result(self, attempts: list[dict[str, Any]]) -> Score:
-        outcome = item_outcome([a["score"] for a in attempts if a["score"] is not None], self.votes, REDUCER)
-        detail = {"eligible": True, "matched": True, "judged": True, **outcome, "attempts": attempts}
+    def _result(self, attempts: list[RubricAttempt]) -> Score:
+        outcome: ItemOutcome = item_outcome(
+            [a["score"] for a in attempts if a["score"] is not None], self.votes, REDUCER
+        )
+        detail = RubricJudgement(eligible=True, matched=True, judged=True, **outcome, attempts=attempts)
         if outcome["failed"]:
-            raise JudgeFailed(f"judge: {failure_reason(detail)}", detail)
-        return Score({VALUE: outcome["score"]}, {VALUE: outcome["score"]}, detail)
+            raise JudgeFailed(f"judge: {failure_reason(detail)}", dict(detail))
+        return Score({VALUE: outcome["score"]}, {VALUE: outcome["score"]}, dict(detail))
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: RubricJudgement) -> Score:
         """The stored judge answers read again against the rubric; no judge call."""
         rubric = self._rubric(prediction, sample)
         if rubric is None:
@@ -152,12 +205,14 @@ class McqRubricScorer(JudgedScorer):
         if not self._matched(prediction, sample):
             return _unmatched()
         attempts = [
-            {**a, **_read(a.get("raw"), a.get("error") if a.get("raw") is None else None, rubric)}
+            RubricAttempt(
+                **{**a, **_read(a.get("raw"), a.get("error") if a.get("raw") is None else None, rubric)}
+            )
             for a in stored.get("attempts") or []
         ]
         return self._result(attempts)
 
-    def reliability_items(self, stored: Mapping[str, Any]) -> list[JudgedItem]:
+    def reliability_items(self, stored: RubricJudgement) -> list[JudgedItem]:
         """Each rubric item of a judged answer, with the score every judge call gave it
         (`metrics/judge_reliability.py`); the items of one call share its request, so the
         valid-answer rate counts calls. Read from the stored answers (a rescore reads them
@@ -182,7 +237,7 @@ class McqRubricScorer(JudgedScorer):
         ]
 
 
-def _item_scores(attempt: Mapping[str, Any]) -> list[float] | None:
+def _item_scores(attempt: RubricAttempt) -> list[float] | None:
     """The per-item scores of a valid stored call, None for an invalid one."""
     scores = attempt.get("scores")
     if attempt.get("score") is None or not isinstance(scores, list) or not scores:
@@ -190,7 +245,7 @@ def _item_scores(attempt: Mapping[str, Any]) -> list[float] | None:
     return [float(x) for x in scores]
 
 
-def _read(raw: str | None, error: str | None, rubric: Sequence[RubricItem]) -> dict[str, Any]:
+def _read(raw: str | None, error: str | None, rubric: Sequence[RubricItem]) -> RubricReading:
     """One judge answer read against the rubric (or the call's error)."""
     if raw is None:
         return {"raw": None, "score": None, "scores": [], "error": error, "warning": None}
@@ -205,12 +260,12 @@ def _read(raw: str | None, error: str | None, rubric: Sequence[RubricItem]) -> d
 
 
 def _unmatched() -> Score:
-    detail = {"eligible": True, "matched": False, "judged": False, "call_scores": [], "failed": False,
-              "score": 0.0, "attempts": []}  # fmt: skip
-    return Score({VALUE: 0.0}, {VALUE: 0.0}, detail)
+    detail = RubricJudgement(eligible=True, matched=False, judged=False, call_scores=[], failed=False,
+                             score=0.0, attempts=[])  # fmt: skip
+    return Score({VALUE: 0.0}, {VALUE: 0.0}, dict(detail))
 
 
-def failure_reason(detail: Mapping[str, Any]) -> str:
+def failure_reason(detail: RubricJudgement) -> str:
     """How many valid judge answers after how many calls, and the last error."""
     attempts = detail.get("attempts") or []
     last = next((a["error"] for a in reversed(attempts) if a.get("error")), None)

@@ -14,12 +14,12 @@ is the benchmark's breakdown groups. Nothing in it is audio: the answers are alr
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from audioeval.benchmarks.mcq.answers_file import row_texts, scored_file
 from audioeval.benchmarks.mcq.definitions import McqBenchmark
 from audioeval.benchmarks.mcq.loading import McqFile, McqItem
-from audioeval.benchmarks.mcq.rubric_plan import RubricPlan, load_rubric_meta, plan_rubrics
+from audioeval.benchmarks.mcq.rubric_plan import RubricFields, RubricPlan, load_rubric_meta, plan_rubrics
 from audioeval.benchmarks.sources.source_formats import SourceRequest
 from audioeval.benchmarks.spec import BenchmarkSpec, BreakdownGroups, SourceSpec
 from audioeval.core.errors import InputError
@@ -31,29 +31,63 @@ OPTIONS = ("prediction_key", "predictions", "predictions_format", "rubrics", "ru
 file is the benchmark's metadata and the answers are that file's, read as `predictions_format`
 (`answers_file.py`; `prediction_key` is then that format's key)."""
 
+
+class McqSourceOptions(TypedDict, total=False):
+    """The `source.options` of the `mmar` and `mmau` source types (`OPTIONS`): the key the
+    predictions are read from, the file and format of answers to another file's metadata, and
+    for `--rubrics` whether to judge and the metadata file."""
+
+    prediction_key: str | None
+    predictions: str
+    predictions_format: str
+    rubrics: bool
+    rubric_meta: str
+
+
+class RubricScorerArgs(TypedDict):
+    """The arguments of the `mmar_rubrics` scorer in the run spec."""
+
+    votes: int
+    max_attempts: int
+
+
+class McqFields(TypedDict, total=False):
+    """The fields of an MMAR / MMAU item's Sample (see the module doc); `question` when the
+    answers come from a file without ids; `rubric`, `question` and `reference` on an item
+    eligible for MMAR-Rubrics (`RubricFields`)."""
+
+    choices: list[str]
+    answer: str
+    line: int
+    prediction: str | None
+    thinking: str | None
+    rubric: list[Any]
+    question: str
+    reference: str
+
 SCORE_METRICS = ("accuracy", "mean:robust_correct", "mean:unparseable")
 """`mcq score`'s metrics: official accuracy, robust accuracy, robust's unparseable share."""
 RUBRIC_METRIC = "mean:rubric_score"
 """With `--rubrics`: the MMAR-Rubrics score of the eligible items scored (`rubric_scorer.py`)."""
 
 
-def item_sample(
-    item: McqItem, file: str, rubric: dict[str, Any] | None = None, *, question: bool = False
-) -> Sample:
+def item_sample(item: McqItem, file: str, rubric: RubricFields | None = None, *, question: bool = False) -> Sample:
     """One item as a Sample; with `question`, its question text too (the answers come from a
     file without ids, whose rows may name it, as `run` loads the same metadata row)."""
-    fields: dict[str, Any] = {
-        "choices": list(item.choices),
-        "answer": item.answer,
-        "line": item.line,
-        "prediction": item.prediction,
-        "thinking": item.thinking,
-    }
+    fields = McqFields(
+        choices=list(item.choices),
+        answer=item.answer,
+        line=item.line,
+        prediction=item.prediction,
+        thinking=item.thinking,
+    )
     if question:
-        fields.update(row_texts(item))
+        text = row_texts(item).get("question")
+        if text is not None:
+            fields["question"] = text
     if rubric is not None:
         fields.update(rubric)
-    return Sample(item.id, {}, fields, dict(item.groups), file)
+    return Sample(item.id, {}, dict(fields), dict(item.groups), file)
 
 
 def mcq_samples(file: McqFile, plan: RubricPlan | None = None, *, question: bool = False) -> list[Sample]:
@@ -63,7 +97,7 @@ def mcq_samples(file: McqFile, plan: RubricPlan | None = None, *, question: bool
     return [item_sample(item, where, rubrics.get(item.id), question=question) for item in file.items]
 
 
-def rubric_plan(file: McqFile, options: dict[str, Any] | Any) -> RubricPlan | None:
+def rubric_plan(file: McqFile, options: McqSourceOptions) -> RubricPlan | None:
     """The judge's inputs of `--rubrics` (None without it)."""
     if not options.get("rubrics"):
         return None
@@ -81,13 +115,17 @@ def read_mcq_samples(asked: SourceRequest, bench: McqBenchmark) -> tuple[list[Sa
         )
     with gc_paused():  # many small acyclic objects: collector passes only cost time
         file = scored_file(asked.path, bench, asked.options)
-        plan = rubric_plan(file, asked.options)
+        plan = rubric_plan(file, cast(McqSourceOptions, asked.options))
         samples = mcq_samples(file, plan, question=bool(asked.options.get("predictions")))
     return (samples[: asked.limit] if asked.limit is not None else samples), []
 
 
 def score_spec(
-    bench: McqBenchmark, predictions: Path, options: dict[str, Any], *, rubric_scorer: dict[str, Any] | None
+    bench: McqBenchmark,
+    predictions: Path,
+    options: McqSourceOptions,
+    *,
+    rubric_scorer: RubricScorerArgs | None,
 ) -> BenchmarkSpec:
     """The run spec of `mcq score`: official (`mcq_match` on the raw answer) and robust
     (`mcq_robust`, with its unparseable share) scorers, like lm-eval's strict and flexible
@@ -103,7 +141,7 @@ def score_spec(
     return BenchmarkSpec(
         name=bench.name,
         task="mcq",
-        source=SourceSpec(type=bench.name, path=str(predictions.expanduser().resolve()), options=options),
+        source=SourceSpec(type=bench.name, path=str(predictions.expanduser().resolve()), options=dict(options)),
         taxonomy=[axis.name for axis in bench.axes],
         groups={axis.name: BreakdownGroups(fixed=list(axis.fixed), order="first_seen") for axis in bench.axes},
         failed_outputs="excluded",

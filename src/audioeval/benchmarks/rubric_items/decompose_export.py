@@ -14,15 +14,15 @@ the captions file's order, each file replaced whole and atomically:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 
 from audioeval.benchmarks.pair_exports import PairExport
-from audioeval.benchmarks.rubric_items.decompose_scorer import SCORER_NAME
+from audioeval.benchmarks.rubric_items.decompose_scorer import SCORER_NAME, DecomposeJudgement
 from audioeval.core.errors import RunConfigError
-from audioeval.core.record import SampleRecord, latest_records
+from audioeval.core.record import FailureKind, SampleRecord, latest_records
 from audioeval.core.version import __version__
 from audioeval.store.atomic import write_json_atomic, write_jsonl_atomic
 from audioeval.store.bounded_json import loads
@@ -31,19 +31,85 @@ SUMMARY_FILE = "decompose_summary.json"
 RUN_INFO_KEY = "rubric_decompose"  # the preset's part of `PairExport.run_info`
 
 
+class DecomposeSettings(TypedDict, total=False):
+    """What the preset tells the export (`PairExport.run_info["rubric_decompose"]`) and the
+    summary keeps for a rescore: the captions file and its hash, the rubrics file, the LLM,
+    the prompt, the scorer's arguments, the seed; in a run also what was asked now and reused,
+    the LLM calls and cache hits; `rescored` after a rescore."""
+
+    captions: str
+    captions_sha256: str
+    output: str
+    llm_model: str | None
+    prompt_version: str | None
+    prompt_file: str
+    domain: str
+    max_items: int | None
+    max_attempts: int
+    dedupe: bool
+    temperature: float | None
+    max_tokens: int | None
+    seed: int | None
+    decomposed_now: int
+    reused: int
+    llm_calls: int
+    cache_hits: int
+    rescored: bool
+
+
+class RubricLine(TypedDict):
+    """A line of the rubrics file: a decomposed caption and its rubric (see the module doc)."""
+
+    id: str
+    caption: str | None
+    domain: str | None
+    rubric: list[dict[str, str]]
+    fallback: bool
+    prompt_version: str | None
+
+
+class FailedCaption(TypedDict):
+    """A caption with no rubric, and why (`kind`: the failure's kind, when it was asked)."""
+
+    id: str
+    error: str
+    kind: NotRequired[FailureKind | None]
+
+
+class DecomposeCounts(TypedDict):
+    captions: int
+    decomposed: int
+    fallback: int
+    unparsed: int
+    failed: int
+    items: int
+
+
+class DecomposeSummary(DecomposeSettings, total=False):
+    """`decompose_summary.json`: the settings, then the counts, the mean items per rubric,
+    the domains used, the fallback and unparsed ids, the failed captions, the version."""
+
+    counts: DecomposeCounts
+    mean_items: float | None
+    domains: dict[str, int]
+    fallback_ids: list[str]
+    unparsed_ids: list[str]
+    failed: list[FailedCaption]
+    audioeval_version: str
+
+
 @dataclass
 class DecomposeResult:
     """What `rubric decompose` produced: the rubrics file, the summary, the counts."""
 
     output: Path
     summary_path: Path
-    summary: dict[str, Any]
-    failed: list[dict[str, Any]] = field(default_factory=list)
+    summary: DecomposeSummary
+    failed: list[FailedCaption] = field(default_factory=list)
 
     @property
-    def counts(self) -> dict[str, int]:
-        counts: dict[str, int] = self.summary["counts"]
-        return counts
+    def counts(self) -> DecomposeCounts:
+        return self.summary["counts"]
 
     @property
     def first_failure(self) -> str | None:
@@ -53,9 +119,9 @@ class DecomposeResult:
         return f"id {first['id']!r}: {first['error']}"
 
 
-def rubric_line(rec: SampleRecord) -> dict[str, Any] | None:
+def rubric_line(rec: SampleRecord) -> RubricLine | None:
     """The rubrics-file line of a decomposed caption (None: it failed)."""
-    detail = rec.judge.get(SCORER_NAME)
+    detail = cast(DecomposeJudgement | None, rec.judge.get(SCORER_NAME))
     if not rec.ok or not detail or "rubric" not in detail:
         return None
     return {
@@ -68,25 +134,25 @@ def rubric_line(rec: SampleRecord) -> dict[str, Any] | None:
     }
 
 
-def _failure(sid: str, rec: SampleRecord | None) -> dict[str, Any]:
+def _failure(sid: str, rec: SampleRecord | None) -> FailedCaption:
     if rec is None:
         return {"id": sid, "error": "not decomposed yet (the run stopped before it)"}
     return {"id": sid, "error": rec.error or "no rubric in the record", "kind": rec.failure}
 
 
 def build_summary(
-    settings: Mapping[str, Any],
-    lines: Sequence[Mapping[str, Any]],
-    failed: Sequence[Mapping[str, Any]],
+    settings: DecomposeSettings,
+    lines: Sequence[RubricLine],
+    failed: Sequence[FailedCaption],
     unparsed: Sequence[str] = (),
-) -> dict[str, Any]:
+) -> DecomposeSummary:
     fallback = [str(line["id"]) for line in lines if line["fallback"]]
     items = [len(line["rubric"]) for line in lines]
     domains: dict[str, int] = {}
     for line in lines:
         domains[str(line["domain"])] = domains.get(str(line["domain"]), 0) + 1
-    return {
-        **settings,
+    summary = DecomposeSummary(**settings)
+    summary.update({
         "counts": {
             "captions": len(lines) + len(failed),
             "decomposed": len(lines),
@@ -101,13 +167,14 @@ def build_summary(
         "unparsed_ids": list(unparsed),
         "failed": list(failed),
         "audioeval_version": __version__,
-    }
+    })  # fmt: skip
+    return summary
 
 
 def write_exports(folder: Path, export: PairExport) -> DecomposeResult:
     """The exporter of a `rubric decompose` pair (registered as `rubric_decompose`)."""
     run = export.run_info.get(RUN_INFO_KEY)
-    settings = dict(run) if run is not None else {**_as_written(folder / SUMMARY_FILE), "rescored": True}
+    settings = DecomposeSettings(**run) if run is not None else _as_written(folder / SUMMARY_FILE)
     if run is not None:
         asked = set(export.asked_ids)
         settings["decomposed_now"] = sum(1 for i in export.expected_ids if i in asked)
@@ -115,8 +182,8 @@ def write_exports(folder: Path, export: PairExport) -> DecomposeResult:
         settings["llm_calls"] = export.run_info.get("judge_calls", 0)
         settings["cache_hits"] = export.run_info.get("cache_hits", 0)
     latest = latest_records(export.records)
-    lines: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
+    lines: list[RubricLine] = []
+    failed: list[FailedCaption] = []
     unparsed: list[str] = []
     for sid in export.expected_ids:
         rec = latest.get(sid)
@@ -137,7 +204,7 @@ def write_exports(folder: Path, export: PairExport) -> DecomposeResult:
 COMPUTED = ("counts", "mean_items", "domains", "fallback_ids", "unparsed_ids", "failed", "audioeval_version")
 
 
-def _as_written(path: Path) -> dict[str, Any]:
+def _as_written(path: Path) -> DecomposeSettings:
     """A rescore's settings (where the rubrics file goes, …): those of the summary it replaces."""
     try:
         summary = loads(path.read_text(encoding="utf-8"))
@@ -147,4 +214,6 @@ def _as_written(path: Path) -> dict[str, Any]:
         ) from None
     if not isinstance(summary, dict) or not isinstance(summary.get("output"), str):
         raise RunConfigError(f"{path}: not a `rubric decompose` summary (no output file named)")
-    return {k: v for k, v in summary.items() if k not in COMPUTED}
+    kept = DecomposeSettings(**{k: v for k, v in summary.items() if k not in COMPUTED})
+    kept["rescored"] = True
+    return kept

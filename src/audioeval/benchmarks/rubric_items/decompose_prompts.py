@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from audioeval.core.messages import Message
 from audioeval.prompts.templates import PromptTemplate, render
@@ -175,17 +175,34 @@ def decompose_system(domain: str) -> str:
     return _auto_system() if domain == AUTO else _domain_system(domain)
 
 
-def decompose_variables(caption: str, domain: str) -> dict[str, Any]:
+class CleanItem(TypedDict):
+    """An item as the cleaning pass lists it: its id (from 0), dimension and question."""
+
+    id: int
+    dimension: str
+    question: str
+
+
+class DecomposeVariables(TypedDict):
+    """What a prompt template file gets, for either step (`step`: decompose or clean)."""
+
+    step: str
+    caption: str
+    domain: str
+    items: list[CleanItem]
+
+
+def decompose_variables(caption: str, domain: str) -> DecomposeVariables:
     """What a prompt template file (`prompt_file`) gets for the decomposition: `step`
     ("decompose"), `caption`, `domain` (speech, sound, music, mix or auto)."""
     return {"step": "decompose", "caption": caption, "domain": domain, "items": []}
 
 
-def clean_variables(caption: str, items: Sequence[tuple[str, str]]) -> dict[str, Any]:
+def clean_variables(caption: str, items: Sequence[tuple[str, str]]) -> DecomposeVariables:
     """... and for the cleaning pass: `step` ("clean"), `caption`, `domain` (""), and `items`,
     each with `id` (0, 1, …: the ids the answer must give, from 0 as the official reader
     reads them), `dimension` and `question`."""
-    listed = [{"id": i, "dimension": d, "question": q} for i, (d, q) in enumerate(items)]
+    listed = [CleanItem(id=i, dimension=d, question=q) for i, (d, q) in enumerate(items)]
     return {"step": "clean", "caption": caption, "domain": "", "items": listed}
 
 
@@ -193,7 +210,7 @@ def decompose_messages(caption: str, domain: str, template: PromptTemplate | Non
     """The decomposition request of one caption (a template file: one for both steps, which
     tells them apart by `step`)."""
     if template is not None:
-        return render(template, decompose_variables(caption, domain))
+        return render(template, dict(decompose_variables(caption, domain)))
     return [Message.text("system", decompose_system(domain)), Message.text("user", f"Caption:\n{caption}")]
 
 
@@ -213,7 +230,7 @@ def clean_messages(
 ) -> list[Message]:
     """The cleaning request: the caption and the numbered (dimension, question) items."""
     if template is not None:
-        return render(template, clean_variables(caption, items))
+        return render(template, dict(clean_variables(caption, items)))
     listed = "\n".join(
         f"{i}. " + (f"[{dimension}] " if dimension else "") + question
         for i, (dimension, question) in enumerate(items)  # ids from 0: the official reader's

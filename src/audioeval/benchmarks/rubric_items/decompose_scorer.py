@@ -27,7 +27,7 @@ and `fallback` (1 when the caption stood in).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from audioeval.benchmarks.rubric_items.decompose import (
     RubricItem,
@@ -41,6 +41,7 @@ from audioeval.benchmarks.rubric_items.decompose_prompts import (
     AUTO,
     DOMAINS,
     PROMPT_VERSION,
+    DecomposeVariables,
     clean_messages,
     clean_variables,
     decompose_messages,
@@ -52,7 +53,14 @@ from audioeval.core.sample import Sample
 from audioeval.judge.votes import collect_votes
 from audioeval.prompts.templates import PromptTemplate
 from audioeval.scoring.base import Prediction, Score
-from audioeval.scoring.judged import JudgedScorer, JudgeFailed, JudgeGenerate, prompt_signature
+from audioeval.scoring.judged import (
+    JudgedScorer,
+    JudgeFailed,
+    JudgeGenerate,
+    PromptSignature,
+    prompt_signature,
+)
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 SCORER_NAME = "rubric_decompose"
 ITEMS = "rubric_items"
@@ -60,10 +68,83 @@ FALLBACK = "fallback"
 Reader = Callable[[str | None], Any]  # an answer -> something with `usable`, `error`, `repairs`
 DOMAIN_MAX_TOKENS = {"speech": 2048, "sound": 4096, "music": 4096, "mix": 6000, AUTO: 6000}
 """The official per-domain budgets (official-rules.md §3.1); `auto` (ours) gets mix's."""
-CLEAN_DECODING = {"temperature": 0.2, "max_tokens": 1024}  # the official cleaning pass (§3.3)
 
 
-class RubricDecomposeScorer(JudgedScorer):
+class Decoding(TypedDict):
+    """A request's sampling: temperature and token budget."""
+
+    temperature: float
+    max_tokens: int
+
+
+CLEAN_DECODING = Decoding(temperature=0.2, max_tokens=1024)  # the official cleaning pass (§3.3)
+
+
+class DecomposeArgs(TypedDict, total=False):
+    """The scorer's arguments in a run spec (`rubric decompose`'s options)."""
+
+    domain: str
+    max_items: int | None
+    max_attempts: int
+    dedupe: bool
+    temperature: float | None
+    max_tokens: int | None
+
+
+class CallReading(TypedDict):
+    """Whether an answer (or a failed call) is usable, why not, the JSON repairs it needed."""
+
+    usable: bool
+    error: str | None
+    repairs: list[str]
+
+
+class DecomposeCall(CallReading):
+    """One call, as stored: its index, the answer, the endpoint, a cache hit, its reading."""
+
+    attempt: int
+    raw: str | None
+    endpoint: str | None
+    cached: bool
+
+
+class DecomposeJudgement(TypedDict, total=False):
+    """The stored detail of `rubric_decompose` (`SampleRecord.judge["rubric_decompose"]`): the
+    prompt, the domain asked and the one used, every decomposition and cleaning call, what the
+    reader found (items parsed, unparsed answer, duplicates, repairs), the items, those the
+    cleaning removed (ids from 0), how many the cap dropped, the fallback, the rubric."""
+
+    prompt_version: str
+    requested_domain: str
+    decompose: list[DecomposeCall]
+    clean: list[DecomposeCall]
+    domain: str
+    parsed: int
+    unparsed: bool
+    duplicates: int
+    repairs: list[str]
+    items: list[dict[str, str]]
+    removed: list[int]
+    capped: int
+    fallback: bool
+    rubric: list[dict[str, str]]
+
+
+class DecomposeSignature(ScorerSignature, PromptSignature, total=False):
+    """What moves a decomposition: the prompt, the domain, the cap, the calls at most, the
+    dedupe, the fallback, the reader, each step's decoding."""
+
+    domain: str
+    max_items: int | None
+    max_attempts: int
+    dedupe: str | None
+    fallback: str
+    reader: str
+    decompose_decoding: Decoding | str
+    clean_decoding: Decoding
+
+
+class RubricDecomposeScorer(JudgedScorer[DecomposeJudgement]):
     """A caption's atomic yes/no items, by a text LLM (the run's judge)."""
 
     metrics = (f"mean:{ITEMS}", f"mean:{FALLBACK}")
@@ -99,7 +180,7 @@ class RubricDecomposeScorer(JudgedScorer):
         """Ask with a prompt template file, one for both steps (`decompose_prompts.py`)."""
         self.template = template
 
-    def prompt_examples(self) -> list[dict[str, Any]]:
+    def prompt_examples(self) -> list[DecomposeVariables]:
         return [
             *(decompose_variables("<caption>", d) for d in (AUTO, *DOMAINS)),
             clean_variables("<caption>", [("<dimension>", "<question>"), ("", "<question>")]),
@@ -109,7 +190,7 @@ class RubricDecomposeScorer(JudgedScorer):
     def prompt_version(self) -> str:
         return PROMPT_VERSION if self.template is None else self.template.name
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> DecomposeSignature:
         return {
             "name": self.name,
             **prompt_signature(self.template, PROMPT_VERSION),
@@ -125,7 +206,7 @@ class RubricDecomposeScorer(JudgedScorer):
             "clean_decoding": CLEAN_DECODING,
         }
 
-    def decoding(self, domain: str) -> dict[str, Any]:
+    def decoding(self, domain: str) -> Decoding:
         """The decomposition request's sampling: the official's unless overridden."""
         temperature = 0.0 if self.temperature is None else self.temperature
         return {"temperature": temperature, "max_tokens": self.max_tokens or DOMAIN_MAX_TOKENS[domain]}
@@ -159,7 +240,7 @@ class RubricDecomposeScorer(JudgedScorer):
     async def score_async(self, prediction: Prediction, sample: Sample, generate: JudgeGenerate) -> Score:
         caption = self._caption(prediction, sample)
         domain = self._domain(sample)
-        detail: dict[str, Any] = {"prompt_version": self.prompt_version, "requested_domain": domain}
+        detail = DecomposeJudgement(prompt_version=self.prompt_version, requested_domain=domain)
         detail["decompose"] = await self._ask(
             generate,
             decompose_messages(caption, domain, self.template),
@@ -174,30 +255,30 @@ class RubricDecomposeScorer(JudgedScorer):
         return self._result(caption, detail)
 
     async def _ask(
-        self, generate: JudgeGenerate, messages: list[Message], read: Reader, decoding: dict[str, Any]
-    ) -> list[dict[str, Any]]:
+        self, generate: JudgeGenerate, messages: list[Message], read: Reader, decoding: Decoding
+    ) -> list[DecomposeCall]:
         """Calls until one usable answer (or `max_attempts`): every call, in attempt order."""
-        attempts: list[dict[str, Any]] = []
+        attempts: list[DecomposeCall] = []
 
         def usable(text: str) -> bool:
             return bool(read(text).usable)
 
         async def call(index: int) -> bool:
-            gen = await generate(messages, index, usable, decoding)
-            entry = {"attempt": index, "raw": gen.text if gen.ok else None, "endpoint": gen.endpoint,
-                     "cached": gen.cached, **_reading(read, gen.text if gen.ok else None, gen.error)}  # fmt: skip
+            gen = await generate(messages, index, usable, dict(decoding))
+            entry = DecomposeCall(attempt=index, raw=gen.text if gen.ok else None, endpoint=gen.endpoint,
+                                  cached=gen.cached, **_reading(read, gen.text if gen.ok else None, gen.error))  # fmt: skip
             attempts.append(entry)
             return entry["usable"]
 
         await collect_votes(call, votes_needed=1, max_attempts=self.max_attempts)
         return sorted(attempts, key=lambda a: a["attempt"])
 
-    def _items(self, detail: dict[str, Any], domain: str) -> list[RubricItem]:
+    def _items(self, detail: DecomposeJudgement, domain: str) -> list[RubricItem]:
         """The first usable decomposition's items, without duplicates with `dedupe` (JudgeFailed:
         none usable)."""
         read = _first_usable(detail["decompose"], lambda t: read_decomposition(t, domain))
         if read is None:
-            raise JudgeFailed(f"decomposition: {failure_reason(detail['decompose'])}", detail)
+            raise JudgeFailed(f"decomposition: {failure_reason(detail['decompose'])}", dict(detail))
         items, duplicates = dedupe(read.items) if self.dedupe else (list(read.items), 0)
         detail.update(
             domain=read.domain,
@@ -209,14 +290,14 @@ class RubricDecomposeScorer(JudgedScorer):
         )
         return items
 
-    def _result(self, caption: str, detail: dict[str, Any]) -> Score:
+    def _result(self, caption: str, detail: DecomposeJudgement) -> Score:
         items = [RubricItem(**i) for i in detail["items"]]
         kept = items
         if items:
             cleaning = _first_usable(detail.get("clean") or [], lambda t: read_cleaning(t, len(items)))
             if cleaning is None:
                 why = failure_reason(detail.get("clean") or [])
-                raise JudgeFailed(f"cleaning: {why}", detail)
+                raise JudgeFailed(f"cleaning: {why}", dict(detail))
             kept = [item for item, keep in zip(items, cleaning.keep, strict=True) if keep]
             detail["removed"] = [i for i, keep in enumerate(cleaning.keep) if not keep]  # ids from 0
         rubric, capped = (kept, 0) if self.max_items is None else cap(kept, self.max_items)
@@ -225,13 +306,13 @@ class RubricDecomposeScorer(JudgedScorer):
             rubric = [fallback_item(caption)]
         detail.update(capped=capped, fallback=fallback, rubric=[i.to_json() for i in rubric])
         values = {ITEMS: len(rubric), FALLBACK: float(fallback)}
-        return Score(values, dict(values), detail)
+        return Score(values, dict(values), dict(detail))
 
-    def rescore(self, prediction: Prediction, sample: Sample, stored: Mapping[str, Any]) -> Score:
+    def rescore(self, prediction: Prediction, sample: Sample, stored: DecomposeJudgement) -> Score:
         """The stored answers read again (decomposition, then cleaning); no call."""
         caption = self._caption(prediction, sample)
         domain = str(stored.get("requested_domain") or self._domain(sample))
-        detail: dict[str, Any] = {"prompt_version": stored.get("prompt_version", self.prompt_version)}
+        detail = DecomposeJudgement(prompt_version=stored.get("prompt_version", self.prompt_version))
         detail["requested_domain"] = domain
         detail["decompose"] = _reread(stored.get("decompose"), lambda t: read_decomposition(t, domain))
         items = self._items(detail, domain)
@@ -241,12 +322,12 @@ class RubricDecomposeScorer(JudgedScorer):
             raise JudgeFailed(
                 "cleaning: no stored answer judges these items; run `audioeval rubric decompose` "
                 "again to ask",
-                detail,
+                dict(detail),
             )
         return self._result(caption, detail)
 
 
-def _reading(read: Reader, text: str | None, call_error: str | None) -> dict[str, Any]:
+def _reading(read: Reader, text: str | None, call_error: str | None) -> CallReading:
     """Whether an answer (or a failed call) is usable, why not, and the JSON repairs it needed."""
     if text is None:
         return {"usable": False, "error": call_error or "no answer", "repairs": []}
@@ -254,18 +335,18 @@ def _reading(read: Reader, text: str | None, call_error: str | None) -> dict[str
     return {"usable": bool(got.usable), "error": got.error, "repairs": list(got.repairs)}
 
 
-def _reread(stored: Any, read: Reader) -> list[dict[str, Any]]:
+def _reread(stored: Any, read: Reader) -> list[DecomposeCall]:
     """Stored attempts read again by today's reader."""
     out = []
     for a in stored or []:
         if not isinstance(a, Mapping):
             continue
         raw = a.get("raw")
-        out.append({**a, **_reading(read, raw if isinstance(raw, str) else None, a.get("error"))})
+        out.append(DecomposeCall(**{**a, **_reading(read, raw if isinstance(raw, str) else None, a.get("error"))}))
     return out
 
 
-def _first_usable(attempts: Sequence[Mapping[str, Any]], read: Reader) -> Any:
+def _first_usable(attempts: Sequence[DecomposeCall], read: Reader) -> Any:
     """The reading of the first usable answer, in attempt order (None: none)."""
     for a in attempts:
         if a.get("usable") and isinstance(a.get("raw"), str):
@@ -275,7 +356,7 @@ def _first_usable(attempts: Sequence[Mapping[str, Any]], read: Reader) -> Any:
     return None
 
 
-def failure_reason(attempts: Sequence[Mapping[str, Any]]) -> str:
+def failure_reason(attempts: Sequence[DecomposeCall]) -> str:
     """How many calls gave no usable answer, and the last reason."""
     last = next((str(a["error"]) for a in reversed(attempts) if a.get("error")), None)
     text = f"no usable answer after {len(attempts)} call(s)"

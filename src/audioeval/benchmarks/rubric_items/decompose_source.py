@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from audioeval.benchmarks.rubric_items.decompose_prompts import AUTO, DOMAINS
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
@@ -19,9 +19,19 @@ from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.store.json_items import read_items
 
+if TYPE_CHECKING:
+    from audioeval.benchmarks.rubric_items.decompose_scorer import DecomposeArgs
+
 BENCHMARK = "rubric_decompose"
 TEMPLATE = "rubric_caption"  # prompts/templates/rubric_caption.yaml
 DOMAIN_CHOICES = (AUTO, *DOMAINS)
+
+
+class CaptionFields(TypedDict, total=False):
+    """A caption's Sample fields: the caption (`reference`), and its own `domain` if it has one."""
+
+    reference: str
+    domain: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,23 +43,23 @@ class Caption:
 
 
 def _caption(obj: Any, line: int, file: str) -> Caption:
-    where: dict[str, Any] = {"file": file, "line": line}
     if not isinstance(obj, dict):
-        raise InputError(f"row is a {type(obj).__name__}, not an object", **where)
+        raise InputError(f"row is a {type(obj).__name__}, not an object", file=file, line=line)
     sid = obj.get("id")
     if isinstance(sid, int) and not isinstance(sid, bool):
         sid = str(sid)
     if not isinstance(sid, str) or not sid.strip():
-        raise InputError("missing, empty or non-string id", field="id", **where)
-    where["sample_id"] = sid
+        raise InputError("missing, empty or non-string id", field="id", file=file, line=line)
+
+    def bad(message: str, field: str) -> InputError:
+        return InputError(message, field=field, file=file, line=line, sample_id=sid)
+
     caption = obj.get("caption")
     if not isinstance(caption, str) or not caption.strip():
-        raise InputError("missing, empty or non-string caption", field="caption", **where)
+        raise bad("missing, empty or non-string caption", "caption")
     domain = obj.get("domain")
     if domain is not None and domain not in DOMAIN_CHOICES:
-        raise InputError(
-            f"domain must be one of {', '.join(DOMAIN_CHOICES)}, got {domain!r}", field="domain", **where
-        )
+        raise bad(f"domain must be one of {', '.join(DOMAIN_CHOICES)}, got {domain!r}", "domain")
     return Caption(sid, caption, domain, line)
 
 
@@ -80,14 +90,14 @@ def caption_samples(captions: list[Caption], file: str) -> list[Sample]:
     """One Sample per caption, in file order (the line stays out: moving a row changes nothing)."""
     out = []
     for c in captions:
-        fields: dict[str, Any] = {"reference": c.caption}
+        fields = CaptionFields(reference=c.caption)
         if c.domain is not None:
             fields["domain"] = c.domain
-        out.append(Sample(c.id, {}, fields, {}, file))
+        out.append(Sample(c.id, {}, dict(fields), {}, file))
     return out
 
 
-def decompose_spec(captions: Path, scorer: dict[str, Any]) -> BenchmarkSpec:
+def decompose_spec(captions: Path, scorer: DecomposeArgs) -> BenchmarkSpec:
     """The run spec of `rubric decompose`: the captions echoed by the model, decomposed by the
     `rubric_decompose` scorer (`scorer`: its arguments), exported by `rubric_decompose`."""
     return BenchmarkSpec(
@@ -97,7 +107,7 @@ def decompose_spec(captions: Path, scorer: dict[str, Any]) -> BenchmarkSpec:
         source=SourceSpec(type="jsonl", path=str(captions.expanduser().resolve())),
         prompt=TEMPLATE,
         postprocess=[],
-        scorers=[{"rubric_decompose": scorer}],
+        scorers=[{"rubric_decompose": dict(scorer)}],
         metrics=["mean:rubric_items", "mean:fallback"],
         exports="rubric_decompose",
     )

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
 from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOption, PresetOutcome, PresetPlan
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
+
+if TYPE_CHECKING:
+    from audioeval.benchmarks.rubric_items.decompose_scorer import DecomposeArgs
 
 MODEL = {"name": "caption", "type": "baseline", "baseline": "echo"}
 SUMMARY_FILE = "decompose_summary.json"  # decompose_export.SUMMARY_FILE (kept light here)
@@ -86,7 +89,7 @@ ALIASES = {  # the older --llm* spellings
 }
 
 
-def scorer_args(values: Mapping[str, Any]) -> dict[str, Any]:
+def scorer_args(values: Mapping[str, Any]) -> DecomposeArgs:
     return {
         "domain": values["domain"],
         "max_items": values.get("max_items"),
@@ -99,7 +102,7 @@ def scorer_args(values: Mapping[str, Any]) -> dict[str, Any]:
 
 def plan(values: Mapping[str, Any]) -> PresetPlan:
     """The captions read and checked, as the samples of a `rubric_decompose` run."""
-    from audioeval.benchmarks.rubric_items.decompose_export import RUN_INFO_KEY
+    from audioeval.benchmarks.rubric_items.decompose_export import RUN_INFO_KEY, DecomposeSettings
     from audioeval.benchmarks.rubric_items.decompose_prompts import PROMPT_VERSION
     from audioeval.benchmarks.rubric_items.decompose_source import (
         caption_samples,
@@ -119,13 +122,13 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     read = load_captions(captions)  # bad input fails before a folder is made
     prompt = values.get("judge_prompt")
     args = scorer_args(values)
-    info = {
+    info: DecomposeSettings = {
         "captions": str(captions),
         "captions_sha256": file_sha256(captions),
         "output": str(output.expanduser().resolve()),
         "llm_model": values["judge_model"],
         "prompt_version": PROMPT_VERSION if prompt is None else None,
-        **({} if prompt is None else {"prompt_file": str(prompt)}),
+        **(DecomposeSettings() if prompt is None else DecomposeSettings(prompt_file=str(prompt))),
         **args,
         "seed": values.get("judge_seed"),
     }

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import string
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
 
 CHARACTER_LANGUAGES = frozenset({"zh", "ja", "yue", "th", "ko"})
 
@@ -42,7 +41,7 @@ def tts_text(text: str, language: str, transcript: bool = False) -> str:
     return text.lower()
 
 
-def tts_signature() -> dict[str, Any]:
+def tts_signature() -> dict[str, str | list[str]]:
     """The chain, for a scorer's signature."""
     try:
         zhconv = version("zhconv")

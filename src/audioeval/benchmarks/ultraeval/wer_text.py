@@ -81,7 +81,7 @@ def _version(package: str) -> str:
         return "not installed"
 
 
-def describe(chain: str) -> dict[str, Any]:
+def describe(chain: str) -> dict[str, str | list[str]]:
     """The chain and the versions of the libraries it uses, for a scorer's signature."""
     steps = ["openai_whisper_english+fullwidth_latin_parens"]
     libs = {"whisper_normalizer": _version("whisper-normalizer"), "sacrebleu": _version("sacrebleu")}
@@ -99,7 +99,7 @@ def wer_tokens(text: str, unit: str, language: str) -> list[str]:
     return ultraeval_tokens(text, chain_language(unit, language))
 
 
-def wer_signature(unit: str) -> dict[str, Any]:
+def wer_signature(unit: str) -> dict[str, dict[str, str | list[str]]]:
     """The profile hook: the chain of each language family, for a scorer's signature."""
     langs = ("en", "zh", "yue", "ja", "ko", "other")
     return {lang: describe(chain_language(unit, lang)) for lang in langs}

@@ -23,13 +23,14 @@ VoiceBench raises too). No reply at all (the model failed): 0 in both, flagged `
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TypedDict
 
 from audioeval.benchmarks.voicebench.bbh_rules import GOLD, TASK_RULES, Rule
 from audioeval.core.errors import InputError
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.fields import text_list
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 RANDOM_PICK_EXPECTATION = 0.5
 """VoiceBench's `random.choice([0, 1])` for an unread reply is right half the time."""
@@ -76,7 +77,29 @@ def read_answer(reply: str, task: str) -> tuple[int | None, Rule | None]:
     return (rule[2], rule) if rule is not None else (None, None)
 
 
-class BbhMatchScorer(Scorer):
+class BbhSignature(ScorerSignature):
+    rule: str
+    unread: str
+    answer_field: str
+    task_field: str
+
+
+class BbhDetail(TypedDict, total=False):
+    """The task, the gold answer (0/1), each reading's answer and the rule that fired (the
+    official one on the raw reply, ours on the processed answer); `missing` and `outcome` for
+    no reply."""
+
+    task: str
+    gold: int
+    missing: bool
+    outcome: str
+    official_answer: int | None
+    official_rule: list[str] | None
+    answer: int | None
+    rule: list[str] | None
+
+
+class BbhMatchScorer(Scorer[BbhDetail]):
     """1 when the answer read from the reply is the reference, else 0."""
 
     name = "bbh_match"
@@ -86,7 +109,7 @@ class BbhMatchScorer(Scorer):
         self.answer_field = answer_field
         self.task_field = task_field
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> BbhSignature:
         return {
             "scorer": self.name,
             "rule": "voicebench-bbh-answer-phrases@5338154",
@@ -121,22 +144,20 @@ class BbhMatchScorer(Scorer):
 
     def score(self, prediction: Prediction, sample: Sample) -> Score:
         task, gold = self._task(sample), self._gold(sample)
-        detail: dict[str, Any] = {"task": task, "gold": gold}
+        detail = BbhDetail(task=task, gold=gold)
         reply = prediction.raw if prediction.raw is not None else prediction.text
         if reply is None:  # no reply at all: a failed output, never scored as an answer
-            detail.update({"missing": True, "outcome": prediction.outcome})
+            detail.update(missing=True, outcome=prediction.outcome)
             return Score({self.name: 0.0}, {"official_accuracy": 0.0, "correct": 0, "unparseable": 1}, detail)
         official_answer, official_rule = read_answer(reply, task)
         answer, rule = read_answer(prediction.text, task) if prediction.text is not None else (None, None)
         correct = int(answer == gold)
         official = RANDOM_PICK_EXPECTATION if official_answer is None else float(official_answer == gold)
         detail.update(
-            {
-                "official_answer": official_answer,
-                "official_rule": list(official_rule[:2]) if official_rule is not None else None,
-                "answer": answer,
-                "rule": list(rule[:2]) if rule is not None else None,
-            }
+            official_answer=official_answer,
+            official_rule=list(official_rule[:2]) if official_rule is not None else None,
+            answer=answer,
+            rule=list(rule[:2]) if rule is not None else None,
         )
         stats = {"official_accuracy": official, "correct": correct, "unparseable": int(answer is None)}
         return Score({self.name: float(correct)}, stats, detail)

@@ -4,7 +4,7 @@ its judges (`open_judge.py`, `qa_judge.py`): three samples (`n=3`) at temperatur
 
 from __future__ import annotations
 
-from typing import Any
+from audioeval.adapters.chat_wire import SamplingFields
 
 JUDGE_VOTES = 3
-JUDGE_SAMPLING: dict[str, Any] = {"temperature": 0.5, "top_p": 0.95, "max_tokens": 1024}
+JUDGE_SAMPLING: SamplingFields = {"temperature": 0.5, "top_p": 0.95, "max_tokens": 1024}

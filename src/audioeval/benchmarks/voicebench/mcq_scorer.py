@@ -19,12 +19,11 @@ is flagged `missing`, and the run counts it as a failed output; it is not `unrea
 
 from __future__ import annotations
 
-from typing import Any
-
 from audioeval.benchmarks.voicebench.mcq_reader import LETTERS, TEMPLATES, read_letter
 from audioeval.core.sample import Sample
 from audioeval.scoring.base import Prediction, Score, Scorer
 from audioeval.scoring.fields import text_list
+from audioeval.scoring.scorer_hooks import ScorerSignature
 
 RANDOM_PICKS = tuple(letter.upper() for letter in LETTERS)
 """The letters VoiceBench picks from at random for a reply it cannot read."""
@@ -37,6 +36,14 @@ def official_value(letter: str | None, reference: str) -> float:
     return float(letter == reference)
 
 
+class VoiceBenchMcqSignature(ScorerSignature):
+    rule: str
+    templates: int
+    unreadable: str
+    robust: str
+    answer_field: str
+
+
 class VoiceBenchMcqScorer(Scorer):
     """The official VoiceBench MCQ value of one reply, and our robust reading beside it."""
 
@@ -46,7 +53,7 @@ class VoiceBenchMcqScorer(Scorer):
     def __init__(self, *, answer_field: str = "answer") -> None:
         self.answer_field = answer_field
 
-    def signature(self) -> dict[str, Any]:
+    def signature(self) -> VoiceBenchMcqSignature:
         return {
             "scorer": self.name,
             "rule": "voicebench-mcq-templates@5338154",

@@ -15,12 +15,10 @@ Value: `judge_correct` (1.0 or 0.0), metric `mean:judge_correct` (VoiceBench pri
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from audioeval.adapters.chat_wire import SamplingFields
 from audioeval.benchmarks.voicebench.judge_sampling import JUDGE_SAMPLING, JUDGE_VOTES
 from audioeval.core.sample import Sample
-from audioeval.judge.answer_judge import AnswerJudge, YesNoVotes
+from audioeval.judge.answer_judge import AnswerJudge, AnswerJudgeSignature, YesNoVotes
 
 
 class VoiceBenchQaScorer(YesNoVotes, AnswerJudge):
@@ -36,7 +34,7 @@ class VoiceBenchQaScorer(YesNoVotes, AnswerJudge):
         answer_field: str = "answer",
         votes: int | None = None,
         max_attempts: int | None = None,
-        sampling: Mapping[str, Any] | None = None,
+        sampling: SamplingFields | None = None,
         asr_model: str | None = None,
         language: str | None = "en",
     ) -> None:
@@ -45,9 +43,9 @@ class VoiceBenchQaScorer(YesNoVotes, AnswerJudge):
             votes=votes, max_attempts=max_attempts, sampling=sampling, asr_model=asr_model, language=language
         )
 
-    def extra_signature(self) -> dict[str, Any]:
+    def extra_signature(self) -> AnswerJudgeSignature:
         return {"majority": "strict majority of valid yes/no votes"}
 
-    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, Any]:
+    def variables(self, sample: Sample, candidate: str, view: str) -> dict[str, str]:
         question, reference = (self.field(sample, name) for name in self.fields)
         return {"question": question, "reference": reference, "response": candidate}
