@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from audioeval.adapters.base import GenerationConfig
+from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.prepared import PreparedInputs
 from audioeval.benchmarks.preset import (
     REQUIRED,
@@ -70,6 +71,7 @@ def preset_values(preset: Preset, given: Mapping[str, OptionValue], *, run: bool
     """Every value the preset's plan and the runner read, typed (`PresetValues`); a required
     one missing is an error for a run (`run`), not for a rescore, which reads only what its
     folder holds."""
+    load_benchmarks()  # the registries a plan looks up (predictions formats, scorers) are the benchmarks'
     # a group's options all have values once the preset exposes one of them (the judge's
     # settings are read whole), a required one only when exposed
     values: dict[str, OptionValue] = {
