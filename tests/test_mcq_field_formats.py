@@ -245,6 +245,21 @@ def test_several_answer_keys_exit_2_listing_them_then_score_with_the_key(tmp_pat
     assert json.loads((out / "mcq_summary.json").read_text())["overall"]["official"]["accuracy"] == 100.0
 
 
+def test_an_item_answered_with_no_text_is_listed_not_silently_without_prediction(tmp_path: Path) -> None:
+    """`run` fails the item naming the row; `mcq score --metadata` lists the same row (the item
+    has no prediction, as m6), never drops it without a word."""
+    metadata = _metadata(tmp_path, "mmau")
+    path = text(tmp_path)
+    rows = json.loads(path.read_text())
+    rows[1]["text"] = 5  # m2
+    path.write_text(json.dumps(rows, indent=None, separators=(",", ":")).replace("},{", "},\n{"))
+    code, said, out = _score(tmp_path, "mmau", path, "--metadata", str(metadata))
+    assert code == 0, said
+    assert "answers.json:2, id 'm2', field 'text': text is a int, not a string" in said
+    summary = json.loads((out / "mcq_summary.json").read_text())
+    assert sorted(summary["without_prediction_ids"]) == ["m2", "m6"]
+
+
 # lmms-eval's MMAR task (`lmms_eval/tasks/mmar/utils.py`): `doc.choices` labelled "A. text",
 # `doc_to_target` the answer letter, `mmar_accuracy` the per-sample metric.
 def lmms_mmar(tmp: Path, target: Callable[[int, dict], str] | None = None, doc: bool = True) -> Path:
