@@ -260,6 +260,25 @@ def test_an_item_answered_with_no_text_is_listed_not_silently_without_prediction
     assert sorted(summary["without_prediction_ids"]) == ["m2", "m6"]
 
 
+def test_another_predictions_file_of_another_format_is_scored_into_the_same_folder(tmp_path: Path) -> None:
+    """As with the benchmark's own format: the changed items are scored again, the others kept,
+    and the figures are those of a fresh folder (the file's path is no setting)."""
+    metadata = _metadata(tmp_path, "mmau")
+    first = text(tmp_path)
+    second = tmp_path / "second.json"
+    second.write_text(json.dumps([{"id": "m1", "text": "Cat"}, {"id": "m6", "text": "Forest"}]))
+    out = tmp_path / "same"
+    for path in (first, second):
+        res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmau", "--predictions", str(path), "--metadata",
+                                  str(metadata), "-o", str(out), "--no-progress"], env=ENV)  # fmt: skip
+        assert res.exit_code == 0, res.output
+    code, said, fresh = _score(tmp_path, "mmau", second, "--metadata", str(metadata))
+    assert code == 0, said
+    again, alone = (json.loads((d / "mcq_summary.json").read_text()) for d in (out, fresh))
+    assert again["overall"] == alone["overall"] and again["counts"] == alone["counts"]
+    assert alone["overall"]["official"]["accuracy"] == 50.0 and again["predictions"] == str(second)
+
+
 # lmms-eval's MMAR task (`lmms_eval/tasks/mmar/utils.py`): `doc.choices` labelled "A. text",
 # `doc_to_target` the answer letter, `mmar_accuracy` the per-sample metric.
 def lmms_mmar(tmp: Path, target: Callable[[int, dict], str] | None = None, doc: bool = True) -> Path:
