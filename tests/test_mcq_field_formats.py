@@ -245,6 +245,64 @@ def test_several_answer_keys_exit_2_listing_them_then_score_with_the_key(tmp_pat
     assert json.loads((out / "mcq_summary.json").read_text())["overall"]["official"]["accuracy"] == 100.0
 
 
+def test_an_item_answered_with_no_text_is_listed_not_silently_without_prediction(tmp_path: Path) -> None:
+    """`run` fails the item naming the row; `mcq score --metadata` lists the same row (the item
+    has no prediction, as m6), never drops it without a word."""
+    metadata = _metadata(tmp_path, "mmau")
+    path = text(tmp_path)
+    rows = json.loads(path.read_text())
+    rows[1]["text"] = 5  # m2
+    path.write_text(json.dumps(rows, indent=None, separators=(",", ":")).replace("},{", "},\n{"))
+    code, said, out = _score(tmp_path, "mmau", path, "--metadata", str(metadata))
+    assert code == 0, said
+    assert "answers.json:2, id 'm2', field 'text': text is a int, not a string" in said
+    summary = json.loads((out / "mcq_summary.json").read_text())
+    assert sorted(summary["without_prediction_ids"]) == ["m2", "m6"]
+
+
+def test_another_predictions_file_of_another_format_is_scored_into_the_same_folder(tmp_path: Path) -> None:
+    """As with the benchmark's own format: the changed items are scored again, the others kept,
+    and the figures are those of a fresh folder (the file's path is no setting)."""
+    metadata = _metadata(tmp_path, "mmau")
+    first = text(tmp_path)
+    second = tmp_path / "second.json"
+    second.write_text(json.dumps([{"id": "m1", "text": "Cat"}, {"id": "m6", "text": "Forest"}]))
+    out = tmp_path / "same"
+    for path in (first, second):
+        res = runner.invoke(app, ["mcq", "score", "--benchmark", "mmau", "--predictions", str(path), "--metadata",
+                                  str(metadata), "-o", str(out), "--no-progress"], env=ENV)  # fmt: skip
+        assert res.exit_code == 0, res.output
+    code, said, fresh = _score(tmp_path, "mmau", second, "--metadata", str(metadata))
+    assert code == 0, said
+    again, alone = (json.loads((d / "mcq_summary.json").read_text()) for d in (out, fresh))
+    assert again["overall"] == alone["overall"] and again["counts"] == alone["counts"]
+    assert alone["overall"]["official"]["accuracy"] == 50.0 and again["predictions"] == str(second)
+
+
+@pytest.mark.parametrize("fmt, number", [("lmms_eval_samples", "doc_id"), ("kimi_evalkit_results", "index")])
+def test_a_row_repeated_is_listed_never_given_to_another_item_of_equal_text(
+    fmt: str, number: str, tmp_path: Path
+) -> None:
+    """The tools number their rows (lmms-eval's `doc_id`, the kit's `index`): m1's row logged
+    twice is one answer of m1; the second copy is listed, not the answer of m4 (the same
+    question and answer), which the file does not answer. `run` reads the file alike."""
+    bench, write = WRITERS[fmt]
+    metadata = _metadata(tmp_path, bench)
+    path = write(tmp_path)
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    (m1,) = [r for r in rows if r[number] == 0]
+    rows = [r for r in rows if r[number] != 3]  # m4 unanswered
+    again = {**m1, **({"filtered_resps": ["Cat"]} if fmt == "lmms_eval_samples" else {"prediction": "Cat"})}
+    _lines(path, [rows[0], again, *rows[1:]])
+    code, said, out = _score(tmp_path, bench, path, "--metadata", str(metadata))
+    assert code == 0, said
+    assert f"{path.name}:2, field '{number}': {number} 0 repeated (first on line 1); the first is kept" in said
+    summary = json.loads((out / "mcq_summary.json").read_text())
+    assert sorted(summary["without_prediction_ids"]) == ["m4", "m6"]
+    assert summary["overall"]["official"]["accuracy"] == pytest.approx(3 / 4 * 100)  # m1, m3, m5 of m1-m3, m5
+    assert _run_figure(tmp_path, bench, path) == pytest.approx(3 / 4 * 100)
+
+
 # lmms-eval's MMAR task (`lmms_eval/tasks/mmar/utils.py`): `doc.choices` labelled "A. text",
 # `doc_to_target` the answer letter, `mmar_accuracy` the per-sample metric.
 def lmms_mmar(tmp: Path, target: Callable[[int, dict], str] | None = None, doc: bool = True) -> Path:

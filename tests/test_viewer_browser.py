@@ -121,6 +121,15 @@ def test_a_run_being_written_gains_rows_while_its_page_is_open(
         assert "another run folder" in text(driver, "#problems")  # the forged line, named
         assert driver.find_element("id", "script-errors").text == ""
         screenshot(driver, "viewer-run-live")
+
+        # the run finishes: its page stops asking
+        (live / "summary.json").write_text("{}")
+        WebDriverWait(driver, 10).until(lambda d: "being written" not in text(d, "#pairs"))
+        stopped = int(driver.find_element("tag name", "body").get_attribute("data-polls") or 0)
+        import time
+
+        time.sleep(0.6)
+        assert int(driver.find_element("tag name", "body").get_attribute("data-polls") or 0) == stopped
     finally:
         s.close()
 

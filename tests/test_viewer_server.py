@@ -272,3 +272,12 @@ def test_a_judged_run_lists_each_rubric_whose_votes_disagree(tmp_path: Path, syn
     assert sorted(row[1] for row in state["disagreements"]) == sorted(expected)  # one row per such rubric
     assert all({"right", "wrong"} <= set(row[3].split()) for row in state["disagreements"])
     assert state["reliability"] and "judge reliability" in state["reliability"][0]["caption"]
+
+
+def test_a_p_no_resample_reaches_is_shown_as_the_resamples_resolution(server: tuple[str, int, ServedRuns]) -> None:
+    """No resample crosses 0 (the oracle against a constant): p is below 2 / resamples, which is
+    what the page says; never a bound the resamples cannot tell (`p < 0.001` of 1,000)."""
+    found = server[2].compare(["0/demo-mcq/oracle", "0/demo-mcq/constant"])["differences"][0]
+    assert found["p"] == 0.0
+    assert f"p < {2 / found['n_resamples']:.3g};" in found["text"]
+    assert "p < 0.001" not in found["text"] and "p = 0.000" not in found["text"]

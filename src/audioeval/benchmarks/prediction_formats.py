@@ -15,6 +15,7 @@ unreadable file is an error naming it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,19 +188,35 @@ RowReader = Callable[[dict[str, Any], str, int], "UnkeyedRow | InputError | None
 """(item, file, line) -> its row, an error naming it, or None (an item that is no output)."""
 
 
-def unkeyed_rows(path: Path, read_row: RowReader) -> tuple[list[UnkeyedRow], list[InputError]]:
-    """The rows without ids of a JSON list or JSONL file, each item read by `read_row`; an
-    item that is not an object is an error naming its line."""
+def unkeyed_rows(
+    path: Path, read_row: RowReader, row_id: str | None = None
+) -> tuple[list[UnkeyedRow], list[InputError]]:
+    """The rows without sample ids of a JSON list or JSONL file, each item read by `read_row`;
+    an item that is not an object is an error naming its line. `row_id`: the field in which the
+    tool numbers its rows (lmms-eval's `doc_id`): a row whose number an earlier row has is an
+    error naming both lines, the first kept, never handed to another sample of equal text."""
     file = str(path)
     items, _ = read_items(path, "predictions")
     rows: list[UnkeyedRow] = []
     errors: list[InputError] = []
+    first: dict[str, int] = {}
     for obj, line in items:
         got = (
             read_row(obj, file, line)
             if isinstance(obj, dict)
             else InputError(f"an item must be an object, got {type(obj).__name__}", file=file, line=line)
         )
+        if isinstance(got, UnkeyedRow) and row_id is not None and obj.get(row_id) is not None:
+            number = json.dumps(obj[row_id])
+            if number in first:
+                got = InputError(
+                    f"{row_id} {obj.get(row_id)!r} repeated (first on line {first[number]}); the first is kept",
+                    file=file,
+                    line=line,
+                    field=row_id,
+                )
+            else:
+                first[number] = line
         if isinstance(got, InputError):
             errors.append(got)
         elif got is not None:

@@ -109,17 +109,24 @@ def pair_signature(
 
 
 INPUT_FILE_KEYS = ("file", "audio_root", "predictions_sha256", "outputs_sha256")
+SOURCE_INPUT_OPTIONS = ("predictions",)
+"""Source options that name where answers are read from (`mcq score --metadata`: the
+predictions file), whose answers the samples' own content hashes hold."""
 
 
 def without_input_files(signature: PairSignature) -> PairSignature:
     """The signature without where the inputs are read from and their file hashes (the
-    benchmark's source path, a predictions file's path and hash): for runs whose samples'
+    benchmark's source path and its options naming a predictions file, a predictions file's
+    path and hash): for runs whose samples'
     own content hashes say what is done (`PreparedInputs.rescore_changed_samples`)."""
     out = PairSignature(**signature)
     out.pop("source_sha256", None)
     bench = dict(out.get("benchmark") or {})
     source = dict(bench.get("source") or {})
     source.pop("path", None)
+    options = source.get("options")
+    if isinstance(options, dict):
+        source["options"] = {k: v for k, v in options.items() if k not in SOURCE_INPUT_OPTIONS}
     bench["source"] = source
     out["benchmark"] = bench
     out["model"] = {k: v for k, v in (out.get("model") or {}).items() if k not in INPUT_FILE_KEYS}

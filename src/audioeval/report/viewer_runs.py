@@ -527,7 +527,7 @@ class ServedRuns:
             text = f"{found['difference']:+.2f}{points}"
             if found.get("ci"):
                 lo, hi = found["ci"]
-                p = "p < 0.001" if found["p"] < 0.001 else f"p = {found['p']:.3f}"  # no resample crossed 0
+                p = shown_p(found["p"], found["n_resamples"])
                 text += f" (95 % CI {lo:+.2f} to {hi:+.2f}{points}; {p}; n = {found['n']})"
         return {"a": a.key, "b": b.key, "headline": headline, "text": text, **found}
 
@@ -549,6 +549,12 @@ class ServedRuns:
 
     def clip(self, token: str) -> Path | None:
         return self.clips.get(token)
+
+
+def shown_p(p: float, resamples: int) -> str:
+    """A paired bootstrap's two-sided p as the compare page shows it: with no resample across
+    0 it is below the smallest p the resamples can tell apart (2 / resamples), never "0"."""
+    return f"p = {p:.3f}" if p > 0 else f"p < {2 / resamples:.3g}"
 
 
 def _benchmarks(run_dir: Path) -> RunPlans | str:

@@ -7,7 +7,8 @@ without ids, matched to the items by the format's stated rule (`adapters/unkeyed
 so both commands give each item the same answer and the same official figure.
 
 An item no answer reaches has no prediction (counted, left out of every figure, as the
-official script skips it); a row of the file that reaches no item is listed.
+official script skips it); a row of the file that reaches no item, or answers an item with
+what is not an answer (a number for a text), is listed.
 """
 
 from __future__ import annotations
@@ -98,6 +99,10 @@ def items_with_answers(
     where = str(metadata)
     model.match(bench.name, [_matching_sample(item, where) for item in items.items])
     ids = [item.id for item in items.items]
-    unread = model.input_errors(ids, ids)
+    # an item the file answers with what is not an answer (`run` fails it naming the row) is
+    # listed too, never a silent "without prediction"
+    unread = model.input_errors(ids, ids) + [
+        model.errors[sid] for sid in ids if sid in model.errors and sid not in model.outputs
+    ]
     answered = [replace(item, prediction=model.outputs.get(item.id)) for item in items.items]
     return FileAnswers(replace(items, items=answered), model.describe(), model.key, tuple(unread))

@@ -90,7 +90,7 @@ def _lmms_reader(key: str | None) -> Loader:
                 return target
             return UnkeyedRow(answer, target, line=line, field="target")
 
-        rows, errors = unkeyed_rows(path, row)
+        rows, errors = unkeyed_rows(path, row, row_id="doc_id")
         return PredictionsRead({}, errors, wanted, rows)
 
     return read
@@ -185,7 +185,7 @@ def _kimi_reader(key: str | None) -> Loader:
         return UnkeyedRow(prediction, answer, line=line, field="answer")
 
     def read(path: Path) -> PredictionsRead:
-        rows, errors = unkeyed_rows(path, row)
+        rows, errors = unkeyed_rows(path, row, row_id="index")
         return PredictionsRead({}, errors, "prediction", rows)
 
     return read

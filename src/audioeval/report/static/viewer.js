@@ -118,7 +118,7 @@ window.addEventListener("error", function (e) {
 
   function followRun() {
     drawRun(data.state);
-    follow("/api/run/" + data.index, data.state, function () { return true; }, drawRun, "the run");
+    follow("/api/run/" + data.index, data.state, function (s) { return !s.finished; }, drawRun, "the run");
   }
 
   function followRuns() {
