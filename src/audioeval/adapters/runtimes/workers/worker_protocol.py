@@ -18,11 +18,13 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, Literal, TextIO, TypedDict
+from typing import Any, Dict, Literal, Optional, TextIO, TypedDict, Union  # noqa: UP035
 
-ArgValue = str | int | float | bool | None
+# Evaluated when a worker starts, under the runtime's own Python (which may be older than
+# audioeval's): `typing` forms, not `X | Y` or `dict[...]` (Python 3.10 and 3.9).
+ArgValue = Optional[Union[str, int, float, bool]]  # noqa: UP007, UP045
 """A worker argument's value (`--args-json` holds a flat object of these)."""
-WorkerArgs = dict[str, ArgValue]
+WorkerArgs = Dict[str, ArgValue]  # noqa: UP006
 
 
 class WorkerRequest(TypedDict, total=False):
