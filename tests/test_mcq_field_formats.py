@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.benchmarks.prediction_formats import PREDICTION_FORMATS
 from audioeval.benchmarks.sources.tool_outputs import FORMATS
+from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 
 runner = CliRunner()
@@ -346,15 +347,19 @@ def test_lmms_letter_outside_the_choices_names_file_doc_id_and_field(tmp_path: P
     assert sorted(summary["without_prediction_ids"]) == ["m2", "m6"]  # listed, never scored
 
 
-def test_lmms_letter_without_logged_choices_is_an_error_not_a_text() -> None:
+def test_lmms_one_letter_target_without_logged_choices_is_its_text(tmp_path: Path) -> None:
+    # a one-word transcript ("I") is a target as written, never refused as a letter
     read = FORMATS["lmms_eval_samples"].reader(None)
-    row = {"doc_id": 7, "target": "B", "filtered_resps": ["B"], "filter": "none"}
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        got = read(_lines(Path(tmp) / "s.jsonl", [row]))
-    assert got.rows == [] and "doc_id 7: target 'B' is a letter" in got.errors[0].message
-    assert got.errors[0].field == "target" and got.errors[0].line == 1
+    row = {"doc_id": 7, "target": "I", "filtered_resps": ["I"], "filter": "none"}
+    got = read(_lines(tmp_path / "s.jsonl", [row]))
+    assert [(r.text, r.output) for r in got.rows] == [("I", "I")] and got.errors == []
+    # an MCQ log without its documents: the letters match no item's answer and are listed
+    metadata = _metadata(tmp_path, "mmar")
+    code, said, out = _score(tmp_path, "mmar", lmms_mmar(tmp_path, doc=False), "--metadata", str(metadata))
+    summary = json.loads((out / "mcq_summary.json").read_text()) if out.exists() else {}
+    assert "field 'target': no sample of mmar has this reference ('B')" in said, said
+    assert code == exit_codes.TOO_MANY_FAILURES, said  # nothing scored as an answer: a non-zero exit
+    assert len(summary["without_prediction_ids"]) == 6 and summary["overall"]["n"] == 0, summary["overall"]
 
 
 @pytest.mark.parametrize(

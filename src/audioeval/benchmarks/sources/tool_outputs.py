@@ -122,7 +122,8 @@ def _target_text(item: dict[str, Any], file: str, line: int) -> str | InputError
     whose target is a letter (lmms-eval's MMAR task writes "B"), the text of the option at that
     letter's position in the logged `doc.choices` (without its "B. " label). A lone letter is
     the letter when the options carry their letters, else it is read as an option's text when
-    it is one (MMAU has note names as options), else as a letter."""
+    it is one (MMAU has note names as options), else as a letter; on a line that logs no
+    `doc.choices` it is the text as written."""
     target = item.get("target")
     if not isinstance(target, str):
         return InputError("target must be text", file=file, line=line, field="target")
@@ -132,13 +133,9 @@ def _target_text(item: dict[str, Any], file: str, line: int) -> str | InputError
     choices = _choices(item.get("doc"))
     doc_id = item.get("doc_id")
     if choices is None:
-        return InputError(
-            f"doc_id {doc_id!r}: target {letter!r} is a letter and the line logs no doc.choices to read its "
-            "option from",
-            file=file,
-            line=line,
-            field="target",
-        )
+        # no options logged: the target is text as written (a one-word transcript "I"); on a
+        # multiple-choice benchmark a letter then matches no item's answer and is listed unmatched
+        return target
     lettered = _lettered(choices)
     texts = [c[2:].strip() if lettered else c for c in choices]
     if not lettered and letter in texts:
