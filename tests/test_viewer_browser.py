@@ -7,6 +7,7 @@ AUDIOEVAL_SCREENSHOTS=DIR to keep screenshots (docs/img/viewer-*.png were made s
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from typer.testing import CliRunner
 from audioeval.cli.main import app
 from audioeval.report.viewer_runs import ServedRuns
 from audioeval.report.viewer_server import make_server
+from audioeval.store.run_lock import LOCK_FILE
 from tests.test_report_browser import chromium, clips_load, open_page, opened_sample, screenshot
 
 runner = CliRunner()
@@ -93,6 +95,7 @@ def test_a_run_being_written_gains_rows_while_its_page_is_open(
     pair = live / "demo-mcq" / "oracle"
     pair.mkdir(parents=True)
     shutil.copy(runs[0] / "run.json", live / "run.json")
+    (live / LOCK_FILE).write_text(str(os.getpid()))  # its writer: a running process (this one)
     done = runs[0] / "demo-mcq" / "oracle"
     for name in ("signature.json", "sample_ids.json"):
         shutil.copy(done / name, pair / name)
@@ -142,6 +145,7 @@ def test_the_runs_list_and_the_compare_page_follow_a_run_being_written(
     live = tmp_path / "live"
     live.mkdir()
     shutil.copy(runs[0] / "run.json", live / "run.json")
+    (live / LOCK_FILE).write_text(str(os.getpid()))  # its writer: a running process (this one)
     lines = {}
     for model in ("oracle", "longest-choice"):
         done, pair = runs[0] / "demo-mcq" / model, live / "demo-mcq" / model

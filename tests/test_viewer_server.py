@@ -281,3 +281,32 @@ def test_a_p_no_resample_reaches_is_shown_as_the_resamples_resolution(server: tu
     assert found["p"] == 0.0
     assert f"p < {2 / found['n_resamples']:.3g};" in found["text"]
     assert "p < 0.001" not in found["text"] and "p = 0.000" not in found["text"]
+
+
+def test_a_run_stopped_before_its_end_is_said_so_and_not_followed(run_dir: Path, tmp_path: Path) -> None:
+    """A run folder without its summary.json is being written only while the process named in
+    its lock file runs; once that process is gone the pages say it stopped and poll no more."""
+    import os
+    import subprocess
+    import sys
+
+    from audioeval.store.run_lock import LOCK_FILE
+
+    stopped = tmp_path / "stopped"
+    shutil.copytree(run_dir, stopped)
+    (stopped / "summary.json").unlink()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    keys = [f"0/demo-mcq/{m}" for m in ("oracle", "constant")]
+    for holder, live in ((str(os.getpid()), True), (gone.stdout.strip(), False), ("", False)):
+        (stopped / LOCK_FILE).write_text(holder)
+        runs = ServedRuns([stopped])
+        (line,) = runs.listing()
+        assert (line["finished"], line["stopped"]) == (False, not live), holder
+        state = runs.run_state(0)
+        assert (state["finished"], state["stopped"]) == (False, not live)
+        assert runs.compare(keys)["live"] is live
+    (stopped / LOCK_FILE).unlink()  # a copied folder without its lock file: no writer either
+    assert ServedRuns([stopped]).listing()[0]["stopped"] is True
+    finished = ServedRuns([run_dir])
+    assert finished.listing()[0]["finished"] is True and finished.listing()[0]["stopped"] is False
+    assert finished.compare(keys)["live"] is False

@@ -59,6 +59,7 @@ from audioeval.store.run_folder import (
     read_run_file,
     run_id_of,
 )
+from audioeval.store.run_lock import writer_alive
 from audioeval.store.run_summaries import check_summary_records, read_summary
 from audioeval.store.signature import SIGNATURE_FILE
 
@@ -106,6 +107,7 @@ class RunLine(TypedDict):
     index: int
     name: str
     finished: bool
+    stopped: bool
     pairs: list[PairLine]
 
 
@@ -122,6 +124,7 @@ class RunState(TypedDict):
 
     name: str
     finished: bool
+    stopped: bool
     pairs: list[PairLine]
     failures: list[list[str]]
     disagreements: list[list[str]]
@@ -375,7 +378,7 @@ class ServedRuns:
                 {
                     "index": i,
                     "name": run_dir.name,
-                    "finished": (run_dir / SUMMARY_FILE).is_file(),
+                    **_progress(run_dir),
                     "pairs": [self._pair_line(p) for p in pairs],
                 }
             )
@@ -426,7 +429,7 @@ class ServedRuns:
                     )
         return {
             "name": self.run_dirs[run].name,
-            "finished": (self.run_dirs[run] / SUMMARY_FILE).is_file(),
+            **_progress(self.run_dirs[run]),
             "pairs": [self._pair_line(p) for p in pairs],
             "failures": failures,
             "disagreements": disagreements,
@@ -502,7 +505,7 @@ class ServedRuns:
         unit_a = systems[0]["unit"]
         return {
             "benchmark": pairs[0].benchmark,
-            "live": any(not (self.run_dirs[p.run] / SUMMARY_FILE).is_file() for p in pairs),
+            "live": any(_being_written(self.run_dirs[p.run]) for p in pairs),
             "systems": systems,
             "rows": rows,
             "delta_unit": unit_a,
@@ -586,6 +589,23 @@ def _stored_summary(run_dir: Path, folder: Path) -> PairSummary | None:
     except RunFolderError:
         return None
     return summary
+
+
+class RunProgress(TypedDict):
+    finished: bool  # the run wrote its summary.json
+    stopped: bool  # not finished, and no process of this machine is writing it
+
+
+def _progress(run_dir: Path) -> RunProgress:
+    finished = (run_dir / SUMMARY_FILE).is_file()
+    return {"finished": finished, "stopped": not finished and not writer_alive(run_dir)}
+
+
+def _being_written(run_dir: Path) -> bool:
+    """What the pages follow: a run not finished whose writer is running (an interrupted run
+    is not polled)."""
+    progress = _progress(run_dir)
+    return not progress["finished"] and not progress["stopped"]
 
 
 def _problem(problem: Unvouched, folder: Path) -> str:

@@ -57,6 +57,26 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
 
+def writer_alive(folder: Path) -> bool:
+    """Whether a process of this machine holds (or last held) `folder`'s lock and is still
+    running: read from the pid in the lock file, without taking the lock (a reader taking it,
+    even shared, could make a run starting at that moment find its folder locked). False
+    when there is no lock file, no pid in it, or no process of that pid."""
+    try:
+        text = (folder / LOCK_FILE).read_text(encoding="ascii", errors="replace").strip()
+    except OSError:
+        return False
+    if not text.isdigit():
+        return False
+    try:
+        os.kill(int(text), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # a process of another user: running
+    return True
+
+
 def _holder(fd: int) -> str:
     os.lseek(fd, 0, os.SEEK_SET)
     text = os.read(fd, 64).decode("ascii", errors="replace").strip()

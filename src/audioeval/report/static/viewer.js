@@ -35,6 +35,10 @@ window.addEventListener("error", function (e) {
   }
   var PAIR_HEADERS = ["benchmark", "model", "samples done", "scored", "failed", "headline", "value", "95 % CI", "usage", "note"];
 
+  function progress(r) {
+    return r.finished ? "finished" : r.stopped ? "stopped before its end: no process is writing it (its command, run again, resumes it)" : "being written";
+  }
+
   // ---- the runs --------------------------------------------------------------------------
   function drawRuns() {
     var checked = {};  // the boxes a person ticked stay ticked when the list is drawn again
@@ -46,7 +50,7 @@ window.addEventListener("error", function (e) {
       var s = section(r.name, "run-" + r.index);
       var h = s.querySelector("h2"); h.textContent = "";
       h.appendChild(link(r.name, "/run/" + r.index));
-      h.appendChild(el("span", r.finished ? "finished" : "being written", "state " + (r.finished ? "done" : "live")));
+      h.appendChild(el("span", progress(r), "state " + (r.finished ? "done" : r.stopped ? "stopped" : "live")));
       var t = table(PAIR_HEADERS, pairRows(r.pairs)); t.className = "pairs"; s.appendChild(t);
       r.pairs.forEach(function (p) { (byBench[p.benchmark] = byBench[p.benchmark] || []).push([p.key, data.runs.length > 1 ? r.name + "/" + p.model : p.model]); });
     });
@@ -70,8 +74,8 @@ window.addEventListener("error", function (e) {
   function drawRun(state) {
     view.textContent = "";
     var s = section("Pairs", "pairs");
-    s.querySelector("h2").appendChild(el("span", state.finished ? "finished" : "being written: updates as records are appended",
-      "state " + (state.finished ? "done" : "live")));
+    s.querySelector("h2").appendChild(el("span", state.finished || state.stopped ? progress(state) : "being written: updates as records are appended",
+      "state " + (state.finished ? "done" : state.stopped ? "stopped" : "live")));
     var t = table(PAIR_HEADERS, pairRows(state.pairs)); t.id = "pair-table"; s.appendChild(t);
     s.appendChild(el("p", "Figures as the run computes them from the records written so far (" +
       "CIs from fewer resamples than the run's own summary).", "muted"));
@@ -118,12 +122,12 @@ window.addEventListener("error", function (e) {
 
   function followRun() {
     drawRun(data.state);
-    follow("/api/run/" + data.index, data.state, function (s) { return !s.finished; }, drawRun, "the run");
+    follow("/api/run/" + data.index, data.state, function (s) { return !s.finished && !s.stopped; }, drawRun, "the run");
   }
 
   function followRuns() {
     drawRuns();
-    follow("/api/runs", data, function (d) { return d.runs.some(function (r) { return !r.finished; }); },
+    follow("/api/runs", data, function (d) { return d.runs.some(function (r) { return !r.finished && !r.stopped; }); },
       function (latest) { data = latest; drawRuns(); }, "the runs");
   }
 
