@@ -229,8 +229,19 @@ def _imported(module: str, *, inside: str) -> set[str]:
     return out
 
 
+PER_SAMPLE_RULES: dict[str, str] = {
+    "audioeval.benchmarks.mmae.aggregate._share": "one sample's IFR / CR: the share of its own rubrics "
+    "scored 1 (MMAE's per-sample rule, called by the scorer and by per_sample.json's rows alike); no "
+    "mean over samples",
+}
+"""Functions that compute one sample's own value from its parts (the scorer's rule, shared by
+the scorer and an export's per-sample rows), not a figure over samples."""
+
+
 def _statistics(module: str) -> list[str]:
     tree = ast.parse(_path(module).read_text(encoding="utf-8"))
+    for fn in [n for n in tree.body if isinstance(n, ast.FunctionDef) and f"{module}.{n.name}" in PER_SAMPLE_RULES]:
+        tree.body.remove(fn)
     found = []
     for node in ast.walk(tree):
         names: list[str] = []
@@ -244,7 +255,14 @@ def _statistics(module: str) -> list[str]:
             name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
             if STATISTIC_CALLS.match(name):
                 found.append(f"calls {name}() at line {node.lineno}")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div) and _call_of(node.left, "sum"):
+            if _call_of(node.right, "len"):  # a mean written out: sum(x) / len(x)
+                found.append(f"computes sum() / len() at line {node.lineno}")
     return found
+
+
+def _call_of(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
 
 
 def test_the_scan_finds_the_exporters_and_tables_of_mmae_and_mcq() -> None:
@@ -265,6 +283,9 @@ def test_the_scan_finds_the_exporters_and_tables_of_mmae_and_mcq() -> None:
         "audioeval.report.judge_eval_table",
     ):
         assert expected in modules
+    # and a mean written out by hand
+    mean = ast.parse("m = sum(items) / len(items) if items else None")
+    assert any(isinstance(n, ast.BinOp) and _call_of(n.left, "sum") and _call_of(n.right, "len") for n in ast.walk(mean))
     # and it would see a statistic: the engine's summary imports the corpus metrics and calls them
     assert "imports audioeval.metrics.corpus" in _statistics("audioeval.metrics.pair_summary")
     assert any(s.startswith("calls aggregate_all") for s in _statistics("audioeval.metrics.pair_summary"))

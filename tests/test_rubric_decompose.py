@@ -422,6 +422,10 @@ def test_decompose_writes_rubrics_retries_and_resumes_without_calls(tmp_path: Pa
         }  # fmt: skip
         assert summary["fallback_ids"] == ["odd"] and summary["prompt_version"] == PROMPT_VERSION
         assert summary["domains"] == {"mix": 3, "speech": 1} and summary["llm_calls"] == 10
+        # items per caption: the engine's figure in summary.json, shown (not computed) in the export
+        pair = next((tmp_path / "rubrics.jsonl.run").glob("*/*/summary.json"))
+        engine = json.loads(pair.read_text())["metrics"]["mean:rubric_items"]["value"]
+        assert summary["mean_items"] == engine == 7 / 4
         before = out.read_text(encoding="utf-8")
         calls = server.stats.requests
         again = decompose_cli(captions, out, server.base_url)

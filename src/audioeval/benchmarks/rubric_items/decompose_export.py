@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import NotRequired, TypedDict, cast
 
 from audioeval.benchmarks.pair_exports import PairExport
-from audioeval.benchmarks.rubric_items.decompose_scorer import SCORER_NAME, DecomposeJudgement
+from audioeval.benchmarks.pair_figures import Figure, PairFigures
+from audioeval.benchmarks.rubric_items.decompose_scorer import ITEMS, SCORER_NAME, DecomposeJudgement
 from audioeval.core.errors import RunConfigError
 from audioeval.core.record import FailureKind, SampleRecord, latest_records
 from audioeval.core.version import __version__
@@ -145,7 +146,11 @@ def build_summary(
     lines: Sequence[RubricLine],
     failed: Sequence[FailedCaption],
     unparsed: Sequence[str] = (),
+    mean_items: float | None = None,
 ) -> DecomposeSummary:
+    """`decompose_summary.json`: counts of the lines written, and `mean_items`, the engine's
+    `mean:rubric_items` of the pair (items per decomposed caption: computed once, by the pair
+    summary, and shown here)."""
     fallback = [str(line["id"]) for line in lines if line["fallback"]]
     items = [len(line["rubric"]) for line in lines]
     domains: dict[str, int] = {}
@@ -161,7 +166,7 @@ def build_summary(
             "failed": len(failed),
             "items": sum(items),
         },
-        "mean_items": sum(items) / len(items) if items else None,
+        "mean_items": mean_items,
         "domains": domains,
         "fallback_ids": fallback,
         "unparsed_ids": list(unparsed),
@@ -195,7 +200,8 @@ def write_exports(folder: Path, export: PairExport) -> DecomposeResult:
             if rec is not None and (rec.judge.get(SCORER_NAME) or {}).get("unparsed"):
                 unparsed.append(str(line["id"]))
     output = Path(settings["output"])
-    summary = build_summary(settings, lines, failed, unparsed)
+    mean_items = PairFigures.of(export.summary).metrics.get(f"mean:{ITEMS}", Figure()).value
+    summary = build_summary(settings, lines, failed, unparsed, mean_items)
     write_jsonl_atomic(output, lines)
     write_json_atomic(folder / SUMMARY_FILE, summary)
     return DecomposeResult(output, folder / SUMMARY_FILE, summary, failed)
