@@ -304,13 +304,12 @@ def test_an_unknown_source_type_lists_the_contributed_ones() -> None:
 def test_mcq_score_loads_its_file_as_its_benchmark_s_source_type(tmp_path: Path) -> None:
     """No second route: the preset names the file as a source of the benchmark's own type,
     and the engine's loader reads it, as it reads an installed package's."""
-    from audioeval.benchmarks.mcq.preset import plan
+    from audioeval.benchmarks.mcq.preset import SCORE, plan
+    from audioeval.presets.preset_run import preset_values
 
     path = tmp_path / "mmau.json"
     path.write_text(json.dumps([{**item, "model_output": item["answer"]} for item in _mcq_items()]))
-    planned = plan(
-        {"benchmark": "mmau", "predictions": path, "prediction_key": None, "rubrics": False, "judge_concurrency": 8}
-    )
+    planned = plan(preset_values(SCORE, {"benchmark": "mmau", "predictions": path}))
     assert planned.samples is None
     source = planned.spec.source
     assert (source.type, source.options) == ("mmau", {"prediction_key": "model_output"})

@@ -37,13 +37,12 @@ from audioeval.presets.preset_run import preset_request, preset_values
 SRC = Path(__file__).resolve().parents[1] / "src" / "audioeval"
 
 
-def _plan(values):  # type: ignore[no-untyped-def]
-    if values["level"] > 3:
+def _plan(values: PresetValues) -> PresetPlan:
+    level, data = values.own["level"], values.own["data"]
+    if isinstance(level, int) and level > 3:
         raise InputError("--level must be at most 3", field="--level")
-    spec = BenchmarkSpec(name="toy", task="asr", source=SourceSpec(type="jsonl", path=str(values["data"])))
-    return PresetPlan(
-        spec, str(values["data"]), {"name": "echo", "type": "predictions", "predictions": str(values["data"])}
-    )
+    spec = BenchmarkSpec(name="toy", task="asr", source=SourceSpec(type="jsonl", path=str(data)))
+    return PresetPlan(spec, str(data), {"name": "echo", "type": "predictions", "predictions": str(data)})
 
 
 def _outcome(folder, values):  # type: ignore[no-untyped-def]
@@ -117,8 +116,8 @@ def test_a_tool_runs_with_its_options_and_aliases_are_accepted() -> None:
 
 def test_preset_values_fill_the_defaults_and_refuse_a_missing_value(tmp_path: Path) -> None:
     values = preset_values(TOY, {"data": tmp_path / "d.jsonl"})
-    assert values["level"] == 1 and values["resamples"] == 50 and values["output_dir"] == Path("outputs/toy")
-    assert "judge" not in values  # only the groups the preset exposes
+    assert values.own["level"] == 1 and values.settings.resamples == 50
+    assert values.settings.output_dir == Path("outputs/toy")
     req = preset_request(TOY, values)
     assert req.judge is None and req.resamples == 50 and req.specs[0][0].name == "toy"
     with pytest.raises(InputError, match="no value for data"):

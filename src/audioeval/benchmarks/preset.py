@@ -20,22 +20,26 @@ it, and one generic runner (`presets/preset_run.py`) runs it through the run eng
 predictions, a synthetic set): an option list and a function, no run engine.
 
 A preset's values are typed (`PresetValues`: the shared settings as the attributes of a
-`SharedValues`, one per setting `core/settings.py` declares, the preset's own options by name).
+`SharedValues`, one per setting `core/settings.py` declares, the preset's own options by name,
+which each preset reads once into a typed options object of its own, `read_options`).
 Nothing here imports the engine: a plan's model is a `PlanModel` of
 `engine/model_specs.ModelConfig` fields, so a benchmark folder states its preset whole.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 from audioeval.benchmarks.sources.loader import SampleSet
 from audioeval.benchmarks.spec import BenchmarkSpec
 from audioeval.core.errors import InputError
-from audioeval.core.settings import DEFAULTS, GROUPS, SETTING, group_names
+from audioeval.core.settings import DEFAULTS, GROUPS, SETTING, USAGE_AND_COST, group_names
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 REQUIRED: Any = ...
 """The default of an option the user must give."""
@@ -131,36 +135,18 @@ if set(SHARED_NAMES) != {*SETTING, *BESIDE_FLAGS}:  # the declaration and its ty
 
 
 @dataclass(frozen=True)
-class PresetValues(Mapping[str, OptionValue]):
+class PresetValues:
     """Every value of one preset command, as its plan, check and outcome and the runner read
     them: the shared settings typed (`settings`), the preset's own options by name (`own`, as
-    their `PresetOption`s declare them: a preset reads them into its own typed options, as
-    MMAE's `ScoreOptions`), and, for `outcome`, what the benchmark's exporter just returned for
-    the output folder (`exported`; None: nothing): an outcome that knows it (MMAE's
-    `WrittenFiles`) reports from it instead of reading back the files just written.
-
-    Read by name (`values["predictions"]`), it holds the preset's own options and the shared
-    settings it has (`present`: those it exposes, and the rest of a group it uses), as the
-    command line gave them."""
+    their `PresetOption`s declare them: a preset reads them once into its own typed options
+    with `read_options`, as MMAE's `ScoreOptions`), and, for `outcome`, what the benchmark's
+    exporter just returned for the output folder (`exported`; None: nothing): an outcome that
+    knows it (MMAE's `WrittenFiles`) reports from it instead of reading back the files just
+    written."""
 
     settings: SharedValues = field(default_factory=SharedValues)
     own: Mapping[str, OptionValue] = field(default_factory=dict)
-    present: frozenset[str] = frozenset()
     exported: object = None
-
-    def __getitem__(self, name: str) -> OptionValue:
-        if name in self.own:
-            return self.own[name]
-        if name in self.present:
-            return getattr(self.settings, name)
-        raise KeyError(name)
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self.own
-        yield from (n for n in SHARED_NAMES if n in self.present and n not in self.own)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 @dataclass(frozen=True)
@@ -186,6 +172,18 @@ class PresetOption:
     """A positional argument instead of a flag."""
     optional: bool = False
     """The value may be None (no default value)."""
+
+
+Options = TypeVar("Options", bound="DataclassInstance")
+
+
+def read_options(kind: type[Options], options: Sequence[PresetOption], values: PresetValues) -> Options:
+    """A preset's own options as its typed options object `kind` (a dataclass with one field
+    per option of `options`, by name): each option's value among `values`, or, not given, its
+    declared default (`REQUIRED` for a required one: only a rescore, which reads its folder
+    alone, lacks one)."""
+    given = {**{o.name: o.default for o in options}, **values.own}
+    return kind(**{f.name: given[f.name] for f in fields(kind)})
 
 
 class PlanModel(TypedDict, total=False):
@@ -329,8 +327,9 @@ class Preset:
                 raise ValueError(f"preset {' '.join(self.command)}: default of {name}: {problem}")
 
     def exposes(self, name: str) -> bool:
-        """Whether the shared option `name` is one of this preset's (by its group or by name)."""
-        if name in self.shared:
+        """Whether the shared option `name` is one of this preset's (by its group or by name;
+        the usage and cost settings, `USAGE_AND_COST`, are every preset's, as they are `run`'s)."""
+        if name in self.shared or name in USAGE_AND_COST:
             return True
         group = shared_group(name)
         # a group named with none of its other options named is the whole group ("judge" is

@@ -188,6 +188,12 @@ SETTINGS: tuple[Setting, ...] = (
 SETTING: dict[str, Setting] = {s.name: s for s in SETTINGS}
 """Each setting by its value name."""
 
+USAGE_AND_COST = ("prices", "max_calls", "max_cost", "dry_run")
+"""The settings of what a run asks and costs (docs/cost.md): `run` and every preset offer them,
+whatever other shared options a preset names (`benchmarks/preset.Preset.exposes`)."""
+if not set(USAGE_AND_COST) <= set(SETTING):
+    raise RuntimeError(f"USAGE_AND_COST names no setting: {sorted(set(USAGE_AND_COST) - set(SETTING))}")
+
 DEFAULTS: dict[str, Any] = {s.name: s.default for s in SETTINGS}
 """Each setting's default, by value name."""
 

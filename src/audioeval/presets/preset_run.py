@@ -36,7 +36,6 @@ from audioeval.benchmarks.preset import (
     PresetPlan,
     PresetValues,
     SharedValues,
-    shared_group,
 )
 from audioeval.core.errors import InputError, RunConfigError
 from audioeval.core.redact import secret_from_env
@@ -72,31 +71,24 @@ def preset_values(preset: Preset, given: Mapping[str, OptionValue], *, run: bool
     one missing is an error for a run (`run`), not for a rescore, which reads only what its
     folder holds."""
     load_benchmarks()  # the registries a plan looks up (predictions formats, scorers) are the benchmarks'
-    # a group's options all have values once the preset exposes one of them (the judge's
-    # settings are read whole), a required one only when exposed
-    values: dict[str, OptionValue] = {
-        n: v
-        for n, v in SHARED_DEFAULTS.items()
-        if preset.exposes(n) or (v is not REQUIRED and preset.uses(shared_group(n) or "judge"))
-    }
-    values.update(preset.defaults)
+    values: dict[str, OptionValue] = dict(preset.defaults)
     values.update({o.name: o.default for o in preset.options})
     values.update(given)
+    missing = sorted(n for n, v in values.items() if v is REQUIRED)
+    if missing and run:
+        raise InputError(f"{' '.join(preset.command)}: no value for {', '.join(missing)}", field=missing[0])
     typed = _typed(values)
     if typed.settings.output_dir is None and preset.output_dir is not None:
         typed = _typed({**values, "output_dir": preset.output_dir(typed)})
-    missing = sorted(n for n, v in typed.items() if v is REQUIRED)
-    if missing and run:
-        raise InputError(f"{' '.join(preset.command)}: no value for {', '.join(missing)}", field=missing[0])
     return typed
 
 
 def _typed(values: Mapping[str, OptionValue]) -> PresetValues:
     """The shared settings among `values` as `SharedValues` (the others keep their declared
-    defaults), the rest as the preset's own options."""
+    defaults, `SHARED_DEFAULTS`), the rest as the preset's own options."""
     shared = {n: v for n, v in values.items() if n in SHARED_NAMES}
     own = {n: v for n, v in values.items() if n not in SHARED_NAMES}
-    return PresetValues(SharedValues(**shared), own, frozenset(shared))
+    return PresetValues(SharedValues(**shared), own)
 
 
 def judge_settings(values: SharedValues, overrides: PlanJudge | None = None) -> JudgeSettings:

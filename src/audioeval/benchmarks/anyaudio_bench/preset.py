@@ -16,12 +16,22 @@ by the plan's `export_info`) writes `judge_eval_summary.json`, `per_row.jsonl` a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from audioeval.benchmarks.anyaudio_bench.figures import SCORE_METRICS, THRESHOLD_METRICS
-from audioeval.benchmarks.preset import REQUIRED, PlanPart, Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.benchmarks.preset import (
+    REQUIRED,
+    PlanModel,
+    PlanPart,
+    Preset,
+    PresetOption,
+    PresetOutcome,
+    PresetPlan,
+    PresetValues,
+    read_options,
+)
 from audioeval.core.checks import number_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
@@ -31,7 +41,7 @@ if TYPE_CHECKING:
 
 BENCH_NAME = "judge-bench"
 DEV_NAME = "judge-bench-dev"
-MODEL = {"name": "echo", "type": "baseline", "baseline": "echo"}
+MODEL: PlanModel = {"name": "echo", "type": "baseline", "baseline": "echo"}
 SUMMARY_FILE = "judge_eval_summary.json"  # export.SUMMARY_FILE (named here so loading stays light)
 ROWS_FILE = "per_row.jsonl"
 RECORDS_FILE, IDS_FILE = "records.jsonl", "sample_ids.json"  # a pair folder's (engine/run_layout.py)
@@ -62,6 +72,26 @@ OPTIONS = (
     PresetOption("samples", "--samples", int, 5, minimum=1, help="Sampled answers per item when the judge sends no logprobs."),
     PresetOption("judge_max_attempts", "--judge-max-attempts", int, 3, minimum=1, help="Attempts per request whose answer is unusable."),
 )  # fmt: skip
+
+
+
+@dataclass(frozen=True)
+class JudgeEvalOptions:
+    """`judge-eval`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""
+
+    benchmark: str
+    config: str | None
+    threshold: float | None
+    tune_on: str | None
+    mode: Literal["per_item", "all_at_once"]
+    samples: int
+    judge_max_attempts: int
+
+    @classmethod
+    def of(cls, values: PresetValues) -> JudgeEvalOptions:
+        """The options among a preset's values (one not given: its declared default)."""
+        return read_options(cls, OPTIONS, values)
+
 
 SHARED = (
     "judge", "judge_model", "judge_concurrency", "judge_timeout", "judge_api_key_env", "audio_part",
@@ -123,41 +153,40 @@ def _judged(samples: Any) -> tuple[Any, list[Any]]:
     return SampleSet(judged, samples.skipped, samples.location), unscored
 
 
-def plan(values: Mapping[str, Any]) -> PresetPlan:
+def plan(values: PresetValues) -> PresetPlan:
     """The bench rows (and the dev rows of `--tune-on`) read, as the samples of the run."""
     from audioeval.benchmarks.anyaudio_bench.export import RUN_INFO_KEY
     from audioeval.benchmarks.anyaudio_bench.loading import load_bench
     from audioeval.benchmarks.anyaudio_bench.summary import default_threshold
 
-    threshold, tune_on, config = values.get("threshold"), values.get("tune_on"), values.get("config")
+    opts, shared = JudgeEvalOptions.of(values), values.settings
+    threshold, tune_on, config = opts.threshold, opts.tune_on, opts.config
     if threshold is not None and tune_on is not None:
         raise InputError("give --threshold or --tune-on, not both", field="--threshold")
     problem = number_problem(threshold)
     if problem:
         raise InputError(f"--threshold: {problem}", field="--threshold")
-    bench = values["benchmark"]
-    loaded = load_bench(
-        bench, config=config, data_root_dir=values.get("data_root"), limit=values.get("limit")
-    )
+    bench = opts.benchmark
+    loaded = load_bench(bench, config=config, data_root_dir=shared.data_root, limit=shared.limit)
     rows, unscored = _judged(loaded)
-    scorer = ScorerArgs(mode=values["mode"], samples=values["samples"], max_attempts=values["judge_max_attempts"])
+    scorer = ScorerArgs(mode=opts.mode, samples=opts.samples, max_attempts=opts.judge_max_attempts)
     skipped = list(loaded.skipped)
     info: JudgeEvalSettings = {
         "bench": bench if config is None else f"{bench} ({config})",
-        "judge_model": values["judge_model"],
+        "judge_model": shared.judge_model,
         "threshold": threshold,
         "threshold_source": "default" if threshold is None else "--threshold",
         "dev_records": None,
         "dev_ids": None,
-        "mode": values["mode"],
+        "mode": opts.mode,
     }
     also: tuple[PlanPart, ...] = ()
     judged = scorer
     if tune_on is None:  # the threshold is known before judging: each row's verdict is a stat
-        at = default_threshold(values["mode"])[0] if threshold is None else float(threshold)
+        at = default_threshold(opts.mode)[0] if threshold is None else float(threshold)
         judged = ScorerArgs(**scorer, threshold=at)
     else:
-        dev_loaded = load_bench(tune_on, config=config, data_root_dir=values.get("data_root"))
+        dev_loaded = load_bench(tune_on, config=config, data_root_dir=shared.data_root)
         dev, _ = _judged(dev_loaded)
         also = (PlanPart(_spec(DEV_NAME, dev_loaded.location, scorer, False), dev_loaded.location, dev),)
         skipped += dev_loaded.skipped
@@ -188,7 +217,7 @@ def _first_failure(folder: Path) -> str | None:
     return None
 
 
-def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
+def outcome(folder: Path, values: PresetValues) -> PresetOutcome:
     """`judge_eval_summary.json` read back: the figures; rows the judge failed and malformed
     rows are the failed work."""
     summary = loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))

@@ -15,12 +15,21 @@ the run folder (`--output-dir`, default `OUTPUT.run/`); the `mcq_predictions` ex
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from audioeval.benchmarks.mcq.definitions import BENCHMARKS
-from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.benchmarks.preset import (
+    REQUIRED,
+    PlanModel,
+    Preset,
+    PresetOption,
+    PresetOutcome,
+    PresetPlan,
+    PresetValues,
+    read_options,
+)
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
 
@@ -41,6 +50,30 @@ OPTIONS = (
         help="Prompt template: a shipped name (mcq_choices, mcq_letters) or a YAML file.",
     ),
 )  # fmt: skip
+
+
+
+@dataclass(frozen=True)
+class PredictOptions:
+    """`mcq predict`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""
+
+    benchmark: str
+    audio_root: Path
+    output: Path
+    metadata: Path | None
+    template: str
+
+    @classmethod
+    def of(cls, values: PresetValues) -> PredictOptions:
+        """The options among a preset's values (one not given: its declared default)."""
+        return read_options(cls, OPTIONS, values)
+
+    @property
+    def run_dir(self) -> Path:
+        """The run folder when `--output-dir` is not given: `OUTPUT.run/` beside the file."""
+        out = Path(self.output)
+        return out.parent / f"{out.name}.run"
+
 
 HELPS = {
     "output_dir": "The `audioeval run` folder: records, cache and signatures (default: OUTPUT.run/); rerun to resume.",
@@ -73,7 +106,7 @@ def _check_prompts(spec: Any, where: str, samples: Any) -> None:
         )
 
 
-def plan(values: Mapping[str, Any]) -> PresetPlan:
+def plan(values: PresetValues) -> PresetPlan:
     """The metadata read and checked, as the samples of an `mcq` run of the model under test."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.benchmarks.mcq.loading import load_mcq_file
@@ -82,32 +115,33 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     from audioeval.benchmarks.sources.loader import load_samples
     from audioeval.store.run_lock import check_output_file
 
-    bench = get_benchmark(values["benchmark"])
-    out = Path(values["output"])
+    opts, shared = PredictOptions.of(values), values.settings
+    bench = get_benchmark(opts.benchmark)
+    out = Path(opts.output)
     check_output_file(out, "the predictions file (--out)")
-    audio_root = Path(values["audio_root"])
-    metadata = Path(values["metadata"]) if values.get("metadata") else audio_root / bench.metadata_file
+    audio_root = Path(opts.audio_root)
+    metadata = Path(opts.metadata) if opts.metadata else audio_root / bench.metadata_file
     file = load_mcq_file(metadata, bench, require_predictions=False)
     check_prompt_fields(file.items, bench, str(metadata))
-    spec = predict_spec(bench, metadata, audio_root, values["template"], jsonl=file.jsonl)
+    spec = predict_spec(bench, metadata, audio_root, opts.template, jsonl=file.jsonl)
     spec = spec.model_copy(update={"exports": EXPORTER})
     where = spec.source.path
     # the run folder as data root: no local copy under AUDIOEVAL_DATA replaces the metadata
-    samples = load_samples(spec, where, root=Path(values["output_dir"]))
+    samples = load_samples(spec, where, root=Path(shared.output_dir or opts.run_dir))
     if samples.skipped:
         raise samples.skipped[0]
     _check_prompts(spec, where, samples)
-    if not values.get("model_urls"):
+    if not shared.model_urls or not shared.model:
         raise InputError("no endpoint URL given: --model NAME@URL[,URL]", field="--model")
-    model = {
-        "name": values["model"],
+    model: PlanModel = {
+        "name": shared.model,
         "type": "openai",
-        "urls": list(values["model_urls"]),
-        "served_model": values["model"],
-        "api_key_env": values["api_key_env"],
-        "concurrency": values["concurrency"],
-        "timeout_s": values["timeout"],
-        "audio_part": values["model_audio_part"],
+        "urls": list(shared.model_urls),
+        "served_model": shared.model,
+        "api_key_env": shared.api_key_env,
+        "concurrency": shared.concurrency,
+        "timeout_s": shared.timeout,
+        "audio_part": shared.model_audio_part,
     }
     info = {
         "benchmark": bench.name,
@@ -118,7 +152,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     return PresetPlan(spec, where, model, samples=samples, export_info={RUN_INFO_KEY: info}, judge=None)
 
 
-def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
+def outcome(folder: Path, values: PresetValues) -> PresetOutcome:
     """`predict_summary.json` read back: items, answers, the first item without one."""
     from rich.markup import escape
 
@@ -146,6 +180,6 @@ PREDICT = Preset(
     helps=HELPS,
     aliases={"--out": "--output", "--run-dir": "--output-dir"},
     title="MMAR / MMAU predictions",
-    output_dir=lambda values: Path(values["output"]).parent / f"{Path(values['output']).name}.run",
+    output_dir=lambda values: PredictOptions.of(values).run_dir,
     rescore=False,
 )

@@ -21,13 +21,21 @@ table (`console_table.py`). The output folder defaults to `outputs/<benchmark>`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audioeval.benchmarks.mcq.definitions import BENCHMARKS
-from audioeval.benchmarks.preset import Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.benchmarks.preset import (
+    PlanModel,
+    Preset,
+    PresetOption,
+    PresetOutcome,
+    PresetPlan,
+    PresetValues,
+    SharedValues,
+    read_options,
+)
 from audioeval.core.checks import attempts_problem
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
@@ -91,6 +99,36 @@ OPTIONS = (
     PresetOption("judge_seed", "--judge-seed", int, 42, help="Sampling seed sent with every judge request."),
 )  # fmt: skip
 
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """`mcq score`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""
+
+    benchmark: str
+    predictions: Path
+    predictions_format: str
+    metadata: Path | None
+    prediction_key: str | None
+    official_print: bool
+    rubrics: bool
+    rubric_meta: Path | None
+    judge_votes: int
+    judge_max_attempts: int
+    judge_seed: int
+
+    @classmethod
+    def of(cls, values: PresetValues) -> ScoreOptions:
+        """The options among a preset's values (one not given: its declared default)."""
+        return read_options(cls, OPTIONS, values)
+
+    @property
+    def given_predictions(self) -> Path | None:
+        """The predictions file, when one was given (a rescore reads no file)."""
+        given = self.predictions
+        return Path(given) if isinstance(given, str | Path) and str(given) else None
+
+
 DEFAULTS = {
     "judge": None,  # asked for with --rubrics only
     "judge_model": "gpt-4o-2024-11-20",
@@ -109,84 +147,83 @@ HELPS = {
 }
 
 
-def _check_flags(values: Mapping[str, Any]) -> None:
-    rubrics = bool(values.get("rubrics"))
-    if values.get("cache") is not None and not rubrics:
+def _check_flags(opts: ScoreOptions, shared: SharedValues) -> None:
+    rubrics = bool(opts.rubrics)
+    if shared.cache is not None and not rubrics:
         raise InputError("--cache needs --rubrics, and not --no-cache", field="--cache")
-    if values.get("judge_prompt") is not None and not rubrics:
+    if shared.judge_prompt is not None and not rubrics:
         raise InputError("--judge-prompt needs --rubrics", field="--judge-prompt")
     if not rubrics:
         return
-    if not values.get("judge"):
+    if not shared.judge:
         raise InputError("no endpoint URL given", field="--judge")
-    problem = attempts_problem(values["judge_votes"], values["judge_max_attempts"])
+    problem = attempts_problem(opts.judge_votes, opts.judge_max_attempts)
     if problem:
         raise InputError(
             f"{problem}: --judge-votes must not exceed --judge-max-attempts", field="--judge-votes"
         )
 
 
-def _rubric_info(values: Mapping[str, Any], plan: RubricPlan) -> RubricSettings:
+def _rubric_info(opts: ScoreOptions, shared: SharedValues, plan: RubricPlan) -> RubricSettings:
     """The settings part of `mcq_summary.json`'s `rubrics`."""
     from audioeval.benchmarks.mcq.export import RubricSettings
     from audioeval.benchmarks.mcq.rubric_prompt import PROMPT_VERSION
     from audioeval.benchmarks.mcq.rubric_scorer import REDUCER
 
-    prompt = values.get("judge_prompt")
+    prompt = shared.judge_prompt
     settings: RubricSettings = {
         "benchmark": "mmar-rubrics",
-        "judge_model": values["judge_model"],
+        "judge_model": shared.judge_model,
         "prompt_version": PROMPT_VERSION if prompt is None else None,
         **(RubricSettings() if prompt is None else RubricSettings(prompt_file=str(prompt))),
-        "votes": values["judge_votes"],
-        "max_attempts": values["judge_max_attempts"],
+        "votes": opts.judge_votes,
+        "max_attempts": opts.judge_max_attempts,
         "item_score": f"{REDUCER.replace('_', ' ')} (drop max and min)",
-        "temperature": values["judge_temperature"],
-        "seed": values["judge_seed"],
-        "max_tokens": values["judge_max_tokens"],
+        "temperature": shared.judge_temperature,
+        "seed": opts.judge_seed,
+        "max_tokens": shared.judge_max_tokens,
         "without_rubric": plan.without_rubric,
         "skipped": [e.as_record() for e in plan.skipped],
     }
     return settings
 
 
-def plan(values: Mapping[str, Any]) -> PresetPlan:
+def plan(values: PresetValues) -> PresetPlan:
     """The predictions file read and checked, as the samples of an `mmar`/`mmau` run."""
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.benchmarks.mcq.source import RubricScorerArgs, score_spec
     from audioeval.benchmarks.mcq.source import rubric_plan as plan_of
     from audioeval.store.file_digest import file_sha256
 
-    _check_flags(values)
-    bench = get_benchmark(values["benchmark"])
-    rubrics = bool(values.get("rubrics"))
+    opts, shared = ScoreOptions.of(values), values.settings
+    _check_flags(opts, shared)
+    bench = get_benchmark(opts.benchmark)
+    rubrics = bool(opts.rubrics)
     if rubrics and not bench.rubrics:
         raise InputError(f"--rubrics applies to MMAR only, not {bench.name}")
-    predictions = Path(values["predictions"])
-    scored = _scored(bench, predictions, values)
+    predictions = Path(opts.predictions)
+    scored = _scored(bench, predictions, opts)
     file, options = scored.file, scored.options
     if rubrics:
         options["rubrics"] = True
-        if values.get("rubric_meta"):
-            options["rubric_meta"] = str(Path(values["rubric_meta"]).expanduser().resolve())
+        if opts.rubric_meta:
+            options["rubric_meta"] = str(Path(opts.rubric_meta).expanduser().resolve())
     rubric_plan = plan_of(file, options)
-    scorer = (
-        RubricScorerArgs(votes=values["judge_votes"], max_attempts=values["judge_max_attempts"]) if rubrics else None
-    )
+    scorer = RubricScorerArgs(votes=opts.judge_votes, max_attempts=opts.judge_max_attempts) if rubrics else None
     spec = score_spec(bench, scored.source, options, rubric_scorer=scorer)
-    model = {
+    model: PlanModel = {
         "name": MODEL_NAME,
         "type": "predictions",
         "predictions": str(predictions.expanduser().resolve()),
         "predictions_format": scored.format,
         "prediction_key": scored.model_key,
-        "concurrency": values["judge_concurrency"] if rubrics else 8,
+        "concurrency": shared.judge_concurrency if rubrics else 8,
     }
     source: McqRunInfo = {
         "predictions": str(predictions),
         "predictions_sha256": file_sha256(predictions),
         "prediction_key": scored.key,
-        "rubrics": _rubric_info(values, rubric_plan) if rubric_plan is not None else None,
+        "rubrics": _rubric_info(opts, shared, rubric_plan) if rubric_plan is not None else None,
     }
     if scored.metadata is not None:
         source.update(predictions_format=options["predictions_format"], metadata=str(scored.metadata))
@@ -196,7 +233,7 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         model,
         rescore_changed_samples=True,
         export_info={"mcq": source},  # export.RUN_INFO_KEY
-        judge={"max_tokens": values["judge_max_tokens"], "seed": values["judge_seed"]} if rubrics else None,
+        judge={"max_tokens": shared.judge_max_tokens, "seed": opts.judge_seed} if rubrics else None,
     )
 
 
@@ -216,7 +253,7 @@ class Scored:
     metadata: Path | None = None
 
 
-def _scored(bench: Any, predictions: Path, values: Mapping[str, Any]) -> Scored:
+def _scored(bench: Any, predictions: Path, opts: ScoreOptions) -> Scored:
     """The predictions file read and checked: a file of the benchmark's own format is its own
     items; a file of another format (a tool's output, `{id, text}` items) answers the items of
     `--metadata`, read as `run -m NAME=predictions:FILE` reads it (`answers_file.py`)."""
@@ -225,9 +262,9 @@ def _scored(bench: Any, predictions: Path, values: Mapping[str, Any]) -> Scored:
     from audioeval.benchmarks.mcq.source import McqSourceOptions
     from audioeval.store.json_items import gc_paused
 
-    key = values.get("prediction_key")
-    chosen = predictions_format(bench, values.get("predictions_format") or "auto", predictions)
-    given = values.get("metadata")
+    key = opts.prediction_key
+    chosen = predictions_format(bench, opts.predictions_format or "auto", predictions)
+    given = opts.metadata
     if given is None and chosen.name != bench.name:
         raise InputError(
             f"the predictions file is read as {chosen.name} ({chosen.format.expects}): it holds answers, not "
@@ -249,15 +286,16 @@ def _scored(bench: Any, predictions: Path, values: Mapping[str, Any]) -> Scored:
     return Scored(got.file, metadata, options, fmt, got.key, key, metadata)
 
 
-def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
+def outcome(folder: Path, values: PresetValues) -> PresetOutcome:
     """`mcq_summary.json` read back: the figures, and the items the rubric judge failed (an
     unparseable model answer is an outcome, not a failure)."""
+    opts = ScoreOptions.of(values)
     summary = loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
-    figures = {**summary, "official_print": values.get("official_print", True)}
+    figures = {**summary, "official_print": opts.official_print}
     scored = int(summary["counts"]["scored"])
     judged = summary.get("rubrics")
-    notes = _renamed(values)
-    unread = _unread(values)
+    notes = _renamed(opts)
+    unread = _unread(opts)
     if not judged:
         return PresetOutcome(
             figures, int(summary["counts"]["items"]), 0, scored, unit="item", notes=notes, skipped=unread
@@ -281,34 +319,34 @@ def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
     )
 
 
-def _unread(values: Mapping[str, Any]) -> list[InputError]:
+def _unread(opts: ScoreOptions) -> list[InputError]:
     """The rows of a predictions file of another format that answer no item (unreadable, or
     matching none), listed as `run` lists them (`mcq score`; a rescore reads no file)."""
-    given, metadata = values.get("predictions"), values.get("metadata")
-    if not isinstance(given, str | Path) or not str(given) or not metadata:
+    predictions, metadata = opts.given_predictions, opts.metadata
+    if predictions is None or not metadata:
         return []
     from audioeval.benchmarks.mcq.answers_file import items_with_answers, predictions_format
     from audioeval.benchmarks.mcq.definitions import get_benchmark
 
-    bench, predictions = get_benchmark(values["benchmark"]), Path(given)
-    chosen = predictions_format(bench, values.get("predictions_format") or "auto", predictions)
-    got = items_with_answers(bench, Path(metadata), predictions, chosen, values.get("prediction_key"))
+    bench = get_benchmark(opts.benchmark)
+    chosen = predictions_format(bench, opts.predictions_format or "auto", predictions)
+    got = items_with_answers(bench, Path(metadata), predictions, chosen, opts.prediction_key)
     return list(got.unread)
 
 
-def _renamed(values: Mapping[str, Any]) -> list[str]:
+def _renamed(opts: ScoreOptions) -> list[str]:
     """The items scored under a new id because an earlier item has theirs (`mcq score`; a
     rescore reads no file)."""
-    given = values.get("predictions")
-    if not isinstance(given, str | Path) or not str(given):
+    predictions = opts.given_predictions
+    if predictions is None:
         return []
     from audioeval.benchmarks.mcq.definitions import get_benchmark
     from audioeval.benchmarks.mcq.loading import load_mcq_file
 
-    bench = get_benchmark(values["benchmark"])
-    if values.get("metadata"):
-        return list(load_mcq_file(Path(values["metadata"]), bench, require_predictions=False).renamed)
-    file = load_mcq_file(Path(values["predictions"]), bench, prediction_key=values.get("prediction_key"))
+    bench = get_benchmark(opts.benchmark)
+    if opts.metadata:
+        return list(load_mcq_file(Path(opts.metadata), bench, require_predictions=False).renamed)
+    file = load_mcq_file(predictions, bench, prediction_key=opts.prediction_key)
     return list(file.renamed)
 
 
@@ -322,5 +360,5 @@ SCORE = Preset(
     helps=HELPS,
     aliases=SCORE_ALIASES,
     title="MMAR / MMAU",
-    output_dir=lambda values: Path("outputs") / str(values["benchmark"]),
+    output_dir=lambda values: Path("outputs") / str(ScoreOptions.of(values).benchmark),
 )

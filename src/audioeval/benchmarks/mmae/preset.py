@@ -13,7 +13,7 @@ only: one file shared by several output folders answers again every request it h
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from audioeval.benchmarks.preset import (
     PresetPlan,
     PresetTool,
     PresetValues,
+    read_options,
 )
 from audioeval.benchmarks.spec import BenchmarkSpec, SourceSpec
 from audioeval.core.checks import attempts_problem
@@ -133,8 +134,7 @@ class ScoreOptions:
     @classmethod
     def of(cls, values: PresetValues) -> ScoreOptions:
         """The options among a preset's values (one not given: its declared default)."""
-        given = {**{o.name: o.default for o in OPTIONS}, **values.own}
-        return cls(**{f.name: given[f.name] for f in fields(cls)})
+        return read_options(cls, OPTIONS, values)
 
     @property
     def root(self) -> Path:

@@ -16,20 +16,30 @@ runs the same decomposition inside `audioeval run`.)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from audioeval.benchmarks.preset import REQUIRED, Preset, PresetOption, PresetOutcome, PresetPlan
+from audioeval.benchmarks.preset import (
+    REQUIRED,
+    PlanModel,
+    Preset,
+    PresetOption,
+    PresetOutcome,
+    PresetPlan,
+    PresetValues,
+    SharedValues,
+    read_options,
+)
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
 
 if TYPE_CHECKING:
     from audioeval.benchmarks.rubric_items.decompose_scorer import DecomposeArgs
 
-MODEL = {"name": "caption", "type": "baseline", "baseline": "echo"}
+MODEL: PlanModel = {"name": "caption", "type": "baseline", "baseline": "echo"}
 SUMMARY_FILE = "decompose_summary.json"  # decompose_export.SUMMARY_FILE (kept light here)
 
 OPTIONS = (
@@ -52,6 +62,32 @@ OPTIONS = (
     ),
     PresetOption("judge_seed", "--judge-seed", int, None, optional=True, help="Sampling seed sent with every request."),
 )  # fmt: skip
+
+
+
+@dataclass(frozen=True)
+class DecomposeOptions:
+    """`rubric decompose`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""
+
+    captions: Path
+    output: Path
+    domain: str
+    max_items: int | None
+    dedupe: bool
+    judge_max_attempts: int
+    judge_seed: int | None
+
+    @classmethod
+    def of(cls, values: PresetValues) -> DecomposeOptions:
+        """The options among a preset's values (one not given: its declared default)."""
+        return read_options(cls, OPTIONS, values)
+
+    @property
+    def run_dir(self) -> Path:
+        """The run directory when `--output-dir` is not given: `OUTPUT.run/` beside the rubrics file."""
+        out = Path(self.output)
+        return out.parent / f"{out.name}.run"
+
 
 SHARED = (
     "judge", "judge_model", "judge_api_key_env", "judge_concurrency", "judge_timeout",
@@ -89,18 +125,18 @@ ALIASES = {  # the older --llm* spellings
 }
 
 
-def scorer_args(values: Mapping[str, Any]) -> DecomposeArgs:
+def scorer_args(opts: DecomposeOptions, shared: SharedValues) -> DecomposeArgs:
     return {
-        "domain": values["domain"],
-        "max_items": values.get("max_items"),
-        "max_attempts": values["judge_max_attempts"],
-        "dedupe": bool(values.get("dedupe")),
-        "temperature": values.get("judge_temperature"),
-        "max_tokens": values.get("judge_max_tokens"),
+        "domain": opts.domain,
+        "max_items": opts.max_items,
+        "max_attempts": opts.judge_max_attempts,
+        "dedupe": bool(opts.dedupe),
+        "temperature": shared.judge_temperature,
+        "max_tokens": shared.judge_max_tokens,
     }
 
 
-def plan(values: Mapping[str, Any]) -> PresetPlan:
+def plan(values: PresetValues) -> PresetPlan:
     """The captions read and checked, as the samples of a `rubric_decompose` run."""
     from audioeval.benchmarks.rubric_items.decompose_export import RUN_INFO_KEY, DecomposeSettings
     from audioeval.benchmarks.rubric_items.decompose_prompts import PROMPT_VERSION
@@ -113,24 +149,25 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
     from audioeval.store.file_digest import file_sha256
     from audioeval.store.run_lock import check_output_file
 
-    captions, output = Path(values["captions"]), Path(values["output"])
+    opts, shared = DecomposeOptions.of(values), values.settings
+    captions, output = Path(opts.captions), Path(opts.output)
     check_output_file(output, "the rubrics file (--output)")
     if output.expanduser().resolve() == captions.expanduser().resolve():
         raise InputError(
             "the rubrics file would replace the captions file; give another path", field="--output"
         )
     read = load_captions(captions)  # bad input fails before a folder is made
-    prompt = values.get("judge_prompt")
-    args = scorer_args(values)
+    prompt = shared.judge_prompt
+    args = scorer_args(opts, shared)
     info: DecomposeSettings = {
         "captions": str(captions),
         "captions_sha256": file_sha256(captions),
         "output": str(output.expanduser().resolve()),
-        "llm_model": values["judge_model"],
+        "llm_model": shared.judge_model,
         "prompt_version": PROMPT_VERSION if prompt is None else None,
         **(DecomposeSettings() if prompt is None else DecomposeSettings(prompt_file=str(prompt))),
         **args,
-        "seed": values.get("judge_seed"),
+        "seed": opts.judge_seed,
     }
     return PresetPlan(
         decompose_spec(captions, args),
@@ -140,11 +177,11 @@ def plan(values: Mapping[str, Any]) -> PresetPlan:
         rescore_changed_samples=True,
         export_info={RUN_INFO_KEY: info},
         # the judge settings' own sampling (the decomposition's is the scorer's), role "LLM"
-        judge={"temperature": None, "max_tokens": 1024, "seed": values.get("judge_seed"), "role": "LLM"},
+        judge={"temperature": None, "max_tokens": 1024, "seed": opts.judge_seed, "role": "LLM"},
     )
 
 
-def outcome(folder: Path, values: Mapping[str, Any]) -> PresetOutcome:
+def outcome(folder: Path, values: PresetValues) -> PresetOutcome:
     """`decompose_summary.json` read back: the counts; failed captions are the failed work."""
     s = loads((folder / SUMMARY_FILE).read_text(encoding="utf-8"))
     counts, failed = s["counts"], s.get("failed") or []
@@ -181,5 +218,5 @@ DECOMPOSE = Preset(
     helps=HELPS,
     aliases=ALIASES,
     title="rubric decompose",
-    output_dir=lambda values: Path(values["output"]).parent / f"{Path(values['output']).name}.run",
+    output_dir=lambda values: DecomposeOptions.of(values).run_dir,
 )
