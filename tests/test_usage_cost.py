@@ -12,16 +12,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from audioeval.adapters.api_usage import chat_usage, realtime_usage, transcription_usage
 from audioeval.benchmarks.mmae.baselines import write_baseline
+from audioeval.benchmarks.plugins import load_benchmarks
 from audioeval.cli import exit_codes
 from audioeval.cli.main import app
 from audioeval.core.errors import InputError
 from audioeval.core.model_output import ModelOutput
 from audioeval.core.prices import PriceTable
 from audioeval.core.record import SampleRecord
+from audioeval.core.settings import SETTING, USAGE_AND_COST
 from audioeval.core.usage import Usage
 from audioeval.engine.openai_model import API_PATHS
 from audioeval.metrics.usage_totals import usage_totals
@@ -32,6 +35,7 @@ from tests.fakes.mcq_server import FakeMcqConfig, FakeMcqServer, tone_wav, write
 from tests.fakes.openai_http import request_usage
 from tests.fakes.realtime_server import FakeRealtimeServer
 from tests.fakes.transcription_server import FakeTranscriber, FakeTranscriptionServer
+from tests.fakes.yes_no_judge import YesNoJudgeConfig, YesNoJudgeServer
 from tests.run_helpers import tone_asr_manifest, write_jsonl
 
 runner = CliRunner()
@@ -428,3 +432,105 @@ def test_retries_are_counted_apart_from_calls(tmp_path: Path) -> None:
         assert server.stats.requests == 12 + 2
     used = _pair(tmp_path / "out")["usage"]["model"]
     assert (used["calls"], used["retries"]) == (12, 2)
+
+
+# -- every preset command offers the usage and cost options, as `run` does --------------------
+
+PRESET_COMMANDS = sorted(" ".join(p.command) for b in load_benchmarks().values() for p in b.presets)
+
+
+def _click(command: str) -> Any:
+    cmd = typer.main.get_command(app)
+    for part in command.split():
+        cmd = cmd.commands[part]  # type: ignore[attr-defined]
+    return cmd
+
+
+def _params(command: str) -> dict[str, Any]:
+    return {p.name: p for p in _click(command).params}
+
+
+def _error_line(res: Any) -> str:
+    return next((x.strip() for x in res.output.splitlines() if "error" in x.lower()), res.output)
+
+
+def test_every_preset_command_offers_the_usage_and_cost_options_of_run() -> None:
+    """Each preset command (enumerated from the loaded benchmarks) takes `--prices`,
+    `--dry-run`, `--max-calls` and `--max-cost` from their one declaration: `run`'s flags,
+    defaults and help, and the same values refused past the same bounds."""
+    assert {"mmae score", "mcq score", "mcq predict", "judge-eval", "rubric decompose"} <= set(PRESET_COMMANDS)
+    run = _params("run")
+    for command in PRESET_COMMANDS:
+        params = _params(command)
+        for name in USAGE_AND_COST:
+            setting = SETTING[name]
+            assert name in params, f"{command} does not offer {setting.flag}"
+            got, want = params[name], run[name]
+            assert (got.opts, got.default, got.help, got.hidden) == (want.opts, want.default, want.help, want.hidden)
+            assert got.default == setting.default, (command, name)
+    for name in (n for n in USAGE_AND_COST if SETTING[n].numeric):
+        setting = SETTING[name]
+        assert setting.maximum is not None
+        past = setting.maximum * 10 if setting.type is float else int(setting.maximum) + 1
+        below = setting.lowest - (1 if setting.type is int else 0.0005)
+        for value in (past, below):
+            arg = f"{setting.flag}={value}"
+            expected = runner.invoke(app, ["run", arg])
+            assert expected.exit_code == exit_codes.BAD_INPUT, expected.output
+            for command in PRESET_COMMANDS:
+                res = runner.invoke(app, [*command.split(), arg])
+                assert res.exit_code == exit_codes.BAD_INPUT, (command, res.output)
+                assert _error_line(res) == _error_line(expected), (command, res.output)
+
+
+def test_judge_eval_dry_run_asks_nothing_and_max_calls_resumes_to_the_uninterrupted_figures(tmp_path: Path) -> None:
+    from tests.test_judge_eval import JUDGE, judge_bench, judge_eval, summary
+
+    bench = judge_bench(tmp_path / "data")
+    out, whole = tmp_path / "out", tmp_path / "whole"
+    with YesNoJudgeServer(YesNoJudgeConfig(model=JUDGE)) as server:
+        plan = judge_eval(bench, server.base_url, out, "--dry-run")
+        assert plan.exit_code == 0, plan.output
+        assert server.stats.requests == 0 and not out.exists()
+        assert "dry run: 48 request(s)" in plan.output  # 16 judged rows × 3 rubric items
+        stopped = judge_eval(bench, server.base_url, out, "--max-calls", "10", "--judge-concurrency", "2")
+        assert stopped.exit_code == exit_codes.BUDGET_REACHED, stopped.output
+        assert server.stats.requests == 10
+        again = judge_eval(bench, server.base_url, out)
+        assert again.exit_code == 0, again.output
+        assert server.stats.requests == 48  # no item asked twice
+        assert judge_eval(bench, server.base_url, whole).exit_code == 0
+        assert server.stats.requests == 96
+    assert summary(out) == summary(whole)
+    assert _pair(out)["usage"]["judge"]["calls"] == _pair(whole)["usage"]["judge"]["calls"] == 48
+
+
+def test_rubric_decompose_dry_run_asks_the_llm_nothing_and_writes_nothing(tmp_path: Path) -> None:
+    from tests.fakes.text_llm_server import FakeTextLlmConfig, FakeTextLlmServer
+    from tests.test_rubric_decompose import ROWS, decompose_cli, write_captions
+
+    captions = write_captions(tmp_path, ROWS[:3])
+    out = tmp_path / "rubrics.jsonl"
+    with FakeTextLlmServer(FakeTextLlmConfig()) as server:
+        plan = decompose_cli(captions, out, server.base_url, "--dry-run")
+        assert plan.exit_code == 0, plan.output
+        assert server.stats.requests == 0 and not out.exists() and not (tmp_path / "rubrics.jsonl.run").exists()
+        assert "dry run: 6 request(s)" in plan.output  # decomposition and cleaning per caption
+        res = decompose_cli(captions, out, server.base_url)
+        assert res.exit_code == 0, res.output
+        assert server.stats.requests == 6
+
+
+def test_mcq_predict_dry_run_asks_the_model_nothing_and_writes_nothing(tmp_path: Path) -> None:
+    write_tone_set(tmp_path / "set", 4)
+    out = tmp_path / "preds.jsonl"
+    with FakeMcqServer(FakeMcqConfig()) as server:
+        args = ["mcq", "predict", "--benchmark", "mmar", "--audio-root", str(tmp_path / "set"), "--output",
+                str(out), "--model", f"fake-audio-lm@{server.base_url}", "--no-progress"]  # fmt: skip
+        plan = runner.invoke(app, [*args, "--dry-run"], catch_exceptions=False)
+        assert plan.exit_code == 0, plan.output
+        assert server.stats.requests == 0 and not out.exists() and not (tmp_path / "preds.jsonl.run").exists()
+        assert "dry run: 4 request(s)" in plan.output
+        res = runner.invoke(app, args, catch_exceptions=False)
+        assert res.exit_code == 0, res.output
+        assert server.stats.requests == 4

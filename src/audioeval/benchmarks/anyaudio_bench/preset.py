@@ -74,7 +74,6 @@ OPTIONS = (
 )  # fmt: skip
 
 
-
 @dataclass(frozen=True)
 class JudgeEvalOptions:
     """`judge-eval`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""

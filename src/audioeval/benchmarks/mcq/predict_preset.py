@@ -52,7 +52,6 @@ OPTIONS = (
 )  # fmt: skip
 
 
-
 @dataclass(frozen=True)
 class PredictOptions:
     """`mcq predict`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""

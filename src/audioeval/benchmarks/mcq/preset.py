@@ -100,7 +100,6 @@ OPTIONS = (
 )  # fmt: skip
 
 
-
 @dataclass(frozen=True)
 class ScoreOptions:
     """`mcq score`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""
@@ -209,7 +208,9 @@ def plan(values: PresetValues) -> PresetPlan:
         if opts.rubric_meta:
             options["rubric_meta"] = str(Path(opts.rubric_meta).expanduser().resolve())
     rubric_plan = plan_of(file, options)
-    scorer = RubricScorerArgs(votes=opts.judge_votes, max_attempts=opts.judge_max_attempts) if rubrics else None
+    scorer = (
+        RubricScorerArgs(votes=opts.judge_votes, max_attempts=opts.judge_max_attempts) if rubrics else None
+    )
     spec = score_spec(bench, scored.source, options, rubric_scorer=scorer)
     model: PlanModel = {
         "name": MODEL_NAME,

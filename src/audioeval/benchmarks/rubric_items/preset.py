@@ -64,7 +64,6 @@ OPTIONS = (
 )  # fmt: skip
 
 
-
 @dataclass(frozen=True)
 class DecomposeOptions:
     """`rubric decompose`'s own options (`OPTIONS` declares their flags, defaults and help), typed."""
