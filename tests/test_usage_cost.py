@@ -534,3 +534,62 @@ def test_mcq_predict_dry_run_asks_the_model_nothing_and_writes_nothing(tmp_path:
         res = runner.invoke(app, args, catch_exceptions=False)
         assert res.exit_code == 0, res.output
         assert server.stats.requests == 4
+
+
+# -- rubrics decomposed before a run: their requests pass the run's budget ------------------
+
+
+def _on_the_fly_set(root: Path, llm_url: str) -> Path:
+    """Three captioned clips without a rubric, decomposed by a text LLM before the run."""
+    root.mkdir(parents=True)
+    rows = []
+    for i, hz in enumerate((440, 660, 880)):
+        tone_wav(root / f"c{i}.wav", hz, seconds=0.4)
+        caption = f"there is a steady tone near {hz} Hz, there is no steady tone near 1320 Hz"
+        rows.append({"id": f"c{i}", "audio": f"c{i}.wav", "caption": caption})
+    write_jsonl(root / "captions.jsonl", rows)
+    spec = root / "otf.yaml"
+    spec.write_text(
+        "name: otf\ntask: audio_instruct\n"
+        f"source: {{type: jsonl, path: {json.dumps(str(root / 'captions.jsonl'))}, "
+        f"decompose: {{llm: {json.dumps(llm_url)}, llm_model: text-llm}}}}\n",
+        encoding="utf-8",
+    )
+    return spec
+
+
+def test_rubrics_decomposed_before_a_run_count_against_its_max_calls(tmp_path: Path) -> None:
+    """`source.decompose`: the text LLM's requests before the run and the run's own share one
+    `--max-calls` budget; the rerun resumes, to the figures of an uninterrupted run."""
+    from tests.fakes.text_llm_server import FakeTextLlmConfig, FakeTextLlmServer
+
+    judge_model = "AnyAudio-Judge-7B"
+    out, whole = tmp_path / "out", tmp_path / "whole"
+    with FakeTextLlmServer(FakeTextLlmConfig(model="text-llm")) as llm, YesNoJudgeServer(
+        YesNoJudgeConfig(model=judge_model)
+    ) as judge:
+        spec = _on_the_fly_set(tmp_path / "data", llm.base_url)
+
+        def run(folder: Path, *extra: str) -> Any:
+            args = ["run", "-b", str(spec), "-m", "echo", "--judge", judge.base_url, "--judge-model", judge_model,
+                    "-o", str(folder), "--no-progress", "--resamples", "20", "--judge-concurrency", "1", *extra]  # fmt: skip
+            return runner.invoke(app, args, catch_exceptions=False)
+
+        def asked() -> int:
+            return llm.stats.requests + judge.stats.requests
+
+        stopped = run(out, "--max-calls", "4")  # three captions: six LLM requests
+        assert stopped.exit_code == exit_codes.BUDGET_REACHED, stopped.output
+        assert "--max-calls 4 reached" in stopped.output
+        assert (llm.stats.requests, judge.stats.requests) == (4, 0)
+        again = run(out, "--max-calls", "4")  # the last two LLM requests, then two of the judge's
+        assert again.exit_code == exit_codes.BUDGET_REACHED, again.output
+        assert (llm.stats.requests, judge.stats.requests) == (6, 2)
+        done = run(out)
+        assert done.exit_code == 0, done.output
+        resumed = asked()
+        assert run(whole).exit_code == 0
+        assert asked() - resumed == resumed  # no request made twice
+    assert _pair(out)["metrics"] == _pair(whole)["metrics"]
+    made = (out / "otf" / "rubrics.jsonl").read_text()
+    assert made == (whole / "otf" / "rubrics.jsonl").read_text() and made.count("\n") == 3

@@ -34,16 +34,19 @@ if TYPE_CHECKING:
 def run_request(req: EvalRequest, *, on_rubrics: Callable[[str], None] | None = None) -> EvalResult:
     """Run a built request: the rubrics of benchmarks that decompose captions first, then the
     evaluation, which writes the run directory and its summary.json. `on_rubrics` receives the
-    line that says how many rubrics were made."""
+    line that says how many rubrics were made. `max_calls` and `max_cost` hold over both: the
+    decomposition's requests count against the same budget as the run's."""
     from audioeval.core.settings import check_keywords
     from audioeval.engine.evaluate import evaluate as run_engine
+    from audioeval.engine.run_budget import command_budget
     from audioeval.presets.rubrics_on_the_fly import rubric_counts, with_rubrics
 
     check_keywords({"resamples": req.resamples, "seed": req.seed, "limit": req.limit})
-    req, decomposed = with_rubrics(req)
-    if on_rubrics is not None and rubric_counts(decomposed):
-        on_rubrics(rubric_counts(decomposed))
-    return run_engine(req)
+    with command_budget(req.max_calls, req.max_cost, req.prices):
+        req, decomposed = with_rubrics(req)
+        if on_rubrics is not None and rubric_counts(decomposed):
+            on_rubrics(rubric_counts(decomposed))
+        return run_engine(req)
 
 
 def evaluate(

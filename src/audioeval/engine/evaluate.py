@@ -53,7 +53,7 @@ from audioeval.engine.pair_signature import (
     without_input_files,
 )
 from audioeval.engine.realtime_model import RealtimeModel
-from audioeval.engine.run_budget import RESUME, using
+from audioeval.engine.run_budget import RESUME, current_budget, using
 from audioeval.engine.run_costs import PairCosts, pair_costs, priced_as, run_budget
 from audioeval.engine.run_judge import JudgeSettings, JudgeWork, RunJudge, SampleJudge
 from audioeval.engine.run_layout import (
@@ -611,7 +611,9 @@ async def evaluate_async(req: EvalRequest) -> EvalResult:
     digests: Digests = {}
     pending: PendingByFolder = {}
     stopped: RunStopped | None = None
-    budget = run_budget(req.max_calls, req.max_cost, req.prices, adapters, req.judge)
+    budget = run_budget(req.max_calls, req.max_cost, req.prices, adapters, req.judge)  # checks the prices
+    # a command that runs the engine more than once (rubrics decomposed first) holds one budget
+    budget = current_budget() or budget
     try:
         if req.probe:  # before anything is written: a corrected command may reuse the folder
             _write_run_file(run_dir, benches, req, adapters, existing, run_id, write=False)  # another run's folder?

@@ -10,7 +10,10 @@ recorded (a rerun asks it), and the run writes its summaries and stops with exit
 limits count the requests of each command anew.
 
 The budget of the running command is found through a context variable set by the engine for
-the run (`using`), so every client of the run sees it without being handed it.
+the run (`using`), so every client of the run sees it without being handed it. A command that
+runs the engine more than once (`audioeval run` of a benchmark whose rubrics are decomposed
+from captions first: `presets/rubrics_on_the_fly.py`) holds one budget over all its runs
+(`command_budget`): each run of the engine counts against it instead of a budget of its own.
 """
 
 from __future__ import annotations
@@ -83,3 +86,14 @@ def using(budget: RunBudget | None) -> Iterator[RunBudget | None]:
         yield budget
     finally:
         _CURRENT.reset(token)
+
+
+@contextmanager
+def command_budget(
+    max_calls: int | None, max_cost: float | None, prices: PriceTable | None
+) -> Iterator[RunBudget | None]:
+    """One budget over every run of the engine inside (None: no limit): the engine's runs
+    count their requests and costs against it (`current_budget`)."""
+    limited = max_calls is not None or max_cost is not None
+    with using(RunBudget(max_calls, max_cost, prices) if limited else None) as budget:
+        yield budget

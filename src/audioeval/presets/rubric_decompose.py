@@ -31,6 +31,7 @@ from audioeval.benchmarks.rubric_items.decompose_source import (
     load_captions,
 )
 from audioeval.benchmarks.sources.loader import SampleSet
+from audioeval.core.prices import PriceTable
 from audioeval.engine.evaluate import EvalRequest, evaluate_async
 from audioeval.engine.model_specs import ModelConfig
 from audioeval.engine.run_judge import JudgeSettings
@@ -59,6 +60,11 @@ class DecomposeConfig:
     probe: bool = True
     cache_path: Path | None = None  # the LLM response cache (default: in the run directory)
     prompt: Path | None = None  # a prompt template file for both steps (`--judge-prompt`)
+    # the run's usage and cost settings (docs/cost.md): its prices, and its limits, whose
+    # budget the decomposition's requests count against (`engine/run_budget.command_budget`)
+    prices: PriceTable | None = None
+    max_calls: int | None = None
+    max_cost: float | None = None
 
     @property
     def folder(self) -> Path:
@@ -102,6 +108,9 @@ def _request(cfg: DecomposeConfig, samples: SampleSet) -> EvalRequest:
         judge=cfg.llm,
         judge_prompt=cfg.prompt,
         probe=cfg.probe,
+        prices=cfg.prices,
+        max_calls=cfg.max_calls,
+        max_cost=cfg.max_cost,
         prepared=PreparedInputs(
             samples={BENCHMARK: samples},
             rescore_changed_samples=True,
@@ -119,4 +128,3 @@ async def decompose_async(cfg: DecomposeConfig, captions: list[Caption] | None =
     run = await evaluate_async(_request(cfg, samples))
     result: DecomposeResult = run.exports[cfg.folder]
     return result
-

@@ -72,6 +72,9 @@ async def _decomposed(
         cache_path=req.cache_path,
         progress=req.progress,
         probe=req.probe,
+        prices=req.prices,
+        max_calls=req.max_calls,
+        max_cost=req.max_cost,
     )
     with hold_run_lock(cfg.folder):
         result = await decompose_async(cfg)
