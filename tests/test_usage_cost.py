@@ -591,5 +591,7 @@ def test_rubrics_decomposed_before_a_run_count_against_its_max_calls(tmp_path: P
         assert run(whole).exit_code == 0
         assert asked() - resumed == resumed  # no request made twice
     assert _pair(out)["metrics"] == _pair(whole)["metrics"]
+    # the LLM's requests are recorded, as the judge's, in the decomposition's own run folder
+    assert _pair(out / "otf" / "rubrics.run")["usage"]["judge"]["calls"] == 6
     made = (out / "otf" / "rubrics.jsonl").read_text()
     assert made == (whole / "otf" / "rubrics.jsonl").read_text() and made.count("\n") == 3
