@@ -132,7 +132,35 @@ def _rubric(obj: Any, index: int, n_inputs: int, file: str, sid: str) -> McqRubr
                 sample_id=sid,
                 field=f"{where}.question",
             )
-    return McqRubric(category, question, right, tuple(wrong))
+    check = _check(obj, where, n_inputs, file, sid) if "check" in obj else None
+    return McqRubric(category, question, right, tuple(wrong), check)
+
+
+def _check(obj: dict[str, Any], where: str, n_inputs: int, file: str, sid: str) -> str:
+    """A rubric's declared `check` (`judge/checkable.py`), parsed now: a bad expression, or
+    one measuring a clip the sample does not have, is an error naming file, sample and field."""
+    from audioeval.judge.checkable import ClipArg, parse_check  # the verifiers load numpy: only when used
+
+    field = f"{where}.check"
+    text = obj["check"]
+    if not isinstance(text, str) or not text.strip():
+        raise InputError(
+            f"must be a non-empty check expression, not {shorten(text)}", file=file, sample_id=sid, field=field
+        )
+    try:
+        parsed = parse_check(text)
+    except ValueError as exc:
+        raise InputError(str(exc), file=file, sample_id=sid, field=field) from None
+    for clip in (parsed.clip, *(a for a in parsed.args if isinstance(a, ClipArg))):
+        if not valid_label(clip.label, n_inputs):
+            raise InputError(
+                f"check {text!r} measures {clip.label!r}, no clip of this sample"
+                f" (it has output and input1..input{n_inputs})",
+                file=file,
+                sample_id=sid,
+                field=field,
+            )
+    return text
 
 
 def _same(text: str) -> str:

@@ -55,7 +55,7 @@ def measure_rubric(ms: MmaeSample, index: int, load: Callable[[str], Audio]) -> 
     right choice, 0: it is not; None with `not_judged` when the measurement cannot answer)."""
     rubric = ms.rubrics[index]
     try:
-        check = plan_check({"question": rubric.question}, MMAE_CHECK_RULES)
+        check = plan_check({"question": rubric.question, "check": rubric.check}, MMAE_CHECK_RULES)
     except ValueError as exc:
         raise InputError(f"rubric {index}: {exc}", sample_id=ms.id, field="rubrics") from None
     if check is None:

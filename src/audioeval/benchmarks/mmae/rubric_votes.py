@@ -30,6 +30,7 @@ class McqRubric:
     question: str
     right_choice: str
     wrong_choices: tuple[str, ...]
+    check: str | None = None  # a declared check expression (`judge/checkable.py`), validated on load
 
 
 class AttemptDoc(TypedDict):

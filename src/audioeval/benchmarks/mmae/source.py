@@ -82,6 +82,7 @@ def mmae_to_sample(s: MmaeSample, instruction: str, audio_root: Path, file: str)
                 "question": r.question,
                 "right_choice": r.right_choice,
                 "wrong_choices": list(r.wrong_choices),
+                **({"check": r.check} if r.check is not None else {}),  # only declared: other samples unchanged
             }
             for r in s.rubrics
         ],
@@ -112,7 +113,11 @@ def mmae_from_fields(sample: Sample) -> MmaeSample:
     try:
         rubrics = tuple(
             McqRubric(
-                str(r["category"]), str(r["question"]), str(r["right_choice"]), tuple(r["wrong_choices"])
+                str(r["category"]),
+                str(r["question"]),
+                str(r["right_choice"]),
+                tuple(r["wrong_choices"]),
+                None if r.get("check") is None else str(r["check"]),
             )
             for r in f["rubrics"]
         )
