@@ -164,3 +164,16 @@ def speed_ratio(out: Audio, ref: Audio, tolerance: float = SPEED_TOLERANCE) -> M
         answer,
         f"sounding {a:.2f} s vs input {b:.2f} s (duration ratio, not tempo tracking)",
     )
+
+
+def speed_moved(out: Audio, ref: Audio, direction: str, tolerance: float = SPEED_TOLERANCE) -> Measurement:
+    """Does `out` play `faster` or `slower` than `ref`: the sounding-duration ratio of
+    `speed_ratio` above 1 + tolerance, or below 1 - tolerance."""
+    if direction not in ("faster", "slower"):
+        raise ValueError(f"speed direction must be faster or slower, not {direction!r}")
+    m = speed_ratio(out, ref, tolerance)
+    threshold = f"sounding-duration ratio {'> 1 +' if direction == 'faster' else '< 1 -'} {tolerance:g}"
+    if m.answer == CANNOT_TELL or m.value is None:
+        return Measurement(direction, m.value, m.unit, threshold, m.answer, m.reason)
+    moved = m.value > 1 + tolerance if direction == "faster" else m.value < 1 - tolerance
+    return Measurement(direction, m.value, m.unit, threshold, YES if moved else NO, m.reason)

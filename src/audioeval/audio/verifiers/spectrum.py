@@ -180,3 +180,16 @@ def pitch_shift(out: Audio, ref: Audio, min_semitones: float = 1.0) -> Measureme
     st = float(12 * np.log2(a / b))
     answer = YES if abs(st) >= min_semitones else NO
     return Measurement(check, st, "semitones", threshold, answer, f"median pitch {a:.1f} Hz vs {b:.1f} Hz")
+
+
+def pitch_moved(out: Audio, ref: Audio, direction: str, min_semitones: float = 1.0) -> Measurement:
+    """Is the pitch of `out` moved from `ref` by at least `min_semitones` `up` or `down`?
+    Value in semitones (signed, as `pitch_shift`)."""
+    if direction not in ("up", "down"):
+        raise ValueError(f"pitch direction must be up or down, not {direction!r}")
+    m = pitch_shift(out, ref, min_semitones)
+    threshold = f"shift {'>= ' if direction == 'up' else '<= -'}{min_semitones:g} semitones"
+    if m.answer == CANNOT_TELL or m.value is None:
+        return Measurement(f"pitch_{direction}", m.value, m.unit, threshold, m.answer, m.reason)
+    moved = m.value >= min_semitones if direction == "up" else m.value <= -min_semitones
+    return Measurement(f"pitch_{direction}", m.value, m.unit, threshold, YES if moved else NO, m.reason)
