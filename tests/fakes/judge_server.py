@@ -42,6 +42,7 @@ from tests.fakes.openai_http import (
     credentials_echo,
     decode_audio_part,
 )
+from tests.fakes.prefix_log import PrefixLog
 
 REF_RE = re.compile(r"<audio\s+([A-Za-z_]+\d*)\s*(?:\[([^\]]*)\])?\s*>")
 TONE_RE = re.compile(r"tone near (\d+(?:\.\d+)?) Hz")
@@ -67,6 +68,7 @@ class FakeJudgeConfig:
     # Noise drawn from a hash of (seed, the request's messages): deterministic per request content.
     wrong_rate: float = 0.0  # share of requests answered with a wrong option
     invalid_rate: float = 0.0  # share of requests answered with text that holds no choice
+    log_prefixes: bool = False  # keep each request's prompt units and when it was answered (`prefix_log.py`)
 
 
 @dataclass
@@ -131,6 +133,7 @@ class FakeJudge:
         self._lock = threading.Lock()
         self._decoded: OrderedDict[int, tuple[np.ndarray, int]] = OrderedDict()
         self._verdicts: OrderedDict[tuple[int, str, float], bool] = OrderedDict()
+        self.prefix_log = PrefixLog()
 
     @staticmethod
     def _audio_key(part: dict[str, Any]) -> int:
@@ -309,11 +312,14 @@ class _Handler(JsonHandler):
         body = self.read_json()
         if body is None:
             return
+        logged = judge.prefix_log.arrive(body) if judge.config.log_prefixes else None
         status, payload, due = judge.post(self.path, self.headers.get("Authorization"), body)
         wait = due - time.monotonic()
         if wait > 0:
             time.sleep(wait)
         self.send_json(status, payload)
+        if logged is not None:
+            judge.prefix_log.answered(logged)
 
 
 class FakeJudgeServer(FakeServer):

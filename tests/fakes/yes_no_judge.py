@@ -35,6 +35,7 @@ import soundfile as sf
 
 from tests.fakes.judge_server import tone_present
 from tests.fakes.openai_http import FakeServer, JsonHandler, completion, decode_audio_part
+from tests.fakes.prefix_log import PrefixLog
 
 TONE_RE = re.compile(r"(no )?steady tone near (\d+(?:\.\d+)?) Hz")
 NUMBERED_RE = re.compile(r"^(\d+)\. (.*)$", re.M)
@@ -55,6 +56,8 @@ class YesNoJudgeConfig:
     bad_logprob: float = float("nan")  # NaN, inf or an impossible positive logprob (+5)
     stall_when: str = ""  # requests whose text matches this (a regex) are answered after `stall_seconds`
     stall_seconds: float = 0.0
+    latency_s: float = 0.0  # every answer this long after the request was read
+    log_prefixes: bool = False  # keep each request's prompt units and when it was answered (`prefix_log.py`)
 
 
 @dataclass
@@ -82,6 +85,7 @@ class YesNoJudge:
         self._rng = random.Random(config.seed)
         self._broken = 0
         self._prefixes: OrderedDict[str, None] = OrderedDict()
+        self.prefix_log = PrefixLog()
 
     def _prefix_seen(self, system: str, audio_sha: str) -> bool:
         """Whether the request's prefix is in the LRU of `prefix_cache` prefixes (then kept)."""
@@ -189,7 +193,14 @@ class _Handler(JsonHandler):
         elif body.get("model") != judge.config.model:
             self.send_json(404, {"error": {"message": f"The model `{body.get('model')}` does not exist."}})
         else:
-            self.send_json(200, judge.answer(body))
+            logged = judge.prefix_log.arrive(body) if judge.config.log_prefixes else None
+            due = time.monotonic() + judge.config.latency_s
+            reply = judge.answer(body)
+            if due > time.monotonic():
+                time.sleep(due - time.monotonic())
+            self.send_json(200, reply)
+            if logged is not None:
+                judge.prefix_log.answered(logged)
 
 
 class YesNoJudgeServer(FakeServer):

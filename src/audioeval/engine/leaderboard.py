@@ -6,7 +6,8 @@ per benchmark, or one over the board), and gives each model a row: every cell's 
 with its CI, its value on the 0–100 higher-is-better scale (`normalised`), each group's score
 (the weighted mean of its available columns), and the weighted mean of the available
 entries (ungrouped columns and groups) of the available entries; the row names the columns it lacks
-(`missing`). A row lacking an entry of the board score is not ranked among complete rows: it
+(`missing`), and, where its pairs' outputs are audio, their health summed (`output_health`:
+the board then has a health column, `health`). A row lacking an entry of the board score is not ranked among complete rows: it
 is listed below them with rank None (`ranked`: False), unless the board is built with
 `mean_of_available` (UltraEval-Audio's published convention: every row ranked by the mean of
 its available entries; `incomplete_rows` says which). A column no model has a value for does not
@@ -29,6 +30,7 @@ from audioeval.core.json_value import JsonValue
 from audioeval.engine.board_spec import AVERAGE, HEADLINE, BoardSpec, ColumnSpec
 from audioeval.metrics.corpus import UNDECLARED
 from audioeval.metrics.declaration import shown_name
+from audioeval.metrics.output_health import OutputHealth
 from audioeval.metrics.summary_blocks import MetricBlock, PairSummary
 
 
@@ -85,6 +87,15 @@ class PairCounts(TypedDict):
     failed: int
     failed_outputs: int
     failed_outputs_in_headline: str
+    output_health: NotRequired[OutputHealth]  # the pair's outputs are audio: its summary's block
+
+
+class RowHealth(TypedDict):
+    """A row's audio-output health summed over its pairs' blocks (`row_health`)."""
+
+    n_checked: int
+    n_unhealthy: int
+    problems: dict[str, int]
 
 
 class AdjacentTest(TypedDict, total=False):
@@ -141,6 +152,7 @@ class BoardRow(TypedDict, total=False):
     score_ci: list[float] | None
     score_ci_reason: str
     adjacent: AdjacentTest | None
+    output_health: RowHealth | None  # None: no pair of the row has audio outputs
 
 
 class Board(TypedDict):
@@ -156,6 +168,7 @@ class Board(TypedDict):
     rank_by: list[str]
     not_applicable: list[str]
     incomplete_rows: str
+    health: NotRequired[bool]  # a health column: some row's outputs are audio
     rows: list[BoardRow]
     signatures: NotRequired[dict[str, ColumnSignature]]  # `audioeval leaderboard`: per benchmark
 
@@ -263,6 +276,7 @@ def build_board(
         "rank_by": spec.rank_by,
         "not_applicable": dropped,
         "incomplete_rows": MEAN_OF_AVAILABLE if mean_of_available else UNRANKED,
+        "health": any(row["output_health"] is not None for row in rows),  # a health column
         "rows": rows,
     }
 
@@ -357,9 +371,18 @@ def _row(model: str, columns: list[BoardColumn], by_pair: PairsByKey) -> BoardRo
                     failed_outputs.get("in_headline", "counted") if failed_outputs else "counted"
                 ),
             }
+            health = res.get("output_health")
+            if health is not None:  # the pair's outputs are audio: as its summary counts them
+                pairs[bench]["output_health"] = health
     cells = {c["key"]: _cell(c, model, by_pair) for c in columns}
     mine = [res for (_, name), res in by_pair.items() if name == model]
-    return {"model": model, "pairs": pairs, "cells": cells, "usage": row_usage(mine)}
+    return {
+        "model": model,
+        "pairs": pairs,
+        "cells": cells,
+        "usage": row_usage(mine),
+        "output_health": row_health(pairs),
+    }
 
 
 def row_usage(pairs: Sequence[PairSummary]) -> RowUsage:
@@ -382,6 +405,27 @@ def row_usage(pairs: Sequence[PairSummary]) -> RowUsage:
         priced = [c for c in costs if c is not None]
         out["cost"] = round(sum(priced), 6) if len(priced) == len(costs) else None
     return out
+
+
+def row_health(pairs: Mapping[str, PairCounts]) -> RowHealth | None:
+    """A row's audio-output health over its pairs that have one (`metrics/output_health.py`,
+    summed, never re-measured): outputs checked, those with a problem (unreadable ones
+    included: never healthy), and each problem's count; None when no pair's outputs are audio."""
+    blocks = [p["output_health"] for p in pairs.values() if "output_health" in p]
+    if not blocks:
+        return None
+    problems: dict[str, int] = {}
+    for block in blocks:
+        for name, found in block["problems"].items():
+            problems[name] = problems.get(name, 0) + found["n"]
+    unreadable = sum(b["unreadable"]["n"] for b in blocks)
+    if unreadable:
+        problems["unreadable"] = unreadable
+    return {
+        "n_checked": sum(b["n_checked"] for b in blocks),
+        "n_unhealthy": sum(b["n_with_problems"] for b in blocks) + unreadable,
+        "problems": problems,
+    }
 
 
 def _groups(spec: BoardSpec, columns: list[BoardColumn]) -> list[BoardGroup]:

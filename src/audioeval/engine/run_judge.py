@@ -201,6 +201,7 @@ class RunJudge:
         )
         self.attempts = 0
         self.load = 0  # attempts outstanding, plus those reserved by admitted samples
+        self.waiting = 0  # attempts of samples waiting for their first call's answer (`SampleJudge`)
         self.crash: BaseException | None = None
         self._room = asyncio.Event()
 
@@ -258,8 +259,22 @@ class RunJudge:
         if n < 0:
             self._room.set()
 
+    def add_waiting(self, n: int) -> None:
+        self.waiting += n
+        if n < 0:
+            self._room.set()
+
+    @property
+    def waiting_limit(self) -> int:
+        """Attempts that may wait for their sample's first answer (bounded apart from the load:
+        samples keep being admitted while others wait, so the slots stay busy)."""
+        return 4 * self.admission_limit
+
     def has_room(self) -> bool:
-        return self.load < self.admission_limit
+        """Below the admission limit in attempts outstanding or reserved, and below the waiting
+        limit in attempts waiting for their sample's first answer (they launch together when it
+        comes)."""
+        return self.load < self.admission_limit and self.waiting < self.waiting_limit
 
     async def room_changed(self) -> None:
         """Until the load drops, or `wake` is called."""
@@ -301,22 +316,32 @@ def clip_budget(concurrency: int) -> int:
 
 
 class SampleJudge:
-    """The judge as one sample sees it: its first call hands the sample's reservation back
-    (from then on its live attempts count themselves); `release` does at the sample's end."""
+    """The judge as one sample sees it. Its first call goes alone and the sample's other calls
+    wait until it is answered: a sample's requests share their prefix (system prompt and clips,
+    byte for byte), so a server with a prefix cache (vLLM's automatic prefix caching) encodes
+    the clips once, for the first, and the rest reuse them; sent together, each would encode
+    them again. The sample's reservation counts in the judge's load until its first call, then
+    in its waiting attempts until that call is answered; from then on its live attempts count
+    themselves. `release` hands back what is left at the sample's end."""
 
     def __init__(self, judge: RunJudge, reserved: int) -> None:
         self.judge = judge
         self.reserved = reserved
+        self.waiting = 0
         self.prepared = False  # the scorer prepared every clip of the sample
         self.usage = Usage.nothing_asked()  # what the sample's judge requests used (its record's)
-        self._live = 0  # the sample's judge calls in flight
+        self._live = 0  # the sample's judge calls in flight or waiting for the first's answer
         self._settled = asyncio.Event()
         self._settled.set()
+        self._first: asyncio.Event | None = None  # set once the sample's first call is answered
 
     def release(self) -> None:
         if self.reserved:
             self.judge.add_load(-self.reserved)
             self.reserved = 0
+        if self.waiting:
+            self.judge.add_waiting(-self.waiting)
+            self.waiting = 0
 
     async def prepare(self, refs: list[AudioRef]) -> None:
         await self.judge.prepare(refs)
@@ -331,14 +356,23 @@ class SampleJudge:
         *,
         logprobs: int | None = None,
     ) -> Generation:
-        self.release()
         self._live += 1
         self._settled.clear()
         try:
-            if self.prepared:
-                gen = await self.judge.ask(messages, attempt, accept, extra, logprobs=logprobs)
+            if self._first is None:  # the sample's first call: it counts itself, the rest wait
+                self._first = asyncio.Event()
+                waiting = max(0, self.reserved - 1)
+                self.release()
+                self.waiting = waiting
+                self.judge.add_waiting(waiting)
+                try:
+                    gen = await self._call(messages, attempt, accept, extra, logprobs)
+                finally:
+                    self.release()  # the waiting calls go now, each counting itself
+                    self._first.set()
             else:
-                gen = await self.judge.generate(messages, attempt, accept, extra, logprobs=logprobs)
+                await self._first.wait()
+                gen = await self._call(messages, attempt, accept, extra, logprobs)
         finally:
             self._live -= 1
             if not self._live:
@@ -346,7 +380,19 @@ class SampleJudge:
         self.usage = self.usage + (gen.usage if gen.usage is not None else Usage.unknown())
         return gen
 
+    async def _call(
+        self,
+        messages: list[Message],
+        attempt: int,
+        accept: AnswerCheck | None,
+        extra: SamplingFields | None,
+        logprobs: int | None,
+    ) -> Generation:
+        if self.prepared:
+            return await self.judge.ask(messages, attempt, accept, extra, logprobs=logprobs)
+        return await self.judge.generate(messages, attempt, accept, extra, logprobs=logprobs)
+
     async def settled(self) -> None:
-        """Until none of the sample's judge calls is in flight (a call refused by the run's
-        budget ends the sample's judging while its others finish: their usage is its record's)."""
+        """Until none of the sample's judge calls is in flight or waiting (a call refused by the
+        run's budget ends the sample's judging while its others finish: their usage is its record's)."""
         await self._settled.wait()

@@ -16,16 +16,19 @@ from pathlib import Path
 from rich.table import Table as RichTable
 
 from audioeval.analysis.leaderboard_runs import LeaderboardDoc
-from audioeval.engine.leaderboard import AdjacentTest, Board
+from audioeval.engine.leaderboard import AdjacentTest, Board, BoardRow
 from audioeval.report.escaping import console_cell, escape_markdown_cell
 from audioeval.report.html_page import Section, Table, render_page
 from audioeval.report.leaderboard_table import (
     CELLS_NOTE,
+    HEALTH_HEADER,
+    HEALTH_NOTE,
     board_layout,
     board_markdown,
     board_notes,
     board_rows,
     column_headers,
+    health_headers,
     rank_text,
     usage_shown,
     usage_text,
@@ -126,9 +129,11 @@ def leaderboard_markdown(doc: LeaderboardDoc) -> str:
     return head + "\n".join(parts) + CELLS_NOTE + "\n\n" + escape_markdown_cell(_method(doc)) + "\n"
 
 
-def board_table(board: Board) -> Table:
-    """The board as the page's table: the same cells as `leaderboard.md`."""
+def board_table(board: Board, health_link: str = "") -> Table:
+    """The board as the page's table: the same cells as `leaderboard.md`; a row with unhealthy
+    outputs links its health cell to `health_link` (the page's list of their samples)."""
     headers = ["#", "model", *(" ".join(column_headers(item)) for item in board_layout(board))]
+    headers += health_headers(board)
     headers += ["average ↑"] if board["average"] else []
     usage = usage_shown(board)
     headers += ["usage"] if usage else []
@@ -136,7 +141,53 @@ def board_table(board: Board) -> Table:
         [rank, model, *cells, *([avg] if board["average"] else []), *([usage_text(row)] if usage else [])]
         for row, (rank, model, cells, avg) in zip(board["rows"], board_rows(board), strict=True)
     ]
-    return Table(headers, rows, f"{board['title']} leaderboard")
+    if not (board.get("health") and health_link):
+        return Table(headers, rows, f"{board['title']} leaderboard")
+    links = [health_link if _unhealthy(r) else "" for r in board["rows"]]
+    return Table(headers, rows, f"{board['title']} leaderboard", link_column=HEALTH_HEADER, links=links)
+
+
+def _unhealthy(row: BoardRow) -> int:
+    health = row.get("output_health")
+    return 0 if health is None else health["n_unhealthy"]
+
+
+MAX_HEALTH_IDS = 20
+
+
+def health_rows(board: Board) -> list[list[str | int]]:
+    """Per model and benchmark of the board, each output-health problem with its count and samples."""
+    out: list[list[str | int]] = []
+    for row in board["rows"]:
+        for bench, pair in row["pairs"].items():
+            health = pair.get("output_health")
+            if health is None:
+                continue
+            problems = dict(health["problems"])
+            if health["unreadable"]["n"]:
+                problems["unreadable"] = health["unreadable"]
+            for name, found in sorted(problems.items()):
+                ids = [str(i) for i in found["ids"]]
+                more = f", … ({len(ids)} in all)" if len(ids) > MAX_HEALTH_IDS else ""
+                out.append(
+                    [
+                        row["model"],
+                        bench,
+                        name,
+                        found["n"],
+                        ", ".join(ids[:MAX_HEALTH_IDS]) + more,
+                    ]
+                )
+    return out
+
+
+def health_section(board: Board, anchor: str) -> Section | None:
+    """The samples behind a board's health column: what its cells link to."""
+    rows = health_rows(board)
+    if not rows:
+        return None
+    table = Table(["model", "benchmark", "problem", "n", "samples"], rows, right_aligned=("n",))
+    return Section(f"{board['title']}: unhealthy outputs", anchor, paragraphs=[HEALTH_NOTE], tables=[table])
 
 
 def board_section(board: Board, anchor: str) -> Section:
@@ -157,7 +208,7 @@ def board_section(board: Board, anchor: str) -> Section:
         str(board["title"]),
         anchor,
         paragraphs=board_notes(board),
-        tables=[board_table(board), adjacent],
+        tables=[board_table(board, f"#{anchor}-health"), adjacent],
         figures=figures,
     )
 
@@ -177,7 +228,12 @@ def leaderboard_page(doc: LeaderboardDoc) -> str:
     """`index.html`: one section per board, then how the numbers were made; each run directory
     named by its folder, with no path of the machine (`…/run1`)."""
     boards = list(doc["boards"].values())
-    sections = [board_section(b, f"board-{i}") for i, b in enumerate(boards)]
+    sections = []
+    for i, b in enumerate(boards):
+        sections.append(board_section(b, f"board-{i}"))
+        health = health_section(b, f"board-{i}-health")
+        if health is not None:
+            sections.append(health)
     prefixes = page_prefixes(doc)
     sources = Table(["run directory"], [[scrub(str(Path(r).resolve()), prefixes)] for r in doc["run_dirs"]])
     sections.append(Section("Method", "method", paragraphs=[CELLS_NOTE, _method(doc)], tables=[sources]))

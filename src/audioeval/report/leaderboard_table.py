@@ -7,7 +7,8 @@ members' values, as UltraEval-Audio's tables do. Failed samples are noted in the
 their benchmark. Model and benchmark names are shown literally (`report/escaping.py`). A value
 whose normalised value is below 0 (an error rate above 100 %) and the average it enters carry
 `NEGATIVE_MARK`; a partial row's average says over how many of the board's entries it is, and
-the notes name the columns it lacks.
+the notes name the columns it lacks. A board whose pairs' outputs are audio has a column of
+unhealthy outputs per model (`health_text`).
 """
 
 from __future__ import annotations
@@ -138,6 +139,31 @@ def _average(row: BoardRow) -> str:
     return f"{text} ({row['averaged_over']}/{row['entries']})" if partial else text
 
 
+HEALTH_HEADER = "unhealthy outputs"
+HEALTH_NOTE = (
+    "Unhealthy outputs: the model's audio outputs with a problem (silent, clipped, DC offset; for"
+    " codecs and edits also truncated, padded or the input returned unchanged) or unreadable, of"
+    " those checked, each problem with its count; such an output is still scored as its benchmark"
+    " says, and its samples are listed in the pair's summary.json (output_health) and on the page."
+)
+
+
+def health_headers(board: Board) -> list[str]:
+    """The health column's header, on a board whose rows' outputs are audio."""
+    return [HEALTH_HEADER] if board.get("health") else []
+
+
+def health_text(row: BoardRow) -> str:
+    """`2 / 40 (silent 1, clipped 1)`: unhealthy outputs of those checked, each problem's count;
+    `–` for a row without audio outputs."""
+    health = row.get("output_health")
+    if not health:
+        return "–"
+    text = f"{health['n_unhealthy']} / {health['n_checked'] + health['problems'].get('unreadable', 0)}"
+    found = ", ".join(f"{name} {n}" for name, n in sorted(health["problems"].items()) if n)
+    return f"{text} ({found})" if found else text
+
+
 def rank_text(row: BoardRow) -> str:
     """A row's rank as shown: `–` for an unranked (incomplete) row."""
     return "–" if row.get("rank") is None else str(row["rank"])
@@ -152,7 +178,8 @@ def board_rows(board: Board, sep: str = " ") -> list[tuple[str, str, list[str], 
         (
             rank_text(row),
             _model_text(row, first),
-            [_cell_text(item, row, failed_here, sep) for item in items],
+            [_cell_text(item, row, failed_here, sep) for item in items]
+            + ([health_text(row)] if board.get("health") else []),
             _average(row) if board["average"] else "",
         )
         for row in board["rows"]
@@ -180,6 +207,8 @@ def board_notes(board: Board, quote: Callable[[str], str] = str) -> list[str]:
         notes.append(f"No model has a value for: {', '.join(map(quote, board['not_applicable']))}.")
     if any(row["negative_columns"] for row in board["rows"]):
         notes.append(NEGATIVE_NOTE)
+    if board.get("health"):
+        notes.append(HEALTH_NOTE)
     return notes
 
 
@@ -199,6 +228,8 @@ def board_table(board: Board) -> Table:
     table.add_column("model")
     for item in board_layout(board):
         table.add_column(Text("\n".join(map(one_line, column_headers(item)))), justify="right")
+    for head in health_headers(board):
+        table.add_column(head, justify="right")
     if board["average"]:
         table.add_column("average ↑", justify="right")
     usage = usage_shown(board)
@@ -217,6 +248,7 @@ def board_markdown(board: Board) -> str:
     heads = []
     for item in board_layout(board):
         heads.append(escape_markdown_cell(" ".join(column_headers(item))))
+    heads += health_headers(board)
     if board["average"]:
         heads.append("average ↑")
     usage = usage_shown(board)

@@ -232,7 +232,7 @@ def boards_section(summary: RunSummaryJson, prefixes: list[str] | None = None) -
                 )
             )
     note = "Boards by task family: numbers of different families are never averaged together."
-    return Section("Boards", "boards", [note], [board_table(b) for b in boards], figures)
+    return Section("Boards", "boards", [note], [board_table(b, "#output-health") for b in boards], figures)
 
 
 def _breakdown_cell(p: Pair, key: str, group: str) -> tuple[str, int | None] | None:

@@ -49,7 +49,11 @@ def attachments(
     *,
     slice_clips: bool,
 ) -> list[tuple[str, AudioRef]]:
-    """(label text, audio) pairs to attach, each distinct clip once.
+    """(label text, audio) pairs to attach, each distinct clip once, `output` first, then the
+    inputs by number (whatever order the question names them in): the rubrics of a sample then
+    send the same clips in the same order, so their requests share the prefix a serving
+    engine's prefix cache reuses (a rubric naming only `output` sends a prefix of one naming
+    `output` and `input1`).
 
     By default every referenced clip is sent whole under its bare label and the judge applies
     the slice notation; with `slice_clips` each referenced slice is cut and sent under the
@@ -57,7 +61,7 @@ def attachments(
     """
     out: list[tuple[str, AudioRef]] = []
     seen: set[str] = set()
-    for m in mentions:
+    for m in sorted(mentions, key=lambda m: _clip_rank(m.label)):  # stable: a clip's slices as named
         if slice_clips and m.is_slice:
             label, ref = m.text, AudioRef(resolve(m.label), m.start, m.end)
         else:
@@ -66,6 +70,17 @@ def attachments(
             seen.add(label)
             out.append((label, ref))
     return out
+
+
+CLIP_ORDER = "output first, then inputs by number"
+
+
+def _clip_rank(label: str) -> int:
+    """`output` 0, `input` / `input1` 1, `inputN` N."""
+    if label == "output":
+        return 0
+    number = label.removeprefix("input")
+    return int(number) if number.isdigit() else 1
 
 
 class PromptVariables(TypedDict):

@@ -33,6 +33,7 @@ from typing import Any, TypedDict
 
 from audioeval.benchmarks.mmae.aggregate import SampleResult, failed_output_row, per_sample_row
 from audioeval.benchmarks.mmae.judge_prompt import (
+    CLIP_ORDER,
     PROMPT_VERSION,
     PromptVariables,
     attachments,
@@ -141,6 +142,7 @@ class MmaeRubricScorer(JudgedScorer):
             "majority": "strict majority of valid votes",
             "option_shuffle_seed": self.seed,
             "audio_policy": "slice-clips" if self.slice_clips else "full-clips",
+            "clip_order": CLIP_ORDER,
             "aggregation": "per sample: IFR, CR means of scored rubrics; EM; failed rubric -> failed sample",
         }
         if self.early_stop:  # only when on: folders scored without it keep their signature
@@ -208,8 +210,11 @@ class MmaeRubricScorer(JudgedScorer):
             outcome = await self._rubric(ms, i, c, generate)
             return {**outcome, "audit": m} if m is not None and self.verify == "audit" else outcome
 
-        outcomes = await asyncio.gather(*(one(i, c) for i, c in enumerate(clips)))
-        return self._result(ms, list(outcomes))
+        # the rubric sending the most clips first: the sample's first request (the engine's
+        # judge sends it alone, `engine/run_judge.SampleJudge`) then holds the longest prefix
+        order = sorted(range(len(clips)), key=lambda i: -len(clips[i]))
+        outcomes = await asyncio.gather(*(one(i, clips[i]) for i in order))
+        return self._result(ms, sorted(outcomes, key=lambda o: int(o["rubric_index"])))
 
     async def _rubric(
         self, ms: MmaeSample, index: int, clips: list[tuple[str, AudioRef]], generate: JudgeGenerate
