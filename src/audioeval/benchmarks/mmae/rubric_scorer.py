@@ -72,7 +72,7 @@ rubric beside it; `first`: a rubric a measurement answers is not asked of the ju
 
 class RubricsSignature(TypedDict, total=False):
     """The rubric judge's signature (signature.json's scorer block): the prompt, the voting,
-    the option shuffle, the clips' policy and aggregation; `early_stop` and `verify` only when on."""
+    the option shuffle, the clips' policy and order, and aggregation; `early_stop` and `verify` only when on."""
 
     name: str
     prompt_version: str | None
@@ -82,6 +82,7 @@ class RubricsSignature(TypedDict, total=False):
     majority: str
     option_shuffle_seed: int
     audio_policy: str
+    clip_order: str  # the clips attached in this order (`judge_prompt.CLIP_ORDER`)
     aggregation: str
     early_stop: str
     verify: VerifySignature
