@@ -278,6 +278,17 @@ def write_doc(rows: list[dict[str, float]]) -> None:
         "longer re-serialises each audio part or re-runs the FFT, so it no longer queues requests behind "
         "its GIL (its mean time in a request beyond the latency went from 7–14 ms to ~1 ms). Since `mmae score` runs through the engine, the samples loaded before the run are frozen out of the garbage collector while it judges (`gc.freeze`): without it, full collections walking 2,000 loaded samples held the 256 figure at 0.956–0.964.",
         "",
+        "Since 2026-12-06 a sample's first judge request goes alone and its other requests once it is "
+        "answered (`engine/run_judge.SampleJudge`: a serving engine's prefix cache then encodes the "
+        "sample's clips once, see \"Judge requests: shared audio prefix\"), so a sample takes at least two "
+        "latencies. This fake's latency is fixed and gains nothing from a shared prefix, so here that is "
+        "only a cost, kept small by admitting samples while others wait for their first answer (waiting "
+        "attempts bounded apart, at sixteen times the concurrency): measured back to back on the same "
+        "machine, the code before that change gave 0.986 / 0.988 / 0.987 at concurrency 8 / 64 / 256 "
+        "(peak RSS 94 / 164 / 366 MB), against 0.975 / 0.978 / 0.967 (94 / 165 / 375 MB) with it. With "
+        "the waiting attempts bounded at eight times the concurrency, 64 gave 0.935 (twice); at four "
+        "times, 0.85.",
+        "",
     ]
     replace_section("## MMAE judge throughput", "\n".join(lines), doc)
 

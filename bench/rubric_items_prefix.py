@@ -180,7 +180,7 @@ def main() -> None:
         "Before 2026-12-06 (a sample's requests sent together; MMAE's clips in the order the question "
         "names them), measured the same way: 0.571 / 0.010 of the ideal for MMAE at concurrency 8 / 64, "
         "0.023 / 0.018 / 0.039 for `rubric_items` at 8 / 32 / 128; LRU hits 0.875 / 0.875 / 0.873. The "
-        "LRU hits at 128 are lower now because more samples are in flight while their first requests "
+        "LRU hits are lower now because more samples are in flight while their first requests "
         "are answered than an LRU of 16 prefixes holds (a server's cache holds far more). What waiting "
         'for the first answer costs against a fixed-latency judge: "MMAE judge throughput".\n'
     )

@@ -268,7 +268,7 @@ class RunJudge:
     def waiting_limit(self) -> int:
         """Attempts that may wait for their sample's first answer (bounded apart from the load:
         samples keep being admitted while others wait, so the slots stay busy)."""
-        return 4 * self.admission_limit
+        return 8 * self.admission_limit
 
     def has_room(self) -> bool:
         """Below the admission limit in attempts outstanding or reserved, and below the waiting
