@@ -141,10 +141,30 @@ class Choice(TypedDict, total=False):
     finish_reason: str | None
 
 
+class PromptTokensDetails(TypedDict, total=False):
+    """`usage.prompt_tokens_details` (OpenAI; vLLM sends none): the prompt's audio tokens."""
+
+    audio_tokens: int
+    cached_tokens: int
+
+
+class CompletionTokensDetails(TypedDict, total=False):
+    """`usage.completion_tokens_details` (OpenAI): the answer's audio and reasoning tokens."""
+
+    audio_tokens: int
+    reasoning_tokens: int
+    accepted_prediction_tokens: int
+    rejected_prediction_tokens: int
+
+
 class Usage(TypedDict, total=False):
+    """A chat completion's `usage` (read by `adapters/api_usage.chat_usage`)."""
+
     prompt_tokens: int
     completion_tokens: int
     total_tokens: int
+    prompt_tokens_details: PromptTokensDetails
+    completion_tokens_details: CompletionTokensDetails
 
 
 class ChatResponse(TypedDict, total=False):
