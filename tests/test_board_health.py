@@ -199,5 +199,21 @@ def test_a_browser_opens_the_samples_of_an_unhealthy_cell(codec_boards: tuple[Pa
         assert any("codec-16" in r and "clipped" in r and "loud" in r for r in rows)
         assert any("codec-16" in r and "identical_to_input" in r and speech_id in r for r in rows)
         driver.save_screenshot(str(shots / "board-health.png"))
+        # the run's report: its board cell leads to the Output health list, whose ids open the sample
+        out = codec_boards[0]
+        driver.get((out / "report" / "index.html").as_uri())
+        driver.find_element(By.CSS_SELECTOR, 'a[href="#output-health"]').click()
+        section = driver.find_element(By.ID, "output-health")
+        quiet = [a for a in section.find_elements(By.TAG_NAME, "a") if a.text == "quiet" and "codec-16" in a.get_attribute("href")]
+        quiet[0].click()
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(driver, 10).until(
+            lambda d: d.find_elements(By.CSS_SELECTOR, 'details.sample[data-id="quiet"][data-filled="1"]')
+        )
+        opened = driver.find_element(By.CSS_SELECTOR, 'details.sample[data-id="quiet"]')
+        assert opened.get_attribute("open") is not None and "codec-16" in driver.current_url
+        assert driver.find_element(By.ID, "script-errors").text == ""
+        driver.save_screenshot(str(shots / "report-health-sample.png"))
     finally:
         next(drivers, None)

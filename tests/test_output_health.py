@@ -57,8 +57,9 @@ def test_a_codec_run_lists_its_silent_clipped_and_unchanged_outputs(
     page = (out / "report" / "index.html").read_text(encoding="utf-8")
     section = page[page.index('<section id="output-health">') :].split("</section>")[0]
     for name, sid in (("silent", "quiet"), ("clipped", "loud"), ("identical_to_input", speech["id"])):
-        [row] = [r for r in section.split("<tr>") if f"<td>{name}</td>" in r]
-        assert sid in row, name
+        rows = [r for r in section.split("<tr>") if f"<td>{name}</td>" in r]  # one row per sample
+        # the sample, linked to the sample browser (the pair's key and the id in the address)
+        assert any(f'<a href="#pair=clips/codec-id&amp;sample={sid}">{sid}</a>' in r for r in rows), rows
 
 
 def test_a_text_benchmark_has_no_health_block() -> None:

@@ -381,8 +381,10 @@ MAX_HEALTH_IDS = 20
 
 def health_section(pairs: list[Pair]) -> Section | None:
     """Each pair's audio-output health (`summary.json`'s `output_health`): per model, the
-    outputs checked and each problem with its samples, each id linking to its sample."""
+    outputs checked and each problem, one row per sample (the first `MAX_HEALTH_IDS` of a
+    problem), each id linking to its sample in the sample browser."""
     rows: list[list[Any]] = []
+    links: list[str] = []
     for p in pairs:
         h = p.summary.get("output_health")
         if not isinstance(h, dict):
@@ -392,22 +394,29 @@ def health_section(pairs: list[Pair]) -> Section | None:
         if unreadable.get("n"):
             problems["unreadable"] = unreadable
         head = [p.benchmark, p.model, h.get("n_checked", 0), h.get("n_with_problems", 0)]
+        key = quote(f"{p.benchmark}/{p.model}", safe="/")
         if not problems:
             rows.append([*head, "none", 0, ""])
+            links.append("")
         for name, block in problems.items():
-            ids = list(block.get("ids") or [])
-            shown = ", ".join(ids[:MAX_HEALTH_IDS]) + (f", … ({len(ids)} in all)" if len(ids) > MAX_HEALTH_IDS else "")
-            rows.append([*head, str(name), block.get("n", len(ids)), shown])
+            ids = [str(i) for i in block.get("ids") or []]
+            n = block.get("n", len(ids))
+            for sid in ids[:MAX_HEALTH_IDS]:
+                rows.append([*head, str(name), n, sid])
+                links.append(f"#pair={key}&sample={quote(sid, safe='')}")
+            if len(ids) > MAX_HEALTH_IDS or not ids:
+                rows.append([*head, str(name), n, f"… ({len(ids)} in all: summary.json)" if ids else ""])
+                links.append("")
     if not rows:
         return None
     note = (
         "Each audio output measured once when its pair was summarised: silent, clipped, DC offset, and "
         "where the output is a version of its input (codecs, edits) truncated, padded or the input "
-        "returned unchanged. An output with a problem is still scored as its benchmark says; the "
-        "samples are listed here and in summary.json's output_health."
+        "returned unchanged. An output with a problem is still scored as its benchmark says; each "
+        "sample opens in the sample browser, and summary.json's output_health lists them all."
     )
-    table = Table(["benchmark", "model", "checked", "with problems", "problem", "n", "samples"], rows,
-                  right_aligned=("checked", "with problems", "n"))  # fmt: skip
+    table = Table(["benchmark", "model", "checked", "with problems", "problem", "n", "sample"], rows,
+                  right_aligned=("checked", "with problems", "n"), link_column="sample", links=links)  # fmt: skip
     return Section("Output health", "output-health", [note], [table])
 
 
