@@ -187,22 +187,24 @@ def run_and_score(
 
 
 def test_judged_samples_are_admitted_while_the_judge_has_room(small_synthetic_set, monkeypatch, tmp_path):
-    """A pair's samples start only while the judge's outstanding attempts (plus those reserved
-    by samples about to ask) stay under twice its concurrency, and the attempts waiting for
-    their sample's first answer under the waiting limit, not a fixed number of workers; the
-    waiting ones launch when that answer comes (`SampleJudge`)."""
+    """A pair's samples start only while the judge's attempts outstanding, reserved by samples
+    about to ask and waiting for their sample's first answer stay under four times its
+    concurrency (`RunJudge.pending_limit`), not a fixed number of workers; the waiting ones
+    launch when that answer comes (`SampleJudge`)."""
     from audioeval.engine.run_judge import RunJudge
 
-    peak, peak_waiting = [0], [0]
+    peak, peak_waiting, peak_pending = [0], [0], [0]
     real, real_waiting = RunJudge.add_load, RunJudge.add_waiting
 
     def tracked(self: RunJudge, n: int) -> None:
         real(self, n)
         peak[0] = max(peak[0], self.load)
+        peak_pending[0] = max(peak_pending[0], self.load + self.waiting)
 
     def tracked_waiting(self: RunJudge, n: int) -> None:
         real_waiting(self, n)
         peak_waiting[0] = max(peak_waiting[0], self.waiting)
+        peak_pending[0] = max(peak_pending[0], self.load + self.waiting)
 
     monkeypatch.setattr(RunJudge, "add_load", tracked)
     monkeypatch.setattr(RunJudge, "add_waiting", tracked_waiting)
@@ -217,10 +219,12 @@ def test_judged_samples_are_admitted_while_the_judge_has_room(small_synthetic_se
     assert r.taxonomy["overall"]["EMR"] == 100.0
     assert r.calls + r.cache_hits == 3 * rubric_count(small_synthetic_set.metadata)
     most_rubrics = max(len(m["rubrics"]) for m in json.loads(small_synthetic_set.metadata.read_text()))
-    waiting_limit = 8 * 2 * 2  # `RunJudge.waiting_limit` at concurrency 2
-    assert 0 < peak_waiting[0] <= waiting_limit + 3 * most_rubrics  # one sample's past the limit at most
+    pending_limit = 4 * 2  # `RunJudge.pending_limit` at concurrency 2
+    assert peak_waiting[0] > 0  # samples waited for their first answer
+    # admitted below the limit: one sample's reservation past it at most
+    assert pending_limit <= peak_pending[0] <= pending_limit + 3 * most_rubrics
     # admitted below the load limit; then the waiting attempts of samples answered at once
-    assert 2 * 2 <= peak[0] <= 2 * 2 + 3 * most_rubrics + peak_waiting[0]
+    assert peak[0] <= pending_limit + 3 * most_rubrics, (peak, peak_pending, peak_waiting)
 
 
 def test_summary_counts_a_list_taxonomy_value_in_each_group(

@@ -36,7 +36,7 @@ SKIPPED_FILES = {
 VOLATILE_KEYS = re.compile(
     r"(^|_)(s|ms|sec|seconds|time|elapsed|duration|wall|busy|latency|started|finished|created|"
     r"timestamp|date|version|pid|rss|mb|audio_seconds|real_time|x_real_time|rtf|throughput)$"
-    r"|^(audioeval_version|audioeval|endpoints|metric_models|work|timings|cache_hits|cached|judge_calls)$"
+    r"|^(audioeval_version|audioeval|endpoints|endpoint|metric_models|work|timings|cache_hits|cached|judge_calls)$"
 )
 """Keys whose value is a time, a version or the machine's work, at any depth (the whole
 subtree below them is left out)."""

@@ -11,6 +11,7 @@ usage gains the seconds of audio its request sent.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
@@ -23,6 +24,7 @@ from audioeval.core.messages import AudioRef, Message
 from audioeval.core.request_settings import checked_settings, routed_problem
 from audioeval.core.usage import Usage
 from audioeval.engine.chat_client import ChatClient, ReplyParser, chat_reply_first_token, chat_reply_text
+from audioeval.engine.request_slots import NORMAL
 from audioeval.store.response_cache import ResponseCache, request_key
 
 
@@ -65,6 +67,9 @@ class CachedJudge:
         self.cache = cache
         self.parse = parse
         self.accept = accept
+        # requests being asked, by cache key: an identical one waits for that answer and reads it
+        # from the cache rather than asking again (sent together, both would miss the cache)
+        self._in_flight: dict[str, asyncio.Future[None]] = {}
 
     def _clip(self, ref: AudioRef):  # type: ignore[no-untyped-def]
         return self.clips.get(ref)
@@ -77,12 +82,14 @@ class CachedJudge:
         extra: SamplingFields | None = None,
         *,
         logprobs: int | None = None,
+        priority: int = NORMAL,
     ) -> Generation:
         """One answer; `accept` (default: the judge's own) decides whether it may be cached;
         `extra` request settings override the judge's sampling (each checked against the
         declaration of what a request may carry: `core/request_settings.py`, so `logprobs` or
         `model` never arrive this way). `logprobs=N`, the judge's own typed request, asks for
-        the first token's top N logprobs: the answer is then the JSON of the text and those."""
+        the first token's top N logprobs: the answer is then the JSON of the text and those.
+        `priority` orders the request among those waiting for a slot (`engine/request_slots.py`)."""
         if extra:
             checked = checked_settings({k: v for k, v in extra.items() if v is not None}, field="judge request")
             routed = routed_problem(checked, "chat", self.model)
@@ -113,9 +120,23 @@ class CachedJudge:
                     messages, model=self.model, clips=clip, style=self.style, sampling=sampling
                 ),
                 parse=parse,
+                priority=priority,
             )
             if gen.usage is None:
                 return gen
             return replace(gen, usage=gen.usage.with_audio(sent_s=round(sum(sent), 3)))
 
-        return await through_cache(self.cache, key, call, accept or self.accept)
+        check = accept or self.accept
+        if key is None:
+            return await through_cache(self.cache, key, call, check)
+        earlier = self._in_flight.get(key)
+        if earlier is not None:  # the same request is being asked: the cache holds its answer then
+            await asyncio.shield(earlier)
+            return await through_cache(self.cache, key, call, check)
+        mine: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = mine
+        try:
+            return await through_cache(self.cache, key, call, check)
+        finally:
+            mine.set_result(None)
+            del self._in_flight[key]

@@ -37,6 +37,7 @@ from audioeval.core.redact import excerpt, redact
 from audioeval.core.usage import Usage
 from audioeval.engine.endpoint_auth import request_url
 from audioeval.engine.endpoint_pool import EndpointPool
+from audioeval.engine.request_slots import NORMAL, RequestSlots
 from audioeval.engine.run_budget import current_budget
 from audioeval.store.bounded_json import loads
 
@@ -122,7 +123,7 @@ class ChatClient:
         self.timeout_s = timeout_s
         self.backoff_base_s = backoff_base_s
         self.backoff_max_s = backoff_max_s
-        self._sem = asyncio.Semaphore(concurrency)
+        self._slots = RequestSlots(concurrency)
         self._headers = {"Content-Type": "application/json"}  # + each endpoint's Authorization
         self._concurrency = concurrency
         self._http: aiohttp.ClientSession | None = None
@@ -158,15 +159,17 @@ class ChatClient:
         parse: ReplyParser = chat_reply_text,
         content_type: str = "application/json",
         usage: UsageReader = chat_usage,
+        priority: int = NORMAL,
     ) -> Generation:
         """Send one request (by default a chat completion): a JSON body as a dict, or already
         encoded as UTF-8 JSON bytes. A callable body is built only once a concurrency slot is
         free, so thousands of queued attempts never hold their encoded audio at once. `parse`
         turns the answer into the generation's text. Bytes of another `content_type` (a
         multipart form: `adapters/openai_transcription.py`) are sent as they are. `usage` reads
-        the tokens of a JSON answer's `usage` (a chat completion's by default)."""
+        the tokens of a JSON answer's `usage` (a chat completion's by default). An URGENT
+        `priority` waits for a slot ahead of every other request (`engine/request_slots.py`)."""
         budget = current_budget()
-        async with self._sem:
+        async with self._slots.slot(priority):
             if budget is not None:
                 budget.admit(self.role)  # BudgetReached: no new request past --max-calls / --max-cost
             built = body() if callable(body) else body

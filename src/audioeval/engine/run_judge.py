@@ -47,6 +47,7 @@ from audioeval.core.usage import Usage
 from audioeval.engine.cached_judge import CachedJudge
 from audioeval.engine.chat_client import ChatClient, UnreachableAfterS
 from audioeval.engine.endpoint_pool import EndpointStats
+from audioeval.engine.request_slots import NORMAL, URGENT
 from audioeval.store.response_cache import ResponseCache
 
 DEFAULT_JUDGE_MODEL = DEFAULTS["judge_model"]
@@ -222,9 +223,10 @@ class RunJudge:
         extra: SamplingFields | None = None,
         *,
         logprobs: int | None = None,
+        priority: int = NORMAL,
     ) -> Generation:
         await self.prepare([p.audio for m in messages for p in m.parts if isinstance(p, AudioPart)])
-        return await self.ask(messages, attempt, accept, extra, logprobs=logprobs)
+        return await self.ask(messages, attempt, accept, extra, logprobs=logprobs, priority=priority)
 
     async def ask(
         self,
@@ -234,12 +236,13 @@ class RunJudge:
         extra: SamplingFields | None = None,
         *,
         logprobs: int | None = None,
+        priority: int = NORMAL,
     ) -> Generation:
         """One judge call whose clips are prepared (an unprepared clip is encoded on the loop)."""
         self.attempts += 1
         self.add_load(1)
         try:
-            return await self.judge(messages, attempt, accept, extra, logprobs=logprobs)
+            return await self.judge(messages, attempt, accept, extra, logprobs=logprobs, priority=priority)
         except (AudioevalError, asyncio.CancelledError):
             raise
         except Exception as exc:
@@ -265,16 +268,19 @@ class RunJudge:
             self._room.set()
 
     @property
-    def waiting_limit(self) -> int:
-        """Attempts that may wait for their sample's first answer (bounded apart from the load:
-        samples keep being admitted while others wait, so the slots stay busy)."""
-        return 8 * self.admission_limit
+    def pending_limit(self) -> int:
+        """Attempts outstanding, reserved by admitted samples, or waiting for their sample's
+        first answer, together: twice the admission limit (twice the concurrency of queued work
+        beyond the requests in flight, so the slots stay busy while first calls are answered)."""
+        return 2 * self.admission_limit
 
     def has_room(self) -> bool:
-        """Below the admission limit in attempts outstanding or reserved, and below the waiting
-        limit in attempts waiting for their sample's first answer (they launch together when it
-        comes)."""
-        return self.load < self.admission_limit and self.waiting < self.waiting_limit
+        """Below the pending limit in attempts outstanding, reserved and waiting. Counting the
+        waiting attempts admits a sample each time others' calls finish, so first calls go out
+        steadily; counted apart (admitting on the attempts outstanding alone), whole waves of
+        samples came in at once, their other calls came back together, and the slots ran dry
+        between waves (judging 0.966 of ideal at concurrency 256 against 0.985)."""
+        return self.load + self.waiting < self.pending_limit
 
     async def room_changed(self) -> None:
         """Until the load drops, or `wake` is called."""
@@ -321,8 +327,9 @@ class SampleJudge:
     byte for byte), so a server with a prefix cache (vLLM's automatic prefix caching) encodes
     the clips once, for the first, and the rest reuse them; sent together, each would encode
     them again. The sample's reservation counts in the judge's load until its first call, then
-    in its waiting attempts until that call is answered; from then on its live attempts count
-    themselves. `release` hands back what is left at the sample's end."""
+    in its waiting attempts, each until it goes (once the first is answered) and counts itself
+    as outstanding. `release` hands back what is left at the sample's end (votes an early stop
+    did not need)."""
 
     def __init__(self, judge: RunJudge, reserved: int) -> None:
         self.judge = judge
@@ -365,13 +372,15 @@ class SampleJudge:
                 self.release()
                 self.waiting = waiting
                 self.judge.add_waiting(waiting)
-                try:
-                    gen = await self._call(messages, attempt, accept, extra, logprobs)
+                try:  # ahead of the other samples' calls: theirs are ready once it is answered
+                    gen = await self._call(messages, attempt, accept, extra, logprobs, URGENT)
                 finally:
-                    self.release()  # the waiting calls go now, each counting itself
-                    self._first.set()
+                    self._first.set()  # the waiting calls go now
             else:
                 await self._first.wait()
+                if self.waiting:  # from waiting to outstanding, with no moment counted in neither
+                    self.waiting -= 1
+                    self.judge.add_waiting(-1)
                 gen = await self._call(messages, attempt, accept, extra, logprobs)
         finally:
             self._live -= 1
@@ -387,10 +396,11 @@ class SampleJudge:
         accept: AnswerCheck | None,
         extra: SamplingFields | None,
         logprobs: int | None,
+        priority: int = NORMAL,
     ) -> Generation:
         if self.prepared:
-            return await self.judge.ask(messages, attempt, accept, extra, logprobs=logprobs)
-        return await self.judge.generate(messages, attempt, accept, extra, logprobs=logprobs)
+            return await self.judge.ask(messages, attempt, accept, extra, logprobs=logprobs, priority=priority)
+        return await self.judge.generate(messages, attempt, accept, extra, logprobs=logprobs, priority=priority)
 
     async def settled(self) -> None:
         """Until none of the sample's judge calls is in flight or waiting (a call refused by the
