@@ -160,11 +160,11 @@ def test_an_unexpected_error_in_one_sample_stops_the_run(synthetic_set, judge_se
     real = CachedJudge.__call__
     calls = []
 
-    async def flaky(self, messages, attempt, accept=None, extra=None, *, logprobs=None):
+    async def flaky(self, messages, attempt, accept=None, extra=None, **kwargs):
         calls.append(attempt)
         if len(calls) == 20:
             raise RuntimeError("judge bug")
-        return await real(self, messages, attempt, accept, extra, logprobs=logprobs)
+        return await real(self, messages, attempt, accept, extra, **kwargs)
 
     monkeypatch.setattr(CachedJudge, "__call__", flaky)
     with pytest.raises(RuntimeError, match="judge bug"):
