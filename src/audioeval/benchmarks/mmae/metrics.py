@@ -31,7 +31,7 @@ EDITING_BOARD = {
     "name": "editing",
     "title": "Editing (MMAE)",
     "family": "editing",
-    "description": "IFR, CR and EMR (%); no average, ranked by EMR, then IFR, then CR (the MMAE challenge's rule)",
+    "description": "IFR, CR and EMR (%); no average, ranked as the MMAE challenge ranks",
     "columns": [{"metric": rate.name} for rate in RATES],  # labelled by their display names
     "average": False,
     "rank_by": [rate.display for rate in RANKED_BY],
