@@ -226,3 +226,32 @@ def test_a_preset_may_be_top_level_expose_single_shared_options_and_plan_several
     )
     req = preset_request(two, preset_values(two, {"output_dir": Path("o")}))
     assert [s.name for s, _ in req.specs] == ["main", "dev"] and req.judge is None
+
+
+def test_a_preset_run_from_python_loads_the_benchmarks_its_plan_looks_up(tmp_path: Path) -> None:
+    """`run_preset` / `plan_preset` / `rescore_preset` called from Python, in a process that
+    never built the CLI (so never loaded the benchmarks): every one reads its values through
+    `preset_values`, which loads them, so the registries a plan looks up (predictions formats,
+    scorers) are filled. Checked in a fresh interpreter with `mcq score` on a real-shaped file
+    (it ended in "unknown predictions format 'mmar'")."""
+    import subprocess
+    import sys
+
+    items = [{"id": "q1", "question": "Which?", "choices": ["a dog", "a cat"], "answer": "a cat",
+              "modality": "sound", "category": "Signal Layer", "sub-category": "x", "answer_prediction": "a cat"}]  # fmt: skip
+    preds = tmp_path / "preds.json"
+    preds.write_text(json.dumps(items), encoding="utf-8")
+    code = (
+        "import json, sys\n"
+        "from audioeval.benchmarks import plugins\n"
+        "from audioeval.benchmarks.mcq.preset import SCORE\n"
+        "from audioeval.presets.preset_run import run_preset\n"
+        "assert plugins._loaded is None\n"
+        f"run_preset(SCORE, {{'benchmark': 'mmar', 'predictions': {str(preds)!r}, 'output_dir': {str(tmp_path / 'out')!r}, 'progress': False}})\n"
+        "print('SCORED')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "SCORED" in done.stdout
+    summary = json.loads((tmp_path / "out" / "mcq_summary.json").read_text())
+    assert summary["overall"]["n"] == 1

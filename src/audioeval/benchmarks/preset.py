@@ -177,6 +177,12 @@ class PresetOption:
 Options = TypeVar("Options", bound="DataclassInstance")
 
 
+def run_folder_beside(output: Path) -> Path:
+    """The run folder of a preset that writes one file, when `--output-dir` is not given:
+    `OUTPUT.run/` beside that file."""
+    return output.parent / f"{output.name}.run"
+
+
 def read_options(kind: type[Options], options: Sequence[PresetOption], values: PresetValues) -> Options:
     """A preset's own options as its typed options object `kind` (a dataclass with one field
     per option of `options`, by name): each option's value among `values`, or, not given, its

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audioeval.benchmarks.prepared import PreparedInputs
+from audioeval.benchmarks.preset import run_folder_beside
 from audioeval.benchmarks.rubric_items.decompose_export import RUN_INFO_KEY, DecomposeResult
 from audioeval.benchmarks.rubric_items.decompose_prompts import PROMPT_VERSION
 from audioeval.benchmarks.rubric_items.decompose_source import (
@@ -69,7 +70,7 @@ class DecomposeConfig:
     @property
     def folder(self) -> Path:
         """The run directory: `--output_dir`, else `<output>.run` beside the rubrics file."""
-        return self.run_dir or self.output.parent / f"{self.output.name}.run"
+        return self.run_dir or run_folder_beside(self.output)
 
     def scorer_args(self) -> dict[str, Scalar]:
         return {

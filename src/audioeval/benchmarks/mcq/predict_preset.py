@@ -29,6 +29,7 @@ from audioeval.benchmarks.preset import (
     PresetPlan,
     PresetValues,
     read_options,
+    run_folder_beside,
 )
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
@@ -70,8 +71,7 @@ class PredictOptions:
     @property
     def run_dir(self) -> Path:
         """The run folder when `--output-dir` is not given: `OUTPUT.run/` beside the file."""
-        out = Path(self.output)
-        return out.parent / f"{out.name}.run"
+        return run_folder_beside(Path(self.output))
 
 
 HELPS = {

@@ -32,6 +32,7 @@ from audioeval.benchmarks.preset import (
     PresetValues,
     SharedValues,
     read_options,
+    run_folder_beside,
 )
 from audioeval.core.errors import InputError
 from audioeval.store.bounded_json import loads
@@ -84,8 +85,7 @@ class DecomposeOptions:
     @property
     def run_dir(self) -> Path:
         """The run directory when `--output-dir` is not given: `OUTPUT.run/` beside the rubrics file."""
-        out = Path(self.output)
-        return out.parent / f"{out.name}.run"
+        return run_folder_beside(Path(self.output))
 
 
 SHARED = (
