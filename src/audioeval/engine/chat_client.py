@@ -17,6 +17,7 @@ request starts only while the run's budget allows (`--max-calls`, `--max-cost`:
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
 import time
@@ -61,26 +62,41 @@ UnreachableAfterS = Annotated[
 WEB_PAGE_TYPES = ("text/html", "application/xhtml+xml")
 """Content types of a 2xx answer that is a web page (a proxy's or a login's error page), never
 an API's answer: a bad output, whatever the page says (the output gate, `engine/output_gate.py`)."""
-ReplyParser = Callable[[bytes], str]
 RequestBody = ChatRequest | SpeechRequest | bytes
 """A request's body: a chat or speech request, or a body already encoded."""
-"""Turns a 2xx response body into the text a `Generation` carries; ValueError when malformed."""
+
+
+class Reply:
+    """A 2xx answer's body: its bytes, and the JSON they hold, parsed once when first read
+    (the answer's text and its `usage` are both read from it)."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+
+    @functools.cached_property
+    def json(self) -> object:
+        """The body as JSON; ValueError (or UnicodeDecodeError) when it is none."""
+        return loads(self.raw, nesting=None)
+
+
+ReplyParser = Callable[[Reply], str]
+"""Turns a 2xx answer into the text a `Generation` carries; ValueError when malformed."""
 UsageReader = Callable[[object], Usage]
 """Reads the tokens of a JSON answer's `usage` (`adapters/api_usage.py`)."""
 
 
-def chat_reply_text(raw: bytes) -> str:
-    return reply_text(loads(raw, nesting=None))
+def chat_reply_text(reply: Reply) -> str:
+    return reply_text(reply.json)
 
 
-def chat_reply_first_token(raw: bytes) -> str:
+def chat_reply_first_token(reply: Reply) -> str:
     """The reply to a request with `logprobs`: its text and first token's top logprobs, as a
     JSON text (what a `Generation` carries and the response cache stores)."""
-    return json.dumps(reply_first_token(loads(raw, nesting=None)), ensure_ascii=False)
+    return json.dumps(reply_first_token(reply.json), ensure_ascii=False)
 
 
 def _answer_usage(
-    status: int, raw: bytes, content_type: str, read: UsageReader, tries: int, wall_s: float
+    status: int, reply: Reply, content_type: str, read: UsageReader, tries: int, wall_s: float
 ) -> Usage:
     """The usage of a request answered (after `tries` further tries): the tokens of a JSON
     answer's `usage`; none for an error answer (0), unknown for a body that is not JSON."""
@@ -88,7 +104,7 @@ def _answer_usage(
         tokens = Usage.nothing_asked()
     elif "json" in content_type.lower():
         try:
-            tokens = read(loads(raw, nesting=None))
+            tokens = read(reply.json)
         except (ValueError, UnicodeDecodeError):
             tokens = Usage.unknown()
     else:
@@ -236,8 +252,9 @@ class ChatClient:
                 else:
                     self.pool.release(ep, failed=False)
                     latency = time.monotonic() - start
-                    gen = self._reply(status, raw, ep.url, latency, parse, kind)
-                    return replace(gen, usage=_answer_usage(status, raw, kind, usage, tries, latency))
+                    reply = Reply(raw)
+                    gen = self._reply(status, reply, ep.url, latency, parse, kind)
+                    return replace(gen, usage=_answer_usage(status, reply, kind, usage, tries, latency))
             tries += 1
             self.retries += 1
             pause = min(self._backoff(tries - 1), max(0.0, deadline - time.monotonic()))
@@ -254,22 +271,22 @@ class ChatClient:
 
     @staticmethod
     def _reply(
-        status: int, raw: bytes, url: str, latency: float, parse: ReplyParser, content_type: str = ""
+        status: int, reply: Reply, url: str, latency: float, parse: ReplyParser, content_type: str = ""
     ) -> Generation:
         """The generation of a final answer: an HTTP error (a failed call), a 2xx answer that is
         a web page or does not parse (a bad output: `Generation.bad`), or the parsed text."""
         if status >= 400:
             return Generation(
                 None,
-                error=f"{url}: HTTP {status}: {excerpt(raw, 300)}",
+                error=f"{url}: HTTP {status}: {excerpt(reply.raw, 300)}",
                 endpoint=url,
                 latency_s=latency,
             )
         if content_type.lower() in WEB_PAGE_TYPES:
-            error = f"{url}: bad output: HTTP {status} answered with a web page ({content_type}): {excerpt(raw, 200)}"
+            error = f"{url}: bad output: HTTP {status} answered with a web page ({content_type}): {excerpt(reply.raw, 200)}"
             return Generation(None, error=error, endpoint=url, latency_s=latency, bad=True)
         try:
-            text = parse(raw)
+            text = parse(reply)
         except (ValueError, UnicodeDecodeError) as exc:
             error = f"{url}: malformed response: {redact(str(exc))}"
             return Generation(None, error=error, endpoint=url, latency_s=latency, bad=True)

@@ -38,7 +38,7 @@ from audioeval.core.model_output import ModelOutput, OutputFault
 from audioeval.core.redact import excerpt, redact, redact_optional
 from audioeval.core.usage import Usage
 from audioeval.engine.cached_judge import CachedJudge, through_cache
-from audioeval.engine.chat_client import ChatClient
+from audioeval.engine.chat_client import ChatClient, Reply
 from audioeval.engine.endpoint_probe import check_endpoints
 from audioeval.engine.output_gate import usable_text
 from audioeval.store.bounded_json import loads
@@ -53,14 +53,15 @@ API_PATHS = {
 }
 
 
-def _spoken_reply(raw: bytes) -> str:
+def _spoken_reply(reply: Reply) -> str:
     """A chat answer in speech, kept as JSON text (so the response cache can hold it)."""
-    text, audio_b64 = reply_audio(loads(raw, nesting=None))
+    text, audio_b64 = reply_audio(reply.json)
     return json.dumps({"text": text, "audio": audio_b64})
 
 
-def _speech_reply(raw: bytes) -> str:
+def _speech_reply(reply: Reply) -> str:
     """The audio bytes of a `/audio/speech` answer, kept as JSON text."""
+    raw = reply.raw
     if not raw:
         raise ValueError("empty audio body")
     if raw[:1] == b"{":

@@ -117,7 +117,7 @@ class OpenAITranscriptionModel(OpenAIChatModel):
         return await client.complete(
             form,
             path=API_PATHS[self.api],
-            parse=lambda raw: transcription_text(raw, fmt),
+            parse=lambda reply: transcription_text(reply.raw, fmt),
             content_type=content_type,
             usage=transcription_usage,
         )
